@@ -1,0 +1,321 @@
+package io.github.purefuse.api;
+
+import io.github.purefuse.api.reply.AttrReply;
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.GetxattrReply;
+import io.github.purefuse.api.reply.ListxattrReply;
+import io.github.purefuse.api.reply.LookupReply;
+import io.github.purefuse.api.reply.LseekReply;
+import io.github.purefuse.api.reply.Ok;
+import io.github.purefuse.api.reply.OpenReply;
+import io.github.purefuse.api.reply.PollReply;
+import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.reply.ReadlinkReply;
+import io.github.purefuse.api.reply.StatfsReply;
+import io.github.purefuse.api.reply.Statistics;
+import io.github.purefuse.api.reply.StatusReply;
+import io.github.purefuse.api.request.Access;
+import io.github.purefuse.api.request.Flush;
+import io.github.purefuse.api.request.Fsync;
+import io.github.purefuse.api.request.Fsyncdir;
+import io.github.purefuse.api.request.Getattr;
+import io.github.purefuse.api.request.Getxattr;
+import io.github.purefuse.api.request.Listxattr;
+import io.github.purefuse.api.request.Lookup;
+import io.github.purefuse.api.request.Lseek;
+import io.github.purefuse.api.request.Open;
+import io.github.purefuse.api.request.Opendir;
+import io.github.purefuse.api.request.Poll;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.Readdir;
+import io.github.purefuse.api.request.Readdirplus;
+import io.github.purefuse.api.request.Readlink;
+import io.github.purefuse.api.request.Release;
+import io.github.purefuse.api.request.Releasedir;
+import io.github.purefuse.api.request.Statfs;
+import io.github.purefuse.api.request.Statx;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.StatfsInfo;
+
+/**
+ * A read-only FUSE filesystem: one method per read-path opcode, each taking the decoded request and
+ * returning a typed reply.
+ *
+ * <h2>Threads</h2>
+ * Methods are called concurrently, each request on its own virtual thread, so a method may block on
+ * store I/O (or wait for another thread to complete a future) without stalling other requests; reads
+ * of one file run in parallel. Implementations must be thread-safe. FORGET and BATCH_FORGET reach
+ * {@link #forget} on a reader thread and must not block.
+ *
+ * <h2>Replies</h2>
+ * A method answers by returning: the SDK sends the reply exactly once. If a method throws, the caller
+ * gets EIO for that request only, a log line is written, and the session goes on.
+ *
+ * <h2>Interrupts</h2>
+ * When the kernel sends {@code FUSE_INTERRUPT} for a request in flight (its caller got a signal), the
+ * handler's thread is interrupted; a handler may then return {@code Failure(EINTR)}.
+ *
+ * <h2>Defaults</h2>
+ * Defaults answer the way that costs the kernel the fewest requests. ENOSYS is remembered by the kernel
+ * for OPEN and OPENDIR (it then opens without asking, with the page cache kept), ACCESS (always
+ * allowed), GETXATTR/LISTXATTR (EOPNOTSUPP to applications), STATX (falls back to GETATTR), LSEEK and
+ * POLL. Write-type opcodes never reach this interface: the channel answers them with EROFS.
+ */
+public interface ReadOnlyFileSystem {
+
+    /**
+     * Called once the session's INIT was answered, before any other request reaches the handler.
+     *
+     * @param connection what was negotiated, and the notifications and passthrough of this session
+     */
+    default void init(FuseConnection connection) {
+    }
+
+    /**
+     * {@code FUSE_LOOKUP}: resolves a name in a directory.
+     *
+     * @param request the parent directory and the name
+     * @return the reply
+     * @fuse.validReplies {@code Entry} (counts one lookup), {@code NegativeEntry}, {@code Failure}
+     *     (ENOENT, ENOTDIR, EIO, ...)
+     */
+    LookupReply lookup(Lookup request);
+
+    /**
+     * {@code FUSE_FORGET} and each item of {@code FUSE_BATCH_FORGET}: the kernel drops {@code nlookup}
+     * references to a node. Also called by the SDK for each entry of an entry reply the kernel never
+     * received (the reply's write failed), so that counting replies as they are returned stays exact.
+     * Runs on a reader thread: must not block.
+     *
+     * @param nodeId  the node
+     * @param nlookup how many lookups to forget
+     */
+    default void forget(NodeId nodeId, long nlookup) {
+    }
+
+    /**
+     * {@code FUSE_GETATTR}: a node's attributes.
+     *
+     * @param request the node (and the open file's handle, if any)
+     * @return the reply
+     * @fuse.validReplies {@code Attributes}, {@code Failure}
+     */
+    AttrReply getattr(Getattr request);
+
+    /**
+     * {@code FUSE_STATX}: attributes beyond the basic ones. The default, ENOSYS, makes the kernel use
+     * GETATTR from then on.
+     *
+     * @param request the node and the fields asked for
+     * @return the reply
+     * @fuse.validReplies {@code Attributes}, {@code Failure}
+     */
+    default AttrReply statx(Statx request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_READLINK}: a symbolic link's target.
+     *
+     * @param request the link
+     * @return the reply
+     * @fuse.validReplies {@code LinkTarget}, {@code Failure}
+     */
+    default ReadlinkReply readlink(Readlink request) {
+        return Failure.of(Errno.EINVAL);
+    }
+
+    /**
+     * {@code FUSE_OPEN}. The default, ENOSYS, tells the kernel that opens need no server: it opens
+     * every file with handle 0 and its page cache kept, and sends no RELEASE.
+     *
+     * @param request the node and the open flags
+     * @return the reply
+     * @fuse.validReplies {@code Opened}, {@code Failure}
+     */
+    default OpenReply open(Open request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_READ}: file data. Reads of one file arrive in parallel (the kernel's readahead).
+     *
+     * @param request the handle, offset and size
+     * @return the reply: at most {@code request.size()} bytes; fewer means end of file
+     * @fuse.validReplies {@code Data}, {@code Failure}
+     * @fuse.ownership a lease inside the returned {@code Data} is transferred to the SDK
+     */
+    ReadReply read(Read request);
+
+    /**
+     * {@code FUSE_RELEASE}: the last reference to an open file is gone. The kernel ignores the answer.
+     *
+     * @param request the handle
+     * @return the reply
+     * @fuse.validReplies {@code Ok}, {@code Failure}
+     */
+    default StatusReply release(Release request) {
+        return Ok.INSTANCE;
+    }
+
+    /**
+     * {@code FUSE_OPENDIR}. The default, ENOSYS, makes the kernel open directories with handle 0 and
+     * cache their listings, without asking again.
+     *
+     * @param request the directory and the open flags
+     * @return the reply
+     * @fuse.validReplies {@code Opened}, {@code Failure}
+     */
+    default OpenReply opendir(Opendir request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_READDIR}: adds the entries after {@code request.offset()} to {@code page} until it is
+     * full or the directory ends. The default lists {@link #readdirplus} on the same page, without
+     * attributes.
+     *
+     * @param request the handle, the cookie to resume after and the reply size
+     * @param page    the reply buffer; borrowed
+     * @return {@code page.done()} or a failure
+     * @fuse.validReplies {@code PageReady}, {@code Failure}
+     */
+    ReaddirReply readdir(Readdir request, DirectoryPage page);
+
+    /**
+     * {@code FUSE_READDIRPLUS}: like {@link #readdir}, with each entry's attributes, which saves the
+     * kernel one LOOKUP per entry ({@code ls -l}). The SDK negotiates READDIRPLUS only when a
+     * filesystem overrides this method.
+     *
+     * @param request the handle, the cookie to resume after and the reply size
+     * @param page    the reply buffer; borrowed
+     * @return {@code page.done()} or a failure
+     * @fuse.validReplies {@code PageReady}, {@code Failure}
+     */
+    default ReaddirReply readdirplus(Readdirplus request, DirectoryPage page) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_RELEASEDIR}: the last reference to an open directory is gone.
+     *
+     * @param request the handle
+     * @return the reply
+     * @fuse.validReplies {@code Ok}, {@code Failure}
+     */
+    default StatusReply releasedir(Releasedir request) {
+        return Ok.INSTANCE;
+    }
+
+    /**
+     * {@code FUSE_STATFS}: file system statistics. The default reports an empty file system with
+     * 255-byte names.
+     *
+     * @param request the node {@code statfs} was called on
+     * @return the reply
+     * @fuse.validReplies {@code Statistics}, {@code Failure}
+     */
+    default StatfsReply statfs(Statfs request) {
+        return new Statistics(StatfsInfo.EMPTY);
+    }
+
+    /**
+     * {@code FUSE_GETXATTR}: an extended attribute's value (the SDK handles size probes and ERANGE).
+     * The default, ENOSYS, makes every later {@code getxattr} fail with EOPNOTSUPP without a request.
+     *
+     * @param request the node and the attribute's name
+     * @return the reply; ENODATA for a missing attribute
+     * @fuse.validReplies {@code XattrValue}, {@code Failure}
+     */
+    default GetxattrReply getxattr(Getxattr request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_LISTXATTR}: the names of a node's extended attributes. The default, ENOSYS, makes
+     * every later {@code listxattr} fail with EOPNOTSUPP without a request.
+     *
+     * @param request the node
+     * @return the reply
+     * @fuse.validReplies {@code XattrNames}, {@code Failure}
+     */
+    default ListxattrReply listxattr(Listxattr request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_ACCESS}: a permission check, sent only without {@code default_permissions}. The
+     * default, ENOSYS, makes the kernel allow every later check without asking.
+     *
+     * @param request the node and the {@code R_OK}/{@code W_OK}/{@code X_OK} mask
+     * @return the reply
+     * @fuse.validReplies {@code Ok}, {@code Failure} (EACCES)
+     */
+    default StatusReply access(Access request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_FLUSH}: a descriptor of an open file was closed. Nothing to flush when read-only.
+     *
+     * @param request the handle
+     * @return the reply
+     * @fuse.validReplies {@code Ok}, {@code Failure}
+     */
+    default StatusReply flush(Flush request) {
+        return Ok.INSTANCE;
+    }
+
+    /**
+     * {@code FUSE_FSYNC}: success, since nothing is ever dirty (EROFS here would fail applications'
+     * {@code fsync}).
+     *
+     * @param request the handle
+     * @return the reply
+     * @fuse.validReplies {@code Ok}, {@code Failure}
+     */
+    default StatusReply fsync(Fsync request) {
+        return Ok.INSTANCE;
+    }
+
+    /**
+     * {@code FUSE_FSYNCDIR}: success, since nothing is ever dirty.
+     *
+     * @param request the handle
+     * @return the reply
+     * @fuse.validReplies {@code Ok}, {@code Failure}
+     */
+    default StatusReply fsyncdir(Fsyncdir request) {
+        return Ok.INSTANCE;
+    }
+
+    /**
+     * {@code FUSE_LSEEK} with {@code SEEK_DATA}/{@code SEEK_HOLE}. The default, ENOSYS, makes the kernel
+     * treat every file as data up to its end.
+     *
+     * @param request the handle, offset and whence
+     * @return the reply; ENXIO at or past the end of the file
+     * @fuse.validReplies {@code SeekOffset}, {@code Failure}
+     */
+    default LseekReply lseek(Lseek request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /**
+     * {@code FUSE_POLL}. The default, ENOSYS, makes files always readable to {@code poll}.
+     *
+     * @param request the handle and the events
+     * @return the reply
+     * @fuse.validReplies {@code PollEvents}, {@code Failure}
+     */
+    default PollReply poll(Poll request) {
+        return Failure.of(Errno.ENOSYS);
+    }
+
+    /** Called once when the session ends (unmount, close or abort), after the last request. */
+    default void destroy() {
+    }
+}

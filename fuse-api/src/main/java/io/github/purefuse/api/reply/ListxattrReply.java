@@ -1,0 +1,7 @@
+package io.github.purefuse.api.reply;
+
+/**
+ * The replies the kernel accepts for {@code FUSE_LISTXATTR}: {@code XattrNames, Failure}.
+ */
+public sealed interface ListxattrReply extends FuseReply permits XattrNames, Failure {
+}

@@ -1,0 +1,146 @@
+package io.github.purefuse.api.types;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The attributes of a node, as {@code stat(2)} shows them: the kernel's {@code struct fuse_attr}
+ * (88 bytes in {@code fuse_attr_out} and {@code fuse_entry_out}).
+ *
+ * <p>Times keep nanoseconds ({@code atimensec}, ...). The kernel checks two fields and answers EIO to
+ * the application when they are wrong: the type bits of {@link #mode()} must name a POSIX type, and
+ * {@link #size()} must not exceed {@link Long#MAX_VALUE}; the constructor enforces both.
+ *
+ * @param ino     {@code st_ino}: the inode number shown by {@code ls -i}; not the nodeid
+ * @param size    {@code st_size} in bytes; for a symlink the length of its target
+ * @param blocks  {@code st_blocks}: allocated space in 512-byte units ({@code du} reads it)
+ * @param atime   last access time
+ * @param mtime   last modification time
+ * @param ctime   last status change time
+ * @param mode    {@code st_mode}: the {@code S_IFMT} type bits and the permission bits
+ * @param nlink   {@code st_nlink}: number of hard links (a directory: 2 + its subdirectories)
+ * @param uid     owner user id
+ * @param gid     owner group id
+ * @param rdev    device number of a character or block device, else 0
+ * @param blksize {@code st_blksize}: preferred I/O size in bytes, rounded down to a power of two by
+ *                the kernel; 0 means the page size
+ */
+public record Attr(long ino, long size, long blocks, Instant atime, Instant mtime, Instant ctime,
+                   int mode, int nlink, int uid, int gid, int rdev, int blksize) {
+
+    /**
+     * Validates the attributes.
+     *
+     * @throws IllegalArgumentException if the mode has no valid type, or size or blocks is negative
+     */
+    public Attr {
+        FileType.ofMode(mode);
+        if (size < 0 || blocks < 0) {
+            throw new IllegalArgumentException("size and blocks must be >= 0: " + size + ", " + blocks);
+        }
+        Objects.requireNonNull(atime, "atime");
+        Objects.requireNonNull(mtime, "mtime");
+        Objects.requireNonNull(ctime, "ctime");
+    }
+
+    /** {@return the file type from the mode's {@code S_IFMT} bits} */
+    public FileType type() {
+        return FileType.ofMode(mode);
+    }
+
+    /** {@return the permission bits of the mode ({@code mode & 07777})} */
+    public int permissions() {
+        return mode & 07777;
+    }
+
+    /**
+     * Starts a builder for a node of the given type: all numbers 0, times the epoch, nlink 1
+     * (2 for a directory), blocks computed from the size unless set.
+     *
+     * @param type the node's type
+     * @return a new builder
+     */
+    public static Builder builder(FileType type) {
+        return new Builder(type);
+    }
+
+    /** {@return a builder holding this record's values} */
+    public Builder toBuilder() {
+        Builder b = new Builder(type());
+        b.ino = ino; b.size = size; b.blocks = blocks; b.atime = atime; b.mtime = mtime; b.ctime = ctime;
+        b.permissions = permissions(); b.nlink = nlink; b.uid = uid; b.gid = gid; b.rdev = rdev; b.blksize = blksize;
+        return b;
+    }
+
+    /** A mutable builder for {@link Attr}; not thread-safe. */
+    public static final class Builder {
+        private final FileType type;
+        private long ino;
+        private long size;
+        private long blocks = -1;
+        private Instant atime = Instant.EPOCH;
+        private Instant mtime = Instant.EPOCH;
+        private Instant ctime = Instant.EPOCH;
+        private int permissions;
+        private int nlink;
+        private int uid;
+        private int gid;
+        private int rdev;
+        private int blksize;
+
+        private Builder(FileType type) {
+            this.type = Objects.requireNonNull(type);
+            this.nlink = type == FileType.DIRECTORY ? 2 : 1;
+        }
+
+        /** @param ino {@code st_ino} @return this builder */
+        public Builder ino(long ino) { this.ino = ino; return this; }
+
+        /** @param size {@code st_size} in bytes @return this builder */
+        public Builder size(long size) { this.size = size; return this; }
+
+        /** @param blocks {@code st_blocks} in 512-byte units; default {@code ceil(size / 512)} @return this builder */
+        public Builder blocks(long blocks) { this.blocks = blocks; return this; }
+
+        /** @param permissions permission bits, e.g. {@code 0444} @return this builder */
+        public Builder permissions(int permissions) { this.permissions = permissions & 07777; return this; }
+
+        /** @param nlink {@code st_nlink} @return this builder */
+        public Builder nlink(int nlink) { this.nlink = nlink; return this; }
+
+        /** @param uid owner user id @return this builder */
+        public Builder uid(int uid) { this.uid = uid; return this; }
+
+        /** @param gid owner group id @return this builder */
+        public Builder gid(int gid) { this.gid = gid; return this; }
+
+        /** @param rdev device number @return this builder */
+        public Builder rdev(int rdev) { this.rdev = rdev; return this; }
+
+        /** @param blksize preferred I/O size in bytes @return this builder */
+        public Builder blksize(int blksize) { this.blksize = blksize; return this; }
+
+        /** @param time the access, modification and change time at once @return this builder */
+        public Builder times(Instant time) { this.atime = time; this.mtime = time; this.ctime = time; return this; }
+
+        /** @param atime access time @return this builder */
+        public Builder atime(Instant atime) { this.atime = atime; return this; }
+
+        /** @param mtime modification time @return this builder */
+        public Builder mtime(Instant mtime) { this.mtime = mtime; return this; }
+
+        /** @param ctime status change time @return this builder */
+        public Builder ctime(Instant ctime) { this.ctime = ctime; return this; }
+
+        /**
+         * Builds the record.
+         *
+         * @return the attributes
+         * @throws IllegalArgumentException if a value is out of range (see {@link Attr})
+         */
+        public Attr build() {
+            long b = blocks >= 0 ? blocks : (size + 511) / 512;
+            return new Attr(ino, size, b, atime, mtime, ctime, type.modeBits() | permissions, nlink, uid, gid, rdev, blksize);
+        }
+    }
+}
