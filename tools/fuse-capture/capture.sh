@@ -117,8 +117,14 @@ STEPS_FILE=""
 step() {
     local desc=$1; shift
     [ "$1" = "--" ] && shift
-    local cmd
-    cmd=$(printf '%s ' "$@" | tr -s ' \n' ' ' | sed "s#$WORK#\$T#g; s#$HERE#tools/fuse-capture#g")
+    local cmd="" a
+    for a in "$@"; do
+        case "$a" in
+            *[[:space:]\"\$\;\&\|\(\)\*\<\>]*) cmd+="'${a//\'/\'\\\'\'}' " ;;
+            *) cmd+="$a " ;;
+        esac
+    done
+    cmd=$(printf '%s' "$cmd" | tr -s ' \n' ' ' | sed "s#$WORK#\$T#g; s#$HERE#tools/fuse-capture#g")
     printf -- '- %s: `%s`\n' "$desc" "${cmd% }" >>"$STEPS_FILE"
     echo "+ $*" >>"$WORK/workload.log"
     "$@" >>"$WORK/workload.log" 2>&1 || echo "  (exit status $?)" >>"$WORK/workload.log"
@@ -127,6 +133,7 @@ step() {
 finish_capture() { # name
     local name=$1
     python3 "$HERE/fusecap.py" from-strace "$WORK/$name.strace" "$OUT/$name.fusecap"
+    python3 "$HERE/fusecap.py" crosscheck "$OUT/$name.fusecap" "$WORK/$name.server.log"
     python3 "$HERE/fusecap.py" json "$OUT/$name.fusecap" -o "$OUT/$name.json"
     python3 "$HERE/fusecap.py" stats "$OUT/$name.fusecap" >"$WORK/$name.stats"
     cat "$WORK/$name.stats"
@@ -172,8 +179,8 @@ capture_passthrough_ll() {
     local name=passthrough_ll S="$WORK/pt-src$1" M="$WORK/pt-mnt$1"
     STEPS_FILE="$STEPS_DIR/$name.md"; : >"$STEPS_FILE"
     make_tree "$S"
-    printf -- '- server: `passthrough_ll -s -f -o xattr -o source=$T/pt-src%s $T/pt-mnt%s` (under strace)\n' "$1" "$1" >>"$STEPS_FILE"
-    start_traced "$name" "$M" "$PT" -s -f -o xattr -o "source=$S" "$M"
+    printf -- '- server: `passthrough_ll -d -s -f -o xattr -o source=$T/pt-src%s $T/pt-mnt%s` (under strace)\n' "$1" "$1" >>"$STEPS_FILE"
+    start_traced "$name" "$M" "$PT" -d -s -f -o xattr -o "source=$S" "$M"
     step "stat the root" -- stat "$M"
     step "path walk (LOOKUP per component)" -- stat "$M/sub/deep/file.txt"
     step "long listing" -- ls -l "$M"
@@ -214,8 +221,8 @@ capture_passthrough_ll() {
 capture_hello_ll() {
     local name=hello_ll M="$WORK/hello-mnt$1"
     STEPS_FILE="$STEPS_DIR/$name.md"; : >"$STEPS_FILE"
-    printf -- '- server: `hello_ll -s -f $T/hello-mnt%s` (under strace)\n' "$1" >>"$STEPS_FILE"
-    start_traced "$name" "$M" "$HELLO" -s -f "$M"
+    printf -- '- server: `hello_ll -d -s -f $T/hello-mnt%s` (under strace)\n' "$1" >>"$STEPS_FILE"
+    start_traced "$name" "$M" "$HELLO" -d -s -f "$M"
     step "stat the root" -- stat "$M"
     step "long listing" -- ls -la "$M"
     step "cat" -- cat "$M/hello"
@@ -243,14 +250,35 @@ capture_interrupt() {
     local inner=$PLAIN_PID
     STOPPED+=("$inner")
     printf -- '- inner server (not traced): `hello_ll -s -f $T/int-src%s/slow`\n' "$1" >>"$STEPS_FILE"
-    printf -- '- server: `passthrough_ll -f -o cache=never -o source=$T/int-src%s $T/int-mnt%s` (multi-threaded, under strace)\n' "$1" "$1" >>"$STEPS_FILE"
-    start_traced "$name" "$M" "$PT" -f -o cache=never -o "source=$S" "$M"
+    printf -- '- server: `passthrough_ll -d -f -o cache=never -o source=$T/int-src%s $T/int-mnt%s` (multi-threaded, under strace)\n' "$1" "$1" >>"$STEPS_FILE"
+    start_traced "$name" "$M" "$PT" -d -f -o cache=never -o "source=$S" "$M"
     step "read interrupted by SIGALRM while the backing server is stopped" -- \
         python3 "$HERE/workload.py" interrupted-read "$M/slow/hello" "$inner" 3
     step "unmount" -- umount "$M"
     wait_exit "$TRACED_PID"
     umount "$S/slow"
     wait_exit "$inner"
+    finish_capture "$name"
+}
+
+# ---------------------------------------------------------------------------------------
+# 4. direct_io: passthrough_ll -o cache=never (FOPEN_DIRECT_IO, entry/attr timeouts 0):
+#    READs at the application's size (1 MiB frames), short READ at EOF, revalidating LOOKUPs.
+capture_direct_io() {
+    local name=direct_io S="$WORK/dio-src$1" M="$WORK/dio-mnt$1"
+    STEPS_FILE="$STEPS_DIR/$name.md"; : >"$STEPS_FILE"
+    mkdir -p "$S/sub"
+    python3 -c 'import random, sys; open(sys.argv[1], "wb").write(random.Random(20240102).randbytes(1536 * 1024))' "$S/big.bin"
+    printf 'small\n' >"$S/sub/small.txt"
+    find "$S" -exec touch -h -d @1700000000 {} +
+    printf -- '- server: `passthrough_ll -d -s -f -o cache=never -o source=$T/dio-src%s $T/dio-mnt%s` (under strace)\n' "$1" "$1" >>"$STEPS_FILE"
+    start_traced "$name" "$M" "$PT" -d -s -f -o cache=never -o "source=$S" "$M"
+    step "stat" -- stat "$M/big.bin"
+    step "dd 1.5 MiB with 1 MiB blocks (direct I/O)" -- dd if="$M/big.bin" of=/dev/null bs=1M
+    step "cat a small file twice (no cache: LOOKUP/OPEN/READ again)" -- sh -c "cat '$M/sub/small.txt'; cat '$M/sub/small.txt'"
+    step "long listing" -- ls -l "$M/sub"
+    step "unmount" -- umount "$M"
+    wait_exit "$TRACED_PID"
     finish_capture "$name"
 }
 
@@ -275,6 +303,7 @@ capture_with_retry() {
 wanted passthrough_ll && capture_with_retry passthrough_ll FORGET BATCH_FORGET LOOKUP STATX
 wanted hello_ll && capture_with_retry hello_ll INIT
 wanted interrupt && capture_with_retry interrupt INTERRUPT
+wanted direct_io && capture_with_retry direct_io READ
 
 echo "workload log:"; sed 's/^/  /' "$WORK/workload.log"
 

@@ -21,6 +21,7 @@ Subcommands:
     stats CAPTURE                   frame totals and request counts by opcode
     validate CAPTURE                check the container and every frame's length field
     require CAPTURE OPCODE...       exit 1 unless every named request opcode occurs
+    crosscheck CAPTURE SERVER_LOG   compare every frame's header with libfuse's -d log
 """
 
 import argparse
@@ -837,6 +838,46 @@ def from_strace(trace_path):
 
 
 # --------------------------------------------------------------------------------------
+# Cross-check against libfuse's own debug log (server started with -d)
+# --------------------------------------------------------------------------------------
+DBG_REQ_RE = re.compile(r"^unique: (\d+), opcode: \S+ \((\d+)\), nodeid: (\d+), "
+                        r"insize: (\d+), pid: (\d+)$")
+DBG_REP_RE = re.compile(r"^   unique: (\d+), (?:success|error: (-?\d+) \(.*\)), "
+                        r"outsize: (\d+)$")
+
+
+def crosscheck(decoded, log_path):
+    """Compare the capture with what libfuse itself logged for every request and reply.
+
+    libfuse -d prints, per request it read, "unique, opcode, nodeid, insize, pid" and, per
+    reply it wrote, "unique, error, outsize". Both lists must equal the capture's (as
+    multisets: a multi-threaded server logs in its own order).
+    """
+    reqs, reps = [], []
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = DBG_REQ_RE.match(line)
+            if m:
+                reqs.append(tuple(int(x) for x in m.groups()))
+                continue
+            m = DBG_REP_RE.match(line)
+            if m:
+                reps.append((int(m.group(1)), int(m.group(2) or 0), int(m.group(3))))
+    cap_reqs = [(r["in_header"]["unique"], r["in_header"]["opcode"], r["in_header"]["nodeid"],
+                 r["length"], r["in_header"]["pid"]) for r in decoded if r["direction"] == K2S]
+    cap_reps = [(r["out_header"]["unique"], r["out_header"]["error"], r["length"])
+                for r in decoded if r["direction"] == S2K]
+    problems = []
+    for what, mine, theirs in (("requests", cap_reqs, reqs), ("replies", cap_reps, reps)):
+        a, b = Counter(mine), Counter(theirs)
+        if a != b:
+            problems.append("%s differ: only in capture %s; only in libfuse log %s"
+                            % (what, list((a - b).elements())[:5], list((b - a).elements())[:5]))
+    return problems, len(reqs), len(reps)
+
+
+# --------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------
 def main(argv):
@@ -852,6 +893,9 @@ def main(argv):
     for name in ("dump", "stats", "validate"):
         p = sub.add_parser(name)
         p.add_argument("capture")
+    p = sub.add_parser("crosscheck")
+    p.add_argument("capture")
+    p.add_argument("server_log")
     p = sub.add_parser("require")
     p.add_argument("capture")
     p.add_argument("opcodes", nargs="+")
@@ -878,6 +922,15 @@ def main(argv):
         print("%s: OK, %d frames" % (a.capture, len(frames)))
         return
     decoded, unanswered = decode_capture(frames)
+    if a.cmd == "crosscheck":
+        problems, nreq, nrep = crosscheck(decoded, a.server_log)
+        if problems:
+            for pr in problems:
+                print("crosscheck: " + pr, file=sys.stderr)
+            sys.exit(1)
+        print("%s: matches libfuse's debug log (%d requests, %d replies)"
+              % (a.capture, nreq, nrep))
+        return
     if a.cmd == "require":
         counts = request_counts(decoded)
         missing = [o for o in a.opcodes if o not in counts]

@@ -23,6 +23,9 @@ CAPTURES = [
     ("interrupt",
      "libfuse `passthrough_ll`, multi-threaded, `-o cache=never` (direct I/O): a read() "
      "interrupted by SIGALRM while the server is blocked, so the kernel sends INTERRUPT."),
+    ("direct_io",
+     "libfuse `passthrough_ll`, single-threaded, `-o cache=never`: FOPEN_DIRECT_IO opens, "
+     "1 MiB READ frames from `dd bs=1M`, a short READ at EOF, zero entry/attr timeouts."),
 ]
 
 
@@ -92,6 +95,9 @@ def main():
       "which this machine's root does not have). The recorder refuses any log that shows "
       "splice/vmsplice/tee on the `/dev/fuse` fd, so every frame here was a whole read/writev. "
       "Splice writes are never used (the examples do not ask for `FUSE_CAP_SPLICE_WRITE`).")
+    w("- every capture is cross-checked with libfuse's own debug log (servers run with `-d`, "
+      "which only adds log output): `fusecap.py crosscheck` requires the same multiset of "
+      "(unique, opcode, nodeid, insize, pid) per request and (unique, error, outsize) per reply.")
     w("- all servers ran as root in the foreground (`-f`), so libfuse called mount(2) itself "
       "(no fusermount3); `passthrough_ll` and `hello_ll` captures used `-s` (single thread).")
     w("- `$T` below is the capture tool's temp dir (`mktemp -d /tmp/fuse-capture.XXXXXX`).\n")
@@ -194,8 +200,14 @@ def main():
     w("- **Notifications, NOTIFY_REPLY, SETXATTR/writes, GETLK, BMAP, SYNCFS**: the stock "
       "read-only workload and examples do not produce them (`flock` uses SETLK/SETLKW with "
       "FUSE_LK_FLOCK; POSIX locks stay local because passthrough_ll has no getlk/setlk).")
-    w("- **READDIR reply sizes of 4096**: ls/find/perl/python use 32 KiB getdents buffers, and "
-      "libfuse negotiated max_pages 256, so READDIR(PLUS) requests ask for 32768 bytes.")
+    w("- **READDIR(PLUS) requests smaller than 32 KiB**: ls, find, perl and python all use "
+      "32 KiB getdents buffers and libfuse negotiated max_pages 256, so every READDIR(PLUS) "
+      "asks for 32768 bytes.")
+    w("- **A deterministic FORGET/BATCH_FORGET split**: FORGETs come when inodes are evicted. "
+      "The workload provokes one FORGET (one file) and one BATCH_FORGET (a directory of 20), "
+      "but on a shared machine other processes (e.g. `drop_caches` by a benchmark) can evict "
+      "inodes at any moment, which adds or merges forgets. capture.sh re-mints a capture that "
+      "lacks a required opcode (see the attempt notes above).")
     w("")
     sys.stdout.write("\n".join(out))
 
