@@ -17,6 +17,7 @@ public final class ProtocolException extends Exception {
     private final int opcode;
     private final long unique;
     private final int offset;
+    private final boolean headerComplete;
 
     /**
      * Creates the exception.
@@ -27,13 +28,40 @@ public final class ProtocolException extends Exception {
      * @param message what is wrong
      */
     public ProtocolException(int opcode, long unique, int offset, String message) {
-        super(message + " (opcode " + opcode + ", unique " + Long.toUnsignedString(unique) + ", offset " + offset + ")");
+        this(opcode, unique, offset, message, opcode != -1);
+    }
+
+    /**
+     * Creates the exception, saying explicitly whether the header was complete (any opcode number,
+     * -1 included, may come from a complete but garbled header).
+     *
+     * @param opcode         the frame's opcode
+     * @param unique         the frame's {@code unique}
+     * @param offset         the byte offset in the frame where decoding failed
+     * @param message        what is wrong
+     * @param headerComplete whether the 40-byte header was read
+     */
+    ProtocolException(int opcode, long unique, int offset, String message, boolean headerComplete) {
+        super(message + (headerComplete
+                ? " (" + Opcodes.name(opcode) + ", unique " + Long.toUnsignedString(unique) + ", offset " + offset + ")"
+                : " (offset " + offset + ")"));
         this.opcode = opcode;
         this.unique = unique;
         this.offset = offset;
+        this.headerComplete = headerComplete;
     }
 
-    /** {@return the frame's opcode, or -1 if the header was not complete} */
+    /**
+     * A frame too short for its header.
+     *
+     * @param length  the frame's length
+     * @return the exception
+     */
+    static ProtocolException shortHeader(int length) {
+        return new ProtocolException(-1, 0, length, "frame of " + length + " bytes is shorter than fuse_in_header (40 bytes)", false);
+    }
+
+    /** {@return the frame's opcode (-1 if the header was not complete)} */
     public int opcode() {
         return opcode;
     }
@@ -50,6 +78,6 @@ public final class ProtocolException extends Exception {
 
     /** {@return true if the 40-byte header was read, so the channel can answer EIO to {@link #unique()}} */
     public boolean headerComplete() {
-        return opcode >= 0;
+        return headerComplete;
     }
 }
