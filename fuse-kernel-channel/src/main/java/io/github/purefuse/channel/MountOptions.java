@@ -1,6 +1,7 @@
 package io.github.purefuse.channel;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,9 +125,12 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
      * @return the limit, or 256 ({@code FUSE_DEFAULT_MAX_PAGES_LIMIT}) if it cannot be read
      */
     public static int kernelMaxPagesLimit() {
-        try {
-            String s = Files.readString(Path.of("/proc/sys/fs/fuse/max_pages_limit"), StandardCharsets.US_ASCII).strip();
-            int v = Integer.parseInt(s);
+        // One read(2): a sysctl file answers nothing to a read at a non-zero offset, and
+        // Files.readString first reads a single byte when the size is reported as 0 (it reads "2").
+        try (InputStream in = Files.newInputStream(Path.of("/proc/sys/fs/fuse/max_pages_limit"))) {
+            byte[] b = new byte[32];
+            int n = in.read(b);
+            int v = Integer.parseInt(new String(b, 0, Math.max(n, 0), StandardCharsets.US_ASCII).strip());
             return v >= 1 && v <= 0xFFFF ? v : 256;
         } catch (IOException | NumberFormatException e) {
             return 256;

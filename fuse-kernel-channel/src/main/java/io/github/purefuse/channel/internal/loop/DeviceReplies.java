@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
 public final class DeviceReplies implements ReplySink {
     private static final Logger LOG = System.getLogger(DeviceReplies.class.getName());
     private static final int ENOENT = 2;
-    /** Scratch size: header plus the largest reply struct or inline payload the encoder writes. */
-    static final int SCRATCH_BYTES = 16 + 65536 + 64;
+    /** Scratch size: the header plus the largest reply struct ({@code fuse_statx_out}, 288 bytes); payloads travel in their own buffers. */
+    static final int SCRATCH_BYTES = 512;
 
     private final FuseDevice device;
     private final ReplyEncoder encoder;

@@ -84,7 +84,7 @@ class RequestDecoderTest {
 
     private ProtocolException refused(byte[] frame) {
         ProtocolException e = assertThrows(ProtocolException.class, () -> decode(frame));
-        RequestDecoderProperties.assertExplicit(e);
+        RequestDecoderPropertyTest.assertExplicit(e);
         return e;
     }
 
