@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -90,7 +92,7 @@ public final class InodeTable<K> {
     private final ConcurrentHashMap<K, Long> probedInos = new ConcurrentHashMap<>();
     private final Object probeLock = new Object();
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private InodeTable(Builder<K> b) {
         this.rootKey = b.rootKey;
         this.keyEncoder = b.keyEncoder;
@@ -326,6 +328,22 @@ public final class InodeTable<K> {
             Node<K> n = s.byKey.find(h, x -> x.key.equals(key));
             return n == null ? null : NodeId.of(n.nodeId);
         }
+    }
+
+    /**
+     * A snapshot of the nodeids the table holds, the root excluded: for {@code Notifier.prune} (ask the
+     * kernel to drop the unused ones, which it then FORGETs) and for diagnostics.
+     *
+     * @return the nodeids, in no particular order
+     */
+    public List<NodeId> nodeIds() {
+        List<NodeId> out = new ArrayList<>();
+        for (Segment<K> s : segments) {
+            synchronized (s) {
+                s.byId.forEach(n -> out.add(NodeId.of(n.nodeId)));
+            }
+        }
+        return out;
     }
 
     /** {@return the number of nodes held, the root included: 1 when the kernel holds no lookups} */

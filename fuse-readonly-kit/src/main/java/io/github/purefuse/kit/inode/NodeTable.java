@@ -52,6 +52,15 @@ final class NodeTable<E> {
         }
     }
 
+    @SuppressWarnings("unchecked")
+    void forEach(java.util.function.Consumer<E> action) {
+        for (Object o : slots) {
+            if (o != null) {
+                action.accept((E) o);
+            }
+        }
+    }
+
     /** Adds an element that is not present. */
     void add(E e) {
         if ((size + 1) * 2 > slots.length) {
