@@ -142,38 +142,7 @@ public final class MemoryDepot implements WritableDepot {
 
     @Override
     public Stored putBundle(List<BundleEntry> entries) throws IOException {
-        List<BundleEntry> sorted;
-        try {
-            sorted = ManifestCodec.sorted(entries);
-        } catch (IllegalArgumentException e) {
-            throw new DepotException(DepotException.Reason.INVALID, e.getMessage(), e);
-        }
-        long totalBytes = 0;
-        long totalNodes = sorted.size();
-        for (BundleEntry e : sorted) {
-            switch (e.kind()) {
-                case OBJECT -> {
-                    if (!hasObject(e.requireHash(), e.size())) {
-                        throw new DepotException(DepotException.Reason.NOT_FOUND, "entry '" + e.name()
-                                + "' names object " + e.requireHash().shortHex() + " of " + e.size() + " bytes, which is not stored");
-                    }
-                    totalBytes += e.size();
-                }
-                case BUNDLE -> {
-                    Bundle child = bundle(e.requireHash());
-                    if (child.manifestSize() != e.size()) {
-                        throw new DepotException(DepotException.Reason.INVALID, "entry '" + e.name()
-                                + "' states size " + e.size() + " for a manifest of " + child.manifestSize() + " bytes");
-                    }
-                    totalBytes += child.totalBytes();
-                    totalNodes += child.totalNodes();
-                }
-                case SYMLINK -> {
-                    // nothing stored
-                }
-            }
-        }
-        return putObject(ManifestCodec.encode(sorted, totalBytes, totalNodes));
+        return putObject(ManifestDraft.of(this, entries).encode());
     }
 
     @Override
