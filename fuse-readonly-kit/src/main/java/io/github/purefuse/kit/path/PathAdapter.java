@@ -52,10 +52,6 @@ import io.github.purefuse.kit.names.NameShortener;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemLoopException;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -454,32 +450,13 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     }
 
     private <R> R failure(String op, String what, Exception e) {
-        Errno errno = errnoOf(e);
+        Errno errno = Errnos.of(e);
         if (errno.equals(Errno.EIO)) {
             LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO", e);
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
         }
         return failureReply(errno);
-    }
-
-    private static Errno errnoOf(Exception e) {
-        if (e instanceof ErrnoException x) {
-            return x.errno();
-        }
-        if (e instanceof NoSuchFileException) {
-            return Errno.ENOENT;
-        }
-        if (e instanceof NotDirectoryException) {
-            return Errno.ENOTDIR;
-        }
-        if (e instanceof AccessDeniedException) {
-            return Errno.EACCES;
-        }
-        if (e instanceof FileSystemLoopException) {
-            return Errno.ELOOP;
-        }
-        return Errno.EIO;
     }
 
     /** Settings of a {@link PathAdapter}; not thread-safe. */
