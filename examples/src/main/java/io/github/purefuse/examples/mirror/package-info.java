@@ -2,8 +2,8 @@
  * {@code fuse-example mirror SOURCE_DIR MOUNTPOINT [--passthrough]}: a read-only view of a local directory,
  * like libfuse's {@code passthrough} example without writes. {@link io.github.purefuse.examples.mirror.MirrorFileSystem}
  * implements {@link io.github.purefuse.api.ReadOnlyFileSystem} directly, with the kit's building blocks, because a
- * mirror wants two things the path adapter does not give: the source's own inode numbers, and a say in OPEN
- * (for passthrough). It reads in six steps.
+ * mirror wants a say in what the path adapter answers for it: the OPEN reply (for passthrough) and LSEEK. It
+ * reads in six steps.
  *
  * <h2>1. Nodes: an inode table keyed by path</h2>
  * An {@link io.github.purefuse.kit.inode.InodeTable} maps each path relative to the source ({@code ""} is the
