@@ -91,6 +91,44 @@ class LocalFileReaderTest {
         }
     }
 
+    /** Interrupted readers fail alone; readers running at the same time never see the channel closed. */
+    @Test
+    void concurrentReadsSurviveOtherThreadsInterrupts() throws Exception {
+        try (LocalFileReader r = LocalFileReader.open(file())) {
+            java.util.concurrent.atomic.AtomicInteger wrong = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.List<Thread> threads = new java.util.ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                boolean interrupted = t % 2 == 0;
+                threads.add(Thread.ofVirtual().start(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        if (interrupted) {
+                            Thread.currentThread().interrupt();
+                        }
+                        ByteBuffer b = ByteBuffer.allocate(1000);
+                        int off = (i * 997) % (CONTENT.length - 1000);
+                        try {
+                            r.readFully(b, off);
+                            if (interrupted || !Arrays.equals(b.array(), Arrays.copyOfRange(CONTENT, off, off + 1000))) {
+                                wrong.incrementAndGet();
+                            }
+                        } catch (ClosedByInterruptException e) {
+                            Thread.interrupted();
+                            if (!interrupted) {
+                                wrong.incrementAndGet();
+                            }
+                        } catch (IOException e) {
+                            wrong.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(0, wrong.get(), "reads that failed without their own interrupt, or succeeded despite it");
+        }
+    }
+
     @Test
     void readsAfterCloseFail() throws IOException {
         LocalFileReader r = LocalFileReader.open(file());
