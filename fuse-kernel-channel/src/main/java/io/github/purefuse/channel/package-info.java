@@ -2,7 +2,8 @@
  * Mounting a {@link io.github.purefuse.api.ReadOnlyFileSystem} on the Linux kernel and serving it:
  * {@link io.github.purefuse.channel.FuseSession} (mount, serve, unmount),
  * {@link io.github.purefuse.channel.MountOptions}, {@link io.github.purefuse.channel.MountException} and
- * {@link io.github.purefuse.channel.SessionStats}.
+ * {@link io.github.purefuse.channel.SessionStats}; and {@link io.github.purefuse.channel.LocalFiles}, the
+ * local-file calls Java lacks ({@code SEEK_DATA}/{@code SEEK_HOLE}) for filesystems that mirror local files.
  *
  * <h2>How a session works</h2>
  * The session speaks the FUSE protocol (7.45, older kernels' minors accepted) to {@code /dev/fuse}

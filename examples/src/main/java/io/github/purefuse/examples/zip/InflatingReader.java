@@ -1,5 +1,6 @@
 package io.github.purefuse.examples.zip;
 
+import io.github.purefuse.kit.path.OpenFile;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * Memory: one ring of {@code min(entry size, WINDOW)} bytes, allocated at the first read, plus the
  * decompressor's own state (about 40 KiB for deflate).
  *
- * <p>Thread-safe: reads of one entry take turns on a lock (a stream has only one position).
+ * <p>Thread-safe: reads take turns on a lock (a stream has only one position). One reader serves one open
+ * of an entry ({@link OpenFile}): {@link #close} at RELEASE frees the stream and the ring.
  */
-final class InflatingReader {
+final class InflatingReader implements OpenFile {
     /** Opens a new stream of an entry's decompressed bytes, from its start. */
     @FunctionalInterface
     interface Opener {
@@ -73,7 +75,8 @@ final class InflatingReader {
      * @return the number of bytes put, or -1 at or after the end of the entry
      * @throws IOException if the archive cannot be read, or the entry is shorter than its size says
      */
-    int read(long offset, ByteBuffer into) throws IOException {
+    @Override
+    public int read(long offset, ByteBuffer into) throws IOException {
         lock.lock();
         try {
             byte[] r = ring;
@@ -117,6 +120,23 @@ final class InflatingReader {
             into.put(r, at, first);
             into.put(r, 0, n - first);
             return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes the stream and drops the ring; a later read starts again from the entry's start. */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            InputStream old = in;
+            in = null;
+            ring = null;
+            pos = 0;
+            if (old != null) {
+                old.close();
+            }
         } finally {
             lock.unlock();
         }

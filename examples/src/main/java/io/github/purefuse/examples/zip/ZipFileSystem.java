@@ -6,6 +6,7 @@ import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.StatfsInfo;
 import io.github.purefuse.kit.path.ErrnoException;
 import io.github.purefuse.kit.path.FsPath;
+import io.github.purefuse.kit.path.OpenFile;
 import io.github.purefuse.kit.path.PathEntry;
 import io.github.purefuse.kit.path.PathFileSystem;
 import java.io.Closeable;
@@ -41,8 +42,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ZipFileSystem implements PathFileSystem, Closeable {
     private static final System.Logger LOG = System.getLogger(ZipFileSystem.class.getName());
-    /** Compressed entries being read at once that keep their decompressor and window. */
-    private static final int READERS = 16;
 
     /**
      * One file, directory or symbolic link of the tree.
@@ -61,15 +60,6 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
     private final FileChannel archive;
     private final Map<FsPath, Node> nodes = new HashMap<>();
     private final long totalBytes;
-    /** The last {@link #READERS} compressed entries read, least recently used first. */
-    private final Map<FsPath, InflatingReader> readers = Collections.synchronizedMap(
-            new LinkedHashMap<>(READERS, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<FsPath, InflatingReader> eldest) {
-                    return size() > READERS;   // an evicted reader is garbage once its last read returns
-                }
-            });
-
     private ZipFileSystem(Path file) throws IOException {
         zip = ZipFile.builder().setPath(file).get();
         try {
@@ -215,7 +205,8 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
 
     /**
      * Reads a file: a stored entry with one positional read of the archive straight into {@code into};
-     * a compressed entry through its {@link InflatingReader}.
+     * a compressed entry read without an open handle (which the adapter does not send) decompresses from
+     * its start.
      *
      * @throws ErrnoException EOPNOTSUPP for an encrypted entry or an unsupported compression method
      */
@@ -242,8 +233,23 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
             }
             return n;
         }
-        return readers.computeIfAbsent(file, f -> new InflatingReader(() -> zip.getInputStream(e), e.getSize()))
-                .read(offset, into);
+        try (InflatingReader once = new InflatingReader(() -> zip.getInputStream(e), e.getSize())) {
+            return once.read(offset, into);
+        }
+    }
+
+    /**
+     * Opens a file: each open of a compressed entry gets its own {@link InflatingReader} (decompressor and
+     * window), closed at RELEASE, so two processes reading one entry at far apart offsets do not make each
+     * other restart. Stored entries need no state: their reads go to {@link #read}.
+     */
+    @Override
+    public @Nullable OpenFile open(FsPath file) throws IOException {
+        ZipArchiveEntry e = node(file).entry();
+        if (e == null || e.getMethod() == ZipMethod.STORED.getCode() || !zip.canReadEntryData(e)) {
+            return null;                              // stored, or refused with EOPNOTSUPP by read
+        }
+        return new InflatingReader(() -> zip.getInputStream(e), e.getSize());
     }
 
     @Override
@@ -268,8 +274,10 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
     /** Closes the archive. */
     @Override
     public void close() throws IOException {
-        try (zip; archive) {
-            readers.clear();
+        try {
+            zip.close();
+        } finally {
+            archive.close();
         }
     }
 

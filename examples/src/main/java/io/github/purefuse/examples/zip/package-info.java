@@ -25,22 +25,23 @@
  *
  * <h2>4. Reading a compressed entry</h2>
  * Deflate can only be decoded from the start of an entry, while the kernel asks for any range, and its
- * readahead sends several READs of one file at once that arrive in any order. Each entry being read gets
- * an {@code InflatingReader}: a decompressing stream kept at the last position read, behind a lock, and a
- * ring buffer of the last 2 MiB it produced.
+ * readahead sends several READs of one file at once that arrive in any order. Each open of a compressed
+ * entry gets an {@code InflatingReader} ({@code PathFileSystem.open} returns it as the open's
+ * {@code OpenFile}; the adapter closes it at RELEASE): a decompressing stream kept at the last position
+ * read, behind a lock, and a ring buffer of the last 2 MiB it produced.
  * <ul>
  *   <li>Sequential reading, readahead included, costs O(n) for the whole entry: READs at or after the
  *       position decompress forward, READs a little behind it (out of order) are copied from the ring.</li>
- *   <li>An entry of at most 2 MiB (nearly every class and source file) is decompressed once: its ring is
- *       the whole entry.</li>
+ *   <li>An entry of at most 2 MiB (nearly every class and source file) is decompressed once per open: its
+ *       ring is the whole entry. With the page cache kept across opens, a second open rarely reads.</li>
  *   <li>A read more than 2 MiB behind the position restarts from the start of the entry: O(offset). With
  *       the page cache kept, this happens only for real backwards seeks into pages not yet read.</li>
- *   <li>Memory: up to 2 MiB of ring plus about 40 KiB of inflater per reader. The last 16 entries read keep
- *       their reader (least recently used goes first), so an archive mount holds at most about 33 MiB for
- *       this.</li>
+ *   <li>Two processes reading one big entry at far apart offsets have a reader each, so neither makes the
+ *       other restart.</li>
+ *   <li>Memory: up to {@code min(entry size, 2 MiB)} of ring plus about 40 KiB of inflater per open
+ *       compressed entry that has been read, freed at RELEASE; a process that holds many big compressed
+ *       entries open at once pays for each.</li>
  * </ul>
- * Readers belong to entries, not to open file handles, because {@code PathFileSystem} has no open or
- * release; two processes reading one big entry at far apart offsets at once would make it restart often.
  * Encrypted entries and compression methods Commons Compress cannot read answer EOPNOTSUPP.
  */
 @NullMarked

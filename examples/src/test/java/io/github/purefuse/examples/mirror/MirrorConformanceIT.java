@@ -49,10 +49,4 @@ class MirrorConformanceIT extends ReadOnlyConformanceSuite {
     protected boolean exactDirectoryLinkCounts() {
         return true;
     }
-
-    /** The {@code ls -f} check starts one {@code python3} per directory (about 0.25 s each): 50 are plenty. */
-    @Override
-    protected int maxDirectoriesToList() {
-        return 50;
-    }
 }

@@ -71,13 +71,4 @@ class MirrorFileSystemTest {
         MirrorFileSystem fs = new MirrorFileSystem(src, false);
         assertEquals(Failure.of(Errno.EROFS), fs.open(new Open(header(14, NodeId.ROOT), 0x8002, 0)));
     }
-
-    @Test
-    void deviceNumbersUseTheKernelsEncoding() {
-        // glibc makedev(259, 300000) and the kernel's new_encode_dev(MKDEV(259, 300000))
-        long glibc = ((259L & 0xfffff000L) << 32) | ((259L & 0xfff) << 8) | ((300000L & 0xffffff00L) << 12) | (300000L & 0xff);
-        int kernel = (300000 & 0xff) | (259 << 8) | ((300000 & ~0xff) << 12);
-        assertEquals(kernel, MirrorFileSystem.encodeDev(glibc));
-        assertEquals((1 << 8) | 3, MirrorFileSystem.encodeDev((1 << 8) | 3), "/dev/null");
-    }
 }

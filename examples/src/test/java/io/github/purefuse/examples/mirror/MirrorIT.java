@@ -97,6 +97,24 @@ class MirrorIT {
             for (String f : List.of("plain.txt", "hardlink.txt", "sparse.bin", "naïve ünïcode €.txt", "link-rel", "dir/link-up")) {
                 run(tmp, "cmp", src.resolve(f).toString(), mnt.resolve(f).toString());
             }
+            // SEEK_DATA/SEEK_HOLE (FUSE_LSEEK) find the same data and holes as on the source, ENXIO past the end
+            String seeks = """
+                    import errno, os, sys
+                    fd = os.open(sys.argv[1], os.O_RDONLY)
+                    out = []
+                    for whence, name in ((os.SEEK_DATA, 'data'), (os.SEEK_HOLE, 'hole')):
+                        for off in (0, 4096, 5 << 20, (5 << 20) + 13, (10 << 20) - 1, 10 << 20):
+                            try:
+                                out.append('%s@%d=%d' % (name, off, os.lseek(fd, off, whence)))
+                            except OSError as e:
+                                out.append('%s@%d=%s' % (name, off, errno.errorcode[e.errno]))
+                    print(' '.join(out))
+                    """;
+            String sourceSeeks = run(src, "python3", "-c", seeks, "sparse.bin");
+            assertEquals(sourceSeeks, run(mnt, "python3", "-c", seeks, "sparse.bin"));
+            assertTrue(sourceSeeks.contains("data@0=5242880") || sourceSeeks.contains("data@0=0"), sourceSeeks);
+            assertTrue(sourceSeeks.contains("data@10485760=ENXIO"), sourceSeeks);
+            assertTrue(m.session().stats().requests("FUSE_LSEEK") > 0, m.session().stats().toString());
             assertEquals("/nowhere/at/all\n", run(mnt, "readlink", "link-dangling"));
             // user.* extended attributes, with the size probe and ERANGE (python3 asks with a small buffer first)
             String getfattr = run(mnt, "getfattr", "-d", "-e", "hex", "-m", "-", "plain.txt", "dir", "fifo", "link-rel");

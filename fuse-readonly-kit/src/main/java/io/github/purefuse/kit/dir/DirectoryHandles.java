@@ -1,5 +1,9 @@
 package io.github.purefuse.kit.dir;
 
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -64,6 +68,20 @@ public final class DirectoryHandles {
      */
     public @Nullable DirectoryListing release(FileHandle fh) {
         return open.remove(fh.value());
+    }
+
+    /**
+     * Serves READDIR or READDIRPLUS from the listing of an open directory: {@link DirectoryListing#fill}, or
+     * EBADF for a handle not open here.
+     *
+     * @param fh     the handle from the request
+     * @param offset the request's offset (the cookie to resume after)
+     * @param page   the request's page
+     * @return the reply
+     */
+    public ReaddirReply fill(FileHandle fh, long offset, DirectoryPage page) {
+        DirectoryListing listing = open.get(fh.value());
+        return listing == null ? Failure.of(Errno.EBADF) : listing.fill(offset, page);
     }
 
     /** {@return the number of open directories} */

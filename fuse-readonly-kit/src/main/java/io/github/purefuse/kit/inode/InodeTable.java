@@ -56,6 +56,16 @@ import org.jspecify.annotations.Nullable;
  * first; with n keys the chance of any collision is about n<sup>2</sup>/2<sup>64</sup> (5 &times; 10<sup>-8</sup>
  * for a million keys).
  *
+ * <h2>The filesystem's own inode numbers</h2>
+ * A filesystem that has real inode numbers (a mirror of a local directory, whose {@code lstat} gives
+ * {@code st_ino}) can keep them: build the table with {@link Builder#inoFromAttributes(boolean)
+ * inoFromAttributes(true)}. Then {@link #entry} and {@link #attr} pass the given attributes' {@code ino}
+ * through unchanged, and nothing about inos is stored; use the same numbers for {@code d_ino}.
+ * {@link #ino(Object)} still computes the hash described above; do not mix the two in one mount, or
+ * {@code ls -i} and {@code readdir} disagree. Two nodes may then carry the same {@code st_ino} (hard links,
+ * or files from different filesystems under one source), as on the source itself; the nodeids stay
+ * distinct.
+ *
  * <h2>Threads</h2>
  * All methods are thread-safe and may run concurrently (lookups, READDIRPLUS and forgets of the same key
  * included). Each operation locks one segment (and, to create or remove a node, one of 64 stripes of the
@@ -84,6 +94,8 @@ public final class InodeTable<K> {
     private final K rootKey;
     private final Function<? super K, byte[]> keyEncoder;
     private final long maxSequence;
+    /** Whether entry/attr keep the attributes' ino instead of the key's hash. */
+    private final boolean inoFromAttributes;
     private final Node<K> root;
     private final Segment<K>[] segments;
     /** ino to owner: live nodes, and reservations of keys that had to probe (nodeId 0). */
@@ -97,6 +109,7 @@ public final class InodeTable<K> {
         this.rootKey = b.rootKey;
         this.keyEncoder = b.keyEncoder;
         this.maxSequence = Math.max(1, b.maxNodeId >>> SEGMENT_BITS);
+        this.inoFromAttributes = b.inoFromAttributes;
         this.root = new Node<>(rootKey, 0, NodeId.ROOT.value(), 0, ROOT_INO);
         root.nlookup = 1;
         this.segments = new Segment[SEGMENTS];
@@ -150,7 +163,8 @@ public final class InodeTable<K> {
 
     /**
      * Makes an entry reply for {@code key} and counts it as one lookup: the node is created (with a new
-     * nodeid) if the table does not hold it. The attributes' {@code ino} is replaced by {@link #ino}.
+     * nodeid) if the table does not hold it. The attributes' {@code ino} is replaced by {@link #ino}
+     * (kept as given in a table built with {@link Builder#inoFromAttributes(boolean) inoFromAttributes(true)}).
      * Call this only for a reply you are about to return (LOOKUP) or add (READDIRPLUS); if it is not sent
      * after all (a full page), undo it with {@code forget(entry.nodeId(), 1)}.
      *
@@ -175,7 +189,9 @@ public final class InodeTable<K> {
             Node<K> n = s.byKey.find(h, x -> x.key.equals(key));
             if (n == null) {
                 long seq = s.nextSequence(maxSequence);
-                n = claimIno(key, h, (seq << SEGMENT_BITS) | (h & MASK), s.generation);
+                long id = (seq << SEGMENT_BITS) | (h & MASK);
+                n = inoFromAttributes ? new Node<>(key, h, id, s.generation, attr.ino())
+                        : claimIno(key, h, id, s.generation);
                 s.byKey.add(n);
                 s.byId.add(n);
             }
@@ -184,7 +200,8 @@ public final class InodeTable<K> {
             generation = n.generation;
             ino = n.ino;
         }
-        return new Entry(NodeId.of(nodeId), generation, withIno(attr, ino), entryTimeout, attrTimeout);
+        Attr replied = inoFromAttributes ? attr : withIno(attr, ino);
+        return new Entry(NodeId.of(nodeId), generation, replied, entryTimeout, attrTimeout);
     }
 
     /**
@@ -241,10 +258,11 @@ public final class InodeTable<K> {
      *
      * @param key  the node's key
      * @param attr its attributes
-     * @return {@code attr} with {@code ino} = {@link #ino}{@code (key)}
+     * @return {@code attr} with {@code ino} = {@link #ino}{@code (key)}; {@code attr} itself in a table built
+     *     with {@link Builder#inoFromAttributes(boolean) inoFromAttributes(true)}
      */
     public Attr attr(K key, Attr attr) {
-        return withIno(attr, ino(key));
+        return inoFromAttributes ? attr : withIno(attr, ino(key));
     }
 
     /**
@@ -273,7 +291,7 @@ public final class InodeTable<K> {
                 if (left == 0) {
                     s.byKey.remove(n);
                     s.byId.remove(n);
-                    if (!probedInos.containsKey(n.key)) {
+                    if (!inoFromAttributes && !probedInos.containsKey(n.key)) {
                         NodeTable<Node<K>> stripe = stripe(n.ino);
                         synchronized (stripe) {
                             stripe.remove(n);
@@ -549,6 +567,7 @@ public final class InodeTable<K> {
         private final K rootKey;
         private final Function<? super K, byte[]> keyEncoder;
         private long maxNodeId = Long.MAX_VALUE;
+        private boolean inoFromAttributes;
 
         private Builder(K rootKey, Function<? super K, byte[]> keyEncoder) {
             this.rootKey = Objects.requireNonNull(rootKey, "rootKey");
@@ -569,6 +588,20 @@ public final class InodeTable<K> {
                 throw new IllegalArgumentException("maxNodeId must be >= 127");
             }
             this.maxNodeId = maxNodeId;
+            return this;
+        }
+
+        /**
+         * Whether {@link InodeTable#entry} and {@link InodeTable#attr} keep the {@code ino} of the
+         * attributes they are given (the filesystem's own inode numbers, e.g. a local source's
+         * {@code st_ino}) instead of replacing it with the key's hash. See "The filesystem's own inode
+         * numbers" in the class description.
+         *
+         * @param inoFromAttributes default false (stable hashed inos)
+         * @return this builder
+         */
+        public Builder<K> inoFromAttributes(boolean inoFromAttributes) {
+            this.inoFromAttributes = inoFromAttributes;
             return this;
         }
 

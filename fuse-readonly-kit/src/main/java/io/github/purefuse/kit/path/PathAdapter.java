@@ -52,10 +52,6 @@ import io.github.purefuse.kit.names.NameShortener;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemLoopException;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,17 +76,19 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li><b>Nodeids</b>: an {@link InodeTable} keyed by {@link FsPath} gives each looked-up path a nodeid,
  *       counts LOOKUP and READDIRPLUS replies, and drops paths the kernel FORGETs. {@code st_ino} and
- *       {@code d_ino} are the table's stable ino of the path (a hash), the same after remount.</li>
+ *       {@code d_ino} are the table's stable ino of the path (a hash), the same after remount, or the
+ *       filesystem's own with {@link Builder#inoFromAttributes}.</li>
  *   <li><b>Names</b>: names that are not valid POSIX names of at most 255 bytes are listed in a short form
  *       ({@link NameShortener}), and a LOOKUP of the short form finds the real name.</li>
  *   <li><b>Directories</b>: OPENDIR snapshots {@link PathFileSystem#list} into a {@link DirectoryListing};
  *       READDIR and READDIRPLUS are served from it with stable cookies, {@code .} and {@code ..} first.</li>
  *   <li><b>Reads</b>: OPEN remembers the file's size; READ leases a pooled buffer of
  *       {@code min(request size, size - offset)} bytes ({@link BufferLeases}), lets
- *       {@link PathFileSystem#read} fill it and sends it without a copy.</li>
+ *       {@link PathFileSystem#read} (or the {@link OpenFile} that {@link PathFileSystem#open} returned for
+ *       this open) fill it and sends it without a copy; RELEASE closes the {@code OpenFile}.</li>
  *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured;
  *       {@code FOPEN_KEEP_CACHE} on open (default), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
- *   <li><b>Errors</b>: exceptions become errnos (see {@link PathFileSystem}); opens for writing get
+ *   <li><b>Errors</b>: exceptions become errnos ({@link Errnos}); opens for writing get
  *       EROFS.</li>
  * </ul>
  *
@@ -103,7 +101,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private static final int O_TRUNC = 01000;
 
     private final PathFileSystem fs;
-    private final InodeTable<FsPath> table = InodeTable.create(FsPath.ROOT, FsPath::encoded);
+    private final InodeTable<FsPath> table;
+    private final boolean inoFromAttributes;
     private final NameShortener shortener;
     private final BufferLeases leases;
     private final Duration entryTimeout;
@@ -112,13 +111,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final boolean keepCache;
     private final boolean cacheDirectories;
     private final DirectoryHandles directories = new DirectoryHandles();
-    private final ConcurrentHashMap<Long, OpenFile> files = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, OpenedFile> files = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
     private final int namesCacheLimit;
     private volatile @Nullable FuseConnection connection;
 
-    private record OpenFile(FsPath path, long size) {
+    /** An open file: its size at OPEN, and the filesystem's per-open state if it keeps one. */
+    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state) {
     }
 
     private record CachedNames(DirectoryNames names, long expiresAtNanos) {
@@ -134,6 +134,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         this.keepCache = b.keepCache;
         this.cacheDirectories = b.cacheDirectories;
         this.namesCacheLimit = b.namesCacheLimit;
+        this.inoFromAttributes = b.inoFromAttributes;
+        this.table = InodeTable.builder(FsPath.ROOT, FsPath::encoded).inoFromAttributes(b.inoFromAttributes).build();
     }
 
     /**
@@ -256,9 +258,11 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             if (attr.get().type() == FileType.DIRECTORY) {
                 return Failure.of(Errno.EISDIR);
             }
+            OpenFile state = fs.open(path);
             long fh = nextFh.getAndIncrement();
-            files.put(fh, new OpenFile(path, attr.get().size()));
-            return keepCache ? Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE) : Opened.of(FileHandle.of(fh));
+            files.put(fh, new OpenedFile(path, attr.get().size(), state));
+            return keepCache ? Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE)
+                    : Opened.of(FileHandle.of(fh));
         } catch (IOException | RuntimeException e) {
             return failure("open", path.toString(), e);
         }
@@ -266,7 +270,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public ReadReply read(Read request) {
-        OpenFile file = files.get(request.fh().value());
+        OpenedFile file = files.get(request.fh().value());
         try {
             if (file == null) {
                 FsPath path = table.key(request.header().nodeId());
@@ -274,7 +278,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
-                file = new OpenFile(path, attr.get().size());
+                file = new OpenedFile(path, attr.get().size(), null);
             }
             long offset = request.offset();
             if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -284,8 +288,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             BufferLease lease = leases.allocate(n);
             try {
                 ByteBuffer into = lease.bytes();
+                OpenFile state = file.state();
                 while (into.hasRemaining()) {
-                    int got = fs.read(file.path(), offset + into.position(), into);
+                    long at = offset + into.position();
+                    int got = state != null ? state.read(at, into) : fs.read(file.path(), at, into);
                     if (got <= 0) {
                         break;
                     }
@@ -303,7 +309,15 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public StatusReply release(Release request) {
-        files.remove(request.fh().value());
+        OpenedFile file = files.remove(request.fh().value());
+        OpenFile state = file == null ? null : file.state();
+        if (state != null) {
+            try {
+                state.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.WARNING, () -> "release " + file.path() + ": closing its OpenFile failed", e);
+            }
+        }
         return Ok.INSTANCE;
     }
 
@@ -323,14 +337,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             DirectoryNames names = shortener.directory(realNames);
             cacheNames(path, names);
-            long self = table.ino(path);
             FsPath parentPath = path.parent();
-            long parent = parentPath == null ? self : table.ino(parentPath);
+            long self = ino(path);
+            long parent = parentPath == null ? self : ino(parentPath);
             DirectoryListing.Builder b = DirectoryListing.builder(self, parent).lookupCounts(table);
             for (PathEntry e : entries) {
                 FsPath child = path.resolve(e.name());
                 Attr attr = e.attr();
-                b.add(names.displayName(e.name()), table.ino(child), attr.type(),
+                b.add(names.displayName(e.name()), inoFromAttributes ? attr.ino() : table.ino(child), attr.type(),
                         () -> table.entry(child, attr, entryTimeout, attrTimeout));
             }
             FileHandle fh = directories.open(b.build());
@@ -408,6 +422,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     // ---------------------------------------------------------------------------------- helpers
 
+    /** A directory's {@code d_ino}: the table's stable ino, or the filesystem's own. */
+    private long ino(FsPath dir) throws IOException {
+        if (!inoFromAttributes) {
+            return table.ino(dir);
+        }
+        return fs.stat(dir).map(Attr::ino).orElse(table.ino(dir));
+    }
+
     private LookupReply negative() {
         return negativeTimeout.isZero() ? Failure.of(Errno.ENOENT) : new NegativeEntry(negativeTimeout);
     }
@@ -454,32 +476,13 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     }
 
     private <R> R failure(String op, String what, Exception e) {
-        Errno errno = errnoOf(e);
+        Errno errno = Errnos.of(e);
         if (errno.equals(Errno.EIO)) {
             LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO", e);
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
         }
         return failureReply(errno);
-    }
-
-    private static Errno errnoOf(Exception e) {
-        if (e instanceof ErrnoException x) {
-            return x.errno();
-        }
-        if (e instanceof NoSuchFileException) {
-            return Errno.ENOENT;
-        }
-        if (e instanceof NotDirectoryException) {
-            return Errno.ENOTDIR;
-        }
-        if (e instanceof AccessDeniedException) {
-            return Errno.EACCES;
-        }
-        if (e instanceof FileSystemLoopException) {
-            return Errno.ELOOP;
-        }
-        return Errno.EIO;
     }
 
     /** Settings of a {@link PathAdapter}; not thread-safe. */
@@ -493,6 +496,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         private NameShortener shortener = NameShortener.standard();
         private BufferLeases leases = BufferLeases.pooled();
         private int namesCacheLimit = 1024;
+        private boolean inoFromAttributes;
 
         private Builder(PathFileSystem fs) {
             this.fs = Objects.requireNonNull(fs, "fs");
@@ -585,6 +589,20 @@ public final class PathAdapter implements ReadOnlyFileSystem {
          */
         public Builder leases(BufferLeases leases) {
             this.leases = Objects.requireNonNull(leases);
+            return this;
+        }
+
+        /**
+         * Whether {@code st_ino} and {@code d_ino} are the filesystem's own inode numbers, the {@code ino}
+         * of the attributes {@link PathFileSystem#stat} and {@link PathFileSystem#list} give, instead of the
+         * inode table's stable hash of the path. For filesystems with real inode numbers (a mirror of local
+         * files); each must then give every path a non-zero ino. See {@link InodeTable.Builder#inoFromAttributes}.
+         *
+         * @param inoFromAttributes default false
+         * @return this builder
+         */
+        public Builder inoFromAttributes(boolean inoFromAttributes) {
+            this.inoFromAttributes = inoFromAttributes;
             return this;
         }
 

@@ -50,8 +50,11 @@ import org.jspecify.annotations.Nullable;
  *       permissions, size, times, and {@code nlink} (directories: 2 + subdirectories, or at least 2).
  *       {@code blocks} defaults to the size rounded up to 512-byte units, which keeps {@code du} right.</li>
  *   <li>Errors: throw {@link ErrnoException} for a specific errno; {@code NoSuchFileException} is ENOENT,
- *       {@code NotDirectoryException} ENOTDIR, {@code AccessDeniedException} EACCES, any other
- *       {@code IOException} or runtime exception EIO (and a log line).</li>
+ *       {@code NotDirectoryException} ENOTDIR, {@code AccessDeniedException} EACCES, an interrupted read
+ *       EINTR, any other {@code IOException} or runtime exception EIO (and a log line): the full table is
+ *       in {@link Errnos}.</li>
+ *   <li>Per-open state: return an {@link OpenFile} from {@link #open} to keep state for one open of a file
+ *       (its READs go to it, RELEASE closes it).</li>
  *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O.</li>
  *   <li>Listings must be stable while the tree is mounted with long timeouts: a listing is snapshotted at
  *       {@code opendir} and served from that snapshot to the handle's end.</li>
@@ -91,6 +94,20 @@ public interface PathFileSystem {
      * @throws IOException on an error
      */
     int read(FsPath file, long offset, ByteBuffer into) throws IOException;
+
+    /**
+     * Opens a regular file (OPEN), for a filesystem that keeps state per open rather than per file (a
+     * decompressor, an open channel): the returned {@link OpenFile} serves that open's READs and is
+     * closed at its RELEASE. Called after {@link #stat} found a non-directory. The default returns
+     * {@code null}: reads of every open go to {@link #read(FsPath, long, ByteBuffer)}.
+     *
+     * @param file the file
+     * @return the open's state, or {@code null} to read through {@link #read(FsPath, long, ByteBuffer)}
+     * @throws IOException if the file cannot be opened (the OPEN fails with its errno, see {@link Errnos})
+     */
+    default @Nullable OpenFile open(FsPath file) throws IOException {
+        return null;
+    }
 
     /**
      * Reads a symbolic link.

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -37,7 +38,7 @@ import org.jspecify.annotations.Nullable;
 public final class ExpectedTree {
 
     /** A node of the tree. */
-    public sealed interface Node permits Dir, File, Symlink {
+    public sealed interface Node permits Dir, File, Symlink, Special {
     }
 
     /** A directory. */
@@ -59,6 +60,46 @@ public final class ExpectedTree {
      * @param target its target
      */
     public record Symlink(String target) implements Node {
+    }
+
+    /**
+     * A special file: a FIFO, a socket, or a character or block device (as {@code stat -c %F} names them,
+     * without the "special file" suffix).
+     *
+     * @param type {@link #FIFO}, {@link #SOCKET}, {@link #CHARACTER_DEVICE} or {@link #BLOCK_DEVICE}
+     */
+    public record Special(String type) implements Node {
+        /** A named pipe ({@code S_IFIFO}). */
+        public static final String FIFO = "fifo";
+        /** A UNIX domain socket ({@code S_IFSOCK}). */
+        public static final String SOCKET = "socket";
+        /** A character device ({@code S_IFCHR}). */
+        public static final String CHARACTER_DEVICE = "character device";
+        /** A block device ({@code S_IFBLK}). */
+        public static final String BLOCK_DEVICE = "block device";
+
+        /** Checks the type. */
+        public Special {
+            if (!List.of(FIFO, SOCKET, CHARACTER_DEVICE, BLOCK_DEVICE).contains(type)) {
+                throw new IllegalArgumentException("not a special file type: " + type);
+            }
+        }
+
+        /**
+         * The type of a special file from its {@code st_mode}.
+         *
+         * @param mode the mode ({@code unix:mode})
+         * @return the type, or {@code null} if the mode is not a special file's
+         */
+        public static @Nullable String typeOf(int mode) {
+            return switch (mode & 0170000) {
+                case 0010000 -> FIFO;
+                case 0140000 -> SOCKET;
+                case 0020000 -> CHARACTER_DEVICE;
+                case 0060000 -> BLOCK_DEVICE;
+                default -> null;
+            };
+        }
     }
 
     private final Map<String, Node> nodes;
@@ -89,7 +130,8 @@ public final class ExpectedTree {
     }
 
     /**
-     * The tree of a directory on disk: its subdirectories, regular files (hashed) and symbolic links.
+     * The tree of a directory on disk: its subdirectories, regular files (hashed), symbolic links and
+     * special files (FIFOs, sockets, devices; never opened).
      *
      * @param reference the directory
      * @return the tree
@@ -114,6 +156,11 @@ public final class ExpectedTree {
                     b.symlink(rel, Files.readSymbolicLink(file).toString());
                 } else if (attrs.isRegularFile()) {
                     b.file(rel, attrs.size(), sha256(file));
+                } else {
+                    String type = Special.typeOf((Integer) Files.getAttribute(file, "unix:mode", LinkOption.NOFOLLOW_LINKS));
+                    if (type != null) {
+                        b.special(rel, type);
+                    }
                 }
                 return FileVisitResult.CONTINUE;
             }
@@ -262,6 +309,17 @@ public final class ExpectedTree {
          */
         public Builder symlink(String path, String target) {
             return put(path, new Symlink(target));
+        }
+
+        /**
+         * Adds a special file.
+         *
+         * @param path its relative path
+         * @param type one of the {@link Special} constants, e.g. {@link Special#FIFO}
+         * @return this builder
+         */
+        public Builder special(String path, String type) {
+            return put(path, new Special(type));
         }
 
         /**

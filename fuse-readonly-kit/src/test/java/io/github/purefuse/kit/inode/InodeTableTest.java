@@ -48,6 +48,24 @@ class InodeTableTest {
     }
 
     @Test
+    void inoFromAttributesKeepsTheFilesystemsOwnInodeNumbers() {
+        InodeTable<String> t = InodeTable.builder("/", (String k) -> k.getBytes(StandardCharsets.UTF_8))
+                .inoFromAttributes(true).build();
+        Attr real = Attr.builder(FileType.REGULAR).ino(4242).size(3).build();
+        Entry a = t.entry("/a", real, T, T);
+        Entry hardLink = t.entry("/b", real, T, T);
+        assertEquals(4242, a.attr().ino());
+        assertEquals(4242, hardLink.attr().ino());
+        assertNotEquals(a.nodeId(), hardLink.nodeId());
+        assertEquals(4242, t.attr("/a", real).ino());
+        assertEquals(1, t.lookupCount(a.nodeId()));
+        t.forget(a.nodeId(), 1);
+        t.forget(hardLink.nodeId(), 1);
+        assertEquals(1, t.size());
+        assertNull(t.key(a.nodeId()));
+    }
+
+    @Test
     void everyEntryCountsOneLookupAndForgetRemovesTheNodeAtZero() {
         InodeTable<String> t = InodeTable.forStrings("/");
         Entry a1 = t.entry("/a", FILE, T, T);

@@ -243,4 +243,95 @@ class PathAdapterTest {
         assertEquals(Failure.of(Errno.EACCES), a.getxattr(Requests.getxattr(NodeId.ROOT, "user.x", 0)));
         assertNotEquals(Failure.of(Errno.EIO), a.getattr(Requests.getattr(NodeId.ROOT)));
     }
+
+    /** A MemoryFs whose opens keep state: each open reads through its own OpenFile, closed at RELEASE. */
+    static final class PerOpenFs implements PathFileSystem {
+        final MemoryFs inner = new MemoryFs().file(FsPath.of("/f"), DATA).dir(FsPath.of("/d"));
+        final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger readsThroughHandles = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+            List<PathEntry> out = new ArrayList<>();
+            for (PathEntry e : inner.list(dir)) {
+                out.add(new PathEntry(e.name(), withIno(e.attr(), 1000 + e.name().hashCode() % 100)));
+            }
+            return out;
+        }
+
+        @Override
+        public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+            return inner.stat(path).map(a -> withIno(a, path.isRoot() ? 7 : 1000 + path.name().hashCode() % 100));
+        }
+
+        @Override
+        public int read(FsPath file, long offset, ByteBuffer into) {
+            throw new AssertionError("reads of an open with an OpenFile go to the OpenFile");
+        }
+
+        @Override
+        public OpenFile open(FsPath file) {
+            opened.incrementAndGet();
+            return new OpenFile() {
+                @Override
+                public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                    readsThroughHandles.incrementAndGet();
+                    return inner.read(file, offset, into);
+                }
+
+                @Override
+                public void close() {
+                    closed.incrementAndGet();
+                }
+            };
+        }
+
+        static io.github.purefuse.api.types.Attr withIno(io.github.purefuse.api.types.Attr a, long ino) {
+            return new io.github.purefuse.api.types.Attr(ino, a.size(), a.blocks(), a.atime(), a.mtime(), a.ctime(),
+                    a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), a.blksize());
+        }
+    }
+
+    @Test
+    void anOpenFileServesTheReadsOfItsOpenAndIsClosedAtRelease() {
+        PerOpenFs perOpen = new PerOpenFs();
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened one = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        Opened two = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(2, perOpen.opened.get());
+        try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, two.fh(), 16, 16))).lease()) {
+            byte[] got = new byte[lease.bytes().remaining()];
+            lease.bytes().get(got);
+            assertArrayEquals(java.util.Arrays.copyOfRange(DATA, 16, 32), got);
+        }
+        assertTrue(perOpen.readsThroughHandles.get() > 0);
+        a.release(Requests.release(f, one.fh()));
+        assertEquals(1, perOpen.closed.get());
+        a.release(Requests.release(f, two.fh()));
+        assertEquals(2, perOpen.closed.get());
+        assertEquals(0, a.openFiles());
+        assertEquals(0, leases.outstandingLeases());
+    }
+
+    @Test
+    void inoFromAttributesShowsTheFilesystemsOwnInodeNumbers() {
+        PerOpenFs perOpen = new PerOpenFs();
+        PathAdapter a = PathAdapter.builder(perOpen).inoFromAttributes(true).build();
+        Entry f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f")));
+        assertEquals(1000 + "f".hashCode() % 100, f.attr().ino());
+        assertEquals(f.attr().ino(), assertInstanceOf(Attributes.class, a.getattr(Requests.getattr(f.nodeId()))).attr().ino());
+        FileHandle fh = assertInstanceOf(Opened.class, a.opendir(Requests.opendir(NodeId.ROOT))).fh();
+        FakeDirectoryPage page = new FakeDirectoryPage(false, 4096);
+        a.readdir(Requests.readdir(NodeId.ROOT, fh, 0, 4096), page);
+        Map<String, Long> dIno = new java.util.HashMap<>();
+        for (DirEntry e : page.entries()) {
+            dIno.put(e.name(), e.ino());
+        }
+        assertEquals(7L, dIno.get("."));
+        assertEquals(7L, dIno.get(".."));
+        assertEquals(f.attr().ino(), dIno.get("f"));
+        assertEquals(1000L + "d".hashCode() % 100, dIno.get("d"));
+    }
 }

@@ -29,6 +29,9 @@ public interface LibC {
     /** {@code ssize_t read(int fd, void *buf, size_t count)}. */
     @ssize_t long read(int fd, @intptr_t long buf, @size_t long count);
 
+    /** {@code off_t lseek(int fd, off_t offset, int whence)}. */
+    long lseek(int fd, long offset, int whence);
+
     /** {@code ssize_t writev(int fd, const struct iovec *iov, int iovcnt)}. */
     @ssize_t long writev(int fd, @intptr_t long iov, int iovcnt);
 

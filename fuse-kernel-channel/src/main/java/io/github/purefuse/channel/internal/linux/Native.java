@@ -126,6 +126,31 @@ public final class Native {
         return (int) n;
     }
 
+    /** {@code SEEK_DATA} for {@code lseek(2)}. */
+    public static final int SEEK_DATA = 3;
+    /** {@code SEEK_HOLE} for {@code lseek(2)}. */
+    public static final int SEEK_HOLE = 4;
+    /** {@code ENXIO}: {@code lseek} found no data (or no hole) at or after the offset. */
+    public static final int ENXIO = 6;
+
+    /**
+     * Exactly one {@code lseek(2)}.
+     *
+     * @param fd     the descriptor
+     * @param offset the offset in bytes
+     * @param whence {@code SEEK_SET} (0), {@code SEEK_CUR} (1), {@code SEEK_END} (2), {@link #SEEK_DATA}
+     *               or {@link #SEEK_HOLE}
+     * @return the resulting offset
+     * @throws ErrnoException on failure (ENXIO for SEEK_DATA/SEEK_HOLE past the end or in a final hole)
+     */
+    public static long lseek(int fd, long offset, int whence) throws ErrnoException {
+        long r = C.lseek(fd, offset, whence);
+        if (r < 0) {
+            throw new ErrnoException("lseek", errno());
+        }
+        return r;
+    }
+
     /**
      * Exactly one {@code writev(2)} of an {@code iovec} array that is already in native memory.
      *
