@@ -40,6 +40,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.file.PassthroughFiles;
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
@@ -48,6 +49,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -75,8 +77,8 @@ public final class DepotMount implements ReadOnlyFileSystem {
     private static final int O_ACCMODE = 3;
     private static final int O_TRUNC = 01000;
 
-    private record OpenFile(FsPath path, @Nullable DepotObject object, long size,
-                            FuseConnection.@Nullable BackingFile backing) {
+    /** One open file: the object read through this process, or {@code null} for a passthrough open. */
+    private record OpenFile(FsPath path, @Nullable DepotObject object, long size) {
     }
 
     private final DepotFileSystem fs;
@@ -84,7 +86,8 @@ public final class DepotMount implements ReadOnlyFileSystem {
     private final PathAdapter paths;
     private final BufferLeases leases;
     private final boolean wantPassthrough;
-    private volatile FuseConnection.@Nullable Passthrough passthrough;
+    /** Backing files by path: every path is its own FUSE inode, and all opens of an inode share one. */
+    private volatile PassthroughFiles<FsPath> backings = PassthroughFiles.disabled();
     private final AtomicBoolean passthroughReported = new AtomicBoolean();
     private final ConcurrentHashMap<Long, OpenFile> files = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
@@ -129,7 +132,7 @@ public final class DepotMount implements ReadOnlyFileSystem {
 
     /** {@return whether passthrough is in use (asked for and granted by the kernel)} */
     public boolean passthroughActive() {
-        return passthrough != null;
+        return backings.active();
     }
 
     /** {@return the number of open files} */
@@ -141,10 +144,8 @@ public final class DepotMount implements ReadOnlyFileSystem {
     public void init(FuseConnection connection) {
         paths.init(connection);
         if (wantPassthrough) {
-            Optional<FuseConnection.Passthrough> p = connection.passthrough();
-            if (p.isPresent()) {
-                passthrough = p.get();
-            } else {
+            backings = PassthroughFiles.of(connection);
+            if (!backings.active()) {
                 reportPassthroughOff("the kernel or the session did not grant it (needs Linux 6.9+ and CAP_SYS_ADMIN)");
             }
         }
@@ -250,24 +251,20 @@ public final class DepotMount implements ReadOnlyFileSystem {
             }
             object = depot.open(n.hash(), n.size());
             long fh = nextFh.getAndIncrement();
-            FuseConnection.Passthrough pt = passthrough;
             Optional<Path> local = object.localPath();
-            if (pt != null && local.isPresent()) {
-                try {
-                    FuseConnection.BackingFile backing = pt.open(local.get());
+            if (backings.active() && local.isPresent()) {
+                OptionalInt backingId = backings.open(path, local.get()); // empty if the kernel refused the first one
+                if (backingId.isPresent()) {
                     object.close(); // the kernel reads the backing file itself
                     object = null;
-                    files.put(fh, new OpenFile(path, null, n.size(), backing));
+                    files.put(fh, new OpenFile(path, null, n.size()));
                     passthroughOpens.increment();
-                    return new Opened(FileHandle.of(fh), EnumSet.of(OpenFlag.PASSTHROUGH), backing.id());
-                } catch (IOException e) {
-                    passthrough = null;
-                    reportPassthroughOff("registering a backing file failed: " + e.getMessage());
+                    return new Opened(FileHandle.of(fh), EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
                 }
-            } else if (pt != null) {
+            } else if (backings.active()) {
                 reportPassthroughOff("the depot (" + depot.describe() + ") has no local files");
             }
-            files.put(fh, new OpenFile(path, object, n.size(), null));
+            files.put(fh, new OpenFile(path, object, n.size()));
             object = null;
             return Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE);
         } catch (IOException | RuntimeException e) {
@@ -323,16 +320,15 @@ public final class DepotMount implements ReadOnlyFileSystem {
         return Ok.INSTANCE;
     }
 
-    private static void closeQuietly(OpenFile f) {
+    private void closeQuietly(OpenFile f) {
+        if (f.object() == null) {
+            backings.release(f.path());
+            return;
+        }
         try {
-            if (f.object() != null) {
-                f.object().close();
-            }
+            f.object().close();
         } catch (IOException e) {
             LOG.log(Level.DEBUG, () -> "closing " + f.path() + ": " + e);
-        }
-        if (f.backing() != null) {
-            f.backing().close();
         }
     }
 
