@@ -47,8 +47,10 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -69,7 +71,7 @@ import java.util.function.Supplier;
  *   <tr><td>GETLK, SETLK, BMAP, SYNCFS, unknown opcodes</td><td>reader thread</td><td>ENOSYS</td></tr>
  *   <tr><td>DESTROY</td><td>reader thread</td><td>success (fuseblk only; a plain mount never sends it)</td></tr>
  *   <tr><td>INIT (a second one)</td><td>reader thread</td><td>EIO; the session answered the first</td></tr>
- *   <tr><td>everything else</td><td>a new virtual thread</td><td>the handler's reply</td></tr>
+ *   <tr><td>everything else</td><td>a worker virtual thread (reused)</td><td>the handler's reply</td></tr>
  * </table>
  *
  * <p>Handler calls are bounded by a semaphore of {@code maxInFlight} permits that the reader thread
@@ -92,6 +94,9 @@ public final class Dispatcher {
     private final InterruptTable interrupts = new InterruptTable();
     private final PagePool pages;
     private final ThreadFactory handlers = Thread.ofVirtual().name("fuse-handler-", 0).factory();
+    /** Workers waiting for a job; {@code tryTransfer} hands a job to one of them, if any waits. */
+    private final LinkedTransferQueue<Runnable> idleWorkers = new LinkedTransferQueue<>();
+    private static final long WORKER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(30);
     private final Object idleLock = new Object();
     private int active;
 
@@ -178,21 +183,46 @@ public final class Dispatcher {
         synchronized (idleLock) {
             active++;
         }
-        Thread t = handlers.newThread(() -> {
-            try {
-                f.bind();
-                task.run();
-            } finally {
-                interrupts.done(f);
-                permits.release();
-                synchronized (idleLock) {
-                    if (--active == 0) {
-                        idleLock.notifyAll();
-                    }
+        Runnable job = () -> run(f, task);
+        if (!idleWorkers.tryTransfer(job)) {
+            handlers.newThread(() -> work(job)).start();
+        }
+    }
+
+    /** Runs one handler call on the current worker thread, bound to its request for interrupts. */
+    private void run(InterruptTable.InFlight f, Runnable task) {
+        try {
+            f.bind();
+            task.run();
+        } finally {
+            f.unbind(); // from here on no INTERRUPT of this request can reach the worker
+            interrupts.done(f);
+            permits.release();
+            synchronized (idleLock) {
+                if (--active == 0) {
+                    idleLock.notifyAll();
                 }
             }
-        });
-        t.start();
+        }
+    }
+
+    /**
+     * A worker's life: run the job it was started for, then take the next ones handed over while it
+     * waits; end after {@link #WORKER_IDLE_NANOS} without work. Reusing workers instead of starting a
+     * virtual thread per request keeps the READ path from allocating a thread, its stack and its
+     * thread-locals for every request (bench/RESULTS.md); at most {@code maxInFlight} workers exist,
+     * since each runs one permit's job at a time.
+     */
+    private void work(Runnable first) {
+        Runnable job = first;
+        while (job != null) {
+            job.run();
+            try {
+                job = idleWorkers.poll(WORKER_IDLE_NANOS, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                job = null; // only an interrupt meant for a finished request could get here; end quietly
+            }
+        }
     }
 
     private FuseReply call(FuseRequest request, Supplier<? extends FuseReply> handler) {

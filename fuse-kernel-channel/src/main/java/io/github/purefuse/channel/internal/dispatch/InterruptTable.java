@@ -33,17 +33,32 @@ public final class InterruptTable {
         /** Binds the handler's thread; called first thing on that thread. */
         public void bind() {
             Thread t = Thread.currentThread();
-            thread = t;
-            if (interrupted) {
-                t.interrupt();
+            synchronized (this) {
+                thread = t;
+                if (interrupted) {
+                    t.interrupt();
+                }
             }
         }
 
+        /**
+         * Unbinds the handler's thread when its call is over and clears the thread's interrupt status:
+         * workers are reused, and an INTERRUPT for a finished request must not reach the next one.
+         */
+        public void unbind() {
+            synchronized (this) {
+                thread = null;
+            }
+            Thread.interrupted();
+        }
+
         void interrupt() {
-            interrupted = true;
-            Thread t = thread;
-            if (t != null) {
-                t.interrupt();
+            synchronized (this) {
+                interrupted = true;
+                Thread t = thread;
+                if (t != null) {
+                    t.interrupt();
+                }
             }
         }
 

@@ -59,4 +59,25 @@ class InterruptTableTest {
         h.join();
         assertTrue(seen[0]);
     }
+
+    @Test
+    void aReusedWorkerIsNotReachedByAnInterruptForItsPreviousRequest() throws Exception {
+        InterruptTable t = new InterruptTable();
+        InterruptTable.InFlight first = t.register(20);
+        boolean[] interruptedDuringSecond = new boolean[1];
+        Thread worker = Thread.ofVirtual().start(() -> {
+            first.bind();
+            first.interrupt();      // arrives while bound: the first request sees it
+            first.unbind();         // its call is over; the status is cleared for the next job
+            t.done(first);
+            first.interrupt();      // a late INTERRUPT of the finished request (raced with done)
+            InterruptTable.InFlight second = t.register(22);
+            second.bind();
+            interruptedDuringSecond[0] = Thread.currentThread().isInterrupted();
+            second.unbind();
+            t.done(second);
+        });
+        worker.join();
+        assertFalse(interruptedDuringSecond[0], "the next request on the same worker must not be interrupted");
+    }
 }
