@@ -485,6 +485,9 @@ public final class Importer {
             } else {
                 skip(display, "hard link to a file not in the archive: " + e.getLinkName());
             }
+        } else if (e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
+            // Before isFile(): commons-compress calls every entry a file whose name has no trailing '/'.
+            skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device" : "FIFO");
         } else if (e.isFile()) {
             WritableDepot.Stored s = depot.putObject(new StreamChannel(in), null);
             if (s.size() != e.getSize()) {
@@ -500,8 +503,7 @@ public final class Importer {
             }
             parent.children.put(name, f);
         } else {
-            skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device"
-                    : e.isFIFO() ? "FIFO" : "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
+            skip(display, "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
         }
     }
 

@@ -175,4 +175,27 @@ class ImporterTest {
             assertEquals(List.of(new ImportResult.Skipped("depot", "excluded (the depot itself)")), r.skipped());
         }
     }
+
+    @Test
+    void fifosAndDevicesInATarAreSkippedNotImportedAsEmptyFiles() throws Exception {
+        Path tar = tmp.resolve("special.tar");
+        try (OutputStream f = Files.newOutputStream(tar);
+             TarArchiveOutputStream out = new TarArchiveOutputStream(f, "UTF-8")) {
+            addFile(out, "dev/regular", "data", 0644);
+            for (var e : List.of(new TarArchiveEntry("dev/fifo", TarArchiveEntry.LF_FIFO),
+                    new TarArchiveEntry("dev/null", TarArchiveEntry.LF_CHR),
+                    new TarArchiveEntry("dev/sda", TarArchiveEntry.LF_BLK))) {
+                out.putArchiveEntry(e);
+                out.closeArchiveEntry();
+            }
+        }
+        MemoryDepot depot = new MemoryDepot();
+        ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tar);
+        assertEquals(1, r.files());
+        assertEquals(List.of(new ImportResult.Skipped("dev/fifo", "FIFO"),
+                new ImportResult.Skipped("dev/null", "character device"),
+                new ImportResult.Skipped("dev/sda", "block device")), r.skipped());
+        Bundle dev = depot.bundle(depot.bundle(r.bundle()).entry("dev").orElseThrow().requireHash());
+        assertEquals(List.of("regular"), dev.entries().stream().map(BundleEntry::name).toList());
+    }
 }
