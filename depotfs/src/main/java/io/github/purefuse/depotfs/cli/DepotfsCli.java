@@ -139,6 +139,9 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = {"-q", "--quiet"}, description = "no progress bar")
         boolean quiet;
 
+        @Option(names = "--cross-mounts", description = "also import directories on other filesystems (mount points below SOURCE)")
+        boolean crossMounts;
+
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
@@ -157,7 +160,7 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
                 ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), Set.of(depot.directory()))
-                        .importPath(source);
+                        .crossMounts(crossMounts).importPath(source);
                 Optional<Hash> before = depot.root(rootName);
                 depot.setRoot(rootName, before.orElse(null), r.bundle());
                 printSummary(out, err, source, rootName, r, before);

@@ -71,6 +71,7 @@ public final class Importer {
     private final int threads;
     private final Progress progress;
     private final Set<Path> exclude;
+    private boolean crossMounts;
 
     private final List<ImportResult.Skipped> skipped = Collections.synchronizedList(new ArrayList<>());
     private final Set<Hash> claimed = ConcurrentHashMap.newKeySet();
@@ -95,6 +96,19 @@ public final class Importer {
         this.threads = Math.max(1, threads);
         this.progress = progress;
         this.exclude = Set.copyOf(exclude);
+    }
+
+    /**
+     * Whether a directory import descends into directories on other filesystems (mount points below the
+     * source, such as {@code /proc} under {@code /}). Off by default: such a directory is skipped with the
+     * reason "another filesystem (mount point)".
+     *
+     * @param cross true to descend into other filesystems
+     * @return this importer
+     */
+    public Importer crossMounts(boolean cross) {
+        this.crossMounts = cross;
+        return this;
     }
 
     // ------------------------------------------------------------------ tree model
@@ -187,6 +201,7 @@ public final class Importer {
         List<File> work = new ArrayList<>();
         long[] total = {0};
         Deque<Dir> stack = new ArrayDeque<>();
+        @Nullable Object topDevice = device(top);
         Files.walkFileTree(top, EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE, new FileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
@@ -202,6 +217,10 @@ public final class Importer {
                 String problem = Names.problem(name);
                 if (problem != null) {
                     skip(rel(top, d), problem);
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                if (!crossMounts && topDevice != null && !topDevice.equals(device(d))) {
+                    skip(rel(top, d), "another filesystem (mount point; --cross-mounts imports it)");
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 if (!Files.isReadable(d) || !Files.isExecutable(d)) {
@@ -229,7 +248,13 @@ public final class Importer {
                 }
                 long mtime = nanos(attrs.lastModifiedTime());
                 if (attrs.isSymbolicLink()) {
-                    String target = Files.readSymbolicLink(f).toString();
+                    String target;
+                    try {
+                        target = Files.readSymbolicLink(f).toString();
+                    } catch (IOException e) {
+                        skip(display, "cannot read the link: " + reason(e));
+                        return FileVisitResult.CONTINUE;
+                    }
                     String tp = Names.targetProblem(target);
                     if (tp != null) {
                         skip(display, tp);
@@ -254,14 +279,14 @@ public final class Importer {
 
             @Override
             public FileVisitResult visitFileFailed(Path f, IOException e) {
-                skip(rel(top, f), e instanceof AccessDeniedException ? "permission denied" : String.valueOf(e.getMessage()));
+                skip(rel(top, f), reason(e));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
                 if (e != null) {
-                    skip(rel(top, d), "listing failed: " + e.getMessage());
+                    skip(rel(top, d), "listing failed: " + reason(e));
                 }
                 stack.pop();
                 return FileVisitResult.CONTINUE;
@@ -344,6 +369,29 @@ public final class Importer {
         } catch (DepotException e) {
             throw new DepotException(e.reason(), f.displayPath + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The st_dev of a directory, or null if it cannot be read. */
+    private static @Nullable Object device(Path d) {
+        try {
+            return Files.getAttribute(d, "unix:dev", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A short reason for an I/O error, without the path the exception repeats. */
+    static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return String.valueOf(e.getMessage());
     }
 
     private static String specialKind(Path f) {

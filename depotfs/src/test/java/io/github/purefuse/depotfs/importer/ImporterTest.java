@@ -198,4 +198,14 @@ class ImporterTest {
         Bundle dev = depot.bundle(depot.bundle(r.bundle()).entry("dev").orElseThrow().requireHash());
         assertEquals(List.of("regular"), dev.entries().stream().map(BundleEntry::name).toList());
     }
+
+    @Test
+    void aDirectoryImportStaysOnTheSourcesFilesystem() throws Exception {
+        boolean ptsMounted = Files.readAllLines(Path.of("/proc/mounts")).stream()
+                .anyMatch(l -> l.split(" ")[1].equals("/dev/pts"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(ptsMounted, "/dev/pts is not a mount point here");
+        ImportResult r = new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(Path.of("/dev"));
+        assertTrue(r.skipped().contains(new ImportResult.Skipped("pts",
+                "another filesystem (mount point; --cross-mounts imports it)")), r.skipped().toString());
+    }
 }
