@@ -122,7 +122,13 @@ public final class DepotfsCli implements Callable<Integer> {
     @Command(name = "import", mixinStandardHelpOptions = true,
             description = {"Imports a directory tree or a tar archive into a depot.",
                     "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are",
-                    "deduplicated by content; running the same import again changes nothing."})
+                    "deduplicated by content; running the same import again changes nothing.",
+                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. Entries that cannot",
+                    "be read are listed too; the rest is imported and the root moved, but the exit status is 1."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:everything readable was imported",
+                    "1:an error; or some entries could not be read (the rest was imported)",
+                    "2:usage error"})
     static final class ImportCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "SOURCE", description = "a directory or a tar archive")
         Path source;
@@ -164,6 +170,12 @@ public final class DepotfsCli implements Callable<Integer> {
                 Optional<Hash> before = depot.root(rootName);
                 depot.setRoot(rootName, before.orElse(null), r.bundle());
                 printSummary(out, err, source, rootName, r, before);
+                if (r.errors() > 0) {
+                    err.println("depotfs: " + Terminal.count(r.errors()) + (r.errors() == 1 ? " entry" : " entries")
+                            + " could not be imported (listed above); the rest is in root '" + rootName + "'");
+                    err.flush();
+                    return 1;
+                }
             }
             return 0;
         }
@@ -191,13 +203,16 @@ public final class DepotfsCli implements Callable<Integer> {
                 Terminal.count(r.newObjects()), Terminal.count(r.dedupedFiles()), Terminal.count(r.newBundles()),
                 Terminal.count(r.skipped().size()), Terminal.seconds(r.elapsed()));
         out.flush();
+        // Errors first: they are what the user has to act on.
+        java.util.List<ImportResult.Skipped> skips = new java.util.ArrayList<>(r.skipped());
+        skips.sort(java.util.Comparator.comparing((ImportResult.Skipped s) -> !s.error()));
         int shown = 0;
-        for (ImportResult.Skipped s : r.skipped()) {
+        for (ImportResult.Skipped s : skips) {
             if (shown++ == 10) {
-                err.println("depotfs: skipped " + (r.skipped().size() - 10) + " more");
+                err.println("depotfs: skipped " + (skips.size() - 10) + " more");
                 break;
             }
-            err.println("depotfs: skipped " + s.path() + ": " + s.reason());
+            err.println("depotfs: " + (s.error() ? "could not import " : "skipped ") + s.path() + ": " + s.reason());
         }
         err.flush();
     }

@@ -58,9 +58,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>What is imported: directories, regular files (content, size, mtime in ns, owner-execute bit) and
  * symbolic links (target as is, also when it points outside the tree); tar hard links become one more
- * entry for the same object. Skipped and reported: sockets, FIFOs and devices, unreadable files and
- * directories, names that are not valid UTF-8 or longer than 7,000 bytes, symlink targets longer than
- * 4,095 bytes, and tar entries whose path contains {@code ..}.
+ * entry for the same object. Skipped by design and reported: sockets, FIFOs and devices, directories on
+ * other filesystems (unless {@link #crossMounts}), names that are not valid UTF-8 or longer than 7,000
+ * bytes, symlink targets longer than 4,095 bytes, and tar entries whose path contains {@code ..}.
+ * Skipped as errors ({@link ImportResult.Skipped#error()}, counted by {@link ImportResult#errors()}):
+ * files, directories and symlinks that cannot be read; what was readable is still imported.
  */
 public final class Importer {
 
@@ -224,7 +226,7 @@ public final class Importer {
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 if (!Files.isReadable(d) || !Files.isExecutable(d)) {
-                    skip(rel(top, d), "permission denied");
+                    fail(rel(top, d), "permission denied");
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 Dir node = new Dir(name, nanos(attrs.lastModifiedTime()), true);
@@ -252,7 +254,7 @@ public final class Importer {
                     try {
                         target = Files.readSymbolicLink(f).toString();
                     } catch (IOException e) {
-                        skip(display, "cannot read the link: " + reason(e));
+                        fail(display, "cannot read the link: " + reason(e));
                         return FileVisitResult.CONTINUE;
                     }
                     String tp = Names.targetProblem(target);
@@ -270,7 +272,7 @@ public final class Importer {
                     work.add(node);
                     total[0] += attrs.size();
                 } else if (attrs.isDirectory()) {
-                    skip(display, "directory could not be entered");
+                    fail(display, "directory could not be entered");
                 } else {
                     skip(display, specialKind(f));
                 }
@@ -279,14 +281,14 @@ public final class Importer {
 
             @Override
             public FileVisitResult visitFileFailed(Path f, IOException e) {
-                skip(rel(top, f), reason(e));
+                fail(rel(top, f), reason(e));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
                 if (e != null) {
-                    skip(rel(top, d), "listing failed: " + reason(e));
+                    fail(rel(top, d), "listing failed: " + reason(e));
                 }
                 stack.pop();
                 return FileVisitResult.CONTINUE;
@@ -362,10 +364,10 @@ public final class Importer {
             f.hash = h;
         } catch (AccessDeniedException e) {
             f.failed = true;
-            skip(f.displayPath, "permission denied");
+            fail(f.displayPath, "permission denied");
         } catch (NoSuchFileException e) {
             f.failed = true;
-            skip(f.displayPath, "vanished during the import");
+            fail(f.displayPath, "vanished during the import");
         } catch (DepotException e) {
             throw new DepotException(e.reason(), f.displayPath + ": " + e.getMessage(), e);
         }
@@ -684,6 +686,11 @@ public final class Importer {
 
     private void skip(String path, String reason) {
         skipped.add(new ImportResult.Skipped(path, reason));
+    }
+
+    /** Records an entry that could not be imported because reading it failed. */
+    private void fail(String path, String reason) {
+        skipped.add(new ImportResult.Skipped(path, reason, true));
     }
 
     private static String rel(Path top, Path p) {

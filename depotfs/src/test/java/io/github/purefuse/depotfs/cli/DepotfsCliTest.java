@@ -123,4 +123,27 @@ class DepotfsCliTest {
         byte[] across = DemoBuilder.patternBytes((1L << 20) - 10, 20);
         assertEquals("MiB 000", new String(across, 10, 7, StandardCharsets.US_ASCII));
     }
+
+    @Test
+    void entriesThatCannotBeReadMakeTheImportExitOneButTheRestIsImported() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("deep"));
+        Files.writeString(src.resolve("top.txt"), "readable\n");
+        // 25 levels of 200-character names: deeper than PATH_MAX (4096), so the walk fails with ENAMETOOLONG.
+        String name = "n".repeat(200);
+        Process p = new ProcessBuilder("bash", "-c", "cd \"$1\" && for i in $(seq 25); do mkdir \"$2\" && cd \"$2\" || exit 1; done; echo x > f",
+                "sh", src.toString(), name).inheritIO().start();
+        try {
+            assertEquals(0, p.waitFor());
+            String depot = tmp.resolve("depot").toString();
+            Run r = cli("import", src.toString(), "--depot", depot);
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.out().contains("files 1 (9 B)"), r.out());
+            assertTrue(r.err().contains("depotfs: could not import "), r.err());
+            assertTrue(r.err().contains("File name too long"), r.err());
+            assertTrue(r.err().endsWith("depotfs: 1 entry could not be imported (listed above); the rest is in root 'deep'\n"), r.err());
+            assertTrue(cli("ls", "--depot", depot, "deep").out().contains(" top.txt\n"));
+        } finally {
+            new ProcessBuilder("rm", "-rf", src.toString()).inheritIO().start().waitFor();
+        }
+    }
 }
