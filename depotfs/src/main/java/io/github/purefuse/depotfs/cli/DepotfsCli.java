@@ -164,6 +164,18 @@ public final class DepotfsCli implements Callable<Integer> {
             if (!Files.exists(source)) {
                 throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
             }
+            if (Files.exists(depotDir)) {
+                Path src = source.toRealPath();
+                Path dep = depotDir.toRealPath();
+                if (src.equals(dep)) {
+                    throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source
+                            + ": the source is the depot itself");
+                }
+                if (src.startsWith(dep)) {
+                    throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source
+                            + ": the source is inside the depot " + depotDir);
+                }
+            }
             try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
                 ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), Set.of(depot.directory()))
                         .crossMounts(crossMounts).importPath(source);

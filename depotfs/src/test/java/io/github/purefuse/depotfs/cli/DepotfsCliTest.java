@@ -146,4 +146,19 @@ class DepotfsCliTest {
             new ProcessBuilder("rm", "-rf", src.toString()).inheritIO().start().waitFor();
         }
     }
+
+    @Test
+    void importingTheDepotIntoItselfIsRefused() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Files.writeString(src.resolve("a"), "a");
+        Path depot = tmp.resolve("depot");
+        assertEquals(0, cli("import", src.toString(), "--depot", depot.toString(), "-q").exit());
+        Run self = cli("import", depot.toString(), "--depot", depot.toString(), "-q");
+        assertEquals(1, self.exit());
+        assertEquals("depotfs: cannot import " + depot + ": the source is the depot itself\n", self.err());
+        Run inside = cli("import", depot.resolve("objects").toString(), "--depot", depot.toString(), "-q");
+        assertEquals(1, inside.exit());
+        assertEquals("depotfs: cannot import " + depot.resolve("objects") + ": the source is inside the depot " + depot + "\n",
+                inside.err());
+    }
 }
