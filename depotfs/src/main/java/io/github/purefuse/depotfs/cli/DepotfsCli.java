@@ -233,7 +233,8 @@ public final class DepotfsCli implements Callable<Integer> {
 
     /** {@code depotfs ls --depot DIR [PATH]}. */
     @Command(name = "ls", mixinStandardHelpOptions = true,
-            description = "Lists the roots, or a bundle of a depot (PATH = root/name/...).")
+            description = {"Lists the roots, or a bundle of a depot (PATH = root/name/...).",
+                    "A root that cannot be read is listed as BROKEN; the exit status is then 1."})
     static final class LsCommand implements Callable<Integer> {
         private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneId.systemDefault());
 
@@ -251,10 +252,25 @@ public final class DepotfsCli implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             try (LocalDepot depot = openDepot(depotDir)) {
                 if (path == null) {
+                    java.util.SortedMap<String, String> lines = new java.util.TreeMap<>();
+                    java.util.SortedMap<String, String> broken = new java.util.TreeMap<>(depot.brokenRoots());
                     for (Map.Entry<String, Hash> r : depot.roots().entrySet()) {
-                        Bundle b = depot.bundle(r.getValue());
-                        out.printf(Locale.ROOT, "%-20s %s  %s, %s entries%n", r.getKey(), r.getValue().toHex(),
-                                Terminal.bytes(b.totalBytes()), Terminal.count(b.totalNodes()));
+                        try {
+                            Bundle b = depot.bundle(r.getValue());
+                            lines.put(r.getKey(), String.format(Locale.ROOT, "%-20s %s  %s, %s entries", r.getKey(),
+                                    r.getValue().toHex(), Terminal.bytes(b.totalBytes()), Terminal.count(b.totalNodes())));
+                        } catch (DepotException e) {
+                            broken.put(r.getKey(), e.getMessage());
+                        }
+                    }
+                    broken.forEach((name, problem) -> lines.put(name,
+                            String.format(Locale.ROOT, "%-20s BROKEN: %s", name, problem)));
+                    lines.values().forEach(out::println);
+                    out.flush();
+                    if (!broken.isEmpty()) {
+                        spec.commandLine().getErr().println("depotfs: " + broken.size() + " broken root"
+                                + (broken.size() == 1 ? "" : "s") + " (run 'depotfs verify')");
+                        return 1;
                     }
                     return 0;
                 }

@@ -91,7 +91,8 @@ final class MountRunner {
         readyNanos = System.nanoTime();
         allocatedAtReady = allocatedBytes();
         String what = settings.root() != null ? "root '" + settings.root() + "'"
-                : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s");
+                : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
+                        + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
         out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + ") at " + s.mountpoint()
                 + "; stop with Ctrl-C or `depotfs unmount " + s.mountpoint() + "`");

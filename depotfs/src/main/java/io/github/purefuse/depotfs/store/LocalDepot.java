@@ -180,21 +180,45 @@ public final class LocalDepot implements WritableDepot {
 
     // ---------------------------------------------------------------- reads
 
-    @Override
-    public SortedMap<String, Hash> roots() throws IOException {
-        SortedMap<String, Hash> roots = new TreeMap<>();
+    /** Refs that hold a hash and have a valid name go to {@code roots}, the others to {@code broken}. */
+    private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {
         try (DirectoryStream<Path> s = Files.newDirectoryStream(refs)) {
             for (Path p : s) {
                 String name = p.getFileName().toString();
                 if (name.startsWith(".")) {
                     continue; // a ref being written
                 }
-                roots.put(name, readRef(name, p));
+                String nameProblem = WritableDepot.rootNameProblem(name);
+                if (nameProblem != null) {
+                    broken.put(name, "bad root name (" + nameProblem + ")");
+                    continue;
+                }
+                try {
+                    roots.put(name, readRef(name, p));
+                } catch (DepotException e) {
+                    broken.put(name, "ref " + p + " does not hold a hash");
+                } catch (NoSuchFileException e) {
+                    // removed meanwhile
+                }
             }
         } catch (NoSuchFileException e) {
-            return roots;
+            // no refs yet
         }
+    }
+
+    /** {@inheritDoc} Refs that are broken are left out; see {@link #brokenRoots()}. */
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        SortedMap<String, Hash> roots = new TreeMap<>();
+        scanRefs(roots, new TreeMap<>());
         return roots;
+    }
+
+    @Override
+    public SortedMap<String, String> brokenRoots() throws IOException {
+        SortedMap<String, String> broken = new TreeMap<>();
+        scanRefs(new TreeMap<>(), broken);
+        return broken;
     }
 
     @Override

@@ -161,4 +161,18 @@ class DepotfsCliTest {
         assertEquals("depotfs: cannot import " + depot.resolve("objects") + ": the source is inside the depot " + depot + "\n",
                 inside.err());
     }
+
+    @Test
+    void lsListsEveryRootAndMarksBrokenOnes() throws Exception {
+        Path depot = BrokenDepots.withBrokenRoots(tmp);
+        Run ls = cli("ls", "--depot", depot.toString());
+        assertEquals(1, ls.exit(), ls.err());
+        List<String> lines = ls.out().lines().toList();
+        assertEquals(4, lines.size(), ls.out());
+        assertTrue(lines.get(0).matches("bad name +BROKEN: bad root name \\(.*\\)"), lines.get(0));
+        assertTrue(lines.get(1).matches("corrupt +BROKEN: corrupt manifest [0-9a-f]+: its content hashes to .*"), lines.get(1));
+        assertTrue(lines.get(2).startsWith("good "), lines.get(2));
+        assertTrue(lines.get(3).matches("missing +BROKEN: missing manifest abababab.*"), lines.get(3));
+        assertEquals("depotfs: 3 broken roots (run 'depotfs verify')\n", ls.err());
+    }
 }
