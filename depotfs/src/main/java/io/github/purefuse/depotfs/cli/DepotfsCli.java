@@ -437,12 +437,34 @@ public final class DepotfsCli implements Callable<Integer> {
 
     // ------------------------------------------------------------------ unmount
 
+    /**
+     * Why {@code unmount} must leave a mount alone, or null if it may unmount it.
+     *
+     * @param m     the mount
+     * @param force true to accept any FUSE mount
+     * @return a one-line refusal, or null
+     */
+    static @Nullable String unmountProblem(Mounts.Mount m, boolean force) {
+        String type = m.fsType();
+        if (type.equals("fuse.depotfs") || (force && (type.equals("fuse") || type.startsWith("fuse.")))) {
+            return null;
+        }
+        if (type.equals("fuse") || type.startsWith("fuse.")) {
+            return m.mountpoint() + " is not a depotfs mount (" + type + "); use umount, or --force";
+        }
+        return m.mountpoint() + " is not a FUSE mount (" + type + "); not unmounting it (use umount)";
+    }
+
     /** {@code depotfs unmount MOUNTPOINT}. */
     @Command(name = "unmount", aliases = "umount", mixinStandardHelpOptions = true,
-            description = "Unmounts a depotfs mount, also one whose server died (\"Transport endpoint is not connected\").")
+            description = {"Unmounts a depotfs mount, also one whose server died (\"Transport endpoint is not connected\").",
+                    "Refuses other mounts (use umount(8) for them), other FUSE mounts too unless --force."})
     static final class UnmountCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "the mount point")
         Path mountpoint;
+
+        @Option(names = "--force", description = "also unmount a FUSE mount that is not depotfs's")
+        boolean force;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -453,9 +475,9 @@ public final class DepotfsCli implements Callable<Integer> {
             if (m.isEmpty()) {
                 throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint) + " is not mounted");
             }
-            if (!m.get().fsType().startsWith("fuse")) {
-                throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint)
-                        + " is not a FUSE mount (" + m.get().fsType() + "); not unmounting it");
+            String problem = unmountProblem(m.get(), force);
+            if (problem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, problem);
             }
             Optional<String> failure = Mounts.unmount(mountpoint);
             if (failure.isPresent()) {

@@ -175,4 +175,16 @@ class DepotfsCliTest {
         assertTrue(lines.get(3).matches("missing +BROKEN: missing manifest abababab.*"), lines.get(3));
         assertEquals("depotfs: 3 broken roots (run 'depotfs verify')\n", ls.err());
     }
+
+    @Test
+    void unmountRefusesMountsThatAreNotDepotfsUnlessForced() {
+        Mounts.Mount depotfs = new Mounts.Mount("/mnt/a", "fuse.depotfs", "depotfs");
+        Mounts.Mount hello = new Mounts.Mount("/mnt/b", "fuse.hello", "hello");
+        Mounts.Mount ext4 = new Mounts.Mount("/", "ext4", "/dev/sda1");
+        assertEquals(null, DepotfsCli.unmountProblem(depotfs, false));
+        assertEquals("/mnt/b is not a depotfs mount (fuse.hello); use umount, or --force",
+                DepotfsCli.unmountProblem(hello, false));
+        assertEquals(null, DepotfsCli.unmountProblem(hello, true));
+        assertEquals("/ is not a FUSE mount (ext4); not unmounting it (use umount)", DepotfsCli.unmountProblem(ext4, true));
+    }
 }
