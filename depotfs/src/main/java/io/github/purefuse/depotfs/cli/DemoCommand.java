@@ -107,7 +107,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static void printHints(PrintStream out, Path m) {
-        String q = shellQuote(m.toString());
+        String q = Terminal.shellQuote(m.toString());
         out.println();
         out.println("What to try, in another terminal:");
         out.println("  ls -l " + q);
@@ -119,11 +119,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  find " + q + " | wc -l;  du -sh " + q + "/doc");
         out.println("  python3 -c 'import os,sys; print(sum(len(f) for _,_,f in os.walk(sys.argv[1])), \"files\")' " + q);
         out.println("  dd if=" + q + "/big/" + BIG_NAME + " of=/dev/null bs=1M   # a 4 GiB object through FUSE");
-        out.println("Stop with Ctrl-C, or: depotfs unmount " + q);
+        out.println("Stop with Ctrl-C, or: " + Terminal.command() + " unmount " + q);
         out.flush();
-    }
-
-    private static String shellQuote(String s) {
-        return s.matches("[A-Za-z0-9_./-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
     }
 }

@@ -187,4 +187,21 @@ class DepotfsCliTest {
         assertEquals(null, DepotfsCli.unmountProblem(hello, true));
         assertEquals("/ is not a FUSE mount (ext4); not unmounting it (use umount)", DepotfsCli.unmountProblem(ext4, true));
     }
+
+    @Test
+    void theUnmountHintIsShellQuotedAndNamesTheLauncher() {
+        String before = System.getProperty("depotfs.command");
+        try {
+            System.setProperty("depotfs.command", "bin/depotfs");
+            assertEquals("bin/depotfs unmount '/tmp/my mnt'", MountRunner.unmountHint(Path.of("/tmp/my mnt")));
+            assertEquals("bin/depotfs unmount '/tmp/it'\\''s'", MountRunner.unmountHint(Path.of("/tmp/it's")));
+            assertEquals("bin/depotfs unmount /tmp/plain", MountRunner.unmountHint(Path.of("/tmp/plain")));
+            System.clearProperty("depotfs.command");
+            assertEquals("depotfs unmount /tmp/plain", MountRunner.unmountHint(Path.of("/tmp/plain")));
+        } finally {
+            if (before != null) {
+                System.setProperty("depotfs.command", before);
+            }
+        }
+    }
 }
