@@ -93,8 +93,15 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     static Path defaultDepotDir() {
-        String xdg = System.getenv("XDG_CACHE_HOME");
-        Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return defaultDepotDir(System.getenv(), System.getProperty("user.home"));
+    }
+
+    /** {@code $XDG_CACHE_HOME/depotfs/demo-depot}, else under {@code $HOME/.cache}, else under user.home. */
+    static Path defaultDepotDir(java.util.Map<String, String> env, String userHome) {
+        String xdg = env.get("XDG_CACHE_HOME");
+        String home = env.get("HOME");
+        Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg)
+                : Path.of(home != null && !home.isBlank() ? home : userHome, ".cache");
         return cache.resolve("depotfs").resolve("demo-depot");
     }
 

@@ -204,4 +204,13 @@ class DepotfsCliTest {
             }
         }
     }
+
+    @Test
+    void theDemoDepotFollowsXdgCacheHomeThenHome() {
+        assertEquals(Path.of("/x/cache/depotfs/demo-depot"),
+                DemoCommand.defaultDepotDir(java.util.Map.of("XDG_CACHE_HOME", "/x/cache", "HOME", "/home/u"), "/root"));
+        assertEquals(Path.of("/home/u/.cache/depotfs/demo-depot"),
+                DemoCommand.defaultDepotDir(java.util.Map.of("HOME", "/home/u"), "/root"));
+        assertEquals(Path.of("/root/.cache/depotfs/demo-depot"), DemoCommand.defaultDepotDir(java.util.Map.of(), "/root"));
+    }
 }
