@@ -404,10 +404,42 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
-        MountRunner.Settings settings(@Nullable String root) {
+        /** {@return a one-line problem with the flags, or null} */
+        @Nullable String problem() {
+            return statsProblem(stats);
+        }
+
+        MountRunner.Settings settings(@Nullable String root) throws DepotException {
+            String problem = problem();
+            if (problem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, problem);
+            }
             return new MountRunner.Settings(root, passthrough, readaheadKb, maxBackground, congestionThreshold, threads,
                     allowOther, stats);
         }
+    }
+
+    /**
+     * Checks the mount flags before anything is mounted: what {@code --stats} needs.
+     *
+     * @param stats the --stats file, or null
+     * @return a one-line problem, or null
+     */
+    static @Nullable String statsProblem(@Nullable Path stats) {
+        if (stats == null) {
+            return null;
+        }
+        Path dir = stats.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            return "--stats " + stats + ": " + dir + ": no such directory";
+        }
+        if (!Files.isWritable(dir)) {
+            return "--stats " + stats + ": " + dir + ": permission denied";
+        }
+        if (Files.isDirectory(stats)) {
+            return "--stats " + stats + ": is a directory";
+        }
+        return null;
     }
 
     /** {@code depotfs mount --depot DIR MOUNTPOINT ...}. */

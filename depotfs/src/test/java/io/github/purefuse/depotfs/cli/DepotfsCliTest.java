@@ -213,4 +213,15 @@ class DepotfsCliTest {
                 DemoCommand.defaultDepotDir(java.util.Map.of("HOME", "/home/u"), "/root"));
         assertEquals(Path.of("/root/.cache/depotfs/demo-depot"), DemoCommand.defaultDepotDir(java.util.Map.of(), "/root"));
     }
+
+    @Test
+    void aStatsFileInADirectoryThatDoesNotExistIsRefusedBeforeMounting() throws Exception {
+        Path mp = Files.createDirectories(tmp.resolve("mnt"));
+        Path depot = tmp.resolve("depot");
+        LocalDepot.openOrCreate(depot).close();
+        Run r = cli("mount", "--depot", depot.toString(), mp.toString(), "--stats", "/proc/nope/s.json");
+        assertEquals(1, r.exit());
+        assertEquals("depotfs: --stats /proc/nope/s.json: /proc/nope: no such directory\n", r.err());
+        assertEquals(null, DepotfsCli.statsProblem(tmp.resolve("s.json")));
+    }
 }
