@@ -176,6 +176,10 @@ public final class DepotfsCli implements Callable<Integer> {
                             + ": the source is inside the depot " + depotDir);
                 }
             }
+            String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
+            if (threadsProblem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+            }
             try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
                 ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), Set.of(depot.directory()))
                         .crossMounts(crossMounts).importPath(source);
@@ -354,6 +358,10 @@ public final class DepotfsCli implements Callable<Integer> {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
+            if (threadsProblem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+            }
             try (LocalDepot depot = openDepot(depotDir)) {
                 io.github.purefuse.depotfs.importer.Progress p = Terminal.progress(!quiet);
                 AtomicLong total = new AtomicLong();
@@ -387,16 +395,16 @@ public final class DepotfsCli implements Callable<Integer> {
         boolean passthrough;
 
         @Option(names = "--readahead-kb", paramLabel = "N", description = "set the mount's read_ahead_kb (root only)")
-        int readaheadKb;
+        @Nullable Integer readaheadKb;
 
-        @Option(names = "--max-background", paramLabel = "N", description = "INIT max_background (default 64)")
-        int maxBackground = -1;
+        @Option(names = "--max-background", paramLabel = "N", description = "INIT max_background, 0..65535 (default 64)")
+        @Nullable Integer maxBackground;
 
-        @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold (default 48)")
-        int congestionThreshold = -1;
+        @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold, 0..65535 (default 48)")
+        @Nullable Integer congestionThreshold;
 
-        @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse (default: the number of CPUs)")
-        int threads;
+        @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse, 1..1024 (default: the number of CPUs)")
+        @Nullable Integer threads;
 
         @Option(names = "--stats", paramLabel = "FILE", description = "write statistics as JSON at exit")
         @Nullable Path stats;
@@ -406,7 +414,11 @@ public final class DepotfsCli implements Callable<Integer> {
 
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
-            return statsProblem(stats);
+            String p = rangeProblem("--readahead-kb", readaheadKb, 0, Integer.MAX_VALUE);
+            p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
+            p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
+            p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
+            return p != null ? p : statsProblem(stats);
         }
 
         MountRunner.Settings settings(@Nullable String root) throws DepotException {
@@ -414,9 +426,26 @@ public final class DepotfsCli implements Callable<Integer> {
             if (problem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, problem);
             }
-            return new MountRunner.Settings(root, passthrough, readaheadKb, maxBackground, congestionThreshold, threads,
-                    allowOther, stats);
+            return new MountRunner.Settings(root, passthrough, readaheadKb == null ? 0 : readaheadKb,
+                    maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
+                    threads == null ? 0 : threads, allowOther, stats);
         }
+    }
+
+    /**
+     * Checks a numeric flag against its range.
+     *
+     * @param flag  the flag as the user typed it, e.g. {@code --threads}
+     * @param value its value, or null if not given
+     * @param min   smallest allowed value
+     * @param max   largest allowed value
+     * @return e.g. {@code --threads must be 1..1024, was -1}, or null
+     */
+    static @Nullable String rangeProblem(String flag, @Nullable Integer value, int min, int max) {
+        if (value == null || (value >= min && value <= max)) {
+            return null;
+        }
+        return flag + " must be " + (max == Integer.MAX_VALUE ? "at least " + min : min + ".." + max) + ", was " + value;
     }
 
     /**

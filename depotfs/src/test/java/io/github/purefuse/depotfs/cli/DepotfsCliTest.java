@@ -224,4 +224,25 @@ class DepotfsCliTest {
         assertEquals("depotfs: --stats /proc/nope/s.json: /proc/nope: no such directory\n", r.err());
         assertEquals(null, DepotfsCli.statsProblem(tmp.resolve("s.json")));
     }
+
+    @Test
+    void numericFlagsOutOfRangeAreNamedAsTyped() throws Exception {
+        Path mp = Files.createDirectories(tmp.resolve("mnt"));
+        Path depot = tmp.resolve("depot");
+        LocalDepot.openOrCreate(depot).close();
+        String[][] cases = {
+            {"--congestion-threshold", "100000", "depotfs: --congestion-threshold must be 0..65535, was 100000\n"},
+            {"--max-background", "-2", "depotfs: --max-background must be 0..65535, was -2\n"},
+            {"--readahead-kb", "-5", "depotfs: --readahead-kb must be at least 0, was -5\n"},
+            {"--threads", "-1", "depotfs: --threads must be 1..1024, was -1\n"},
+        };
+        for (String[] c : cases) {
+            Run r = cli("mount", "--depot", depot.toString(), mp.toString(), c[0], c[1]);
+            assertEquals(1, r.exit(), c[0]);
+            assertEquals(c[2], r.err());
+        }
+        Run imp = cli("import", tmp.toString(), "--depot", depot.toString(), "--threads", "0");
+        assertEquals(1, imp.exit());
+        assertEquals("depotfs: --threads must be 1..1024, was 0\n", imp.err());
+    }
 }
