@@ -228,9 +228,23 @@ public final class DepotfsCli implements Callable<Integer> {
                 err.println("depotfs: skipped " + (skips.size() - 10) + " more");
                 break;
             }
-            err.println("depotfs: " + (s.error() ? "could not import " : "skipped ") + s.path() + ": " + s.reason());
+            err.println("depotfs: " + (s.error() ? "could not import " : "skipped ") + shorten(s.path()) + ": "
+                    + shorten(s.reason()));
         }
         err.flush();
+    }
+
+    /**
+     * Shortens a path for a one-line message: at most 200 characters, the middle replaced by an ellipsis.
+     *
+     * @param s the text
+     * @return it, or its first 120 and last 79 characters around "…"
+     */
+    static String shorten(String s) {
+        if (s.length() <= 200) {
+            return s;
+        }
+        return s.substring(0, 120) + "\u2026" + s.substring(s.length() - 79);
     }
 
     // ------------------------------------------------------------------ ls

@@ -49,7 +49,7 @@ import org.apache.commons.compress.compressors.CompressorStreamFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Imports a directory tree or a tar archive into a depot, deduplicated by content: objects first (in
+ * Imports a directory tree or a tar archive (plain, gzip or bzip2; xz and zstd are refused) into a depot, deduplicated by content: objects first (in
  * parallel for a directory), then the manifests bottom-up. The caller moves a root afterwards
  * ({@link WritableDepot#setRoot}), so a failed or interrupted import leaves at most unreferenced objects.
  *
@@ -164,8 +164,8 @@ public final class Importer {
     // ------------------------------------------------------------------ entry point
 
     /**
-     * Imports a directory or a tar archive (plain, or compressed with gzip, bzip2 or another format
-     * commons-compress detects), whichever {@code source} is.
+     * Imports a directory or a tar archive (plain, or compressed with gzip or bzip2; xz and zstd are
+     * refused with a message saying so), whichever {@code source} is.
      *
      * @param source a directory or a tar file
      * @return what was imported
@@ -448,6 +448,14 @@ public final class Importer {
     }
 
     private static InputStream decompress(InputStream buffered, Path tar) throws IOException {
+        buffered.mark(6);
+        byte[] magic = buffered.readNBytes(6);
+        buffered.reset();
+        String unsupported = unsupportedCompression(magic);
+        if (unsupported != null) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": " + unsupported
+                    + "-compressed tar archives are not supported (plain, gzip, bzip2 are)");
+        }
         try {
             String format = CompressorStreamFactory.detect(buffered);
             return new CompressorStreamFactory(true).createCompressorInputStream(format, buffered);
@@ -457,6 +465,19 @@ public final class Importer {
             }
             return buffered; // not compressed
         }
+    }
+
+    /** {@return "xz" or "zstd" if the bytes start with that format's magic number, else null} */
+    static @Nullable String unsupportedCompression(byte[] magic) {
+        if (magic.length >= 6 && (magic[0] & 0xFF) == 0xFD && magic[1] == '7' && magic[2] == 'z' && magic[3] == 'X'
+                && magic[4] == 'Z' && magic[5] == 0) {
+            return "xz";
+        }
+        if (magic.length >= 4 && magic[0] == 0x28 && (magic[1] & 0xFF) == 0xB5 && magic[2] == 0x2F
+                && (magic[3] & 0xFF) == 0xFD) {
+            return "zstd";
+        }
+        return null;
     }
 
     private static InputStream requireTar(InputStream in, Path tar) throws IOException {

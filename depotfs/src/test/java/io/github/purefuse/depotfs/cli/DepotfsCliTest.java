@@ -245,4 +245,13 @@ class DepotfsCliTest {
         assertEquals(1, imp.exit());
         assertEquals("depotfs: --threads must be 1..1024, was 0\n", imp.err());
     }
+
+    @Test
+    void longPathsInSkipLinesAreShortened() {
+        String longPath = "a/".repeat(300) + "end";
+        String s = DepotfsCli.shorten(longPath);
+        assertEquals(200, s.length());
+        assertTrue(s.startsWith("a/a/") && s.endsWith("/end") && s.contains("\u2026"), s);
+        assertEquals("short/path", DepotfsCli.shorten("short/path"));
+    }
 }

@@ -208,4 +208,18 @@ class ImporterTest {
         assertTrue(r.skipped().contains(new ImportResult.Skipped("pts",
                 "another filesystem (mount point; --cross-mounts imports it)")), r.skipped().toString());
     }
+
+    @Test
+    void xzAndZstdArchivesAreRefusedByName() throws Exception {
+        byte[][] magics = {{(byte) 0xFD, '7', 'z', 'X', 'Z', 0, 1, 2}, {0x28, (byte) 0xB5, 0x2F, (byte) 0xFD, 0, 0, 0, 0}};
+        String[] names = {"xz", "zstd"};
+        for (int i = 0; i < 2; i++) {
+            byte[] content = java.util.Arrays.copyOf(magics[i], 1024);
+            Path f = Files.write(tmp.resolve("a.tar." + names[i]), content);
+            DepotException e = assertThrows(DepotException.class,
+                    () -> new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(f));
+            assertEquals("cannot import " + f + ": " + names[i]
+                    + "-compressed tar archives are not supported (plain, gzip, bzip2 are)", e.getMessage());
+        }
+    }
 }
