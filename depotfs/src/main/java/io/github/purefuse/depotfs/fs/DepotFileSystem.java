@@ -193,14 +193,12 @@ public final class DepotFileSystem implements PathFileSystem {
         return node;
     }
 
-    /** Loads a manifest; a store error is logged in one line (the caller's request then fails with EIO). */
+    /**
+     * Loads a manifest. A store error is not logged here: the request fails with EIO and the path
+     * adapter logs that once, with the error's message.
+     */
     private Bundle load(Hash bundle) throws IOException {
-        try {
-            return depot.bundle(bundle);
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, () -> "store error: " + e.getMessage());
-            throw e;
-        }
+        return depot.bundle(bundle);
     }
 
     /** The error for a request inside a broken root; the path is that root's top directory. */
@@ -287,7 +285,8 @@ public final class DepotFileSystem implements PathFileSystem {
         try {
             return depot.bundle(bundle).bundleCount();
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, () -> "bundle " + bundle.shortHex() + ": " + e.getMessage());
+            // Logged when that directory itself is accessed (EIO); only a debug line here.
+            LOG.log(System.Logger.Level.DEBUG, () -> "bundle " + bundle.shortHex() + ": " + e.getMessage());
             return 0;
         }
     }

@@ -330,8 +330,10 @@ public final class LocalDepot implements WritableDepot {
                 while (dst.hasRemaining()) {
                     int n = channel.read(dst, offset + done);
                     if (n < 0) {
+                        long now = sizeOrMinusOne();
                         throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
-                                + ": it ends at " + (offset + done) + " bytes, the manifest says " + size);
+                                + ": it shrank to " + (now < 0 ? "fewer than " + (offset + done) : now)
+                                + " bytes while open, the manifest says " + size);
                     }
                     done += n;
                 }
@@ -339,6 +341,14 @@ public final class LocalDepot implements WritableDepot {
                 dst.limit(oldLimit);
             }
             return done;
+        }
+
+        private long sizeOrMinusOne() {
+            try {
+                return channel.size();
+            } catch (IOException e) {
+                return -1;
+            }
         }
 
         @Override

@@ -153,4 +153,23 @@ class LocalDepotTest {
             assertTrue(Files.isRegularFile(created.directory().resolve(LocalDepot.MARKER)));
         }
     }
+
+    @Test
+    void anObjectThatShrinksWhileOpenIsReportedWithItsNewSize() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            byte[] bytes = new byte[100_000];
+            WritableDepot.Stored s = put(d, bytes);
+            try (DepotObject o = d.open(s.hash(), s.size())) {
+                Path file = d.pathOf(s.hash());
+                file.toFile().setWritable(true);
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.truncate(40_000);
+                }
+                DepotException e = assertThrows(DepotException.class, () -> o.read(ByteBuffer.allocate(4096), 60_000));
+                assertEquals("corrupt object " + s.hash().shortHex()
+                        + ": it shrank to 40000 bytes while open, the manifest says 100000", e.getMessage());
+            }
+        }
+    }
 }

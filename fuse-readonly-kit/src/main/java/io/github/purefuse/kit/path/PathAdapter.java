@@ -478,7 +478,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private <R> R failure(String op, String what, Exception e) {
         Errno errno = Errnos.of(e);
         if (errno.equals(Errno.EIO)) {
-            LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO", e);
+            LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO: " + e.getMessage(), e);
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
         }
