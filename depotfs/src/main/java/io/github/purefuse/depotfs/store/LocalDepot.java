@@ -61,6 +61,8 @@ public final class LocalDepot implements WritableDepot {
     private static final ReentrantLock ROOT_LOCK = new ReentrantLock();
     private static final FileAttribute<Set<PosixFilePermission>> OBJECT_PERMISSIONS =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--"));
+    /** Objects and manifests in place: {@code 0444}. */
+    private static final Set<PosixFilePermission> STORED_PERMISSIONS = PosixFilePermissions.fromString("r--r--r--");
 
     private final Path dir;
     private final Path objects;
@@ -454,6 +456,7 @@ public final class LocalDepot implements WritableDepot {
             }
             unsynced.add(objects);
         }
+        Files.setPosixFilePermissions(temp, STORED_PERMISSIONS); // immutable once named by its hash
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         unsynced.add(target);
         unsynced.add(shard);

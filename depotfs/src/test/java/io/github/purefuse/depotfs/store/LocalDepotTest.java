@@ -172,4 +172,17 @@ class LocalDepotTest {
             }
         }
     }
+
+    @Test
+    void objectsAndManifestsAreStoredReadOnly() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            WritableDepot.Stored o = put(d, "content".getBytes(StandardCharsets.UTF_8));
+            WritableDepot.Stored b = d.putBundle(List.of(io.github.purefuse.depotfs.store.BundleEntry.object("f", o.hash(),
+                    o.size(), 0, false)));
+            assertEquals("r--r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(d.pathOf(o.hash()))));
+            assertEquals("r--r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(d.pathOf(b.hash()))));
+        }
+    }
 }
