@@ -505,9 +505,29 @@ public final class DepotfsCli implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             LocalDepot depot = openDepot(depotDir);
-            new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
+            try {
+                new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
+            } catch (MountException e) {
+                throw withDeadServerHint(e);
+            }
             return 0;
         }
+    }
+
+    /**
+     * Adds the unmount command to a mount failure on a mount point whose server died ("Transport
+     * endpoint is not connected").
+     *
+     * @param e the failure
+     * @return {@code e}, or a copy whose message ends with the hint
+     */
+    static MountException withDeadServerHint(MountException e) {
+        String m = String.valueOf(e.getMessage());
+        if (!m.contains("Transport endpoint is not connected")) {
+            return e;
+        }
+        return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with "
+                + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + ")", e);
     }
 
     // ------------------------------------------------------------------ unmount

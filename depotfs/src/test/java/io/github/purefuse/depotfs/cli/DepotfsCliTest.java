@@ -254,4 +254,24 @@ class DepotfsCliTest {
         assertTrue(s.startsWith("a/a/") && s.endsWith("/end") && s.contains("\u2026"), s);
         assertEquals("short/path", DepotfsCli.shorten("short/path"));
     }
+
+    @Test
+    void aMountOnAMountPointWhoseServerDiedSuggestsUnmount() {
+        String before = System.getProperty("depotfs.command");
+        try {
+            System.setProperty("depotfs.command", "bin/depotfs");
+            Path mp = tmp.resolve("dead mnt");
+            io.github.purefuse.channel.MountException e = new io.github.purefuse.channel.MountException(
+                    io.github.purefuse.channel.MountException.Reason.OTHER, mp,
+                    "Cannot mount on " + mp + ": " + mp + ": Transport endpoint is not connected", null);
+            assertEquals(e.getMessage() + " (a server died there; clear it with bin/depotfs unmount '" + mp + "')",
+                    DepotfsCli.withDeadServerHint(e).getMessage());
+        } finally {
+            if (before != null) {
+                System.setProperty("depotfs.command", before);
+            } else {
+                System.clearProperty("depotfs.command");
+            }
+        }
+    }
 }
