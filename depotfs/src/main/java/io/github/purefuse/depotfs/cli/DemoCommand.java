@@ -93,8 +93,15 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     static Path defaultDepotDir() {
-        String xdg = System.getenv("XDG_CACHE_HOME");
-        Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return defaultDepotDir(System.getenv(), System.getProperty("user.home"));
+    }
+
+    /** {@code $XDG_CACHE_HOME/depotfs/demo-depot}, else under {@code $HOME/.cache}, else under user.home. */
+    static Path defaultDepotDir(java.util.Map<String, String> env, String userHome) {
+        String xdg = env.get("XDG_CACHE_HOME");
+        String home = env.get("HOME");
+        Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg)
+                : Path.of(home != null && !home.isBlank() ? home : userHome, ".cache");
         return cache.resolve("depotfs").resolve("demo-depot");
     }
 
@@ -107,7 +114,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private static void printHints(PrintStream out, Path m) {
-        String q = shellQuote(m.toString());
+        String q = Terminal.shellQuote(m.toString());
         out.println();
         out.println("What to try, in another terminal:");
         out.println("  ls -l " + q);
@@ -119,11 +126,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  find " + q + " | wc -l;  du -sh " + q + "/doc");
         out.println("  python3 -c 'import os,sys; print(sum(len(f) for _,_,f in os.walk(sys.argv[1])), \"files\")' " + q);
         out.println("  dd if=" + q + "/big/" + BIG_NAME + " of=/dev/null bs=1M   # a 4 GiB object through FUSE");
-        out.println("Stop with Ctrl-C, or: depotfs unmount " + q);
+        out.println("Stop with Ctrl-C, or: " + Terminal.command() + " unmount " + q);
         out.flush();
-    }
-
-    private static String shellQuote(String s) {
-        return s.matches("[A-Za-z0-9_./-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
     }
 }

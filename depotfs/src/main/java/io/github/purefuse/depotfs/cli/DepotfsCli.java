@@ -122,7 +122,13 @@ public final class DepotfsCli implements Callable<Integer> {
     @Command(name = "import", mixinStandardHelpOptions = true,
             description = {"Imports a directory tree or a tar archive into a depot.",
                     "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are",
-                    "deduplicated by content; running the same import again changes nothing."})
+                    "deduplicated by content; running the same import again changes nothing.",
+                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. Entries that cannot",
+                    "be read are listed too; the rest is imported and the root moved, but the exit status is 1."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:everything readable was imported",
+                    "1:an error; or some entries could not be read (the rest was imported)",
+                    "2:usage error"})
     static final class ImportCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "SOURCE", description = "a directory or a tar archive")
         Path source;
@@ -138,6 +144,9 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Option(names = {"-q", "--quiet"}, description = "no progress bar")
         boolean quiet;
+
+        @Option(names = "--cross-mounts", description = "also import directories on other filesystems (mount points below SOURCE)")
+        boolean crossMounts;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -155,12 +164,34 @@ public final class DepotfsCli implements Callable<Integer> {
             if (!Files.exists(source)) {
                 throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
             }
+            if (Files.exists(depotDir)) {
+                Path src = source.toRealPath();
+                Path dep = depotDir.toRealPath();
+                if (src.equals(dep)) {
+                    throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source
+                            + ": the source is the depot itself");
+                }
+                if (src.startsWith(dep)) {
+                    throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source
+                            + ": the source is inside the depot " + depotDir);
+                }
+            }
+            String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
+            if (threadsProblem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+            }
             try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
                 ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), Set.of(depot.directory()))
-                        .importPath(source);
+                        .crossMounts(crossMounts).importPath(source);
                 Optional<Hash> before = depot.root(rootName);
                 depot.setRoot(rootName, before.orElse(null), r.bundle());
                 printSummary(out, err, source, rootName, r, before);
+                if (r.errors() > 0) {
+                    err.println("depotfs: " + Terminal.count(r.errors()) + (r.errors() == 1 ? " entry" : " entries")
+                            + " could not be imported (listed above); the rest is in root '" + rootName + "'");
+                    err.flush();
+                    return 1;
+                }
             }
             return 0;
         }
@@ -188,22 +219,40 @@ public final class DepotfsCli implements Callable<Integer> {
                 Terminal.count(r.newObjects()), Terminal.count(r.dedupedFiles()), Terminal.count(r.newBundles()),
                 Terminal.count(r.skipped().size()), Terminal.seconds(r.elapsed()));
         out.flush();
+        // Errors first: they are what the user has to act on.
+        java.util.List<ImportResult.Skipped> skips = new java.util.ArrayList<>(r.skipped());
+        skips.sort(java.util.Comparator.comparing((ImportResult.Skipped s) -> !s.error()));
         int shown = 0;
-        for (ImportResult.Skipped s : r.skipped()) {
+        for (ImportResult.Skipped s : skips) {
             if (shown++ == 10) {
-                err.println("depotfs: skipped " + (r.skipped().size() - 10) + " more");
+                err.println("depotfs: skipped " + (skips.size() - 10) + " more");
                 break;
             }
-            err.println("depotfs: skipped " + s.path() + ": " + s.reason());
+            err.println("depotfs: " + (s.error() ? "could not import " : "skipped ") + shorten(s.path()) + ": "
+                    + shorten(s.reason()));
         }
         err.flush();
+    }
+
+    /**
+     * Shortens a path for a one-line message: at most 200 characters, the middle replaced by an ellipsis.
+     *
+     * @param s the text
+     * @return it, or its first 120 and last 79 characters around "…"
+     */
+    static String shorten(String s) {
+        if (s.length() <= 200) {
+            return s;
+        }
+        return s.substring(0, 120) + "\u2026" + s.substring(s.length() - 79);
     }
 
     // ------------------------------------------------------------------ ls
 
     /** {@code depotfs ls --depot DIR [PATH]}. */
     @Command(name = "ls", mixinStandardHelpOptions = true,
-            description = "Lists the roots, or a bundle of a depot (PATH = root/name/...).")
+            description = {"Lists the roots, or a bundle of a depot (PATH = root/name/...).",
+                    "A root that cannot be read is listed as BROKEN; the exit status is then 1."})
     static final class LsCommand implements Callable<Integer> {
         private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneId.systemDefault());
 
@@ -221,10 +270,25 @@ public final class DepotfsCli implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             try (LocalDepot depot = openDepot(depotDir)) {
                 if (path == null) {
+                    java.util.SortedMap<String, String> lines = new java.util.TreeMap<>();
+                    java.util.SortedMap<String, String> broken = new java.util.TreeMap<>(depot.brokenRoots());
                     for (Map.Entry<String, Hash> r : depot.roots().entrySet()) {
-                        Bundle b = depot.bundle(r.getValue());
-                        out.printf(Locale.ROOT, "%-20s %s  %s, %s entries%n", r.getKey(), r.getValue().toHex(),
-                                Terminal.bytes(b.totalBytes()), Terminal.count(b.totalNodes()));
+                        try {
+                            Bundle b = depot.bundle(r.getValue());
+                            lines.put(r.getKey(), String.format(Locale.ROOT, "%-20s %s  %s, %s entries", r.getKey(),
+                                    r.getValue().toHex(), Terminal.bytes(b.totalBytes()), Terminal.count(b.totalNodes())));
+                        } catch (DepotException e) {
+                            broken.put(r.getKey(), e.getMessage());
+                        }
+                    }
+                    broken.forEach((name, problem) -> lines.put(name,
+                            String.format(Locale.ROOT, "%-20s BROKEN: %s", name, problem)));
+                    lines.values().forEach(out::println);
+                    out.flush();
+                    if (!broken.isEmpty()) {
+                        spec.commandLine().getErr().println("depotfs: " + broken.size() + " broken root"
+                                + (broken.size() == 1 ? "" : "s") + " (run 'depotfs verify')");
+                        return 1;
                     }
                     return 0;
                 }
@@ -308,6 +372,10 @@ public final class DepotfsCli implements Callable<Integer> {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
+            if (threadsProblem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+            }
             try (LocalDepot depot = openDepot(depotDir)) {
                 io.github.purefuse.depotfs.importer.Progress p = Terminal.progress(!quiet);
                 AtomicLong total = new AtomicLong();
@@ -341,16 +409,16 @@ public final class DepotfsCli implements Callable<Integer> {
         boolean passthrough;
 
         @Option(names = "--readahead-kb", paramLabel = "N", description = "set the mount's read_ahead_kb (root only)")
-        int readaheadKb;
+        @Nullable Integer readaheadKb;
 
-        @Option(names = "--max-background", paramLabel = "N", description = "INIT max_background (default 64)")
-        int maxBackground = -1;
+        @Option(names = "--max-background", paramLabel = "N", description = "INIT max_background, 0..65535 (default 64)")
+        @Nullable Integer maxBackground;
 
-        @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold (default 48)")
-        int congestionThreshold = -1;
+        @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold, 0..65535 (default 48)")
+        @Nullable Integer congestionThreshold;
 
-        @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse (default: the number of CPUs)")
-        int threads;
+        @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse, 1..1024 (default: the number of CPUs)")
+        @Nullable Integer threads;
 
         @Option(names = "--stats", paramLabel = "FILE", description = "write statistics as JSON at exit")
         @Nullable Path stats;
@@ -358,10 +426,63 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
-        MountRunner.Settings settings(@Nullable String root) {
-            return new MountRunner.Settings(root, passthrough, readaheadKb, maxBackground, congestionThreshold, threads,
-                    allowOther, stats);
+        /** {@return a one-line problem with the flags, or null} */
+        @Nullable String problem() {
+            String p = rangeProblem("--readahead-kb", readaheadKb, 0, Integer.MAX_VALUE);
+            p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
+            p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
+            p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
+            return p != null ? p : statsProblem(stats);
         }
+
+        MountRunner.Settings settings(@Nullable String root) throws DepotException {
+            String problem = problem();
+            if (problem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, problem);
+            }
+            return new MountRunner.Settings(root, passthrough, readaheadKb == null ? 0 : readaheadKb,
+                    maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
+                    threads == null ? 0 : threads, allowOther, stats);
+        }
+    }
+
+    /**
+     * Checks a numeric flag against its range.
+     *
+     * @param flag  the flag as the user typed it, e.g. {@code --threads}
+     * @param value its value, or null if not given
+     * @param min   smallest allowed value
+     * @param max   largest allowed value
+     * @return e.g. {@code --threads must be 1..1024, was -1}, or null
+     */
+    static @Nullable String rangeProblem(String flag, @Nullable Integer value, int min, int max) {
+        if (value == null || (value >= min && value <= max)) {
+            return null;
+        }
+        return flag + " must be " + (max == Integer.MAX_VALUE ? "at least " + min : min + ".." + max) + ", was " + value;
+    }
+
+    /**
+     * Checks the mount flags before anything is mounted: what {@code --stats} needs.
+     *
+     * @param stats the --stats file, or null
+     * @return a one-line problem, or null
+     */
+    static @Nullable String statsProblem(@Nullable Path stats) {
+        if (stats == null) {
+            return null;
+        }
+        Path dir = stats.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            return "--stats " + stats + ": " + dir + ": no such directory";
+        }
+        if (!Files.isWritable(dir)) {
+            return "--stats " + stats + ": " + dir + ": permission denied";
+        }
+        if (Files.isDirectory(stats)) {
+            return "--stats " + stats + ": is a directory";
+        }
+        return null;
     }
 
     /** {@code depotfs mount --depot DIR MOUNTPOINT ...}. */
@@ -384,19 +505,61 @@ public final class DepotfsCli implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             LocalDepot depot = openDepot(depotDir);
-            new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
+            try {
+                new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
+            } catch (MountException e) {
+                throw withDeadServerHint(e);
+            }
             return 0;
         }
     }
 
+    /**
+     * Adds the unmount command to a mount failure on a mount point whose server died ("Transport
+     * endpoint is not connected").
+     *
+     * @param e the failure
+     * @return {@code e}, or a copy whose message ends with the hint
+     */
+    static MountException withDeadServerHint(MountException e) {
+        String m = String.valueOf(e.getMessage());
+        if (!m.contains("Transport endpoint is not connected")) {
+            return e;
+        }
+        return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with "
+                + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + ")", e);
+    }
+
     // ------------------------------------------------------------------ unmount
+
+    /**
+     * Why {@code unmount} must leave a mount alone, or null if it may unmount it.
+     *
+     * @param m     the mount
+     * @param force true to accept any FUSE mount
+     * @return a one-line refusal, or null
+     */
+    static @Nullable String unmountProblem(Mounts.Mount m, boolean force) {
+        String type = m.fsType();
+        if (type.equals("fuse.depotfs") || (force && (type.equals("fuse") || type.startsWith("fuse.")))) {
+            return null;
+        }
+        if (type.equals("fuse") || type.startsWith("fuse.")) {
+            return m.mountpoint() + " is not a depotfs mount (" + type + "); use umount, or --force";
+        }
+        return m.mountpoint() + " is not a FUSE mount (" + type + "); not unmounting it (use umount)";
+    }
 
     /** {@code depotfs unmount MOUNTPOINT}. */
     @Command(name = "unmount", aliases = "umount", mixinStandardHelpOptions = true,
-            description = "Unmounts a depotfs mount, also one whose server died (\"Transport endpoint is not connected\").")
+            description = {"Unmounts a depotfs mount, also one whose server died (\"Transport endpoint is not connected\").",
+                    "Refuses other mounts (use umount(8) for them), other FUSE mounts too unless --force."})
     static final class UnmountCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "the mount point")
         Path mountpoint;
+
+        @Option(names = "--force", description = "also unmount a FUSE mount that is not depotfs's")
+        boolean force;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -407,9 +570,9 @@ public final class DepotfsCli implements Callable<Integer> {
             if (m.isEmpty()) {
                 throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint) + " is not mounted");
             }
-            if (!m.get().fsType().startsWith("fuse")) {
-                throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint)
-                        + " is not a FUSE mount (" + m.get().fsType() + "); not unmounting it");
+            String problem = unmountProblem(m.get(), force);
+            if (problem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, problem);
             }
             Optional<String> failure = Mounts.unmount(mountpoint);
             if (failure.isPresent()) {

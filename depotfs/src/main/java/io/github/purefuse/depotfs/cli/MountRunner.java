@@ -91,10 +91,11 @@ final class MountRunner {
         readyNanos = System.nanoTime();
         allocatedAtReady = allocatedBytes();
         String what = settings.root() != null ? "root '" + settings.root() + "'"
-                : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s");
+                : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
+                        + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
         out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + ") at " + s.mountpoint()
-                + "; stop with Ctrl-C or `depotfs unmount " + s.mountpoint() + "`");
+                + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();
         onReady.accept(s.mountpoint());
         s.awaitTermination();
@@ -185,5 +186,15 @@ final class MountRunner {
             return t.getTotalThreadAllocatedBytes();
         }
         return -1;
+    }
+
+    /**
+     * The command that unmounts a mount point, ready to paste into a shell.
+     *
+     * @param mountpoint the mount point
+     * @return e.g. {@code bin/depotfs unmount '/tmp/my mount'}
+     */
+    static String unmountHint(java.nio.file.Path mountpoint) {
+        return Terminal.command() + " unmount " + Terminal.shellQuote(mountpoint.toString());
     }
 }

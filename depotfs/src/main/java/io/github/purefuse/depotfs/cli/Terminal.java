@@ -106,4 +106,25 @@ final class Terminal {
     static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.1f s", d.toNanos() / 1e9);
     }
+
+    /**
+     * Quotes a word for a POSIX shell: as is when it holds only safe characters, else in single quotes.
+     *
+     * @param s the word
+     * @return what to paste into a shell
+     */
+    static String shellQuote(String s) {
+        return s.matches("[A-Za-z0-9_./@%+=:,-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    /**
+     * How the user ran this command, for hints: the launcher's path as {@code bin/depotfs} passes it in
+     * the system property {@code depotfs.command}, else {@code depotfs}; shell-quoted.
+     *
+     * @return e.g. {@code bin/depotfs}
+     */
+    static String command() {
+        String c = System.getProperty("depotfs.command");
+        return shellQuote(c == null || c.isBlank() ? "depotfs" : c);
+    }
 }

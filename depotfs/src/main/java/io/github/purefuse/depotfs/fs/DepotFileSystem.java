@@ -44,7 +44,10 @@ import org.jspecify.annotations.Nullable;
  * A store error (missing or corrupt manifest or object) is an {@link IOException}, which the
  * {@link io.github.purefuse.kit.path.PathAdapter} answers with EIO and a log line; the mount stays up.
  * A directory whose manifest is broken still appears in its parent's listing (with {@code st_nlink}
- * 2); listing or entering it fails with EIO.
+ * 2); listing or entering it fails with EIO. The same holds for a broken root (a ref without a hash, a
+ * bad root name, a missing or corrupt root manifest) at the top of a multi-root mount: it is listed as
+ * an empty-looking directory, every access below it fails with EIO and a log line names the root, and
+ * the other roots work.
  */
 public final class DepotFileSystem implements PathFileSystem {
 
@@ -73,6 +76,8 @@ public final class DepotFileSystem implements PathFileSystem {
 
     private final Depot depot;
     private final @Nullable SortedMap<String, Hash> roots;
+    /** Broken roots of a multi-root mount: name to problem. */
+    private final SortedMap<String, String> broken;
     private final Node top;
     private final int uid;
     private final int gid;
@@ -80,10 +85,11 @@ public final class DepotFileSystem implements PathFileSystem {
     private final StatfsInfo statfs;
     private final ConcurrentHashMap<FsPath, Node> nodes = new ConcurrentHashMap<>();
 
-    private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, Node top, int uid, int gid,
-                            long snapshotNs, StatfsInfo statfs) {
+    private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, SortedMap<String, String> broken,
+                            Node top, int uid, int gid, long snapshotNs, StatfsInfo statfs) {
         this.depot = depot;
         this.roots = roots;
+        this.broken = broken;
         this.top = top;
         this.uid = uid;
         this.gid = gid;
@@ -100,7 +106,8 @@ public final class DepotFileSystem implements PathFileSystem {
      * @param gid   group of every node
      * @return the file system
      * @throws DepotException with {@link DepotException.Reason#NOT_FOUND} if {@code root} does not exist,
-     *     {@link DepotException.Reason#CORRUPT} if a root manifest is corrupt
+     *     {@link DepotException.Reason#CORRUPT} if that root's manifest is corrupt (with all roots
+     *     listed, a broken root is shown as a directory that answers EIO instead, and logged)
      * @throws IOException if the roots cannot be read
      */
     public static DepotFileSystem open(Depot depot, @Nullable String root, int uid, int gid) throws IOException {
@@ -111,19 +118,30 @@ public final class DepotFileSystem implements PathFileSystem {
                     "no root named '" + root + "' in " + depot.describe()));
             Bundle b = depot.bundle(h);
             Node top = new Node(EntryKind.BUNDLE, h, null, b.manifestSize(), nowNs, false);
-            return new DepotFileSystem(depot, null, top, uid, gid, nowNs,
+            return new DepotFileSystem(depot, null, new java.util.TreeMap<>(), top, uid, gid, nowNs,
                     StatfsInfo.readOnly(b.totalBytes(), b.totalNodes() + 1));
         }
-        SortedMap<String, Hash> roots = Collections.unmodifiableSortedMap(new java.util.TreeMap<>(depot.roots()));
+        SortedMap<String, Hash> good = new java.util.TreeMap<>(depot.roots());
+        SortedMap<String, String> broken = new java.util.TreeMap<>(depot.brokenRoots());
         long bytes = 0;
-        long files = 1 + roots.size();
-        for (Hash h : roots.values()) {
-            Bundle b = depot.bundle(h);
-            bytes += b.totalBytes();
-            files += b.totalNodes();
+        long files = 1 + good.size() + broken.size();
+        for (java.util.Iterator<Map.Entry<String, Hash>> it = good.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Hash> r = it.next();
+            try {
+                Bundle b = depot.bundle(r.getValue());
+                bytes += b.totalBytes();
+                files += b.totalNodes();
+            } catch (DepotException e) {
+                broken.put(r.getKey(), e.getMessage());
+                it.remove();
+            }
+        }
+        for (Map.Entry<String, String> b : broken.entrySet()) {
+            LOG.log(System.Logger.Level.WARNING, "root '" + b.getKey() + "' is broken (EIO): " + b.getValue());
         }
         Node top = new Node(EntryKind.BUNDLE, null, null, 4096, nowNs, false);
-        return new DepotFileSystem(depot, roots, top, uid, gid, nowNs, StatfsInfo.readOnly(bytes, files));
+        return new DepotFileSystem(depot, Collections.unmodifiableSortedMap(good),
+                Collections.unmodifiableSortedMap(broken), top, uid, gid, nowNs, StatfsInfo.readOnly(bytes, files));
     }
 
     /** {@return the depot this file system reads} */
@@ -156,12 +174,14 @@ public final class DepotFileSystem implements PathFileSystem {
             return null;
         }
         Node node;
-        if (parent.hash() == null) {
+        if (parent == top && parent.hash() == null) {
             Hash h = roots == null ? null : roots.get(path.name());
             if (h == null) {
-                return null;
+                return broken.containsKey(path.name()) ? new Node(EntryKind.BUNDLE, null, null, 0, snapshotNs, false) : null;
             }
             node = new Node(EntryKind.BUNDLE, h, null, load(h).manifestSize(), snapshotNs, false);
+        } else if (parent.hash() == null) {
+            throw brokenRoot(parentPath);
         } else {
             Optional<BundleEntry> e = load(parent.hash()).entry(path.name());
             if (e.isEmpty()) {
@@ -173,14 +193,18 @@ public final class DepotFileSystem implements PathFileSystem {
         return node;
     }
 
-    /** Loads a manifest; a store error is logged in one line (the caller's request then fails with EIO). */
+    /**
+     * Loads a manifest. A store error is not logged here: the request fails with EIO and the path
+     * adapter logs that once, with the error's message.
+     */
     private Bundle load(Hash bundle) throws IOException {
-        try {
-            return depot.bundle(bundle);
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, () -> "store error: " + e.getMessage());
-            throw e;
-        }
+        return depot.bundle(bundle);
+    }
+
+    /** The error for a request inside a broken root; the path is that root's top directory. */
+    private DepotException brokenRoot(FsPath rootDir) {
+        String name = rootDir.name();
+        return new DepotException(DepotException.Reason.CORRUPT, "root '" + name + "' is broken: " + broken.get(name));
     }
 
     private void remember(FsPath path, Node node) {
@@ -199,16 +223,20 @@ public final class DepotFileSystem implements PathFileSystem {
         if (node.kind() != EntryKind.BUNDLE) {
             throw new NotDirectoryException(dir.toString());
         }
-        if (node.hash() == null) {
+        if (node == top && node.hash() == null) {
+            java.util.SortedSet<String> names = new java.util.TreeSet<>(java.util.Objects.requireNonNull(roots).keySet());
+            names.addAll(broken.keySet());
             List<PathEntry> out = new ArrayList<>();
-            for (Map.Entry<String, Hash> r : java.util.Objects.requireNonNull(roots).entrySet()) {
-                FsPath child = dir.resolve(r.getKey());
-                Node n = find(child);
+            for (String name : names) {
+                Node n = find(dir.resolve(name));
                 if (n != null) {
-                    out.add(new PathEntry(r.getKey(), attr(n)));
+                    out.add(new PathEntry(name, attr(n)));
                 }
             }
             return out;
+        }
+        if (node.hash() == null) {
+            throw brokenRoot(dir);
         }
         Bundle b = load(node.hash());
         List<PathEntry> out = new ArrayList<>(b.entries().size());
@@ -241,7 +269,8 @@ public final class DepotFileSystem implements PathFileSystem {
             case SYMLINK -> Attr.builder(FileType.SYMLINK).permissions(0777).size(n.size()).times(t).uid(uid).gid(gid)
                     .build();
             case BUNDLE -> {
-                int subdirs = n.hash() == null ? java.util.Objects.requireNonNull(roots).size() : subdirectories(n.hash());
+                int subdirs = n == top && n.hash() == null ? java.util.Objects.requireNonNull(roots).size() + broken.size()
+                        : n.hash() == null ? 0 : subdirectories(n.hash());
                 yield Attr.builder(FileType.DIRECTORY).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
                         .nlink(2 + subdirs).blksize(BLKSIZE).build();
             }
@@ -256,7 +285,8 @@ public final class DepotFileSystem implements PathFileSystem {
         try {
             return depot.bundle(bundle).bundleCount();
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, () -> "bundle " + bundle.shortHex() + ": " + e.getMessage());
+            // Logged when that directory itself is accessed (EIO); only a debug line here.
+            LOG.log(System.Logger.Level.DEBUG, () -> "bundle " + bundle.shortHex() + ": " + e.getMessage());
             return 0;
         }
     }
@@ -296,5 +326,10 @@ public final class DepotFileSystem implements PathFileSystem {
     /** {@return the root names listed at the top, in order; empty when one root is mounted} */
     public List<String> rootNames() {
         return roots == null ? List.of() : List.copyOf(roots.keySet());
+    }
+
+    /** {@return the broken roots listed at the top (name to problem); they answer EIO} */
+    public SortedMap<String, String> brokenRoots() {
+        return broken;
     }
 }

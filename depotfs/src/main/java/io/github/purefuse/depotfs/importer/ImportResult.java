@@ -28,11 +28,34 @@ public record ImportResult(Hash bundle, long files, long directories, long symli
     }
 
     /**
+     * How many entries could not be imported because of an error (not counting what is skipped by
+     * design: sockets, FIFOs, devices, other filesystems, invalid names).
+     *
+     * @return the number of skipped entries with {@link Skipped#error()} set
+     */
+    public long errors() {
+        return skipped.stream().filter(Skipped::error).count();
+    }
+
+    /**
      * Something the import left out.
      *
      * @param path   where it was in the source (relative to the source's top, {@code /}-separated)
      * @param reason why, e.g. "socket", "permission denied", "name is not valid UTF-8"
+     * @param error  true if it was left out because reading it failed (permission denied, vanished, an
+     *               I/O error), false if it is left out by design (a socket, FIFO, device, mount point
+     *               or a name the depot cannot hold)
      */
-    public record Skipped(String path, String reason) {
+    public record Skipped(String path, String reason, boolean error) {
+
+        /**
+         * A by-design skip.
+         *
+         * @param path   where it was in the source
+         * @param reason why
+         */
+        public Skipped(String path, String reason) {
+            this(path, reason, false);
+        }
     }
 }

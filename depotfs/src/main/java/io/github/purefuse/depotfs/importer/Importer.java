@@ -49,7 +49,7 @@ import org.apache.commons.compress.compressors.CompressorStreamFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Imports a directory tree or a tar archive into a depot, deduplicated by content: objects first (in
+ * Imports a directory tree or a tar archive (plain, gzip or bzip2; xz and zstd are refused) into a depot, deduplicated by content: objects first (in
  * parallel for a directory), then the manifests bottom-up. The caller moves a root afterwards
  * ({@link WritableDepot#setRoot}), so a failed or interrupted import leaves at most unreferenced objects.
  *
@@ -58,9 +58,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>What is imported: directories, regular files (content, size, mtime in ns, owner-execute bit) and
  * symbolic links (target as is, also when it points outside the tree); tar hard links become one more
- * entry for the same object. Skipped and reported: sockets, FIFOs and devices, unreadable files and
- * directories, names that are not valid UTF-8 or longer than 7,000 bytes, symlink targets longer than
- * 4,095 bytes, and tar entries whose path contains {@code ..}.
+ * entry for the same object. Skipped by design and reported: sockets, FIFOs and devices, directories on
+ * other filesystems (unless {@link #crossMounts}), names that are not valid UTF-8 or longer than 7,000
+ * bytes, symlink targets longer than 4,095 bytes, and tar entries whose path contains {@code ..}.
+ * Skipped as errors ({@link ImportResult.Skipped#error()}, counted by {@link ImportResult#errors()}):
+ * files, directories and symlinks that cannot be read; what was readable is still imported.
  */
 public final class Importer {
 
@@ -71,6 +73,7 @@ public final class Importer {
     private final int threads;
     private final Progress progress;
     private final Set<Path> exclude;
+    private boolean crossMounts;
 
     private final List<ImportResult.Skipped> skipped = Collections.synchronizedList(new ArrayList<>());
     private final Set<Hash> claimed = ConcurrentHashMap.newKeySet();
@@ -95,6 +98,19 @@ public final class Importer {
         this.threads = Math.max(1, threads);
         this.progress = progress;
         this.exclude = Set.copyOf(exclude);
+    }
+
+    /**
+     * Whether a directory import descends into directories on other filesystems (mount points below the
+     * source, such as {@code /proc} under {@code /}). Off by default: such a directory is skipped with the
+     * reason "another filesystem (mount point)".
+     *
+     * @param cross true to descend into other filesystems
+     * @return this importer
+     */
+    public Importer crossMounts(boolean cross) {
+        this.crossMounts = cross;
+        return this;
     }
 
     // ------------------------------------------------------------------ tree model
@@ -148,8 +164,8 @@ public final class Importer {
     // ------------------------------------------------------------------ entry point
 
     /**
-     * Imports a directory or a tar archive (plain, or compressed with gzip, bzip2 or another format
-     * commons-compress detects), whichever {@code source} is.
+     * Imports a directory or a tar archive (plain, or compressed with gzip or bzip2; xz and zstd are
+     * refused with a message saying so), whichever {@code source} is.
      *
      * @param source a directory or a tar file
      * @return what was imported
@@ -187,6 +203,7 @@ public final class Importer {
         List<File> work = new ArrayList<>();
         long[] total = {0};
         Deque<Dir> stack = new ArrayDeque<>();
+        @Nullable Object topDevice = device(top);
         Files.walkFileTree(top, EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE, new FileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
@@ -204,8 +221,12 @@ public final class Importer {
                     skip(rel(top, d), problem);
                     return FileVisitResult.SKIP_SUBTREE;
                 }
+                if (!crossMounts && topDevice != null && !topDevice.equals(device(d))) {
+                    skip(rel(top, d), "another filesystem (mount point; --cross-mounts imports it)");
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
                 if (!Files.isReadable(d) || !Files.isExecutable(d)) {
-                    skip(rel(top, d), "permission denied");
+                    fail(rel(top, d), "permission denied");
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 Dir node = new Dir(name, nanos(attrs.lastModifiedTime()), true);
@@ -229,7 +250,13 @@ public final class Importer {
                 }
                 long mtime = nanos(attrs.lastModifiedTime());
                 if (attrs.isSymbolicLink()) {
-                    String target = Files.readSymbolicLink(f).toString();
+                    String target;
+                    try {
+                        target = Files.readSymbolicLink(f).toString();
+                    } catch (IOException e) {
+                        fail(display, "cannot read the link: " + reason(e));
+                        return FileVisitResult.CONTINUE;
+                    }
                     String tp = Names.targetProblem(target);
                     if (tp != null) {
                         skip(display, tp);
@@ -245,7 +272,7 @@ public final class Importer {
                     work.add(node);
                     total[0] += attrs.size();
                 } else if (attrs.isDirectory()) {
-                    skip(display, "directory could not be entered");
+                    fail(display, "directory could not be entered");
                 } else {
                     skip(display, specialKind(f));
                 }
@@ -254,14 +281,14 @@ public final class Importer {
 
             @Override
             public FileVisitResult visitFileFailed(Path f, IOException e) {
-                skip(rel(top, f), e instanceof AccessDeniedException ? "permission denied" : String.valueOf(e.getMessage()));
+                fail(rel(top, f), reason(e));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
                 if (e != null) {
-                    skip(rel(top, d), "listing failed: " + e.getMessage());
+                    fail(rel(top, d), "listing failed: " + reason(e));
                 }
                 stack.pop();
                 return FileVisitResult.CONTINUE;
@@ -337,13 +364,36 @@ public final class Importer {
             f.hash = h;
         } catch (AccessDeniedException e) {
             f.failed = true;
-            skip(f.displayPath, "permission denied");
+            fail(f.displayPath, "permission denied");
         } catch (NoSuchFileException e) {
             f.failed = true;
-            skip(f.displayPath, "vanished during the import");
+            fail(f.displayPath, "vanished during the import");
         } catch (DepotException e) {
             throw new DepotException(e.reason(), f.displayPath + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The st_dev of a directory, or null if it cannot be read. */
+    private static @Nullable Object device(Path d) {
+        try {
+            return Files.getAttribute(d, "unix:dev", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A short reason for an I/O error, without the path the exception repeats. */
+    static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return String.valueOf(e.getMessage());
     }
 
     private static String specialKind(Path f) {
@@ -398,6 +448,14 @@ public final class Importer {
     }
 
     private static InputStream decompress(InputStream buffered, Path tar) throws IOException {
+        buffered.mark(6);
+        byte[] magic = buffered.readNBytes(6);
+        buffered.reset();
+        String unsupported = unsupportedCompression(magic);
+        if (unsupported != null) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": " + unsupported
+                    + "-compressed tar archives are not supported (plain, gzip, bzip2 are)");
+        }
         try {
             String format = CompressorStreamFactory.detect(buffered);
             return new CompressorStreamFactory(true).createCompressorInputStream(format, buffered);
@@ -407,6 +465,19 @@ public final class Importer {
             }
             return buffered; // not compressed
         }
+    }
+
+    /** {@return "xz" or "zstd" if the bytes start with that format's magic number, else null} */
+    static @Nullable String unsupportedCompression(byte[] magic) {
+        if (magic.length >= 6 && (magic[0] & 0xFF) == 0xFD && magic[1] == '7' && magic[2] == 'z' && magic[3] == 'X'
+                && magic[4] == 'Z' && magic[5] == 0) {
+            return "xz";
+        }
+        if (magic.length >= 4 && magic[0] == 0x28 && (magic[1] & 0xFF) == 0xB5 && magic[2] == 0x2F
+                && (magic[3] & 0xFF) == 0xFD) {
+            return "zstd";
+        }
+        return null;
     }
 
     private static InputStream requireTar(InputStream in, Path tar) throws IOException {
@@ -485,6 +556,9 @@ public final class Importer {
             } else {
                 skip(display, "hard link to a file not in the archive: " + e.getLinkName());
             }
+        } else if (e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
+            // Before isFile(): commons-compress calls every entry a file whose name has no trailing '/'.
+            skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device" : "FIFO");
         } else if (e.isFile()) {
             WritableDepot.Stored s = depot.putObject(new StreamChannel(in), null);
             if (s.size() != e.getSize()) {
@@ -500,8 +574,7 @@ public final class Importer {
             }
             parent.children.put(name, f);
         } else {
-            skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device"
-                    : e.isFIFO() ? "FIFO" : "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
+            skip(display, "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
         }
     }
 
@@ -634,6 +707,11 @@ public final class Importer {
 
     private void skip(String path, String reason) {
         skipped.add(new ImportResult.Skipped(path, reason));
+    }
+
+    /** Records an entry that could not be imported because reading it failed. */
+    private void fail(String path, String reason) {
+        skipped.add(new ImportResult.Skipped(path, reason, true));
     }
 
     private static String rel(Path top, Path p) {

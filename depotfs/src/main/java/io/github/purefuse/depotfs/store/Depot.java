@@ -31,6 +31,17 @@ public interface Depot extends AutoCloseable {
     SortedMap<String, Hash> roots() throws IOException;
 
     /**
+     * Roots that exist but cannot be used: a ref that does not hold a hash, or whose name is not a valid
+     * root name. {@link #roots()} leaves them out, so that one bad root does not hide the others.
+     *
+     * @return root name to a one-line problem, ordered by name; empty by default
+     * @throws IOException if the roots cannot be read
+     */
+    default SortedMap<String, String> brokenRoots() throws IOException {
+        return new java.util.TreeMap<>();
+    }
+
+    /**
      * One root.
      *
      * @param name the root's name

@@ -61,6 +61,8 @@ public final class LocalDepot implements WritableDepot {
     private static final ReentrantLock ROOT_LOCK = new ReentrantLock();
     private static final FileAttribute<Set<PosixFilePermission>> OBJECT_PERMISSIONS =
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--"));
+    /** Objects and manifests in place: {@code 0444}. */
+    private static final Set<PosixFilePermission> STORED_PERMISSIONS = PosixFilePermissions.fromString("r--r--r--");
 
     private final Path dir;
     private final Path objects;
@@ -180,21 +182,45 @@ public final class LocalDepot implements WritableDepot {
 
     // ---------------------------------------------------------------- reads
 
-    @Override
-    public SortedMap<String, Hash> roots() throws IOException {
-        SortedMap<String, Hash> roots = new TreeMap<>();
+    /** Refs that hold a hash and have a valid name go to {@code roots}, the others to {@code broken}. */
+    private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {
         try (DirectoryStream<Path> s = Files.newDirectoryStream(refs)) {
             for (Path p : s) {
                 String name = p.getFileName().toString();
                 if (name.startsWith(".")) {
                     continue; // a ref being written
                 }
-                roots.put(name, readRef(name, p));
+                String nameProblem = WritableDepot.rootNameProblem(name);
+                if (nameProblem != null) {
+                    broken.put(name, "bad root name (" + nameProblem + ")");
+                    continue;
+                }
+                try {
+                    roots.put(name, readRef(name, p));
+                } catch (DepotException e) {
+                    broken.put(name, "ref " + p + " does not hold a hash");
+                } catch (NoSuchFileException e) {
+                    // removed meanwhile
+                }
             }
         } catch (NoSuchFileException e) {
-            return roots;
+            // no refs yet
         }
+    }
+
+    /** {@inheritDoc} Refs that are broken are left out; see {@link #brokenRoots()}. */
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        SortedMap<String, Hash> roots = new TreeMap<>();
+        scanRefs(roots, new TreeMap<>());
         return roots;
+    }
+
+    @Override
+    public SortedMap<String, String> brokenRoots() throws IOException {
+        SortedMap<String, String> broken = new TreeMap<>();
+        scanRefs(new TreeMap<>(), broken);
+        return broken;
     }
 
     @Override
@@ -306,8 +332,10 @@ public final class LocalDepot implements WritableDepot {
                 while (dst.hasRemaining()) {
                     int n = channel.read(dst, offset + done);
                     if (n < 0) {
+                        long now = sizeOrMinusOne();
                         throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
-                                + ": it ends at " + (offset + done) + " bytes, the manifest says " + size);
+                                + ": it shrank to " + (now < 0 ? "fewer than " + (offset + done) : now)
+                                + " bytes while open, the manifest says " + size);
                     }
                     done += n;
                 }
@@ -315,6 +343,14 @@ public final class LocalDepot implements WritableDepot {
                 dst.limit(oldLimit);
             }
             return done;
+        }
+
+        private long sizeOrMinusOne() {
+            try {
+                return channel.size();
+            } catch (IOException e) {
+                return -1;
+            }
         }
 
         @Override
@@ -420,6 +456,7 @@ public final class LocalDepot implements WritableDepot {
             }
             unsynced.add(objects);
         }
+        Files.setPosixFilePermissions(temp, STORED_PERMISSIONS); // immutable once named by its hash
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         unsynced.add(target);
         unsynced.add(shard);

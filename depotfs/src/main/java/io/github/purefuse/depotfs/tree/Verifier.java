@@ -67,6 +67,9 @@ public final class Verifier {
         List<Problem> problems = Collections.synchronizedList(new ArrayList<>());
         Map<Hash, ObjectRef> objects = new LinkedHashMap<>();
         Set<Hash> seenBundles = new HashSet<>();
+        for (Map.Entry<String, String> bad : depot.brokenRoots().entrySet()) {
+            problems.add(new Problem(bad.getKey(), bad.getValue()));
+        }
         for (Map.Entry<String, Hash> root : depot.roots().entrySet()) {
             walk(depot, root.getKey(), root.getValue(), seenBundles, objects, problems);
         }

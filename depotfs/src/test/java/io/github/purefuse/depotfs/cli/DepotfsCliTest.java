@@ -123,4 +123,155 @@ class DepotfsCliTest {
         byte[] across = DemoBuilder.patternBytes((1L << 20) - 10, 20);
         assertEquals("MiB 000", new String(across, 10, 7, StandardCharsets.US_ASCII));
     }
+
+    @Test
+    void entriesThatCannotBeReadMakeTheImportExitOneButTheRestIsImported() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("deep"));
+        Files.writeString(src.resolve("top.txt"), "readable\n");
+        // 25 levels of 200-character names: deeper than PATH_MAX (4096), so the walk fails with ENAMETOOLONG.
+        String name = "n".repeat(200);
+        Process p = new ProcessBuilder("bash", "-c", "cd \"$1\" && for i in $(seq 25); do mkdir \"$2\" && cd \"$2\" || exit 1; done; echo x > f",
+                "sh", src.toString(), name).inheritIO().start();
+        try {
+            assertEquals(0, p.waitFor());
+            String depot = tmp.resolve("depot").toString();
+            Run r = cli("import", src.toString(), "--depot", depot);
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.out().contains("files 1 (9 B)"), r.out());
+            assertTrue(r.err().contains("depotfs: could not import "), r.err());
+            assertTrue(r.err().contains("File name too long"), r.err());
+            assertTrue(r.err().endsWith("depotfs: 1 entry could not be imported (listed above); the rest is in root 'deep'\n"), r.err());
+            assertTrue(cli("ls", "--depot", depot, "deep").out().contains(" top.txt\n"));
+        } finally {
+            new ProcessBuilder("rm", "-rf", src.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    @Test
+    void importingTheDepotIntoItselfIsRefused() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Files.writeString(src.resolve("a"), "a");
+        Path depot = tmp.resolve("depot");
+        assertEquals(0, cli("import", src.toString(), "--depot", depot.toString(), "-q").exit());
+        Run self = cli("import", depot.toString(), "--depot", depot.toString(), "-q");
+        assertEquals(1, self.exit());
+        assertEquals("depotfs: cannot import " + depot + ": the source is the depot itself\n", self.err());
+        Run inside = cli("import", depot.resolve("objects").toString(), "--depot", depot.toString(), "-q");
+        assertEquals(1, inside.exit());
+        assertEquals("depotfs: cannot import " + depot.resolve("objects") + ": the source is inside the depot " + depot + "\n",
+                inside.err());
+    }
+
+    @Test
+    void lsListsEveryRootAndMarksBrokenOnes() throws Exception {
+        Path depot = BrokenDepots.withBrokenRoots(tmp);
+        Run ls = cli("ls", "--depot", depot.toString());
+        assertEquals(1, ls.exit(), ls.err());
+        List<String> lines = ls.out().lines().toList();
+        assertEquals(4, lines.size(), ls.out());
+        assertTrue(lines.get(0).matches("bad name +BROKEN: bad root name \\(.*\\)"), lines.get(0));
+        assertTrue(lines.get(1).matches("corrupt +BROKEN: corrupt manifest [0-9a-f]+: its content hashes to .*"), lines.get(1));
+        assertTrue(lines.get(2).startsWith("good "), lines.get(2));
+        assertTrue(lines.get(3).matches("missing +BROKEN: missing manifest abababab.*"), lines.get(3));
+        assertEquals("depotfs: 3 broken roots (run 'depotfs verify')\n", ls.err());
+    }
+
+    @Test
+    void unmountRefusesMountsThatAreNotDepotfsUnlessForced() {
+        Mounts.Mount depotfs = new Mounts.Mount("/mnt/a", "fuse.depotfs", "depotfs");
+        Mounts.Mount hello = new Mounts.Mount("/mnt/b", "fuse.hello", "hello");
+        Mounts.Mount ext4 = new Mounts.Mount("/", "ext4", "/dev/sda1");
+        assertEquals(null, DepotfsCli.unmountProblem(depotfs, false));
+        assertEquals("/mnt/b is not a depotfs mount (fuse.hello); use umount, or --force",
+                DepotfsCli.unmountProblem(hello, false));
+        assertEquals(null, DepotfsCli.unmountProblem(hello, true));
+        assertEquals("/ is not a FUSE mount (ext4); not unmounting it (use umount)", DepotfsCli.unmountProblem(ext4, true));
+    }
+
+    @Test
+    void theUnmountHintIsShellQuotedAndNamesTheLauncher() {
+        String before = System.getProperty("depotfs.command");
+        try {
+            System.setProperty("depotfs.command", "bin/depotfs");
+            assertEquals("bin/depotfs unmount '/tmp/my mnt'", MountRunner.unmountHint(Path.of("/tmp/my mnt")));
+            assertEquals("bin/depotfs unmount '/tmp/it'\\''s'", MountRunner.unmountHint(Path.of("/tmp/it's")));
+            assertEquals("bin/depotfs unmount /tmp/plain", MountRunner.unmountHint(Path.of("/tmp/plain")));
+            System.clearProperty("depotfs.command");
+            assertEquals("depotfs unmount /tmp/plain", MountRunner.unmountHint(Path.of("/tmp/plain")));
+        } finally {
+            if (before != null) {
+                System.setProperty("depotfs.command", before);
+            }
+        }
+    }
+
+    @Test
+    void theDemoDepotFollowsXdgCacheHomeThenHome() {
+        assertEquals(Path.of("/x/cache/depotfs/demo-depot"),
+                DemoCommand.defaultDepotDir(java.util.Map.of("XDG_CACHE_HOME", "/x/cache", "HOME", "/home/u"), "/root"));
+        assertEquals(Path.of("/home/u/.cache/depotfs/demo-depot"),
+                DemoCommand.defaultDepotDir(java.util.Map.of("HOME", "/home/u"), "/root"));
+        assertEquals(Path.of("/root/.cache/depotfs/demo-depot"), DemoCommand.defaultDepotDir(java.util.Map.of(), "/root"));
+    }
+
+    @Test
+    void aStatsFileInADirectoryThatDoesNotExistIsRefusedBeforeMounting() throws Exception {
+        Path mp = Files.createDirectories(tmp.resolve("mnt"));
+        Path depot = tmp.resolve("depot");
+        LocalDepot.openOrCreate(depot).close();
+        Run r = cli("mount", "--depot", depot.toString(), mp.toString(), "--stats", "/proc/nope/s.json");
+        assertEquals(1, r.exit());
+        assertEquals("depotfs: --stats /proc/nope/s.json: /proc/nope: no such directory\n", r.err());
+        assertEquals(null, DepotfsCli.statsProblem(tmp.resolve("s.json")));
+    }
+
+    @Test
+    void numericFlagsOutOfRangeAreNamedAsTyped() throws Exception {
+        Path mp = Files.createDirectories(tmp.resolve("mnt"));
+        Path depot = tmp.resolve("depot");
+        LocalDepot.openOrCreate(depot).close();
+        String[][] cases = {
+            {"--congestion-threshold", "100000", "depotfs: --congestion-threshold must be 0..65535, was 100000\n"},
+            {"--max-background", "-2", "depotfs: --max-background must be 0..65535, was -2\n"},
+            {"--readahead-kb", "-5", "depotfs: --readahead-kb must be at least 0, was -5\n"},
+            {"--threads", "-1", "depotfs: --threads must be 1..1024, was -1\n"},
+        };
+        for (String[] c : cases) {
+            Run r = cli("mount", "--depot", depot.toString(), mp.toString(), c[0], c[1]);
+            assertEquals(1, r.exit(), c[0]);
+            assertEquals(c[2], r.err());
+        }
+        Run imp = cli("import", tmp.toString(), "--depot", depot.toString(), "--threads", "0");
+        assertEquals(1, imp.exit());
+        assertEquals("depotfs: --threads must be 1..1024, was 0\n", imp.err());
+    }
+
+    @Test
+    void longPathsInSkipLinesAreShortened() {
+        String longPath = "a/".repeat(300) + "end";
+        String s = DepotfsCli.shorten(longPath);
+        assertEquals(200, s.length());
+        assertTrue(s.startsWith("a/a/") && s.endsWith("/end") && s.contains("\u2026"), s);
+        assertEquals("short/path", DepotfsCli.shorten("short/path"));
+    }
+
+    @Test
+    void aMountOnAMountPointWhoseServerDiedSuggestsUnmount() {
+        String before = System.getProperty("depotfs.command");
+        try {
+            System.setProperty("depotfs.command", "bin/depotfs");
+            Path mp = tmp.resolve("dead mnt");
+            io.github.purefuse.channel.MountException e = new io.github.purefuse.channel.MountException(
+                    io.github.purefuse.channel.MountException.Reason.OTHER, mp,
+                    "Cannot mount on " + mp + ": " + mp + ": Transport endpoint is not connected", null);
+            assertEquals(e.getMessage() + " (a server died there; clear it with bin/depotfs unmount '" + mp + "')",
+                    DepotfsCli.withDeadServerHint(e).getMessage());
+        } finally {
+            if (before != null) {
+                System.setProperty("depotfs.command", before);
+            } else {
+                System.clearProperty("depotfs.command");
+            }
+        }
+    }
 }

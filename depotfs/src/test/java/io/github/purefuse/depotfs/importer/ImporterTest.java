@@ -175,4 +175,51 @@ class ImporterTest {
             assertEquals(List.of(new ImportResult.Skipped("depot", "excluded (the depot itself)")), r.skipped());
         }
     }
+
+    @Test
+    void fifosAndDevicesInATarAreSkippedNotImportedAsEmptyFiles() throws Exception {
+        Path tar = tmp.resolve("special.tar");
+        try (OutputStream f = Files.newOutputStream(tar);
+             TarArchiveOutputStream out = new TarArchiveOutputStream(f, "UTF-8")) {
+            addFile(out, "dev/regular", "data", 0644);
+            for (var e : List.of(new TarArchiveEntry("dev/fifo", TarArchiveEntry.LF_FIFO),
+                    new TarArchiveEntry("dev/null", TarArchiveEntry.LF_CHR),
+                    new TarArchiveEntry("dev/sda", TarArchiveEntry.LF_BLK))) {
+                out.putArchiveEntry(e);
+                out.closeArchiveEntry();
+            }
+        }
+        MemoryDepot depot = new MemoryDepot();
+        ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tar);
+        assertEquals(1, r.files());
+        assertEquals(List.of(new ImportResult.Skipped("dev/fifo", "FIFO"),
+                new ImportResult.Skipped("dev/null", "character device"),
+                new ImportResult.Skipped("dev/sda", "block device")), r.skipped());
+        Bundle dev = depot.bundle(depot.bundle(r.bundle()).entry("dev").orElseThrow().requireHash());
+        assertEquals(List.of("regular"), dev.entries().stream().map(BundleEntry::name).toList());
+    }
+
+    @Test
+    void aDirectoryImportStaysOnTheSourcesFilesystem() throws Exception {
+        boolean ptsMounted = Files.readAllLines(Path.of("/proc/mounts")).stream()
+                .anyMatch(l -> l.split(" ")[1].equals("/dev/pts"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(ptsMounted, "/dev/pts is not a mount point here");
+        ImportResult r = new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(Path.of("/dev"));
+        assertTrue(r.skipped().contains(new ImportResult.Skipped("pts",
+                "another filesystem (mount point; --cross-mounts imports it)")), r.skipped().toString());
+    }
+
+    @Test
+    void xzAndZstdArchivesAreRefusedByName() throws Exception {
+        byte[][] magics = {{(byte) 0xFD, '7', 'z', 'X', 'Z', 0, 1, 2}, {0x28, (byte) 0xB5, 0x2F, (byte) 0xFD, 0, 0, 0, 0}};
+        String[] names = {"xz", "zstd"};
+        for (int i = 0; i < 2; i++) {
+            byte[] content = java.util.Arrays.copyOf(magics[i], 1024);
+            Path f = Files.write(tmp.resolve("a.tar." + names[i]), content);
+            DepotException e = assertThrows(DepotException.class,
+                    () -> new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(f));
+            assertEquals("cannot import " + f + ": " + names[i]
+                    + "-compressed tar archives are not supported (plain, gzip, bzip2 are)", e.getMessage());
+        }
+    }
 }

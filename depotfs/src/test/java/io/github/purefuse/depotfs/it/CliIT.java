@@ -217,8 +217,26 @@ class CliIT {
         Run ls = cli("ls", "--depot", depotDir.toString(), "main");
         assertEquals(1, ls.exit());
         assertTrue(ls.err().startsWith(corrupt) && ls.err().lines().count() == 1, ls.err());
-        Run mount = cli("mount", "--depot", depotDir.toString(), mp.toString());
+        Run roots = cli("ls", "--depot", depotDir.toString());
+        assertEquals(1, roots.exit());
+        assertTrue(roots.out().lines().anyMatch(l -> l.matches("main +BROKEN: corrupt manifest " + rootHash.shortHex() + ".*")),
+                roots.out());
+        // Mounting that one root is refused; mounting all roots shows it as a directory that answers EIO.
+        Run mount = cli("mount", "--depot", depotDir.toString(), mp.toString(), "--root", "main");
         assertTrue(mount.err().startsWith(corrupt) && mount.exit() == 1, mount.err());
+        assertFalse(TestMount.isMounted(mp));
+        Process all = startMount(mp);
+        try (var top = Files.list(mp)) {
+            assertTrue(top.anyMatch(p -> p.getFileName().toString().equals("main")));
+        }
+        IOException eio = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> {
+            try (var inside = Files.list(mp.resolve("main"))) {
+                inside.count();
+            }
+        });
+        assertTrue(String.valueOf(eio.getMessage()).contains("Input/output error"), String.valueOf(eio.getMessage()));
+        all.destroy();
+        assertTrue(all.waitFor(60, TimeUnit.SECONDS));
         assertFalse(TestMount.isMounted(mp));
         Run verify = cli("verify", "--depot", depotDir.toString(), "--quiet");
         assertEquals(1, verify.exit());
@@ -245,7 +263,9 @@ class CliIT {
     private static String packagedClassPath() throws IOException {
         Path target = Path.of("target").toAbsolutePath();
         try (var jars = Files.list(target)) {
-            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-.*\\.jar")).findFirst().orElseThrow();
+            // The main jar, not -sources.jar (Files.list has no order).
+            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-[0-9.]+(-SNAPSHOT)?\\.jar")).findFirst()
+                    .orElseThrow();
             return jar + ":" + target.resolve("lib") + "/*";
         }
     }

@@ -153,4 +153,36 @@ class LocalDepotTest {
             assertTrue(Files.isRegularFile(created.directory().resolve(LocalDepot.MARKER)));
         }
     }
+
+    @Test
+    void anObjectThatShrinksWhileOpenIsReportedWithItsNewSize() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            byte[] bytes = new byte[100_000];
+            WritableDepot.Stored s = put(d, bytes);
+            try (DepotObject o = d.open(s.hash(), s.size())) {
+                Path file = d.pathOf(s.hash());
+                file.toFile().setWritable(true);
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.truncate(40_000);
+                }
+                DepotException e = assertThrows(DepotException.class, () -> o.read(ByteBuffer.allocate(4096), 60_000));
+                assertEquals("corrupt object " + s.hash().shortHex()
+                        + ": it shrank to 40000 bytes while open, the manifest says 100000", e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void objectsAndManifestsAreStoredReadOnly() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            WritableDepot.Stored o = put(d, "content".getBytes(StandardCharsets.UTF_8));
+            WritableDepot.Stored b = d.putBundle(List.of(io.github.purefuse.depotfs.store.BundleEntry.object("f", o.hash(),
+                    o.size(), 0, false)));
+            assertEquals("r--r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(d.pathOf(o.hash()))));
+            assertEquals("r--r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(d.pathOf(b.hash()))));
+        }
+    }
 }

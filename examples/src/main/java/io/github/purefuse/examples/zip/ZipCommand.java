@@ -47,7 +47,7 @@ public final class ZipCommand implements Callable<Integer> {
         try {
             zip = ZipFileSystem.open(archive);
         } catch (IOException e) {
-            err.println("fuse-example: cannot read " + archive + ": " + e.getMessage());
+            err.println("fuse-example: cannot read " + archive + ": " + reason(archive, e));
             err.flush();
             return 1;
         }
@@ -73,5 +73,20 @@ public final class ZipCommand implements Callable<Integer> {
             err.flush();
             return 0;
         }
+    }
+
+    /** The reason of a failure to open the archive, named after the exception type. */
+    static String reason(Path file, IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        String m = e.getMessage();
+        return m == null || m.equals(file.toString()) ? e.getClass().getSimpleName() : m;
     }
 }

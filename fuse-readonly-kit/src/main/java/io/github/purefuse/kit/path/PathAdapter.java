@@ -392,7 +392,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             Map<String, byte[]> x = fs.xattrs(path);
             if (x == null) {
-                return Failure.of(Errno.ENOSYS);
+                // No xattrs at all: ENODATA, not ENOSYS, so that getfattr says "no attributes" rather than
+                // "Operation not supported" (ENOSYS would make the kernel answer EOPNOTSUPP forever,
+                // fuse-protocol.md 4.13). The cost: ls -l's two GETXATTR calls per file reach us.
+                return Failure.of(Errno.ENODATA);
             }
             byte[] value = x.get(request.name());
             return value == null ? Failure.of(Errno.ENODATA) : new XattrValue(value);
@@ -410,7 +413,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             Map<String, byte[]> x = fs.xattrs(path);
             if (x == null) {
-                return Failure.of(Errno.ENOSYS);
+                return new XattrNames(List.of()); // an empty list: "no attributes" (see getxattr)
             }
             List<String> names = new ArrayList<>(x.keySet());
             names.sort(null);
@@ -478,7 +481,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private <R> R failure(String op, String what, Exception e) {
         Errno errno = Errnos.of(e);
         if (errno.equals(Errno.EIO)) {
-            LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO", e);
+            LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO: " + e.getMessage(), e);
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
         }

@@ -125,8 +125,9 @@ public interface PathFileSystem {
      *
      * @param path the path
      * @return the attributes by name ({@code user.*} for ordinary ones), or {@code null} when this
-     *     filesystem has none at all: the default, which makes the kernel stop asking (applications then
-     *     get EOPNOTSUPP)
+     *     filesystem has none at all: the default, which the {@link PathAdapter} answers like an empty
+     *     map (LISTXATTR an empty list, GETXATTR ENODATA), so tools such as {@code getfattr} report no
+     *     attributes instead of "Operation not supported"
      * @throws IOException on an error
      */
     default @Nullable Map<String, byte[]> xattrs(FsPath path) throws IOException {

@@ -62,6 +62,31 @@ public final class FuseDecode {
     }
 
     /**
+     * One line for a failure to read a file: the path and a reason named after the exception type.
+     *
+     * @param file the file
+     * @param e    what went wrong
+     * @return e.g. {@code /x.fusecap: no such file or directory}
+     */
+    static String describe(Path file, IOException e) {
+        String reason;
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            reason = "no such file or directory";
+        } else if (e instanceof java.nio.file.AccessDeniedException) {
+            reason = "permission denied";
+        } else if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            reason = f.getReason();
+        } else if (e.getMessage() == null || e.getMessage().equals(file.toString())) {
+            reason = e.getClass().getSimpleName();
+        } else if (e.getMessage().startsWith(file + ": ")) {
+            return e.getMessage();
+        } else {
+            reason = e.getMessage();
+        }
+        return file + ": " + reason;
+    }
+
+    /**
      * Decodes the capture named by the only argument and prints it to standard output.
      *
      * @param args one capture file
@@ -76,7 +101,7 @@ public final class FuseDecode {
         try {
             frames = FuseCapture.read(Path.of(args[0]));
         } catch (IOException e) {
-            System.err.println("fuse-decode: " + e.getMessage());
+            System.err.println("fuse-decode: " + describe(Path.of(args[0]), e));
             System.exit(1);
             return;
         }

@@ -73,4 +73,13 @@ class FuseDecodeTest {
         b.putInt(40 + body.length).putInt(opcode).putLong(unique).putLong(nodeid).putInt(0).putInt(0).putInt(1).putInt(0).put(body);
         return b.array();
     }
+
+    @org.junit.jupiter.api.Test
+    void aMissingCaptureIsReportedWithItsReason() {
+        java.nio.file.Path missing = java.nio.file.Path.of("/nonexistent.fusecap");
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> FuseCapture.read(missing));
+        org.junit.jupiter.api.Assertions.assertEquals("/nonexistent.fusecap: no such file or directory",
+                FuseDecode.describe(missing, e));
+    }
 }
