@@ -1,0 +1,110 @@
+package io.github.purefuse.api;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.LinkTarget;
+import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.XattrNames;
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.DirEntry;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.api.types.Opcode;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/** The invariants the kernel enforces, enforced already when a value is made. */
+class ValueTypesTest {
+
+    @Test
+    void nodeidZeroIsReservedAndOneIsTheRoot() {
+        assertThrows(IllegalArgumentException.class, () -> NodeId.of(0));
+        assertSame(NodeId.ROOT, NodeId.of(1));
+        assertEquals("nodeid 18446744073709551615", NodeId.of(-1).toString(), "nodeids are unsigned");
+    }
+
+    @Property
+    void errnoAcceptsExactlyWhatTheKernelAccepts(@ForAll @IntRange(min = -5, max = 600) int code) {
+        if (code >= 1 && code <= 511) {
+            assertEquals(code, Errno.of(code).code());
+        } else {
+            assertThrows(IllegalArgumentException.class, () -> Errno.of(code));
+        }
+    }
+
+    @Test
+    void errnoNamesAndSharedFailures() {
+        assertEquals("ENOENT", Errno.ENOENT.name());
+        assertEquals("Read-only file system", Errno.EROFS.description());
+        assertEquals("errno 200", Errno.of(200).name());
+        assertSame(Failure.of(Errno.EIO), Failure.of(Errno.of(5)));
+    }
+
+    @Test
+    void attrBuilderDerivesTypeBitsNlinkAndBlocks() {
+        Attr file = Attr.builder(FileType.REGULAR).permissions(0444).size(1025).build();
+        assertEquals(0100444, file.mode());
+        assertEquals(1, file.nlink());
+        assertEquals(3, file.blocks(), "ceil(1025 / 512) 512-byte blocks, so du is right");
+        Attr dir = Attr.builder(FileType.DIRECTORY).permissions(0555).build();
+        assertEquals(2, dir.nlink());
+        assertEquals(FileType.DIRECTORY, dir.type());
+        assertEquals(dir, dir.toBuilder().build());
+        assertThrows(IllegalArgumentException.class, () -> new Attr(1, 0, 0, file.atime(), file.mtime(),
+                file.ctime(), 0444, 1, 0, 0, 0, 0), "a mode without type bits gives EIO in the kernel");
+    }
+
+    @Test
+    void fileTypesMatchDtValues() {
+        assertEquals(8, FileType.REGULAR.direntType());
+        assertEquals(4, FileType.DIRECTORY.direntType());
+        assertEquals(10, FileType.SYMLINK.direntType());
+        assertEquals(FileType.SOCKET, FileType.ofMode(0140755));
+    }
+
+    @Test
+    void dirEntriesRefuseWhatTheKernelRefuses() {
+        assertThrows(IllegalArgumentException.class, () -> new DirEntry("a/b", 1, FileType.REGULAR, 1));
+        assertThrows(IllegalArgumentException.class, () -> new DirEntry("", 1, FileType.REGULAR, 1));
+        assertThrows(IllegalArgumentException.class, () -> new DirEntry("a", 1, FileType.REGULAR, 0),
+                "cookie 0 means 'from the start'");
+    }
+
+    @Test
+    void openedKeepsBackingIdAndPassthroughTogether() {
+        assertEquals(0b10, Opened.of(FileHandle.of(7), OpenFlag.KEEP_CACHE).openFlagBits());
+        assertThrows(IllegalArgumentException.class, () -> new Opened(FileHandle.NONE, EnumSet.of(OpenFlag.PASSTHROUGH), 0));
+        assertThrows(IllegalArgumentException.class, () -> new Opened(FileHandle.NONE, EnumSet.noneOf(OpenFlag.class), 3));
+        assertEquals(1 << 7, new Opened(FileHandle.NONE, EnumSet.of(OpenFlag.PASSTHROUGH), 3).openFlagBits());
+    }
+
+    @Test
+    void xattrListAndLinkTargetsUseTheKernelsEncoding() {
+        assertArrayEquals("user.a\0user.bb\0".getBytes(StandardCharsets.UTF_8),
+                new XattrNames(List.of("user.a", "user.bb")).encoded());
+        assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of("")));
+        assertThrows(IllegalArgumentException.class, () -> LinkTarget.of("x".repeat(4096)),
+                "READLINK replies fit one page minus the NUL");
+        assertEquals(4095, LinkTarget.of("x".repeat(4095)).target().length);
+    }
+
+    @Test
+    void opcodesHaveTheKernelsNumbers() {
+        assertEquals(Opcode.FUSE_READDIRPLUS, Opcode.ofCode(44));
+        assertEquals(53, Opcode.FUSE_COPY_FILE_RANGE_64.code());
+        assertEquals(null, Opcode.ofCode(7), "7 is unused in fuse.h");
+        assertEquals(null, Opcode.ofCode(4096), "CUSE_INIT is not a FUSE opcode");
+    }
+}
