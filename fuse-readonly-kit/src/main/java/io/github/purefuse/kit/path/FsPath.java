@@ -1,0 +1,162 @@
+package io.github.purefuse.kit.path;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An absolute path in a {@link PathFileSystem}: the root, or a parent path and one real name. Names are
+ * kept as they are (any string but the empty one, even one holding {@code '/'} or longer than 255 bytes:
+ * such names are shown shortened by the {@link PathAdapter}); a path is a chain of them, so children
+ * share their parent's object. Immutable; equal paths have equal names in the same order.
+ *
+ * {@snippet :
+ * FsPath p = FsPath.of("/docs/readme.txt");   // parse a '/'-separated path
+ * FsPath q = FsPath.ROOT.resolve("docs").resolve("readme.txt");
+ * assert p.equals(q) && p.name().equals("readme.txt") && p.parent().equals(FsPath.of("/docs"));
+ * }
+ */
+public final class FsPath {
+
+    /** The root directory, {@code /}. */
+    public static final FsPath ROOT = new FsPath(null, "", 0);
+
+    private final @Nullable FsPath parent;
+    private final String name;
+    private final int depth;
+    private final int hash;
+
+    private FsPath(@Nullable FsPath parent, String name, int depth) {
+        this.parent = parent;
+        this.name = name;
+        this.depth = depth;
+        this.hash = parent == null ? 0 : 31 * parent.hash + name.hashCode();
+    }
+
+    /**
+     * Parses a {@code '/'}-separated path; empty segments are ignored, so {@code ""} and {@code "/"}
+     * are the root and {@code "a/b"} equals {@code "/a/b"}.
+     *
+     * @param path the path
+     * @return the path
+     * @throws IllegalArgumentException if a segment is {@code .} or {@code ..}
+     */
+    public static FsPath of(String path) {
+        FsPath p = ROOT;
+        for (String segment : path.split("/")) {
+            if (segment.isEmpty()) {
+                continue;
+            }
+            if (segment.equals(".") || segment.equals("..")) {
+                throw new IllegalArgumentException("no . or .. in a path: " + path);
+            }
+            p = p.resolve(segment);
+        }
+        return p;
+    }
+
+    /**
+     * A child of this directory.
+     *
+     * @param childName a real name, taken as it is (no parsing: a {@code '/'} in it stays part of the name)
+     * @return the child's path
+     * @throws IllegalArgumentException if the name is empty
+     */
+    public FsPath resolve(String childName) {
+        if (childName.isEmpty()) {
+            throw new IllegalArgumentException("empty name");
+        }
+        return new FsPath(this, childName, depth + 1);
+    }
+
+    /** {@return the parent directory, or {@code null} for the root} */
+    public @Nullable FsPath parent() {
+        return parent;
+    }
+
+    /** {@return the last name; empty for the root} */
+    public String name() {
+        return name;
+    }
+
+    /** {@return true for the root} */
+    public boolean isRoot() {
+        return parent == null;
+    }
+
+    /** {@return the number of names: 0 for the root} */
+    public int depth() {
+        return depth;
+    }
+
+    /** {@return the names from the root down} */
+    public List<String> names() {
+        Deque<String> d = new ArrayDeque<>(depth);
+        for (FsPath p = this; p.parent != null; p = p.parent) {
+            d.addFirst(p.name);
+        }
+        return new ArrayList<>(d);
+    }
+
+    /**
+     * The bytes that identify this path for its stable inode number: for each name from the root down,
+     * its UTF-8 length as 4 bytes big-endian, then its UTF-8 bytes. Different paths give different bytes
+     * (names may hold {@code '/'} or NUL without ambiguity); the root gives no bytes.
+     *
+     * @return the bytes
+     */
+    public byte[] encoded() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * depth + 16);
+        for (String n : names()) {
+            byte[] b = n.getBytes(StandardCharsets.UTF_8);
+            out.write(b.length >>> 24);
+            out.write(b.length >>> 16);
+            out.write(b.length >>> 8);
+            out.write(b.length);
+            out.writeBytes(b);
+        }
+        return out.toByteArray();
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof FsPath other) || other.hash != hash || other.depth != depth) {
+            return false;
+        }
+        FsPath a = this;
+        FsPath b = other;
+        while (a != b) {
+            if (a.parent == null || b.parent == null || a.hash != b.hash || !a.name.equals(b.name)) {
+                return false;
+            }
+            a = a.parent;
+            b = b.parent;
+        }
+        return true;
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    /** {@return the path with {@code '/'} separators, e.g. {@code /docs/readme.txt}; {@code /} for the root} */
+    @Override
+    public String toString() {
+        if (parent == null) {
+            return "/";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String n : names()) {
+            sb.append('/').append(n);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,591 @@
+package io.github.purefuse.kit.path;
+
+import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.reply.AttrReply;
+import io.github.purefuse.api.reply.Attributes;
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.GetxattrReply;
+import io.github.purefuse.api.reply.LinkTarget;
+import io.github.purefuse.api.reply.ListxattrReply;
+import io.github.purefuse.api.reply.LookupReply;
+import io.github.purefuse.api.reply.NegativeEntry;
+import io.github.purefuse.api.reply.Ok;
+import io.github.purefuse.api.reply.OpenReply;
+import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.reply.ReadlinkReply;
+import io.github.purefuse.api.reply.StatfsReply;
+import io.github.purefuse.api.reply.Statistics;
+import io.github.purefuse.api.reply.StatusReply;
+import io.github.purefuse.api.reply.XattrNames;
+import io.github.purefuse.api.reply.XattrValue;
+import io.github.purefuse.api.request.Getattr;
+import io.github.purefuse.api.request.Getxattr;
+import io.github.purefuse.api.request.Listxattr;
+import io.github.purefuse.api.request.Lookup;
+import io.github.purefuse.api.request.Open;
+import io.github.purefuse.api.request.Opendir;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.Readdir;
+import io.github.purefuse.api.request.Readdirplus;
+import io.github.purefuse.api.request.Readlink;
+import io.github.purefuse.api.request.Release;
+import io.github.purefuse.api.request.Releasedir;
+import io.github.purefuse.api.request.Statfs;
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.BufferLease;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.dir.DirectoryHandles;
+import io.github.purefuse.kit.dir.DirectoryListing;
+import io.github.purefuse.kit.inode.InodeTable;
+import io.github.purefuse.kit.names.DirectoryNames;
+import io.github.purefuse.kit.names.NameShortener;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Serves a {@link PathFileSystem} as a {@link ReadOnlyFileSystem}: mount this and the kernel's requests
+ * become calls by path.
+ *
+ * {@snippet :
+ * ReadOnlyFileSystem fs = PathAdapter.builder(new Hello())   // Hello: see PathFileSystem
+ *         .immutable()                                      // long timeouts, page cache kept
+ *         .build();
+ * }
+ *
+ * <h2>What it does for you</h2>
+ * <ul>
+ *   <li><b>Nodeids</b>: an {@link InodeTable} keyed by {@link FsPath} gives each looked-up path a nodeid,
+ *       counts LOOKUP and READDIRPLUS replies, and drops paths the kernel FORGETs. {@code st_ino} and
+ *       {@code d_ino} are the table's stable ino of the path (a hash), the same after remount.</li>
+ *   <li><b>Names</b>: names that are not valid POSIX names of at most 255 bytes are listed in a short form
+ *       ({@link NameShortener}), and a LOOKUP of the short form finds the real name.</li>
+ *   <li><b>Directories</b>: OPENDIR snapshots {@link PathFileSystem#list} into a {@link DirectoryListing};
+ *       READDIR and READDIRPLUS are served from it with stable cookies, {@code .} and {@code ..} first.</li>
+ *   <li><b>Reads</b>: OPEN remembers the file's size; READ leases a pooled buffer of
+ *       {@code min(request size, size - offset)} bytes ({@link BufferLeases}), lets
+ *       {@link PathFileSystem#read} fill it and sends it without a copy.</li>
+ *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured;
+ *       {@code FOPEN_KEEP_CACHE} on open (default), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
+ *   <li><b>Errors</b>: exceptions become errnos (see {@link PathFileSystem}); opens for writing get
+ *       EROFS.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: the channel calls it from many virtual threads at once.
+ */
+public final class PathAdapter implements ReadOnlyFileSystem {
+
+    private static final System.Logger LOG = System.getLogger(PathAdapter.class.getName());
+    private static final int O_ACCMODE = 3;
+    private static final int O_TRUNC = 01000;
+
+    private final PathFileSystem fs;
+    private final InodeTable<FsPath> table = InodeTable.create(FsPath.ROOT, FsPath::encoded);
+    private final NameShortener shortener;
+    private final BufferLeases leases;
+    private final Duration entryTimeout;
+    private final Duration attrTimeout;
+    private final Duration negativeTimeout;
+    private final boolean keepCache;
+    private final boolean cacheDirectories;
+    private final DirectoryHandles directories = new DirectoryHandles();
+    private final ConcurrentHashMap<Long, OpenFile> files = new ConcurrentHashMap<>();
+    private final AtomicLong nextFh = new AtomicLong(1);
+    private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
+    private final int namesCacheLimit;
+
+    private record OpenFile(FsPath path, long size) {
+    }
+
+    private record CachedNames(DirectoryNames names, long expiresAtNanos) {
+    }
+
+    private PathAdapter(Builder b) {
+        this.fs = b.fs;
+        this.shortener = b.shortener;
+        this.leases = b.leases;
+        this.entryTimeout = b.entryTimeout;
+        this.attrTimeout = b.attrTimeout;
+        this.negativeTimeout = b.negativeTimeout;
+        this.keepCache = b.keepCache;
+        this.cacheDirectories = b.cacheDirectories;
+        this.namesCacheLimit = b.namesCacheLimit;
+    }
+
+    /**
+     * Starts configuring an adapter.
+     *
+     * @param fs the filesystem to serve
+     * @return a builder with defaults: entry and attribute timeouts 1 s, no negative caching,
+     *     {@code FOPEN_KEEP_CACHE} on, {@code FOPEN_CACHE_DIR} off, {@link NameShortener#standard()},
+     *     {@link BufferLeases#pooled()}
+     */
+    public static Builder builder(PathFileSystem fs) {
+        return new Builder(fs);
+    }
+
+    /** {@return the inode table (for tests: lookup counts, size)} */
+    public InodeTable<FsPath> inodeTable() {
+        return table;
+    }
+
+    /** {@return the buffer leases READ replies are made from} */
+    public BufferLeases leases() {
+        return leases;
+    }
+
+    /** {@return the number of open directory handles} */
+    public int openDirectories() {
+        return directories.size();
+    }
+
+    /** {@return the number of open file handles} */
+    public int openFiles() {
+        return files.size();
+    }
+
+    // ---------------------------------------------------------------------------------- lookup, attributes
+
+    @Override
+    public LookupReply lookup(Lookup request) {
+        FsPath parent = table.key(request.parent());
+        if (parent == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            String real = realName(parent, request.name());
+            if (real == null) {
+                return negative();
+            }
+            FsPath child = parent.resolve(real);
+            Optional<Attr> attr = fs.stat(child);
+            if (attr.isEmpty()) {
+                return negative();
+            }
+            return table.entry(child, attr.get(), entryTimeout, attrTimeout);
+        } catch (IOException | RuntimeException e) {
+            return failure("lookup", parent + " / " + request.name(), e);
+        }
+    }
+
+    @Override
+    public void forget(NodeId nodeId, long nlookup) {
+        table.forget(nodeId, nlookup);
+    }
+
+    @Override
+    public AttrReply getattr(Getattr request) {
+        FsPath path = table.key(request.header().nodeId());
+        if (path == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            Optional<Attr> attr = fs.stat(path);
+            if (attr.isEmpty()) {
+                return Failure.of(Errno.ENOENT);
+            }
+            return new Attributes(table.attr(path, attr.get()), attrTimeout);
+        } catch (IOException | RuntimeException e) {
+            return failure("getattr", path.toString(), e);
+        }
+    }
+
+    @Override
+    public ReadlinkReply readlink(Readlink request) {
+        FsPath path = table.key(request.header().nodeId());
+        if (path == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            return LinkTarget.of(fs.readlink(path));
+        } catch (IOException | RuntimeException e) {
+            return failure("readlink", path.toString(), e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------- files
+
+    @Override
+    public OpenReply open(Open request) {
+        if ((request.flags() & O_ACCMODE) != 0 || (request.flags() & O_TRUNC) != 0) {
+            return Failure.of(Errno.EROFS);
+        }
+        FsPath path = table.key(request.header().nodeId());
+        if (path == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            Optional<Attr> attr = fs.stat(path);
+            if (attr.isEmpty()) {
+                return Failure.of(Errno.ENOENT);
+            }
+            if (attr.get().type() == FileType.DIRECTORY) {
+                return Failure.of(Errno.EISDIR);
+            }
+            long fh = nextFh.getAndIncrement();
+            files.put(fh, new OpenFile(path, attr.get().size()));
+            return keepCache ? Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE) : Opened.of(FileHandle.of(fh));
+        } catch (IOException | RuntimeException e) {
+            return failure("open", path.toString(), e);
+        }
+    }
+
+    @Override
+    public ReadReply read(Read request) {
+        OpenFile file = files.get(request.fh().value());
+        try {
+            if (file == null) {
+                FsPath path = table.key(request.header().nodeId());
+                Optional<Attr> attr = path == null ? Optional.empty() : fs.stat(path);
+                if (path == null || attr.isEmpty()) {
+                    return Failure.of(Errno.EBADF);
+                }
+                file = new OpenFile(path, attr.get().size());
+            }
+            long offset = request.offset();
+            if (offset < 0 || offset >= file.size() || request.size() <= 0) {
+                return Data.EMPTY;
+            }
+            int n = (int) Math.min(request.size(), file.size() - offset);
+            BufferLease lease = leases.allocate(n);
+            try {
+                ByteBuffer into = lease.bytes();
+                while (into.hasRemaining()) {
+                    int got = fs.read(file.path(), offset + into.position(), into);
+                    if (got <= 0) {
+                        break;
+                    }
+                }
+                into.flip();
+                return Data.leased(lease);
+            } catch (IOException | RuntimeException e) {
+                lease.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            return failure("read", file == null ? request.header().nodeId().toString() : file.path().toString(), e);
+        }
+    }
+
+    @Override
+    public StatusReply release(Release request) {
+        files.remove(request.fh().value());
+        return Ok.INSTANCE;
+    }
+
+    // ---------------------------------------------------------------------------------- directories
+
+    @Override
+    public OpenReply opendir(Opendir request) {
+        FsPath path = table.key(request.header().nodeId());
+        if (path == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            List<PathEntry> entries = fs.list(path);
+            List<String> realNames = new ArrayList<>(entries.size());
+            for (PathEntry e : entries) {
+                realNames.add(e.name());
+            }
+            DirectoryNames names = shortener.directory(realNames);
+            cacheNames(path, names);
+            long self = table.ino(path);
+            FsPath parentPath = path.parent();
+            long parent = parentPath == null ? self : table.ino(parentPath);
+            DirectoryListing.Builder b = DirectoryListing.builder(self, parent).lookupCounts(table);
+            for (PathEntry e : entries) {
+                FsPath child = path.resolve(e.name());
+                Attr attr = e.attr();
+                b.add(names.displayName(e.name()), table.ino(child), attr.type(),
+                        () -> table.entry(child, attr, entryTimeout, attrTimeout));
+            }
+            FileHandle fh = directories.open(b.build());
+            return cacheDirectories ? Opened.of(fh, OpenFlag.CACHE_DIR, OpenFlag.KEEP_CACHE) : Opened.of(fh);
+        } catch (IOException | RuntimeException e) {
+            return failure("opendir", path.toString(), e);
+        }
+    }
+
+    @Override
+    public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+        DirectoryListing listing = directories.get(request.fh());
+        return listing == null ? Failure.of(Errno.EBADF) : listing.fill(request.offset(), page);
+    }
+
+    @Override
+    public ReaddirReply readdirplus(Readdirplus request, DirectoryPage page) {
+        DirectoryListing listing = directories.get(request.fh());
+        return listing == null ? Failure.of(Errno.EBADF) : listing.fill(request.offset(), page);
+    }
+
+    @Override
+    public StatusReply releasedir(Releasedir request) {
+        directories.release(request.fh());
+        return Ok.INSTANCE;
+    }
+
+    // ---------------------------------------------------------------------------------- statfs, xattrs
+
+    @Override
+    public StatfsReply statfs(Statfs request) {
+        try {
+            return new Statistics(fs.statfs());
+        } catch (IOException | RuntimeException e) {
+            return failure("statfs", "/", e);
+        }
+    }
+
+    @Override
+    public GetxattrReply getxattr(Getxattr request) {
+        FsPath path = table.key(request.header().nodeId());
+        if (path == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            Map<String, byte[]> x = fs.xattrs(path);
+            if (x == null) {
+                return Failure.of(Errno.ENOSYS);
+            }
+            byte[] value = x.get(request.name());
+            return value == null ? Failure.of(Errno.ENODATA) : new XattrValue(value);
+        } catch (IOException | RuntimeException e) {
+            return failure("getxattr", path.toString(), e);
+        }
+    }
+
+    @Override
+    public ListxattrReply listxattr(Listxattr request) {
+        FsPath path = table.key(request.header().nodeId());
+        if (path == null) {
+            return Failure.of(Errno.ENOENT);
+        }
+        try {
+            Map<String, byte[]> x = fs.xattrs(path);
+            if (x == null) {
+                return Failure.of(Errno.ENOSYS);
+            }
+            List<String> names = new ArrayList<>(x.keySet());
+            names.sort(null);
+            return new XattrNames(names);
+        } catch (IOException | RuntimeException e) {
+            return failure("listxattr", path.toString(), e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------- helpers
+
+    private LookupReply negative() {
+        return negativeTimeout.isZero() ? Failure.of(Errno.ENOENT) : new NegativeEntry(negativeTimeout);
+    }
+
+    /** Maps a looked-up name back to the real name, or null when no real name can be listed under it. */
+    private @Nullable String realName(FsPath parent, String name) throws IOException {
+        if (!shortener.mayBeShortForm(name)) {
+            return shortener.isValid(name) ? name : null;
+        }
+        return names(parent).realName(name);
+    }
+
+    private DirectoryNames names(FsPath dir) throws IOException {
+        CachedNames c = namesCache.get(dir);
+        if (c != null && System.nanoTime() - c.expiresAtNanos() < 0) {
+            return c.names();
+        }
+        List<PathEntry> entries = fs.list(dir);
+        List<String> realNames = new ArrayList<>(entries.size());
+        for (PathEntry e : entries) {
+            realNames.add(e.name());
+        }
+        DirectoryNames names = shortener.directory(realNames);
+        cacheNames(dir, names);
+        return names;
+    }
+
+    private void cacheNames(FsPath dir, DirectoryNames names) {
+        if (names.shortenedCount() == 0) {
+            namesCache.remove(dir);
+            return;
+        }
+        if (namesCache.size() >= namesCacheLimit) {
+            namesCache.clear();
+        }
+        long ttl = Math.max(entryTimeout.toNanos(), Duration.ofSeconds(1).toNanos());
+        namesCache.put(dir, new CachedNames(names, System.nanoTime() + ttl));
+    }
+
+    private <R> R failureReply(Errno errno) {
+        @SuppressWarnings("unchecked")
+        R r = (R) Failure.of(errno);
+        return r;
+    }
+
+    private <R> R failure(String op, String what, Exception e) {
+        Errno errno = errnoOf(e);
+        if (errno.equals(Errno.EIO)) {
+            LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO", e);
+        } else {
+            LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
+        }
+        return failureReply(errno);
+    }
+
+    private static Errno errnoOf(Exception e) {
+        if (e instanceof ErrnoException x) {
+            return x.errno();
+        }
+        if (e instanceof NoSuchFileException) {
+            return Errno.ENOENT;
+        }
+        if (e instanceof NotDirectoryException) {
+            return Errno.ENOTDIR;
+        }
+        if (e instanceof AccessDeniedException) {
+            return Errno.EACCES;
+        }
+        if (e instanceof FileSystemLoopException) {
+            return Errno.ELOOP;
+        }
+        return Errno.EIO;
+    }
+
+    /** Settings of a {@link PathAdapter}; not thread-safe. */
+    public static final class Builder {
+        private final PathFileSystem fs;
+        private Duration entryTimeout = Duration.ofSeconds(1);
+        private Duration attrTimeout = Duration.ofSeconds(1);
+        private Duration negativeTimeout = Duration.ZERO;
+        private boolean keepCache = true;
+        private boolean cacheDirectories;
+        private NameShortener shortener = NameShortener.standard();
+        private BufferLeases leases = BufferLeases.pooled();
+        private int namesCacheLimit = 1024;
+
+        private Builder(PathFileSystem fs) {
+            this.fs = Objects.requireNonNull(fs, "fs");
+        }
+
+        /**
+         * Settings for a tree that never changes while mounted: entry, attribute and negative timeouts of
+         * one day, {@code FOPEN_KEEP_CACHE} and {@code FOPEN_CACHE_DIR}.
+         *
+         * @return this builder
+         */
+        public Builder immutable() {
+            Duration day = Duration.ofDays(1);
+            return entryTimeout(day).attrTimeout(day).negativeTimeout(day).keepCache(true).cacheDirectories(true);
+        }
+
+        /**
+         * How long the kernel may cache a name ({@code entry_valid}).
+         *
+         * @param timeout 0 or more; 0 = ask again on every use
+         * @return this builder
+         */
+        public Builder entryTimeout(Duration timeout) {
+            this.entryTimeout = nonNegative(timeout);
+            return this;
+        }
+
+        /**
+         * How long the kernel may cache attributes ({@code attr_valid}).
+         *
+         * @param timeout 0 or more
+         * @return this builder
+         */
+        public Builder attrTimeout(Duration timeout) {
+            this.attrTimeout = nonNegative(timeout);
+            return this;
+        }
+
+        /**
+         * How long the kernel may remember that a name does not exist (a LOOKUP answered with nodeid 0).
+         *
+         * @param timeout 0 or more; 0 answers ENOENT, which the kernel does not cache
+         * @return this builder
+         */
+        public Builder negativeTimeout(Duration timeout) {
+            this.negativeTimeout = nonNegative(timeout);
+            return this;
+        }
+
+        /**
+         * Whether OPEN replies carry {@code FOPEN_KEEP_CACHE}: the kernel keeps a file's cached pages
+         * across opens. Right for data that does not change.
+         *
+         * @param keepCache default true
+         * @return this builder
+         */
+        public Builder keepCache(boolean keepCache) {
+            this.keepCache = keepCache;
+            return this;
+        }
+
+        /**
+         * Whether OPENDIR replies carry {@code FOPEN_CACHE_DIR} (and {@code FOPEN_KEEP_CACHE}): the kernel
+         * caches listings and serves the next {@code ls} itself.
+         *
+         * @param cacheDirectories default false
+         * @return this builder
+         */
+        public Builder cacheDirectories(boolean cacheDirectories) {
+            this.cacheDirectories = cacheDirectories;
+            return this;
+        }
+
+        /**
+         * The name shortener for names that are not valid POSIX names.
+         *
+         * @param shortener default {@link NameShortener#standard()}
+         * @return this builder
+         */
+        public Builder nameShortener(NameShortener shortener) {
+            this.shortener = Objects.requireNonNull(shortener);
+            return this;
+        }
+
+        /**
+         * Where READ buffers come from.
+         *
+         * @param leases default {@link BufferLeases#pooled()}
+         * @return this builder
+         */
+        public Builder leases(BufferLeases leases) {
+            this.leases = Objects.requireNonNull(leases);
+            return this;
+        }
+
+        /** {@return the adapter} */
+        public PathAdapter build() {
+            return new PathAdapter(this);
+        }
+
+        private static Duration nonNegative(Duration d) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("timeout must not be negative: " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.github.purefuse.kit.path;
+
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.StatfsInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A read-only filesystem described by paths: the simplest way to write one. Implement four methods,
+ * wrap the implementation in a {@link PathAdapter}, and mount the adapter; nodeids, lookup counts, name
+ * shortening, directory cookies, buffer leases and cache timeouts are the adapter's business.
+ *
+ * <h2>A tiny example</h2>
+ * {@snippet :
+ * class Hello implements PathFileSystem {
+ *     static final byte[] TEXT = "Hello, world!\n".getBytes(StandardCharsets.UTF_8);
+ *     static final FsPath FILE = FsPath.of("/hello.txt");
+ *
+ *     public List<PathEntry> list(FsPath dir) throws IOException {
+ *         if (!dir.isRoot()) throw new NotDirectoryException(dir.toString());
+ *         return List.of(new PathEntry("hello.txt", fileAttr()));
+ *     }
+ *     public Optional<Attr> stat(FsPath path) {
+ *         if (path.isRoot()) return Optional.of(Attr.builder(FileType.DIRECTORY).permissions(0555).build());
+ *         return path.equals(FILE) ? Optional.of(fileAttr()) : Optional.empty();
+ *     }
+ *     public int read(FsPath file, long offset, ByteBuffer into) {
+ *         int n = (int) Math.min(into.remaining(), TEXT.length - offset);
+ *         into.put(TEXT, (int) offset, n);
+ *         return n;
+ *     }
+ *     static Attr fileAttr() {
+ *         return Attr.builder(FileType.REGULAR).permissions(0444).size(TEXT.length).build();
+ *     }
+ * }
+ *
+ * ReadOnlyFileSystem fs = PathAdapter.builder(new Hello()).immutable().build();
+ * // mount fs with the channel's FuseSession
+ * }
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li>Paths are absolute ({@link FsPath}) and hold <em>real</em> names: the adapter maps the short names it
+ *       lists for long or invalid names back before calling you.</li>
+ *   <li>Attributes: {@code ino} is ignored (the adapter gives every path a stable ino); set type,
+ *       permissions, size, times, and {@code nlink} (directories: 2 + subdirectories, or at least 2).
+ *       {@code blocks} defaults to the size rounded up to 512-byte units, which keeps {@code du} right.</li>
+ *   <li>Errors: throw {@link ErrnoException} for a specific errno; {@code NoSuchFileException} is ENOENT,
+ *       {@code NotDirectoryException} ENOTDIR, {@code AccessDeniedException} EACCES, any other
+ *       {@code IOException} or runtime exception EIO (and a log line).</li>
+ *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O.</li>
+ *   <li>Listings must be stable while the tree is mounted with long timeouts: a listing is snapshotted at
+ *       {@code opendir} and served from that snapshot to the handle's end.</li>
+ * </ul>
+ */
+public interface PathFileSystem {
+
+    /**
+     * Lists a directory.
+     *
+     * @param dir the directory
+     * @return its entries in a stable order, without {@code .} and {@code ..} (the adapter adds them)
+     * @throws IOException ENOENT if {@code dir} does not exist, ENOTDIR if it is not a directory, or any
+     *     other error (see the class description)
+     */
+    List<PathEntry> list(FsPath dir) throws IOException;
+
+    /**
+     * Gives a path's attributes.
+     *
+     * @param path the path; the root must exist and be a directory
+     * @return its attributes ({@code ino} is ignored), or empty if nothing exists at that path
+     * @throws IOException on an error other than "not found"
+     */
+    Optional<Attr> stat(FsPath path) throws IOException;
+
+    /**
+     * Reads a regular file. The adapter asks only for bytes before the file's size (as {@code stat}
+     * gave it when the file was opened), and calls again for the rest when fewer bytes than asked
+     * arrive, until 0 or -1 (end of file).
+     *
+     * @param file   the file
+     * @param offset where to start, in bytes, {@code >= 0}
+     * @param into   where to put the bytes: from its position up to its limit; borrowed for the call (a
+     *               window on a pooled buffer: do not keep it)
+     * @return the number of bytes put, or -1 (or 0) at end of file
+     * @throws IOException on an error
+     */
+    int read(FsPath file, long offset, ByteBuffer into) throws IOException;
+
+    /**
+     * Reads a symbolic link.
+     *
+     * @param link the link
+     * @return its target, 1 to 4095 bytes in UTF-8
+     * @throws IOException on an error; the default throws EINVAL (not a link)
+     */
+    default String readlink(FsPath link) throws IOException {
+        throw new ErrnoException(io.github.purefuse.api.types.Errno.EINVAL, "not a symbolic link: " + link);
+    }
+
+    /**
+     * A path's extended attributes (for {@code getfattr}, {@code getxattr(2)}, {@code listxattr(2)}).
+     *
+     * @param path the path
+     * @return the attributes by name ({@code user.*} for ordinary ones), or {@code null} when this
+     *     filesystem has none at all: the default, which makes the kernel stop asking (applications then
+     *     get EOPNOTSUPP)
+     * @throws IOException on an error
+     */
+    default @Nullable Map<String, byte[]> xattrs(FsPath path) throws IOException {
+        return null;
+    }
+
+    /**
+     * Statistics for {@code df} and {@code statfs(2)}.
+     *
+     * @return the statistics; the default is an empty filesystem with 255-byte names
+     * @throws IOException on an error
+     */
+    default StatfsInfo statfs() throws IOException {
+        return StatfsInfo.EMPTY;
+    }
+}
