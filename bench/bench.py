@@ -884,6 +884,10 @@ def main():
         section.append("### Targets\n\n" + targets(results) + "\n")
         if sweep:
             section.append("### Read-path sweep\n\n" + sweep_table(sweep))
+        jmh = os.path.join(work, "jmh.md")
+        if os.path.exists(jmh):
+            with open(jmh) as f:
+                section.append("### JMH (`bench/jmh.sh`, -prof gc; ns/op, bytes allocated per op)\n\n" + f.read())
         section.append("<details><summary>raw runs</summary>\n\n```\n" + raw_runs(results) + "\n" + "\n".join(
             "sweep %s ra=%d bg=%d: %s" % (k[0], k[1], k[2], ", ".join("%.3f" % r["value"] for r in v))
             for k, v in sorted(sweep.items())) + "\n```\n</details>\n")

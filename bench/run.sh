@@ -25,8 +25,10 @@ if [ "${BENCH_BUILD:-1}" != 0 ]; then
   for m in depotfs examples bench; do [ -f "$m/pom.xml" ] && modules+=("$m"); done
   pl=$(IFS=,; echo "${modules[*]}")
   echo "bench/run.sh: mvn package -pl $pl -am (tests skipped)" >&2
-  mvn -B -q -o package -DskipTests -Dmaven.javadoc.skip=true -pl "$pl" -am >&2 \
-    || mvn -B -q package -DskipTests -Dmaven.javadoc.skip=true -pl "$pl" -am >&2
+  # -Dmaven.compiler.proc=full: javac 23+ runs JMH's annotation processor only when asked
+  args=(package dependency:build-classpath -DskipTests -Dmaven.javadoc.skip=true -Dmaven.compiler.proc=full
+        -Dmdep.outputFile=target/cp.txt -pl "$pl" -am)
+  mvn -B -q -o "${args[@]}" >&2 || mvn -B -q "${args[@]}" >&2
 fi
 
 BENCH_WORK=$(mktemp -d /tmp/purefuse-bench.XXXXXX)
@@ -46,7 +48,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-python3 "$ROOT/bench/bench.py" "$@"
-if [ "${BENCH_JMH:-1}" != 0 ] && [ -x "$ROOT/bench/jmh.sh" ]; then
-  "$ROOT/bench/jmh.sh"
+# JMH first (CPU only, ~3 min); bench.py puts its table into the RESULTS.md section.
+if [ "${BENCH_JMH:-1}" != 0 ]; then
+  BENCH_JMH_MD="$BENCH_WORK/jmh.md" BENCH_BUILD=0 "$ROOT/bench/jmh.sh" "${BENCH_JMH_FILTER:-io.github.purefuse.bench}" \
+    ${BENCH_JMH_ARGS:-} >/dev/null || echo "bench/run.sh: JMH failed; continuing without it" >&2
 fi
+python3 "$ROOT/bench/bench.py" "$@"
