@@ -17,7 +17,7 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
 /** Property tests of {@link RequestDecoder}: round trips of every request record, and garbage that never crashes it. */
-class RequestDecoderProperties {
+class RequestDecoderPropertyTest {
 
     @Provide
     Arbitrary<Integer> opcodes() {

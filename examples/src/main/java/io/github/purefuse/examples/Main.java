@@ -1,0 +1,41 @@
+package io.github.purefuse.examples;
+
+import io.github.purefuse.examples.hello.HelloCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The examples' command line: {@code fuse-example SUBCOMMAND [OPTIONS] MOUNTPOINT}. Each example is one
+ * subcommand class listed in {@code subcommands} below; adding an example means adding its class there.
+ *
+ * <p>Every subcommand mounts in the foreground and returns when the filesystem is unmounted. Exit
+ * codes: 0 after a clean unmount (from outside with {@code umount}/{@code fusermount3 -u}); 143 after
+ * SIGTERM and 130 after SIGINT (Ctrl-C), with the mount removed by the session's shutdown hook (the
+ * JVM's usual 128 + signal number); 1 when mounting fails; 2 for bad arguments.
+ */
+@Command(name = "fuse-example", mixinStandardHelpOptions = true,
+        description = "Mounts one of the purefuse example filesystems (read-only) until it is unmounted.",
+        subcommands = {HelloCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    private Main() {
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(new CommandLine(this), "Missing subcommand");
+    }
+
+    /**
+     * Runs the command line and exits with its status.
+     *
+     * @param args the arguments
+     */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** {@return the configured command line (for tests)} */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main());
+    }
+}

@@ -1,0 +1,515 @@
+package io.github.purefuse.channel;
+
+import io.github.purefuse.api.Negotiated;
+import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.request.Readdirplus;
+import io.github.purefuse.channel.MountException.Reason;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Fusermount;
+import io.github.purefuse.channel.internal.linux.MountInfo;
+import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.loop.Counters;
+import io.github.purefuse.channel.internal.loop.DevFuse;
+import io.github.purefuse.channel.internal.loop.Engine;
+import io.github.purefuse.channel.internal.loop.InitNegotiation;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A mounted {@link ReadOnlyFileSystem}, served until it is unmounted.
+ *
+ * {@snippet :
+ * try (FuseSession session = FuseSession.mount(Path.of("/mnt/hello"), new HelloFs(), MountOptions.defaults())) {
+ *     session.awaitTermination();   // until `umount /mnt/hello`, close() or SIGTERM
+ * }
+ * }
+ *
+ * <h2>Life cycle</h2>
+ * {@link #mount} returns once the kernel's INIT was answered and {@code fs.init} returned: the mount is
+ * ready for use. The session then ends in one of three ways, after which {@link #awaitTermination}
+ * returns:
+ * <ul>
+ *   <li>{@link #close()} (or the JVM shutdown hook, on SIGTERM/SIGINT): unmounts with
+ *       {@code umount2(mountpoint, 0)}, lazily ({@code MNT_DETACH}) if the mount is busy, or with
+ *       {@code fusermount3 -u -z} when not root;</li>
+ *   <li>an unmount from outside ({@code umount}, {@code fusermount3 -u}): the readers see ENODEV;</li>
+ *   <li>{@link #abort()}: the connection is cut; the mount stays until unmounted ("Transport endpoint is
+ *       not connected").</li>
+ * </ul>
+ * Ending waits for the readers and for running handlers (bounded, then they are interrupted), calls
+ * {@code fs.destroy()} exactly once, and closes the descriptors. A plain {@code fuse} mount gets no
+ * DESTROY request and no FORGETs at unmount: lookup counts implicitly drop to zero.
+ *
+ * <p>Thread-safe.
+ *
+ * @fuse.kernel {@code fs/fuse/inode.c} (mount options, {@code process_init_reply}), {@code fs/fuse/dev.c}
+ *     (device reads and writes, {@code FUSE_DEV_IOC_CLONE}), {@code fs/fuse/control.c} (fusectl)
+ */
+public final class FuseSession implements AutoCloseable {
+    private static final Logger LOG = System.getLogger(FuseSession.class.getName());
+    /** How long {@link #close()} waits for the kernel to end the connection after unmounting. */
+    private static final Duration UNMOUNT_GRACE = Duration.ofSeconds(10);
+    private static final Path FUSECTL = Path.of("/sys/fs/fuse/connections");
+    private static final Object FUSECTL_LOCK = new Object();
+
+    private final Path mountpoint;
+    private final String deviceId;
+    private final Engine engine;
+    private final boolean viaFusermount;
+    private final Fusermount.@Nullable Mounted helper;
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final AtomicBoolean helperReleased = new AtomicBoolean();
+    private volatile @Nullable Thread shutdownHook;
+
+    private FuseSession(Path mountpoint, String deviceId, Engine engine, boolean viaFusermount,
+                        Fusermount.@Nullable Mounted helper) {
+        this.mountpoint = mountpoint;
+        this.deviceId = deviceId;
+        this.engine = engine;
+        this.viaFusermount = viaFusermount;
+        this.helper = helper;
+    }
+
+    /**
+     * Mounts {@code fs} on {@code mountpoint} and starts serving it.
+     *
+     * <p>As root (and without {@code autoUnmount}) this opens {@code /dev/fuse} and calls
+     * {@code mount(fsname, mountpoint, "fuse.<subtype>", MS_NOSUID|MS_NODEV|MS_RDONLY,
+     * "fd=N,rootmode=40000,user_id=U,group_id=G[,default_permissions][,allow_other][,max_read=N]")};
+     * otherwise it runs {@code fusermount3 -o ro,nosuid,nodev,fsname=..,subtype=..[,...] -- mountpoint}
+     * and receives the descriptor over a socket. Then it answers INIT (fuse-protocol.md §4.1), calls
+     * {@code fs.init}, and starts the readers.
+     *
+     * @param mountpoint an existing directory that is not a mount point yet
+     * @param fs         the filesystem; its methods are called from many threads at once
+     * @param options    the options
+     * @return the running session, ready for use
+     * @throws MountException if the mount point is missing, not a directory or already a mount point,
+     *     {@code /dev/fuse} or the helper is missing, permission is denied, INIT fails, or
+     *     {@code fs.init} throws; nothing stays mounted then
+     */
+    public static FuseSession mount(Path mountpoint, ReadOnlyFileSystem fs, MountOptions options)
+            throws MountException {
+        Path mp = checkMountpoint(mountpoint);
+        boolean root = Native.geteuid() == 0;
+        boolean viaFusermount = !root || options.autoUnmount();
+        int fd;
+        Fusermount.Mounted helper = null;
+        if (viaFusermount) {
+            helper = fusermount(mp, options);
+            fd = helper.fd();
+        } else {
+            fd = mountDirect(mp, options);
+        }
+        DevFuse device = new DevFuse(fd);
+        String deviceId;
+        Engine engine;
+        try {
+            deviceId = MountInfo.at(mp).map(MountInfo::device).orElseThrow(
+                    () -> new IOException("the new mount is missing from /proc/self/mountinfo"));
+            InitNegotiation.Settings settings = new InitNegotiation.Settings(options.maxReadahead(),
+                    options.maxBackground(), options.congestionThreshold(), options.maxPages(),
+                    MountOptions.kernelMaxPagesLimit(), overridesReaddirplus(fs), options.passthrough() && root);
+            Engine.Config config = new Engine.Config(options.readerThreads(), options.maxInFlight(), settings);
+            engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
+        } catch (IOException | RuntimeException e) {
+            undoMount(mp, viaFusermount, helper);
+            device.close();
+            throw new MountException(Reason.OTHER, mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
+        }
+        FuseSession session = new FuseSession(mp, deviceId, engine, viaFusermount, helper);
+        if (options.readaheadKb() > 0 && root) {
+            session.writeReadahead(options.readaheadKb());
+        }
+        if (options.installShutdownHook()) {
+            Thread hook = new Thread(session::close, "purefuse-unmount " + mp);
+            session.shutdownHook = hook;
+            try {
+                Runtime.getRuntime().addShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                session.shutdownHook = null;
+            }
+        }
+        engine.termination().whenComplete((v, t) -> session.terminated());
+        LOG.log(Level.DEBUG, "mounted {0} ({1}), {2} reader(s)", mp, deviceId, engine.readers());
+        return session;
+    }
+
+    private static boolean overridesReaddirplus(ReadOnlyFileSystem fs) {
+        try {
+            return fs.getClass().getMethod("readdirplus", Readdirplus.class, DirectoryPage.class)
+                    .getDeclaringClass() != ReadOnlyFileSystem.class;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    private static Path checkMountpoint(Path mountpoint) throws MountException {
+        Path abs = mountpoint.toAbsolutePath().normalize();
+        if (!Files.exists(abs)) {
+            throw new MountException(Reason.MOUNTPOINT_MISSING, mountpoint,
+                    "Cannot mount on " + abs + ": no such directory", null);
+        }
+        if (!Files.isDirectory(abs)) {
+            throw new MountException(Reason.NOT_A_DIRECTORY, mountpoint,
+                    "Cannot mount on " + abs + ": not a directory", null);
+        }
+        Path real;
+        try {
+            real = abs.toRealPath();
+        } catch (IOException e) {
+            throw new MountException(Reason.OTHER, mountpoint, "Cannot mount on " + abs + ": " + e.getMessage(), e);
+        }
+        Optional<MountInfo> existing;
+        try {
+            existing = MountInfo.at(real);
+        } catch (IOException e) {
+            throw new MountException(Reason.OTHER, mountpoint,
+                    "Cannot mount on " + real + ": cannot read /proc/self/mountinfo: " + e.getMessage(), e);
+        }
+        if (existing.isPresent()) {
+            throw new MountException(Reason.ALREADY_MOUNTED, mountpoint, "Cannot mount on " + real
+                    + ": already a mount point (" + existing.get().fsType() + " from " + existing.get().source() + ")",
+                    null);
+        }
+        return real;
+    }
+
+    private static int mountDirect(Path mp, MountOptions options) throws MountException {
+        int fd;
+        try {
+            fd = Native.open("/dev/fuse", Native.O_RDWR | Native.O_CLOEXEC);
+        } catch (ErrnoException e) {
+            Reason r = switch (e.errno()) {
+                case 2, 6, 19 -> Reason.NO_DEV_FUSE;
+                case 1, 13 -> Reason.PERMISSION_DENIED;
+                default -> Reason.OTHER;
+            };
+            throw new MountException(r, mp, "Cannot mount on " + mp + ": cannot open /dev/fuse: " + e.getMessage(), e);
+        }
+        StringBuilder data = new StringBuilder()
+                .append("fd=").append(fd)
+                .append(",rootmode=40000")
+                .append(",user_id=").append(Native.getuid())
+                .append(",group_id=").append(Native.getgid());
+        if (options.defaultPermissions()) {
+            data.append(",default_permissions");
+        }
+        if (options.allowOther()) {
+            data.append(",allow_other");
+        }
+        if (options.maxRead() > 0) {
+            data.append(",max_read=").append(options.maxRead());
+        }
+        String type = options.subtype().isEmpty() ? "fuse" : "fuse." + options.subtype();
+        try {
+            Native.mount(options.fsname(), mp.toString(), type, Native.MS_NOSUID | Native.MS_NODEV | Native.MS_RDONLY,
+                    data.toString());
+        } catch (ErrnoException e) {
+            Native.close(fd);
+            Reason r = switch (e.errno()) {
+                case 16 -> Reason.ALREADY_MOUNTED;
+                case 1, 13 -> Reason.PERMISSION_DENIED;
+                case 19 -> Reason.NO_DEV_FUSE;
+                case 2 -> Reason.MOUNTPOINT_MISSING;
+                case 20 -> Reason.NOT_A_DIRECTORY;
+                default -> Reason.OTHER;
+            };
+            throw new MountException(r, mp, "Cannot mount on " + mp + ": " + e.getMessage(), e);
+        }
+        return fd;
+    }
+
+    private static Fusermount.Mounted fusermount(Path mp, MountOptions options) throws MountException {
+        StringBuilder o = new StringBuilder("ro,nosuid,nodev");
+        o.append(",fsname=").append(options.fsname());
+        if (!options.subtype().isEmpty()) {
+            o.append(",subtype=").append(options.subtype());
+        }
+        if (options.defaultPermissions()) {
+            o.append(",default_permissions");
+        }
+        if (options.allowOther()) {
+            o.append(",allow_other");
+        }
+        if (options.maxRead() > 0) {
+            o.append(",max_read=").append(options.maxRead());
+        }
+        if (options.autoUnmount()) {
+            o.append(",auto_unmount");
+        }
+        try {
+            return Fusermount.mount(mp.toString(), o.toString(), options.autoUnmount());
+        } catch (ErrnoException e) {
+            String what = e.errno() == 2 ? Fusermount.PROGRAM + " is not installed (package fuse3)" : e.getMessage();
+            throw new MountException(Reason.OTHER, mp, "Cannot mount on " + mp + ": " + what, e);
+        } catch (IOException e) {
+            String out = e instanceof Fusermount.FusermountException f ? f.output() : "";
+            Reason r = Reason.OTHER;
+            if (out.contains("fuse device not found") || out.contains("No such device")) {
+                r = Reason.NO_DEV_FUSE;
+            } else if (out.contains("Permission denied") || out.contains("not permitted")
+                    || out.contains("Operation not permitted")) {
+                r = Reason.PERMISSION_DENIED;
+            } else if (out.contains("Device or resource busy") || out.contains("already mounted")) {
+                r = Reason.ALREADY_MOUNTED;
+            } else if (out.contains("Not a directory")) {
+                r = Reason.NOT_A_DIRECTORY;
+            } else if (out.contains("No such file or directory")) {
+                r = Reason.MOUNTPOINT_MISSING;
+            }
+            throw new MountException(r, mp, "Cannot mount on " + mp + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void undoMount(Path mp, boolean viaFusermount, Fusermount.@Nullable Mounted helper) {
+        try {
+            if (viaFusermount && Native.geteuid() != 0) {
+                Fusermount.unmount(mp.toString(), true);
+            } else {
+                Native.umount2(mp.toString(), Native.MNT_DETACH);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot unmount {0} after a failed start: {1}", mp, e.getMessage());
+        }
+        if (helper != null) {
+            helper.release();
+        }
+    }
+
+    /** {@return what INIT negotiated with the kernel (protocol version, flags, sizes)} */
+    public Negotiated negotiated() {
+        return engine.negotiated();
+    }
+
+    /** {@return the mount point, as an absolute real path} */
+    public Path mountpoint() {
+        return mountpoint;
+    }
+
+    /**
+     * The mount's device number {@code major:minor} (its {@code st_dev}, as in
+     * {@code /proc/self/mountinfo}), e.g. {@code 0:52}. It names the mount's backing device info
+     * ({@code /sys/class/bdi/<major:minor>}, with {@code read_ahead_kb}) and, by its minor number, the
+     * connection's directory in the FUSE control file system ({@code /sys/fs/fuse/connections/<minor>}).
+     *
+     * @return the device number
+     */
+    public String deviceId() {
+        return deviceId;
+    }
+
+    /**
+     * Waits until the session has ended (unmounted, closed or aborted).
+     *
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public void awaitTermination() throws InterruptedException {
+        try {
+            engine.termination().get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            // The engine never completes exceptionally.
+        }
+    }
+
+    /**
+     * Waits until the session has ended, at most {@code timeout}.
+     *
+     * @param timeout the longest wait
+     * @return whether the session has ended
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return engine.awaitTermination(timeout);
+    }
+
+    /** {@return whether the session has ended} */
+    public boolean isTerminated() {
+        return engine.termination().isDone();
+    }
+
+    /** {@return the counters since the mount: requests per opcode, READ bytes sent, replies, write errors} */
+    public SessionStats stats() {
+        Counters c = engine.counters();
+        return new SessionStats(c.requestsByOpcode(), c.readBytes(), c.repliesWritten(), c.notificationsWritten(),
+                c.writeErrors());
+    }
+
+    /**
+     * Unmounts and ends the session; returns once it has ended. Idempotent, and a no-op for the mount
+     * if it was already unmounted from outside.
+     *
+     * <p>Unmounts with {@code umount2(mountpoint, 0)}, or {@code MNT_DETACH} if that answers EBUSY
+     * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
+     * see ENODEV. If the connection is still alive 10 seconds later (a lazily
+     * detached mount still in use), the session aborts it through fusectl. Failures are logged, not
+     * thrown.
+     */
+    @Override
+    public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            awaitQuietly(UNMOUNT_GRACE);
+            return;
+        }
+        engine.ending();
+        if (!engine.termination().isDone()) {
+            unmount();
+            if (!awaitQuietly(UNMOUNT_GRACE)) {
+                LOG.log(Level.WARNING, "{0} is still in use {1} after unmounting; aborting the connection",
+                        mountpoint, UNMOUNT_GRACE);
+                try {
+                    abort();
+                } catch (IOException e) {
+                    LOG.log(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
+                }
+                if (!awaitQuietly(UNMOUNT_GRACE)) {
+                    LOG.log(Level.WARNING, "the session on {0} did not end", mountpoint);
+                }
+            }
+        } else if (stillMounted()) {
+            // Ended by abort(): the mount is left behind until unmounted.
+            unmount();
+        }
+        Thread hook = shutdownHook;
+        if (hook != null && Thread.currentThread() != hook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down.
+            }
+        }
+        releaseHelper();
+    }
+
+    private void releaseHelper() {
+        Fusermount.Mounted h = helper;
+        if (h != null && helperReleased.compareAndSet(false, true)) {
+            h.release();
+        }
+    }
+
+    private boolean awaitQuietly(Duration d) {
+        try {
+            return engine.awaitTermination(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private boolean stillMounted() {
+        try {
+            return MountInfo.at(mountpoint).map(m -> m.device().equals(deviceId)).orElse(false);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void unmount() {
+        if (!stillMounted()) {
+            return;
+        }
+        String mp = mountpoint.toString();
+        try {
+            if (Native.geteuid() == 0) {
+                try {
+                    Native.umount2(mp, 0);
+                } catch (ErrnoException e) {
+                    if (e.errno() != 16) {
+                        throw e;
+                    }
+                    LOG.log(Level.INFO, "{0} is busy; detaching it lazily", mp);
+                    Native.umount2(mp, Native.MNT_DETACH);
+                }
+            } else if (viaFusermount) {
+                Fusermount.unmount(mp, true);
+            } else {
+                Native.umount2(mp, Native.MNT_DETACH);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot unmount {0}: {1}", mp, e.getMessage());
+        }
+    }
+
+    /**
+     * Aborts the connection by writing to {@code /sys/fs/fuse/connections/<minor>/abort}, mounting the
+     * FUSE control file system there first if it is not mounted (and unmounting it again afterwards).
+     * Requests in flight fail with ECONNABORTED, later accesses with ENOTCONN ("Transport endpoint is not
+     * connected"); the readers end and the session ends, but the mount stays until unmounted
+     * ({@link #close()} does that). Needs root (or the mount's owner with fusectl already mounted).
+     *
+     * @throws IOException if fusectl cannot be mounted or the abort file cannot be written
+     */
+    public void abort() throws IOException {
+        int minor = Integer.parseInt(deviceId.substring(deviceId.indexOf(':') + 1));
+        synchronized (FUSECTL_LOCK) {
+            Path conn = FUSECTL.resolve(Integer.toString(minor));
+            boolean mountedHere = false;
+            if (!Files.exists(conn.resolve("abort"), LinkOption.NOFOLLOW_LINKS) && isEmpty(FUSECTL)) {
+                Native.mount("fusectl", FUSECTL.toString(), "fusectl", 0, null);
+                mountedHere = true;
+            }
+            try {
+                Files.writeString(conn.resolve("abort"), "1", StandardCharsets.US_ASCII);
+            } finally {
+                if (mountedHere) {
+                    try {
+                        Native.umount2(FUSECTL.toString(), 0);
+                    } catch (ErrnoException e) {
+                        Native.umount2(FUSECTL.toString(), Native.MNT_DETACH);
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        }
+    }
+
+    private void writeReadahead(int kb) {
+        Path f = Path.of("/sys/class/bdi", deviceId, "read_ahead_kb");
+        try {
+            Files.writeString(f, Integer.toString(kb), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot set {0} to {1}: {2}", f, kb, e.toString());
+        }
+    }
+
+    private void terminated() {
+        Throwable failure = engine.failure();
+        if (failure != null) {
+            LOG.log(Level.WARNING, "the session on {0} ended after an error: {1}", mountpoint, failure.toString());
+        }
+        if (!closing.get()) {
+            // Unmounted from outside: let an auto_unmount helper go too.
+            Thread hook = shutdownHook;
+            if (hook != null) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // The JVM is shutting down.
+                }
+            }
+            releaseHelper();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FuseSession[" + mountpoint + ", " + deviceId + (isTerminated() ? ", ended" : "") + "]";
+    }
+}

@@ -1,0 +1,218 @@
+package io.github.purefuse.channel;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How to mount and serve: mount options ({@code mount(8)} / {@code fusermount3 -o}), INIT settings
+ * (fuse-protocol.md §5) and the session's threads. Build with {@link #builder()}; {@link #defaults()}
+ * suits a read-only filesystem served by its owner.
+ *
+ * <p>Every mount is read-only ({@code MS_RDONLY}), {@code nosuid} and {@code nodev}; the VFS then refuses
+ * modifications itself, and the session answers any write-type request that still arrives with EROFS.
+ *
+ * @param fsname              the mount's source as {@code mount}, {@code df} and {@code /proc/mounts}
+ *                            show it; no {@code ','}, {@code '\'}, whitespace or NUL. Default
+ *                            {@code purefuse}
+ * @param subtype             the file system type is {@code fuse.<subtype>} ({@code fuse} if empty);
+ *                            letters, digits, {@code . _ -}. Default {@code purefuse}
+ * @param allowOther          {@code allow_other}: let users other than the mounting one in (root
+ *                            included); unprivileged users need {@code user_allow_other} in
+ *                            {@code /etc/fuse.conf}. Default {@code false}
+ * @param defaultPermissions  {@code default_permissions}: the kernel checks the mode bits against the
+ *                            cached attributes, and sends no ACCESS requests. Default {@code true}
+ * @param maxRead             {@code max_read} in bytes, capping every READ; 0 for no cap (the default);
+ *                            the kernel raises values below 4096 to 4096
+ * @param autoUnmount         mount through {@code fusermount3 -o auto_unmount} even as root: the helper
+ *                            unmounts if this process dies without unmounting. Default {@code false}
+ * @param readerThreads       reader threads, one {@code /dev/fuse} descriptor each; at least 1.
+ *                            Default: the number of processors, at least 2
+ * @param maxInFlight         the most handler calls running at once; at least 1. When reached, readers
+ *                            stop reading until one finishes (backpressure). Default 256
+ * @param maxReadahead        INIT {@code max_readahead} in bytes; can only lower the kernel's offer
+ *                            (usually 131072); 0 to accept the offer (the default)
+ * @param readaheadKb         when running as root, written to
+ *                            {@code /sys/class/bdi/<major:minor>/read_ahead_kb} right after INIT, which
+ *                            raises the readahead window beyond the kernel's offer; 0 leaves it (the
+ *                            default)
+ * @param maxBackground       INIT {@code max_background}: readahead and other background requests in
+ *                            flight at most (1..65535, or 0 for the kernel's 12). Default 64, so that
+ *                            parallel readahead of several files is not throttled
+ * @param congestionThreshold INIT {@code congestion_threshold}: above this many background requests the
+ *                            kernel stops starting async readahead (0 for the kernel's 9). Default 48
+ * @param maxPages            INIT {@code max_pages}: pages (4096 bytes) per READ and READDIR, capped by
+ *                            the kernel at {@code /proc/sys/fs/fuse/max_pages_limit}. Default: that
+ *                            limit (256 if the file is missing), i.e. 1 MiB requests
+ * @param passthrough         request FUSE passthrough (protocol 7.40), so that the filesystem can hand
+ *                            files to the kernel with {@code FuseConnection.passthrough()}; honoured
+ *                            only as root. Default {@code false}
+ * @param installShutdownHook close the session (unmount) when the JVM shuts down, e.g. on SIGTERM or
+ *                            SIGINT. Default {@code true}
+ */
+public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
+                           int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
+                           int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
+                           int maxPages, boolean passthrough, boolean installShutdownHook) {
+
+    /**
+     * Validates the options.
+     *
+     * @throws IllegalArgumentException if a name holds a forbidden character or a number is out of range
+     */
+    public MountOptions {
+        Objects.requireNonNull(fsname, "fsname");
+        Objects.requireNonNull(subtype, "subtype");
+        if (fsname.isEmpty() || !fsname.chars().allMatch(c -> c > ' ' && c != ',' && c != '\\' && c != 0x7f)) {
+            throw new IllegalArgumentException("fsname must be non-empty, without ',', '\\\\' or whitespace: " + fsname);
+        }
+        if (!subtype.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || c == '.' || c == '_' || c == '-')) {
+            throw new IllegalArgumentException("subtype may hold letters, digits, '.', '_' and '-' only: " + subtype);
+        }
+        requireRange("maxRead", maxRead, 0, Integer.MAX_VALUE);
+        requireRange("readerThreads", readerThreads, 1, 1024);
+        requireRange("maxInFlight", maxInFlight, 1, Integer.MAX_VALUE);
+        requireRange("maxReadahead", maxReadahead, 0, Integer.MAX_VALUE);
+        requireRange("readaheadKb", readaheadKb, 0, Integer.MAX_VALUE);
+        requireRange("maxBackground", maxBackground, 0, 0xFFFF);
+        requireRange("congestionThreshold", congestionThreshold, 0, 0xFFFF);
+        requireRange("maxPages", maxPages, 1, 0xFFFF);
+    }
+
+    private static void requireRange(String name, int v, int min, int max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " must be in " + min + ".." + max + ", was " + v);
+        }
+    }
+
+    /** {@return the default options (see the record's description)} */
+    public static MountOptions defaults() {
+        return builder().build();
+    }
+
+    /** {@return a builder holding the defaults} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@return a builder holding these options} */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.fsname = fsname;
+        b.subtype = subtype;
+        b.allowOther = allowOther;
+        b.defaultPermissions = defaultPermissions;
+        b.maxRead = maxRead;
+        b.autoUnmount = autoUnmount;
+        b.readerThreads = readerThreads;
+        b.maxInFlight = maxInFlight;
+        b.maxReadahead = maxReadahead;
+        b.readaheadKb = readaheadKb;
+        b.maxBackground = maxBackground;
+        b.congestionThreshold = congestionThreshold;
+        b.maxPages = maxPages;
+        b.passthrough = passthrough;
+        b.installShutdownHook = installShutdownHook;
+        return b;
+    }
+
+    /**
+     * The kernel's {@code max_pages} limit, from {@code /proc/sys/fs/fuse/max_pages_limit}.
+     *
+     * @return the limit, or 256 ({@code FUSE_DEFAULT_MAX_PAGES_LIMIT}) if it cannot be read
+     */
+    public static int kernelMaxPagesLimit() {
+        // One read(2): a sysctl file answers nothing to a read at a non-zero offset, and
+        // Files.readString first reads a single byte when the size is reported as 0 (it reads "2").
+        try (InputStream in = Files.newInputStream(Path.of("/proc/sys/fs/fuse/max_pages_limit"))) {
+            byte[] b = new byte[32];
+            int n = in.read(b);
+            int v = Integer.parseInt(new String(b, 0, Math.max(n, 0), StandardCharsets.US_ASCII).strip());
+            return v >= 1 && v <= 0xFFFF ? v : 256;
+        } catch (IOException | NumberFormatException e) {
+            return 256;
+        }
+    }
+
+    /** A mutable builder of {@link MountOptions}; see the record for each option's meaning and default. */
+    public static final class Builder {
+        private String fsname = "purefuse";
+        private String subtype = "purefuse";
+        private boolean allowOther;
+        private boolean defaultPermissions = true;
+        private int maxRead;
+        private boolean autoUnmount;
+        private int readerThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        private int maxInFlight = 256;
+        private int maxReadahead;
+        private int readaheadKb;
+        private int maxBackground = 64;
+        private int congestionThreshold = 48;
+        private int maxPages = kernelMaxPagesLimit();
+        private boolean passthrough;
+        private boolean installShutdownHook = true;
+
+        private Builder() {
+        }
+
+        /** @param v the mount source shown by {@code df} @return this builder */
+        public Builder fsname(String v) { fsname = v; return this; }
+
+        /** @param v the type is {@code fuse.<v>} @return this builder */
+        public Builder subtype(String v) { subtype = v; return this; }
+
+        /** @param v {@code allow_other} @return this builder */
+        public Builder allowOther(boolean v) { allowOther = v; return this; }
+
+        /** @param v {@code default_permissions} @return this builder */
+        public Builder defaultPermissions(boolean v) { defaultPermissions = v; return this; }
+
+        /** @param v {@code max_read} in bytes, 0 for none @return this builder */
+        public Builder maxRead(int v) { maxRead = v; return this; }
+
+        /** @param v mount through {@code fusermount3 -o auto_unmount} @return this builder */
+        public Builder autoUnmount(boolean v) { autoUnmount = v; return this; }
+
+        /** @param v reader threads (descriptors) @return this builder */
+        public Builder readerThreads(int v) { readerThreads = v; return this; }
+
+        /** @param v the most handler calls at once @return this builder */
+        public Builder maxInFlight(int v) { maxInFlight = v; return this; }
+
+        /** @param v INIT {@code max_readahead} in bytes, 0 for the kernel's offer @return this builder */
+        public Builder maxReadahead(int v) { maxReadahead = v; return this; }
+
+        /** @param v {@code read_ahead_kb} to set as root, 0 to leave it @return this builder */
+        public Builder readaheadKb(int v) { readaheadKb = v; return this; }
+
+        /** @param v INIT {@code max_background}, 0 for the kernel's default @return this builder */
+        public Builder maxBackground(int v) { maxBackground = v; return this; }
+
+        /** @param v INIT {@code congestion_threshold}, 0 for the kernel's default @return this builder */
+        public Builder congestionThreshold(int v) { congestionThreshold = v; return this; }
+
+        /** @param v INIT {@code max_pages} @return this builder */
+        public Builder maxPages(int v) { maxPages = v; return this; }
+
+        /** @param v request FUSE passthrough @return this builder */
+        public Builder passthrough(boolean v) { passthrough = v; return this; }
+
+        /** @param v unmount on JVM shutdown @return this builder */
+        public Builder installShutdownHook(boolean v) { installShutdownHook = v; return this; }
+
+        /**
+         * Builds the options.
+         *
+         * @return the options
+         * @throws IllegalArgumentException if a value is out of range
+         */
+        public MountOptions build() {
+            return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
+                    readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
+                    maxPages, passthrough, installShutdownHook);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.github.purefuse.channel.internal.dispatch;
+
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The requests whose handlers are running, by {@code unique}, so that {@code FUSE_INTERRUPT} can
+ * interrupt the right virtual thread.
+ *
+ * <p>With several {@code /dev/fuse} descriptors, an INTERRUPT may be read by one reader before the
+ * reader of the original request has registered it. Such an early interrupt is remembered (bounded)
+ * and applied when the request registers; the kernel expects no reply to an INTERRUPT that is honoured
+ * (§4.16), so none is sent either way.
+ */
+public final class InterruptTable {
+    private static final int MAX_EARLY = 1024;
+    private static final long EARLY_TTL_NANOS = 10_000_000_000L;
+
+    private final ConcurrentHashMap<Long, InFlight> running = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Long> early = new ConcurrentHashMap<>();
+
+    /** One running request. */
+    public static final class InFlight {
+        private final long unique;
+        private volatile @org.jspecify.annotations.Nullable Thread thread;
+        private volatile boolean interrupted;
+
+        InFlight(long unique) {
+            this.unique = unique;
+        }
+
+        /** Binds the handler's thread; called first thing on that thread. */
+        public void bind() {
+            Thread t = Thread.currentThread();
+            thread = t;
+            if (interrupted) {
+                t.interrupt();
+            }
+        }
+
+        void interrupt() {
+            interrupted = true;
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+
+        /** {@return the request's unique} */
+        public long unique() {
+            return unique;
+        }
+    }
+
+    /**
+     * Registers a request before its handler starts.
+     *
+     * @param unique the request's unique
+     * @return the entry; pass it to {@link #done} when the handler finished
+     */
+    public InFlight register(long unique) {
+        InFlight f = new InFlight(unique);
+        running.put(unique, f);
+        if (!early.isEmpty() && early.remove(unique) != null) {
+            f.interrupt();
+        }
+        return f;
+    }
+
+    /**
+     * Removes a finished request.
+     *
+     * @param f the entry from {@link #register}
+     */
+    public void done(InFlight f) {
+        running.remove(f.unique, f);
+    }
+
+    /**
+     * Interrupts the handler of a request.
+     *
+     * @param unique the unique of the request to interrupt ({@code fuse_interrupt_in.unique})
+     * @return whether a running request was found
+     */
+    public boolean interrupt(long unique) {
+        InFlight f = running.get(unique);
+        if (f != null) {
+            f.interrupt();
+            return true;
+        }
+        long now = System.nanoTime();
+        if (early.size() >= MAX_EARLY) {
+            for (Iterator<Map.Entry<Long, Long>> it = early.entrySet().iterator(); it.hasNext(); ) {
+                if (now - it.next().getValue() > EARLY_TTL_NANOS) {
+                    it.remove();
+                }
+            }
+            if (early.size() >= MAX_EARLY) {
+                return false;
+            }
+        }
+        early.put(unique, now);
+        // The request may have registered between the lookup and the put.
+        f = running.get(unique);
+        if (f != null && early.remove(unique) != null) {
+            f.interrupt();
+            return true;
+        }
+        return false;
+    }
+
+    /** Interrupts every running handler (session shutdown). */
+    public void interruptAll() {
+        running.values().forEach(InFlight::interrupt);
+    }
+
+    /** {@return the number of requests whose handlers are running} */
+    public int size() {
+        return running.size();
+    }
+}

@@ -1,0 +1,88 @@
+package io.github.purefuse.channel.internal.linux;
+
+import jnr.ffi.Pointer;
+import jnr.ffi.annotations.In;
+import jnr.ffi.annotations.Out;
+import jnr.ffi.annotations.SaveError;
+import jnr.ffi.types.intptr_t;
+import jnr.ffi.types.size_t;
+import jnr.ffi.types.ssize_t;
+import jnr.ffi.types.u_int64_t;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The libc functions purefuse calls, bound by jnr-ffi. Every call saves {@code errno}; read it with
+ * {@code jnr.ffi.LastError.getLastError} before any other native call on the same thread. Use the
+ * checked wrappers in {@link Native}, not this interface.
+ *
+ * <p>Buffers are passed as raw addresses ({@code intptr_t}) of direct {@link java.nio.ByteBuffer}s so
+ * that a call allocates nothing and copies nothing.
+ */
+@SaveError
+public interface LibC {
+    /** {@code int open(const char *path, int flags)} (no {@code O_CREAT}, so no mode). */
+    int open(@In String path, int flags);
+
+    /** {@code int close(int fd)}. */
+    int close(int fd);
+
+    /** {@code ssize_t read(int fd, void *buf, size_t count)}. */
+    @ssize_t long read(int fd, @intptr_t long buf, @size_t long count);
+
+    /** {@code ssize_t writev(int fd, const struct iovec *iov, int iovcnt)}. */
+    @ssize_t long writev(int fd, @intptr_t long iov, int iovcnt);
+
+    /** {@code int ioctl(int fd, unsigned long request, void *arg)}. */
+    int ioctl(int fd, @u_int64_t long request, Pointer arg);
+
+    /** {@code int mount(const char *source, const char *target, const char *type, unsigned long flags, const void *data)}. */
+    int mount(@In String source, @In String target, @In String filesystemtype, @u_int64_t long mountflags,
+              @In @Nullable String data);
+
+    /** {@code int umount2(const char *target, int flags)}. */
+    int umount2(@In String target, int flags);
+
+    /** {@code int poll(struct pollfd *fds, nfds_t nfds, int timeout)}. */
+    int poll(Pointer fds, @u_int64_t long nfds, int timeout);
+
+    /** {@code int socketpair(int domain, int type, int protocol, int sv[2])}. */
+    int socketpair(int domain, int type, int protocol, @Out int[] sv);
+
+    /** {@code ssize_t recvmsg(int sockfd, struct msghdr *msg, int flags)}. */
+    @ssize_t long recvmsg(int sockfd, Pointer msg, int flags);
+
+    /** {@code int pipe2(int pipefd[2], int flags)}. */
+    int pipe2(@Out int[] pipefd, int flags);
+
+    /** {@code uid_t getuid(void)}. */
+    int getuid();
+
+    /** {@code gid_t getgid(void)}. */
+    int getgid();
+
+    /** {@code uid_t geteuid(void)}. */
+    int geteuid();
+
+    /** {@code int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)}. */
+    int posix_spawn_file_actions_init(Pointer fileActions);
+
+    /** {@code int posix_spawn_file_actions_adddup2(posix_spawn_file_actions_t *fa, int fd, int newfd)}. */
+    int posix_spawn_file_actions_adddup2(Pointer fileActions, int fd, int newfd);
+
+    /** {@code int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)}. */
+    int posix_spawn_file_actions_destroy(Pointer fileActions);
+
+    /**
+     * {@code int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+     * const posix_spawnattr_t *attr, char *const argv[], char *const envp[])}; returns an error number,
+     * not -1.
+     */
+    int posix_spawnp(@Out int[] pid, @In String file, Pointer fileActions, @Nullable Pointer attr, Pointer argv,
+                     Pointer envp);
+
+    /** {@code pid_t waitpid(pid_t pid, int *status, int options)}. */
+    int waitpid(int pid, @Out int[] status, int options);
+
+    /** {@code int kill(pid_t pid, int sig)}. */
+    int kill(int pid, int sig);
+}

@@ -1,0 +1,412 @@
+package io.github.purefuse.channel.internal.linux;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import jnr.ffi.LastError;
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
+import jnr.ffi.Runtime;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Checked wrappers around {@link LibC}: each wrapper makes exactly one native call of the named function
+ * (no retry loops), reads {@code errno} right after it on the same thread, and throws
+ * {@link ErrnoException} on failure. Constants are the x86_64/aarch64 Linux values.
+ *
+ * <p>Handlers run on virtual threads, which stay mounted on their carrier during a native call and
+ * until the next blocking operation, so reading the saved {@code errno} immediately after the call is
+ * safe.
+ */
+public final class Native {
+    /** {@code O_RDONLY}. */
+    public static final int O_RDONLY = 0;
+    /** {@code O_RDWR}. */
+    public static final int O_RDWR = 02;
+    /** {@code O_NONBLOCK}. */
+    public static final int O_NONBLOCK = 04000;
+    /** {@code O_CLOEXEC}. */
+    public static final int O_CLOEXEC = 02000000;
+    /** {@code MS_RDONLY}. */
+    public static final long MS_RDONLY = 0x1;
+    /** {@code MS_NOSUID}. */
+    public static final long MS_NOSUID = 0x2;
+    /** {@code MS_NODEV}. */
+    public static final long MS_NODEV = 0x4;
+    /** {@code MNT_FORCE} for {@code umount2}. */
+    public static final int MNT_FORCE = 1;
+    /** {@code MNT_DETACH} for {@code umount2}: lazy unmount. */
+    public static final int MNT_DETACH = 2;
+    /** {@code POLLIN}. */
+    public static final int POLLIN = 0x1;
+    /** {@code POLLERR}: set alone on a {@code /dev/fuse} fd whose connection is gone. */
+    public static final int POLLERR = 0x8;
+    /** {@code FUSE_DEV_IOC_CLONE = _IOR(229, 0, uint32_t)}. */
+    public static final long FUSE_DEV_IOC_CLONE = 0x8004E500L;
+    /** {@code FUSE_DEV_IOC_BACKING_OPEN = _IOW(229, 1, struct fuse_backing_map)}. */
+    public static final long FUSE_DEV_IOC_BACKING_OPEN = 0x4010E501L;
+    /** {@code FUSE_DEV_IOC_BACKING_CLOSE = _IOW(229, 2, uint32_t)}. */
+    public static final long FUSE_DEV_IOC_BACKING_CLOSE = 0x4004E502L;
+
+    private static final int AF_UNIX = 1;
+    private static final int SOCK_STREAM = 1;
+    private static final int SOCK_CLOEXEC = 02000000;
+    private static final int MSG_CMSG_CLOEXEC = 0x40000000;
+    private static final int SOL_SOCKET = 1;
+    private static final int SCM_RIGHTS = 1;
+    private static final int WNOHANG = 1;
+    private static final int EINTR = 4;
+
+    private static final LibC C = LibraryLoader.create(LibC.class).load("c");
+    private static final Runtime RT = Runtime.getRuntime(C);
+
+    private Native() {
+    }
+
+    private static int errno() {
+        return LastError.getLastError(RT);
+    }
+
+    /**
+     * The native address of a direct buffer's position.
+     *
+     * @param direct a direct buffer
+     * @return the address of {@code direct.position()}
+     * @throws IllegalArgumentException if the buffer is not direct
+     */
+    public static long address(ByteBuffer direct) {
+        if (!direct.isDirect()) {
+            throw new IllegalArgumentException("not a direct buffer");
+        }
+        return RT.getMemoryManager().newPointer(direct).address();
+    }
+
+    /**
+     * {@code open(2)}.
+     *
+     * @param path  the file
+     * @param flags {@code O_*} flags
+     * @return the new file descriptor
+     * @throws ErrnoException on failure
+     */
+    public static int open(String path, int flags) throws ErrnoException {
+        int fd = C.open(path, flags);
+        if (fd < 0) {
+            throw new ErrnoException("open(" + path + ")", errno());
+        }
+        return fd;
+    }
+
+    /**
+     * {@code close(2)}; errors (EBADF, EINTR) are returned, not thrown, since nothing can be retried.
+     *
+     * @param fd the descriptor
+     * @return 0, or the {@code errno}
+     */
+    public static int close(int fd) {
+        return C.close(fd) < 0 ? errno() : 0;
+    }
+
+    /**
+     * Exactly one {@code read(2)} into native memory.
+     *
+     * @param fd      the descriptor
+     * @param address where to read to
+     * @param length  the most bytes to read
+     * @return the number of bytes read; 0 at end of file
+     * @throws ErrnoException on failure (EINTR, EAGAIN, ENODEV, ... are the caller's to handle)
+     */
+    public static int read(int fd, long address, int length) throws ErrnoException {
+        long n = C.read(fd, address, length);
+        if (n < 0) {
+            throw new ErrnoException("read", errno());
+        }
+        return (int) n;
+    }
+
+    /**
+     * Exactly one {@code writev(2)} of an {@code iovec} array that is already in native memory.
+     *
+     * @param fd         the descriptor
+     * @param iovAddress address of {@code iovcnt} {@code struct iovec} (16 bytes each: base, length)
+     * @param iovcnt     the number of iovecs
+     * @return the number of bytes written
+     * @throws ErrnoException on failure
+     */
+    public static long writev(int fd, long iovAddress, int iovcnt) throws ErrnoException {
+        long n = C.writev(fd, iovAddress, iovcnt);
+        if (n < 0) {
+            throw new ErrnoException("writev", errno());
+        }
+        return n;
+    }
+
+    /**
+     * {@code ioctl(newFd, FUSE_DEV_IOC_CLONE, &oldFd)}: attaches a freshly opened {@code /dev/fuse} fd to
+     * the connection of {@code oldFd}, with its own request queue.
+     *
+     * @param newFd a new, unattached {@code /dev/fuse} descriptor
+     * @param oldFd the mounted session's descriptor
+     * @throws ErrnoException on failure (EINVAL if {@code newFd} is attached already or {@code oldFd}
+     *     is not a mounted fuse descriptor)
+     */
+    public static void cloneDevice(int newFd, int oldFd) throws ErrnoException {
+        Pointer arg = Memory.allocateDirect(RT, 8);
+        arg.putInt(0, oldFd);
+        if (C.ioctl(newFd, FUSE_DEV_IOC_CLONE, arg) < 0) {
+            throw new ErrnoException("ioctl(FUSE_DEV_IOC_CLONE)", errno());
+        }
+    }
+
+    /**
+     * {@code ioctl(devFd, FUSE_DEV_IOC_BACKING_OPEN, &(struct fuse_backing_map){fd, 0, 0})}.
+     *
+     * @param devFd     the session's {@code /dev/fuse} descriptor
+     * @param backingFd an open descriptor of the backing file
+     * @return the {@code backing_id} (positive)
+     * @throws ErrnoException on failure (EPERM without CAP_SYS_ADMIN, ELOOP when stacked too deep,
+     *     EINVAL without negotiated passthrough)
+     */
+    public static int backingOpen(int devFd, int backingFd) throws ErrnoException {
+        Pointer map = Memory.allocateDirect(RT, 16);
+        map.putInt(0, backingFd);
+        map.putInt(4, 0);
+        map.putLong(8, 0);
+        int id = C.ioctl(devFd, FUSE_DEV_IOC_BACKING_OPEN, map);
+        if (id < 0) {
+            throw new ErrnoException("ioctl(FUSE_DEV_IOC_BACKING_OPEN)", errno());
+        }
+        return id;
+    }
+
+    /**
+     * {@code ioctl(devFd, FUSE_DEV_IOC_BACKING_CLOSE, &backingId)}.
+     *
+     * @param devFd     the session's {@code /dev/fuse} descriptor
+     * @param backingId the id from {@link #backingOpen}
+     * @throws ErrnoException on failure (ENOENT for an unknown id)
+     */
+    public static void backingClose(int devFd, int backingId) throws ErrnoException {
+        Pointer arg = Memory.allocateDirect(RT, 8);
+        arg.putInt(0, backingId);
+        if (C.ioctl(devFd, FUSE_DEV_IOC_BACKING_CLOSE, arg) < 0) {
+            throw new ErrnoException("ioctl(FUSE_DEV_IOC_BACKING_CLOSE)", errno());
+        }
+    }
+
+    /**
+     * {@code mount(2)}.
+     *
+     * @param source the source shown in the mount table
+     * @param target the mount point
+     * @param type   the file system type, e.g. {@code fuse.hello}
+     * @param flags  {@code MS_*} flags
+     * @param data   the file system's option string, or {@code null}
+     * @throws ErrnoException on failure
+     */
+    public static void mount(String source, String target, String type, long flags, @Nullable String data)
+            throws ErrnoException {
+        if (C.mount(source, target, type, flags, data) < 0) {
+            throw new ErrnoException("mount(" + target + ")", errno());
+        }
+    }
+
+    /**
+     * {@code umount2(2)}.
+     *
+     * @param target the mount point
+     * @param flags  0, {@link #MNT_FORCE} or {@link #MNT_DETACH}
+     * @throws ErrnoException on failure (EBUSY while in use, EINVAL if not a mount point, EPERM)
+     */
+    public static void umount2(String target, int flags) throws ErrnoException {
+        if (C.umount2(target, flags) < 0) {
+            throw new ErrnoException("umount2(" + target + ")", errno());
+        }
+    }
+
+    /**
+     * {@code poll(2)} of one descriptor.
+     *
+     * @param fd        the descriptor
+     * @param events    the events asked for ({@link #POLLIN}, or 0 for errors only)
+     * @param timeoutMs the most milliseconds to wait; 0 to only look
+     * @return {@code revents}; 0 on timeout
+     * @throws ErrnoException on failure
+     */
+    public static int poll(int fd, int events, int timeoutMs) throws ErrnoException {
+        Pointer pfd = Memory.allocateDirect(RT, 8);
+        pfd.putInt(0, fd);
+        pfd.putShort(4, (short) events);
+        pfd.putShort(6, (short) 0);
+        int n = C.poll(pfd, 1, timeoutMs);
+        if (n < 0) {
+            throw new ErrnoException("poll", errno());
+        }
+        return n == 0 ? 0 : pfd.getShort(6) & 0xFFFF;
+    }
+
+    /**
+     * {@code socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)}.
+     *
+     * @return the two connected descriptors
+     * @throws ErrnoException on failure
+     */
+    public static int[] socketpair() throws ErrnoException {
+        int[] sv = new int[2];
+        if (C.socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+            throw new ErrnoException("socketpair", errno());
+        }
+        return sv;
+    }
+
+    /**
+     * {@code pipe2(O_CLOEXEC)}.
+     *
+     * @return the read end and the write end
+     * @throws ErrnoException on failure
+     */
+    public static int[] pipe() throws ErrnoException {
+        int[] fds = new int[2];
+        if (C.pipe2(fds, O_CLOEXEC) < 0) {
+            throw new ErrnoException("pipe2", errno());
+        }
+        return fds;
+    }
+
+    /**
+     * Receives one descriptor sent with {@code SCM_RIGHTS} along with one data byte (the
+     * {@code fusermount3} protocol), with {@code MSG_CMSG_CLOEXEC}. Retries on EINTR.
+     *
+     * @param sock a connected UNIX socket
+     * @return the received descriptor, or -1 if the peer closed the socket without sending one
+     * @throws ErrnoException on failure
+     */
+    public static int receiveFd(int sock) throws ErrnoException {
+        // struct msghdr (56 bytes) at 0, struct iovec at 64, 1 data byte at 80,
+        // control buffer CMSG_SPACE(sizeof(int)) = 24 bytes at 88.
+        Pointer m = Memory.allocateDirect(RT, 128, true);
+        long base = m.address();
+        m.putAddress(0, 0L);            // msg_name
+        m.putInt(8, 0);                 // msg_namelen
+        m.putAddress(16, base + 64);    // msg_iov
+        m.putLong(24, 1);               // msg_iovlen
+        m.putAddress(32, base + 88);    // msg_control
+        m.putLong(40, 24);              // msg_controllen
+        m.putInt(48, 0);                // msg_flags
+        m.putAddress(64, base + 80);    // iov_base
+        m.putLong(72, 1);               // iov_len
+        long n;
+        do {
+            n = C.recvmsg(sock, m, MSG_CMSG_CLOEXEC);
+        } while (n < 0 && errno() == EINTR);
+        if (n < 0) {
+            throw new ErrnoException("recvmsg", errno());
+        }
+        if (n == 0) {
+            return -1;
+        }
+        long controlLen = m.getLong(40);
+        if (controlLen < 20 || m.getInt(88 + 8) != SOL_SOCKET || m.getInt(88 + 12) != SCM_RIGHTS) {
+            return -1;
+        }
+        return m.getInt(88 + 16);
+    }
+
+    /** {@return the real user id} */
+    public static int getuid() {
+        return C.getuid();
+    }
+
+    /** {@return the real group id} */
+    public static int getgid() {
+        return C.getgid();
+    }
+
+    /** {@return the effective user id: 0 when running as root} */
+    public static int geteuid() {
+        return C.geteuid();
+    }
+
+    /**
+     * Starts a program with {@code posix_spawnp(3)} (searching {@code PATH}), so that descriptors can be
+     * handed to it, which {@link ProcessBuilder} cannot do.
+     *
+     * @param file the program
+     * @param argv the arguments, {@code argv[0]} included
+     * @param env  the environment, as {@code NAME=value} strings
+     * @param dup2 pairs {@code {fd, newfd}}: the child gets {@code fd} as {@code newfd} (without
+     *             close-on-exec); all other descriptors opened with {@code O_CLOEXEC} are not inherited
+     * @return the child's pid
+     * @throws ErrnoException on failure
+     */
+    public static int spawn(String file, List<String> argv, List<String> env, int[][] dup2) throws ErrnoException {
+        List<Pointer> keep = new ArrayList<>();
+        Pointer fa = Memory.allocateDirect(RT, 256, true);
+        int rc = C.posix_spawn_file_actions_init(fa);
+        if (rc != 0) {
+            throw new ErrnoException("posix_spawn_file_actions_init", rc);
+        }
+        try {
+            for (int[] pair : dup2) {
+                rc = C.posix_spawn_file_actions_adddup2(fa, pair[0], pair[1]);
+                if (rc != 0) {
+                    throw new ErrnoException("posix_spawn_file_actions_adddup2", rc);
+                }
+            }
+            Pointer argvp = stringArray(argv, keep);
+            Pointer envp = stringArray(env, keep);
+            int[] pid = new int[1];
+            rc = C.posix_spawnp(pid, file, fa, null, argvp, envp);
+            if (rc != 0) {
+                throw new ErrnoException("posix_spawnp(" + file + ")", rc);
+            }
+            return pid[0];
+        } finally {
+            C.posix_spawn_file_actions_destroy(fa);
+            keep.clear();
+        }
+    }
+
+    private static Pointer stringArray(List<String> strings, List<Pointer> keep) {
+        Pointer array = Memory.allocateDirect(RT, 8L * (strings.size() + 1), true);
+        keep.add(array);
+        for (int i = 0; i < strings.size(); i++) {
+            byte[] b = strings.get(i).getBytes(StandardCharsets.UTF_8);
+            Pointer s = Memory.allocateDirect(RT, b.length + 1, true);
+            s.put(0, b, 0, b.length);
+            s.putByte(b.length, (byte) 0);
+            keep.add(s);
+            array.putAddress(8L * i, s.address());
+        }
+        array.putAddress(8L * strings.size(), 0L);
+        return array;
+    }
+
+    /**
+     * {@code waitpid(2)}, retried on EINTR.
+     *
+     * @param pid    the child
+     * @param noHang return at once if the child has not exited ({@code WNOHANG})
+     * @return the exit code (128 + signal number if it was killed by a signal), or -1 if
+     *     {@code noHang} and the child still runs
+     * @throws ErrnoException on failure (ECHILD)
+     */
+    public static int waitpid(int pid, boolean noHang) throws ErrnoException {
+        int[] status = new int[1];
+        int r;
+        do {
+            r = C.waitpid(pid, status, noHang ? WNOHANG : 0);
+        } while (r < 0 && errno() == EINTR);
+        if (r < 0) {
+            throw new ErrnoException("waitpid(" + pid + ")", errno());
+        }
+        if (r == 0) {
+            return -1;
+        }
+        int s = status[0];
+        int sig = s & 0x7f;
+        return sig == 0 ? (s >> 8) & 0xff : 128 + sig;
+    }
+}

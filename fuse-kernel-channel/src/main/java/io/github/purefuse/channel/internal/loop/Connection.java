@@ -1,0 +1,141 @@
+package io.github.purefuse.channel.internal.loop;
+
+import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.Negotiated;
+import io.github.purefuse.api.Notifier;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.channel.internal.abi.InitFlags;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Native;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link FuseConnection} handed to {@code fs.init}: the negotiated settings, notifications written
+ * with one {@code writev} each on the mount's descriptor, and passthrough when negotiated.
+ */
+final class Connection implements FuseConnection {
+    private static final Logger LOG = System.getLogger(Connection.class.getName());
+
+    private final Negotiated negotiated;
+    private final DeviceReplies replies;
+    private final ReplyEncoder encoder;
+    private final @Nullable DevFuse device;
+    private final Notifier notifier = new DeviceNotifier();
+
+    Connection(Negotiated negotiated, DeviceReplies replies, ReplyEncoder encoder, @Nullable DevFuse device) {
+        this.negotiated = negotiated;
+        this.replies = replies;
+        this.encoder = encoder;
+        this.device = device;
+    }
+
+    @Override
+    public Negotiated negotiated() {
+        return negotiated;
+    }
+
+    @Override
+    public Notifier notifier() {
+        return notifier;
+    }
+
+    @Override
+    public Optional<Passthrough> passthrough() {
+        DevFuse d = device;
+        if (d == null || (negotiated.flags() & InitFlags.PASSTHROUGH) == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(file -> open(d, file));
+    }
+
+    private static BackingFile open(DevFuse device, Path file) throws IOException {
+        int fd = Native.open(file.toString(), Native.O_RDONLY | Native.O_CLOEXEC);
+        int id;
+        try {
+            id = device.withFd(dev -> Native.backingOpen(dev, fd));
+        } finally {
+            // The kernel holds its own reference to the file from BACKING_OPEN on.
+            Native.close(fd);
+        }
+        AtomicBoolean closed = new AtomicBoolean();
+        return new BackingFile() {
+            @Override
+            public int id() {
+                return id;
+            }
+
+            @Override
+            public void close() {
+                if (closed.compareAndSet(false, true)) {
+                    try {
+                        device.withFd(dev -> {
+                            Native.backingClose(dev, id);
+                            return null;
+                        });
+                    } catch (ErrnoException e) {
+                        LOG.log(Level.DEBUG, "BACKING_CLOSE of {0} failed: {1}", id, e.getMessage());
+                    }
+                }
+            }
+        };
+    }
+
+    private static ByteBuffer scratch(int bytes) {
+        return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private final class DeviceNotifier implements Notifier {
+        @Override
+        public boolean invalInode(NodeId nodeId, long offset, long length) throws IOException {
+            ByteBuffer s = scratch(64);
+            encoder.notifyInvalInode(s, nodeId.value(), offset, length);
+            return replies.notification(new ByteBuffer[] {s}, 1);
+        }
+
+        @Override
+        public boolean invalEntry(NodeId parent, String name) throws IOException {
+            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer s = scratch(64 + n.length);
+            encoder.notifyInvalEntry(s, parent.value(), n, 0);
+            return replies.notification(new ByteBuffer[] {s}, 1);
+        }
+
+        @Override
+        public boolean delete(NodeId parent, NodeId child, String name) throws IOException {
+            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer s = scratch(64 + n.length);
+            encoder.notifyDelete(s, parent.value(), child.value(), n);
+            return replies.notification(new ByteBuffer[] {s}, 1);
+        }
+
+        @Override
+        public boolean store(NodeId nodeId, long offset, ByteBuffer data) throws IOException {
+            ByteBuffer s = scratch(64);
+            ByteBuffer[] iov = new ByteBuffer[4];
+            int n = encoder.notifyStore(s, iov, nodeId.value(), offset, data);
+            return replies.notification(iov, n);
+        }
+
+        @Override
+        public boolean prune(List<NodeId> nodeIds) throws IOException {
+            long[] ids = new long[nodeIds.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = nodeIds.get(i).value();
+            }
+            ByteBuffer s = scratch(64 + 8 * ids.length);
+            encoder.notifyPrune(s, ids);
+            return replies.notification(new ByteBuffer[] {s}, 1);
+        }
+    }
+}

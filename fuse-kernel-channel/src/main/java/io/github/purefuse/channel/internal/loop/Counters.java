@@ -1,0 +1,106 @@
+package io.github.purefuse.channel.internal.loop;
+
+import io.github.purefuse.api.types.Opcode;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/** The session's counters, updated from reader and handler threads without locks. */
+public final class Counters {
+    private final LongAdder[] requests = new LongAdder[64];
+    private final ConcurrentHashMap<Integer, LongAdder> otherRequests = new ConcurrentHashMap<>();
+    private final LongAdder framesRead = new LongAdder();
+    private final LongAdder readBytes = new LongAdder();
+    private final LongAdder repliesWritten = new LongAdder();
+    private final LongAdder notificationsWritten = new LongAdder();
+    private final LongAdder writeErrors = new LongAdder();
+
+    /** Creates zeroed counters. */
+    public Counters() {
+        for (int i = 0; i < requests.length; i++) {
+            requests[i] = new LongAdder();
+        }
+    }
+
+    /**
+     * Counts one frame read from the device (one {@code read(2)} that returned data).
+     *
+     * @param opcode its opcode, or -1 if the header could not be read
+     */
+    public void frameRead(int opcode) {
+        framesRead.increment();
+        if (opcode >= 0 && opcode < requests.length) {
+            requests[opcode].increment();
+        } else {
+            otherRequests.computeIfAbsent(opcode, k -> new LongAdder()).increment();
+        }
+    }
+
+    /**
+     * Counts bytes of file data sent in READ replies.
+     *
+     * @param n the bytes
+     */
+    public void readBytes(long n) {
+        readBytes.add(n);
+    }
+
+    /** Counts one reply that the kernel accepted. */
+    public void replyWritten() {
+        repliesWritten.increment();
+    }
+
+    /** Counts one notification that the kernel accepted. */
+    public void notificationWritten() {
+        notificationsWritten.increment();
+    }
+
+    /** Counts one failed {@code writev} (reply or notification). */
+    public void writeError() {
+        writeErrors.increment();
+    }
+
+    /** {@return frames read: one per {@code read(2)} that returned a request} */
+    public long framesRead() {
+        return framesRead.sum();
+    }
+
+    /** {@return bytes of READ data the kernel accepted} */
+    public long readBytes() {
+        return readBytes.sum();
+    }
+
+    /** {@return replies the kernel accepted} */
+    public long repliesWritten() {
+        return repliesWritten.sum();
+    }
+
+    /** {@return notifications the kernel accepted} */
+    public long notificationsWritten() {
+        return notificationsWritten.sum();
+    }
+
+    /** {@return failed writes} */
+    public long writeErrors() {
+        return writeErrors.sum();
+    }
+
+    /** {@return requests read per opcode name ({@code FUSE_READ}, ...; unknown numbers as {@code opcode N}), sorted, without zeros} */
+    public Map<String, Long> requestsByOpcode() {
+        Map<String, Long> m = new TreeMap<>();
+        for (int i = 0; i < requests.length; i++) {
+            long v = requests[i].sum();
+            if (v != 0) {
+                m.put(name(i), v);
+            }
+        }
+        otherRequests.forEach((k, v) -> m.put(name(k), v.sum()));
+        return m;
+    }
+
+    private static String name(int opcode) {
+        Opcode op = Opcode.ofCode(opcode);
+        return op != null ? op.name() : "opcode " + opcode;
+    }
+}

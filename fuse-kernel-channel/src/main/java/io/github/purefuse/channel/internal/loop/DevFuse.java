@@ -1,0 +1,149 @@
+package io.github.purefuse.channel.internal.loop;
+
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Iovecs;
+import io.github.purefuse.channel.internal.linux.Native;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real {@code /dev/fuse} descriptor. Reads go straight into the caller's direct buffer and writes are
+ * gathered with {@code writev(2)} from the callers' buffers: no {@code FileChannel} (which is
+ * interruptible, and closes the descriptor when a thread is interrupted) and no copy of direct buffers.
+ *
+ * <p>The descriptor is reference-counted: {@link #close()} closes it only when no call is in progress,
+ * so a late reply from a lingering handler can never reach another file that reused the number.
+ */
+public final class DevFuse implements FuseDevice {
+    private static final int EBADF = 9;
+
+    private final int fd;
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final ConcurrentLinkedQueue<Iovecs> iovecs = new ConcurrentLinkedQueue<>();
+
+    /**
+     * Wraps an open descriptor; this object then owns it.
+     *
+     * @param fd a {@code /dev/fuse} descriptor
+     */
+    public DevFuse(int fd) {
+        this.fd = fd;
+    }
+
+    /**
+     * Opens {@code /dev/fuse} anew and attaches it to the connection of {@code mount} with
+     * {@code FUSE_DEV_IOC_CLONE}: the new descriptor gets its own request queue (§7.5).
+     *
+     * @param mount the session's mounted descriptor
+     * @return the clone
+     * @throws ErrnoException if opening or cloning fails
+     */
+    public static DevFuse cloneOf(DevFuse mount) throws ErrnoException {
+        int nfd = Native.open("/dev/fuse", Native.O_RDWR | Native.O_CLOEXEC);
+        try {
+            Native.cloneDevice(nfd, mount.fd);
+        } catch (ErrnoException e) {
+            Native.close(nfd);
+            throw e;
+        }
+        return new DevFuse(nfd);
+    }
+
+    /** {@return the descriptor number (for ioctls such as passthrough)} */
+    public int fd() {
+        return fd;
+    }
+
+    private boolean acquire() {
+        for (;;) {
+            int r = refs.get();
+            if (r == 0) {
+                return false;
+            }
+            if (refs.compareAndSet(r, r + 1)) {
+                return true;
+            }
+        }
+    }
+
+    private void release() {
+        if (refs.decrementAndGet() == 0) {
+            Native.close(fd);
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer buffer) throws ErrnoException {
+        if (!acquire()) {
+            throw new ErrnoException("read", EBADF);
+        }
+        try {
+            return Native.read(fd, Native.address(buffer), buffer.remaining());
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public long writev(ByteBuffer[] iov, int n) throws ErrnoException {
+        if (!acquire()) {
+            throw new ErrnoException("writev", EBADF);
+        }
+        Iovecs v = iovecs.poll();
+        if (v == null) {
+            v = new Iovecs(8);
+        }
+        try {
+            return v.writev(fd, iov, n);
+        } finally {
+            iovecs.offer(v);
+            release();
+        }
+    }
+
+    /**
+     * Runs a call with the descriptor held open (for ioctls).
+     *
+     * @param call the call, given the descriptor number
+     * @param <T>  the result type
+     * @return the call's result
+     * @throws ErrnoException if the call fails, or EBADF if the device is closed
+     */
+    public <T> T withFd(FdCall<T> call) throws ErrnoException {
+        if (!acquire()) {
+            throw new ErrnoException("ioctl", EBADF);
+        }
+        try {
+            return call.apply(fd);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * A call on a descriptor number.
+     *
+     * @param <T> the result type
+     */
+    @FunctionalInterface
+    public interface FdCall<T> {
+        /**
+         * Runs the call.
+         *
+         * @param fd the descriptor
+         * @return the result
+         * @throws ErrnoException on failure
+         */
+        T apply(int fd) throws ErrnoException;
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            release();
+        }
+    }
+}

@@ -1,0 +1,284 @@
+package io.github.purefuse.channel.internal.loop;
+
+import io.github.purefuse.api.Negotiated;
+import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.api.request.Init;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.codec.ProtocolException;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.dispatch.Dispatcher;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A running session on one FUSE connection, without the mount: answers INIT, calls {@code fs.init},
+ * starts the readers (reader 0 on the mount's descriptor, the others on clones) and ends when the last
+ * reader has ended (unmount, abort, or a fatal device error). Ending waits for running handlers
+ * (bounded: {@link #HANDLER_GRACE}, then they are interrupted and given {@link #INTERRUPT_GRACE}),
+ * calls {@code fs.destroy()} once, and closes the descriptors.
+ */
+public final class Engine {
+    private static final Logger LOG = System.getLogger(Engine.class.getName());
+    /** How long the end of a session waits for running handlers before interrupting them. */
+    public static final Duration HANDLER_GRACE = Duration.ofSeconds(5);
+    /** How long it then waits for interrupted handlers. */
+    public static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
+    private static final int MIN_READ_BUFFER = 8192;
+    private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
+    private static final int ENOENT = 2;
+
+    /**
+     * The engine's settings.
+     *
+     * @param readers     reader threads (one descriptor each); at least 1
+     * @param maxInFlight the most handler calls running at once
+     * @param init        what to ask for in INIT
+     */
+    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
+    }
+
+    /** Opens another descriptor on the same connection ({@code FUSE_DEV_IOC_CLONE}). */
+    @FunctionalInterface
+    public interface Cloner {
+        /**
+         * Opens a clone.
+         *
+         * @return a new descriptor attached to the connection
+         * @throws IOException if cloning fails
+         */
+        FuseDevice cloneDevice() throws IOException;
+    }
+
+    private final ReadOnlyFileSystem fs;
+    private final Counters counters = new Counters();
+    private final DeviceReplies.WriteErrorLog errors = new DeviceReplies.WriteErrorLog();
+    private final List<FuseDevice> devices = new ArrayList<>();
+    private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
+    private final AtomicInteger liveReaders = new AtomicInteger();
+    private volatile boolean ending;
+    private volatile @Nullable Throwable failure;
+    private @Nullable Dispatcher dispatcher;
+    private @Nullable Negotiated negotiated;
+
+    private Engine(ReadOnlyFileSystem fs) {
+        this.fs = fs;
+    }
+
+    /**
+     * Answers INIT on {@code mount}, calls {@code fs.init}, and starts serving.
+     *
+     * @param mount  the mounted descriptor, whose first request is INIT
+     * @param cloner opens more descriptors for readers 1..n-1, or {@code null} for a single reader
+     * @param fs     the filesystem
+     * @param config the settings
+     * @return the running engine
+     * @throws IOException if INIT cannot be read or answered, the kernel speaks an unsupported major
+     *     version, or {@code fs.init} throws; the descriptor is not closed
+     */
+    public static Engine start(FuseDevice mount, @Nullable Cloner cloner, ReadOnlyFileSystem fs, Config config)
+            throws IOException {
+        Engine e = new Engine(fs);
+        e.init(mount, cloner, config);
+        return e;
+    }
+
+    private void init(FuseDevice mount, @Nullable Cloner cloner, Config config) throws IOException {
+        RequestDecoder decoder = new RequestDecoder();
+        ByteBuffer buffer = ByteBuffer.allocateDirect(MIN_READ_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+        Init init;
+        for (;;) {
+            init = readInit(mount, decoder, buffer);
+            if (init.major() == InitNegotiation.MAJOR) {
+                break;
+            }
+            ReplyEncoder encoder = new ReplyEncoder(InitNegotiation.SERVER_MINOR);
+            DeviceReplies replies = new DeviceReplies(mount, encoder, counters, errors);
+            if (init.major() < InitNegotiation.MAJOR) {
+                replies.error(init, Errno.EIO);
+                throw new IOException("the kernel speaks FUSE " + init.major() + "." + init.minor()
+                        + "; this server needs major version 7");
+            }
+            // A newer major: answer with ours and expect a new INIT (fuse_kernel.h, "INIT request and reply").
+            ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
+            encoder.init(init.header().unique(), new InitOut(InitNegotiation.MAJOR, InitNegotiation.SERVER_MINOR,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0), s);
+            replies.write(new ByteBuffer[] {s}, 1, init.header().opcode());
+        }
+        InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init());
+        Negotiated n = result.negotiated();
+        ReplyEncoder encoder = new ReplyEncoder(n.minor());
+        DeviceReplies mountReplies = new DeviceReplies(mount, encoder, counters, errors);
+        ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
+        encoder.init(init.header().unique(), result.out(), s);
+        if (!mountReplies.write(new ByteBuffer[] {s}, 1, init.header().opcode())) {
+            throw new IOException("the kernel refused the INIT reply");
+        }
+        decoder.minor(n.minor());
+        negotiated = n;
+        devices.add(mount);
+        Connection connection = new Connection(n, mountReplies, encoder, mount instanceof DevFuse d ? d : null);
+        try {
+            fs.init(connection);
+        } catch (RuntimeException ex) {
+            throw new IOException("the filesystem's init failed: " + ex, ex);
+        }
+        Dispatcher d = new Dispatcher(fs, n.minor(), config.maxInFlight(), n.maxPages() * 4096);
+        dispatcher = d;
+        List<DeviceReplies> sinks = new ArrayList<>();
+        sinks.add(mountReplies);
+        for (int i = 1; i < config.readers() && cloner != null; i++) {
+            try {
+                FuseDevice clone = cloner.cloneDevice();
+                devices.add(clone);
+                sinks.add(new DeviceReplies(clone, encoder, counters, errors));
+            } catch (IOException ex) {
+                LOG.log(Level.WARNING, "cannot clone /dev/fuse ({0}); serving with {1} reader(s)",
+                        ex.getMessage(), devices.size());
+                break;
+            }
+        }
+        int bufferSize = Math.max(MIN_READ_BUFFER, 80 + n.maxWrite());
+        liveReaders.set(devices.size());
+        for (int i = 0; i < devices.size(); i++) {
+            Reader r = new Reader(devices.get(i), sinks.get(i), decoder, d, counters, bufferSize, this);
+            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(r);
+        }
+    }
+
+    private Init readInit(FuseDevice mount, RequestDecoder decoder, ByteBuffer buffer) throws IOException {
+        for (;;) {
+            buffer.clear();
+            int n;
+            try {
+                n = mount.read(buffer);
+            } catch (ErrnoException e) {
+                if (e.errno() == EINTR || e.errno() == EAGAIN || e.errno() == ENOENT) {
+                    continue;
+                }
+                throw e;
+            }
+            buffer.limit(n);
+            FuseRequest request;
+            try {
+                request = decoder.decode(buffer);
+            } catch (ProtocolException e) {
+                throw new IOException("malformed first request: " + e.getMessage(), e);
+            }
+            counters.frameRead(request.header().opcode());
+            if (request instanceof Init init) {
+                return init;
+            }
+            throw new IOException("the first request was " + request.getClass().getSimpleName() + ", not INIT");
+        }
+    }
+
+    /** {@return what INIT negotiated} */
+    public Negotiated negotiated() {
+        Negotiated n = negotiated;
+        if (n == null) {
+            throw new IllegalStateException("not initialized");
+        }
+        return n;
+    }
+
+    /** {@return the session's counters} */
+    public Counters counters() {
+        return counters;
+    }
+
+    /** {@return the number of descriptors (and reader threads) serving} */
+    public int readers() {
+        return devices.size();
+    }
+
+    /** {@return a future completed when the session has ended} */
+    public CompletableFuture<@Nullable Void> termination() {
+        return termination;
+    }
+
+    /** {@return the first fatal error of a reader, if any} */
+    public @Nullable Throwable failure() {
+        return failure;
+    }
+
+    /**
+     * Waits for the end of the session.
+     *
+     * @param timeout the longest wait
+     * @return whether it ended in time
+     * @throws InterruptedException if interrupted
+     */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        try {
+            termination.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return true;
+        }
+    }
+
+    /** Marks the session as ending: late write failures are no longer logged. */
+    public void ending() {
+        ending = true;
+        errors.quiet();
+    }
+
+    boolean isEnding() {
+        return ending;
+    }
+
+    void failed(Throwable t) {
+        if (failure == null) {
+            failure = t;
+        }
+    }
+
+    void readerEnded() {
+        if (liveReaders.decrementAndGet() == 0) {
+            finish();
+        }
+    }
+
+    private void finish() {
+        ending();
+        Dispatcher d = dispatcher;
+        try {
+            if (d != null && !d.awaitIdle(HANDLER_GRACE)) {
+                LOG.log(Level.WARNING, "{0} handler(s) still running {1} after the session ended; interrupting them",
+                        d.inFlight(), HANDLER_GRACE);
+                d.interruptAll();
+                if (!d.awaitIdle(INTERRUPT_GRACE)) {
+                    LOG.log(Level.WARNING, "{0} handler(s) ignored the interrupt; destroying anyway", d.inFlight());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            fs.destroy();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the filesystem's destroy() threw", e);
+        } finally {
+            devices.forEach(FuseDevice::close);
+            termination.complete(null);
+        }
+    }
+}

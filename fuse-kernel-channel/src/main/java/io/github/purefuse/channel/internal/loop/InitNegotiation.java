@@ -1,0 +1,141 @@
+package io.github.purefuse.channel.internal.loop;
+
+import static io.github.purefuse.channel.internal.abi.InitFlags.ABORT_ERROR;
+import static io.github.purefuse.channel.internal.abi.InitFlags.ASYNC_READ;
+import static io.github.purefuse.channel.internal.abi.InitFlags.CACHE_SYMLINKS;
+import static io.github.purefuse.channel.internal.abi.InitFlags.DO_READDIRPLUS;
+import static io.github.purefuse.channel.internal.abi.InitFlags.EXPLICIT_INVAL_DATA;
+import static io.github.purefuse.channel.internal.abi.InitFlags.INIT_EXT;
+import static io.github.purefuse.channel.internal.abi.InitFlags.MAX_PAGES;
+import static io.github.purefuse.channel.internal.abi.InitFlags.NO_EXPORT_SUPPORT;
+import static io.github.purefuse.channel.internal.abi.InitFlags.PARALLEL_DIROPS;
+import static io.github.purefuse.channel.internal.abi.InitFlags.PASSTHROUGH;
+import static io.github.purefuse.channel.internal.abi.InitFlags.READDIRPLUS_AUTO;
+
+import io.github.purefuse.api.Negotiated;
+import io.github.purefuse.api.request.Init;
+import io.github.purefuse.channel.internal.codec.InitOut;
+
+/**
+ * The server's side of FUSE_INIT (fuse-protocol.md §4.1, §5): which features a fast read-only server
+ * asks for, and the limits it sets. Every flag is requested only if the kernel offered it, so older
+ * kernels get the subset they know.
+ *
+ * <h2>Flags and why</h2>
+ * <ul>
+ *   <li>{@code ASYNC_READ}: several readahead READs of one file in flight at once; without it the
+ *       kernel issues them one after the other.</li>
+ *   <li>{@code PARALLEL_DIROPS}: LOOKUP and READDIR in one directory are not serialized by the kernel's
+ *       per-directory lock.</li>
+ *   <li>{@code MAX_PAGES}: lets {@code max_pages} raise READ and READDIR sizes from 32 pages (128 KiB)
+ *       to {@code max_pages} (1 MiB with the default limit of 256); it also raises the kernel's
+ *       name limit from 1024 to 4095 bytes.</li>
+ *   <li>{@code CACHE_SYMLINKS}: READLINK answers are kept in the page cache.</li>
+ *   <li>{@code EXPLICIT_INVAL_DATA} (never {@code AUTO_INVAL_DATA}): content is immutable, so cached
+ *       pages are dropped only on an explicit notification, never because attributes were
+ *       refreshed.</li>
+ *   <li>{@code ABORT_ERROR}: after an abort, device reads fail with ECONNABORTED instead of ENODEV, so
+ *       an abort can be told apart from an unmount.</li>
+ *   <li>{@code INIT_EXT}: required for the kernel to read {@code flags2} (bits 32..63) of the reply.</li>
+ *   <li>{@code DO_READDIRPLUS | READDIRPLUS_AUTO}: only when the filesystem implements READDIRPLUS
+ *       (there is no ENOSYS fallback for it); AUTO lets the kernel use plain READDIR when nobody stats
+ *       the entries.</li>
+ *   <li>{@code NO_EXPORT_SUPPORT}: no NFS export, so the kernel never LOOKUPs {@code .} and
+ *       {@code ..} by handle.</li>
+ *   <li>{@code PASSTHROUGH} with {@code max_stack_depth = 1}: only when asked for and running as root
+ *       (BACKING_OPEN needs CAP_SYS_ADMIN).</li>
+ * </ul>
+ * Left out: locks (local locking is right for read-only data), WRITEBACK_CACHE, POSIX_ACL,
+ * ATOMIC_O_TRUNC, DONT_MASK, HANDLE_KILLPRIV*, SETXATTR_EXT, SECURITY_CTX, CREATE_SUPP_GROUP,
+ * REQUEST_TIMEOUT, SPLICE_* and ASYNC_DIO.
+ *
+ * <h2>Limits</h2>
+ * {@code max_write = max_pages * 4096}, which also bounds RETRIEVE answers; a read-only mount never
+ * receives WRITE data, so its only cost is the per-reader request buffer of
+ * {@code max(8192, 80 + max_write)} bytes. {@code max_readahead} can only lower the kernel's offer
+ * (raise readahead with {@code read_ahead_kb} instead). {@code time_gran = 1}: timestamps keep
+ * nanoseconds.
+ */
+public final class InitNegotiation {
+    /** The protocol minor version this server speaks. */
+    public static final int SERVER_MINOR = 45;
+    /** The major version every kernel to date speaks. */
+    public static final int MAJOR = 7;
+    /** {@code FUSE_DEFAULT_MAX_PAGES_PER_REQ}: the kernel's max_pages without {@code FUSE_MAX_PAGES}. */
+    public static final int KERNEL_DEFAULT_MAX_PAGES = 32;
+    private static final int PAGE_SIZE = 4096;
+
+    private InitNegotiation() {
+    }
+
+    /**
+     * What the server wants, from the mount options.
+     *
+     * @param maxReadahead        bytes; 0 or less: accept the kernel's offer
+     * @param maxBackground       {@code max_background}; 0 keeps the kernel's default (12)
+     * @param congestionThreshold {@code congestion_threshold}; 0 keeps the kernel's default (9)
+     * @param maxPages            pages per request wanted
+     * @param maxPagesLimit       the kernel's limit ({@code /proc/sys/fs/fuse/max_pages_limit})
+     * @param readdirplus         whether the filesystem implements READDIRPLUS
+     * @param passthrough         whether to request FUSE passthrough (caller checked privileges)
+     */
+    public record Settings(int maxReadahead, int maxBackground, int congestionThreshold, int maxPages,
+                           int maxPagesLimit, boolean readdirplus, boolean passthrough) {
+    }
+
+    /**
+     * The outcome.
+     *
+     * @param out        what to send ({@code fuse_init_out})
+     * @param negotiated what is in force afterwards
+     */
+    public record Result(InitOut out, Negotiated negotiated) {
+    }
+
+    /**
+     * Computes the INIT reply.
+     *
+     * @param init     the kernel's INIT (major 7)
+     * @param settings what the server wants
+     * @return the reply and the negotiated settings
+     */
+    public static Result negotiate(Init init, Settings settings) {
+        int minor = Math.min(init.minor(), SERVER_MINOR);
+        long offered = init.flags();
+        if ((offered & INIT_EXT) == 0) {
+            offered &= 0xFFFF_FFFFL;
+        }
+        long want = ASYNC_READ | PARALLEL_DIROPS | MAX_PAGES | CACHE_SYMLINKS | EXPLICIT_INVAL_DATA
+                | ABORT_ERROR | INIT_EXT | NO_EXPORT_SUPPORT;
+        if (settings.readdirplus()) {
+            want |= DO_READDIRPLUS | READDIRPLUS_AUTO;
+        }
+        if (settings.passthrough()) {
+            want |= PASSTHROUGH;
+        }
+        long flags = want & offered;
+        if ((flags & INIT_EXT) == 0) {
+            flags &= 0xFFFF_FFFFL;
+        }
+        int maxPages = KERNEL_DEFAULT_MAX_PAGES;
+        if ((flags & MAX_PAGES) != 0) {
+            maxPages = Math.max(1, Math.min(Math.min(settings.maxPages(), settings.maxPagesLimit()), 0xFFFF));
+        }
+        int maxWrite = maxPages * PAGE_SIZE;
+        int readahead = settings.maxReadahead() > 0
+                ? Math.min(settings.maxReadahead(), init.maxReadahead())
+                : init.maxReadahead();
+        int maxBackground = clampU16(settings.maxBackground());
+        int congestion = clampU16(settings.congestionThreshold());
+        int stackDepth = (flags & PASSTHROUGH) != 0 ? 1 : 0;
+        InitOut out = new InitOut(MAJOR, minor, readahead, flags, maxBackground, congestion, maxWrite, 1,
+                maxPages, stackDepth, 0);
+        Negotiated n = new Negotiated(MAJOR, minor, init.minor(), init.flags(), flags, readahead, maxWrite,
+                maxPages, maxBackground, congestion, 1);
+        return new Result(out, n);
+    }
+
+    private static int clampU16(int v) {
+        return Math.max(0, Math.min(v, 0xFFFF));
+    }
+}
