@@ -375,10 +375,12 @@ class Hello(Server):
 
     def start(self, ra_kb, bg, cong):
         self.mnt = self._mountpoint(self.name)
-        self.proc = self._spawn([os.path.join(ROOT, "bin", "fuse-example"), "hello", self.mnt], env=java_env(self.name))
+        self.proc = self._spawn([os.path.join(ROOT, "bin", "fuse-example"), "hello", "--readahead-kb", str(ra_kb),
+                                 self.mnt], env=java_env(self.name))
         self.ctx.add_mount(self.mnt)
         wait_mounted(self.mnt, self.proc)
-        self._after_mount(ra_kb, bg, cong)
+        # readahead through the example's option (read back below); background limits through fusectl
+        self._after_mount(ra_kb, bg, cong, set_ra=False)
 
     def data_path(self):
         return os.path.join(self.mnt, "large.bin")

@@ -26,9 +26,11 @@ if [ "${BENCH_BUILD:-1}" != 0 ]; then
   pl=$(IFS=,; echo "${modules[*]}")
   echo "bench/run.sh: mvn package -pl $pl -am (tests skipped)" >&2
   # -Dmaven.compiler.proc=full: javac 23+ runs JMH's annotation processor only when asked
-  args=(package dependency:build-classpath -DskipTests -Dmaven.javadoc.skip=true -Dmaven.compiler.proc=full
+  # -Dmaven.source.skip: bin/fuse-example takes the first purefuse-examples-*.jar, which would be -sources.jar
+  args=(package dependency:build-classpath -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -Dmaven.compiler.proc=full
         -Dmdep.outputFile=target/cp.txt -pl "$pl" -am)
   mvn -B -q -o "${args[@]}" >&2 || mvn -B -q "${args[@]}" >&2
+  rm -f examples/target/*-sources.jar depotfs/target/*-sources.jar
 fi
 
 BENCH_WORK=$(mktemp -d /tmp/purefuse-bench.XXXXXX)
