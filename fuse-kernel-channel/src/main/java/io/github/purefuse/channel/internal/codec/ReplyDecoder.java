@@ -73,8 +73,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Size probes (GETXATTR and LISTXATTR with {@code size == 0}) carry only a length; they decode to a
  * value of that many zero bytes, or to one placeholder name {@code "x...x"} whose list has that length.
  * READDIR and READDIRPLUS replies decode to {@link PageReady}; their records come from
- * {@link #decodePage}. Entry timeouts and attributes of a negative entry other than the entry timeout are
- * not kept by {@link NegativeEntry}; a negative entry with any of them non-zero raises an exception.
+ * {@link #decodePage}; a READDIRPLUS record whose {@code entry_out.nodeid} is 0 has no lookup, and the rest
+ * of its {@code fuse_entry_out} is ignored, as the kernel ignores it. {@link NegativeEntry} keeps only the
+ * entry timeout; a negative LOOKUP reply with any other field non-zero raises an exception.
  */
 public final class ReplyDecoder {
     private static final int H = FuseOutHeader.BYTES;
@@ -271,11 +272,16 @@ public final class ReplyDecoder {
             f.zeros(d + FuseDirent.NAME + nameLen, p + rec - (d + FuseDirent.NAME + nameLen), "record padding");
             try {
                 int type = Le.i32(f.buf, d + FuseDirent.TYPE);
+                if (type == 0) {
+                    throw f.fail(d + FuseDirent.TYPE - f.start, "d_type 0 (DT_UNKNOWN): FileType has no such value");
+                }
                 String name = new String(f.bytes(d + FuseDirent.NAME, nameLen), StandardCharsets.UTF_8);
                 entries.add(new DirEntry(name, Le.i64(f.buf, d + FuseDirent.INO), FileType.ofMode(type << 12),
                         Le.i64(f.buf, d + FuseDirent.OFF)));
                 if (plus) {
-                    lookups.add(Le.i64(f.buf, p + FuseEntryOut.NODEID) == 0 ? nullEntry(f, p) : readEntry(f, p, false));
+                    // nodeid 0: the kernel links nothing and reads nothing else of this fuse_entry_out, so neither do we
+                    // (libfuse puts st_ino and the type bits there for "." and "..", see GoldenCaptureTest).
+                    lookups.add(Le.i64(f.buf, p + FuseEntryOut.NODEID) == 0 ? null : readEntry(f, p, false));
                 } else {
                     lookups.add(null);
                 }
@@ -306,11 +312,6 @@ public final class ReplyDecoder {
     }
 
     // ---------------------------------------------------------------------------------------------
-
-    private static @Nullable Entry nullEntry(Frame f, int at) throws ProtocolException {
-        f.zeros(at, FuseEntryOut.BYTES, "fuse_entry_out of an entry without lookup");
-        return null;
-    }
 
     private static Entry readEntry(Frame f, int at, boolean compat) throws ProtocolException {
         ByteBuffer b = f.buf;

@@ -1,0 +1,82 @@
+# Shared helpers for the bin/ launchers (source it; it defines functions only and changes no shell options).
+#
+#   purefuse_find_java MIN          print the path of a java whose feature version is >= MIN:
+#                                   $JAVA_HOME/bin/java if it qualifies, else the newest /usr/lib/jvm/*/bin/java,
+#                                   else java on the PATH; returns 1 (with a message on stderr) if there is none
+#   purefuse_java_version JAVA      print the feature version of a java executable (e.g. 25), or 0
+#   purefuse_ensure_built MODULE    build MODULE's jar (mvn package -DskipTests, with -am) on first use or when
+#                                   a pom or main source is newer than it, and write its runtime classpath to
+#                                   MODULE/target/runtime.classpath; tries offline (-o) first
+#   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
+#
+# PUREFUSE_ROOT is the repository root (the folder above bin/). Set PUREFUSE_REBUILD=1 to force a build.
+
+PUREFUSE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+purefuse_java_version() {
+  local java="$1" home v
+  home="$(dirname "$(dirname "$(readlink -f "$java")")")"
+  if [[ -r "$home/release" ]]; then
+    v="$(sed -n 's/^JAVA_VERSION="\([0-9][0-9]*\).*/\1/p' "$home/release" | head -n1)"
+    if [[ -n "$v" && "$v" != 1 ]]; then echo "$v"; return; fi
+  fi
+  v="$("$java" -version 2>&1 | sed -n 's/.*version "\([0-9][0-9]*\)[."].*/\1/p' | head -n1)" || true
+  [[ "$v" == 1 ]] && v=8
+  echo "${v:-0}"
+}
+
+purefuse_find_java() {
+  local min="${1:-21}" best="" best_v=0 j v
+  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]] && (( $(purefuse_java_version "$JAVA_HOME/bin/java") >= min )); then
+    echo "$JAVA_HOME/bin/java"; return 0
+  fi
+  for j in /usr/lib/jvm/*/bin/java; do
+    [[ -x "$j" ]] || continue
+    v="$(purefuse_java_version "$j")"
+    if (( v >= min && v > best_v )); then best="$j"; best_v="$v"; fi
+  done
+  if [[ -z "$best" ]] && command -v java >/dev/null 2>&1; then
+    j="$(command -v java)"
+    if (( $(purefuse_java_version "$j") >= min )); then best="$j"; fi
+  fi
+  if [[ -z "$best" ]]; then
+    echo "no JDK $min or newer found (looked at \$JAVA_HOME, /usr/lib/jvm/*, java on the PATH)" >&2
+    return 1
+  fi
+  echo "$best"
+}
+
+_purefuse_jar() {
+  ls "$PUREFUSE_ROOT/$1"/target/*.jar 2>/dev/null | grep -v -- '-sources\.jar\|-javadoc\.jar\|-tests\.jar' | head -n1 || true
+}
+
+_purefuse_needs_build() {
+  local module="$1" jar
+  jar="$(_purefuse_jar "$module")"
+  [[ -n "${PUREFUSE_REBUILD:-}" || -z "$jar" || ! -f "$PUREFUSE_ROOT/$module/target/runtime.classpath" ]] && return 0
+  [[ -n "$(find "$PUREFUSE_ROOT"/pom.xml "$PUREFUSE_ROOT"/*/pom.xml "$PUREFUSE_ROOT"/*/src/main -newer "$jar" -print -quit 2>/dev/null)" ]]
+}
+
+purefuse_ensure_built() {
+  local module="$1" java java_home
+  _purefuse_needs_build "$module" || return 0
+  command -v mvn >/dev/null 2>&1 || { echo "Maven (mvn) is needed to build $module on first use" >&2; return 1; }
+  java="$(purefuse_find_java 21)" || return 1
+  java_home="$(dirname "$(dirname "$(readlink -f "$java")")")"
+  echo "building $module (first use or sources changed) ..." >&2
+  (
+    cd "$PUREFUSE_ROOT" || exit 1
+    mkdir -p "$PUREFUSE_ROOT/$module/target"
+    if command -v flock >/dev/null 2>&1; then exec 9>"$PUREFUSE_ROOT/$module/target/.build.lock"; flock 9; fi
+    _purefuse_needs_build "$module" || exit 0
+    local goals=(package dependency:build-classpath -DskipTests -DincludeScope=runtime
+                 -Dmdep.outputFile=target/runtime.classpath)
+    JAVA_HOME="$java_home" mvn -B -q -o -pl "$module" -am "${goals[@]}" >&2 \
+      || JAVA_HOME="$java_home" mvn -B -q -pl "$module" -am "${goals[@]}" >&2
+  ) || { echo "build failed: cd $PUREFUSE_ROOT && mvn -B -pl $module -am package -DskipTests" >&2; return 1; }
+}
+
+purefuse_classpath() {
+  local module="$1"
+  echo "$(_purefuse_jar "$module"):$(cat "$PUREFUSE_ROOT/$module/target/runtime.classpath" 2>/dev/null)"
+}
