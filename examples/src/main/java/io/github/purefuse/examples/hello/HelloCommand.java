@@ -3,6 +3,7 @@ package io.github.purefuse.examples.hello;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.SessionStats;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -32,7 +33,7 @@ public final class HelloCommand implements Callable<Integer> {
     @Option(names = "--auto-unmount", description = "Mount through fusermount3 -o auto_unmount.")
     private boolean autoUnmount;
 
-    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
+    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
     private boolean stats;
 
     /** Creates the command (picocli fills the fields). */
@@ -64,7 +65,13 @@ public final class HelloCommand implements Callable<Integer> {
         session.awaitTermination();
         session.close();
         if (stats) {
-            err.println(session.stats());
+            SessionStats st = session.stats();
+            err.println("stats.requests=" + st.totalRequests());
+            st.requests().forEach((op, count) -> err.println("stats.requests." + op + "=" + count));
+            err.println("stats.readBytes=" + st.readBytes());
+            err.println("stats.repliesWritten=" + st.repliesWritten());
+            err.println("stats.notificationsWritten=" + st.notificationsWritten());
+            err.println("stats.writeErrors=" + st.writeErrors());
         }
         err.flush();
         return 0;

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -99,9 +100,16 @@ public final class Fusermount {
         int ours = sv[0];
         int theirs = sv[1];
         int childFd = theirs == 3 ? 4 : 3;
-        // The helper's stderr is captured only if it exits right away; an auto_unmount helper keeps
-        // ours (it is quiet by then), so that a later message cannot hit a closed pipe.
-        int[] err = autoUnmount ? null : Native.pipe();
+        // The helper's stderr goes to a pipe drained by a daemon thread: its message explains a failure,
+        // and an auto_unmount helper, which lives on, never writes into a closed pipe.
+        int[] err;
+        try {
+            err = Native.pipe();
+        } catch (ErrnoException e) {
+            Native.close(ours);
+            Native.close(theirs);
+            throw e;
+        }
         int pid;
         try {
             List<String> env = new ArrayList<>();
@@ -111,21 +119,25 @@ public final class Fusermount {
                 }
             }
             env.add("_FUSE_COMMFD=" + childFd);
-            int[][] dup2 = err == null ? new int[][] {{theirs, childFd}} : new int[][] {{theirs, childFd}, {err[1], 2}};
-            pid = Native.spawn(PROGRAM, List.of(PROGRAM, "-o", options, "--", mountpoint), env, dup2);
+            pid = Native.spawn(PROGRAM, List.of(PROGRAM, "-o", options, "--", mountpoint), env,
+                    new int[][] {{theirs, childFd}, {err[1], 2}});
         } catch (ErrnoException e) {
             Native.close(ours);
             Native.close(theirs);
-            if (err != null) {
-                Native.close(err[0]);
-                Native.close(err[1]);
-            }
+            Native.close(err[0]);
+            Native.close(err[1]);
             throw e;
         }
         Native.close(theirs);
-        if (err != null) {
-            Native.close(err[1]);
-        }
+        Native.close(err[1]);
+        CompletableFuture<String> output = new CompletableFuture<>();
+        Thread.ofPlatform().daemon(true).name("fusermount3-stderr-" + pid).start(() -> {
+            String text = drain(err[0]);
+            output.complete(text);
+            if (!text.isBlank()) {
+                LOG.log(Level.DEBUG, "{0} (pid {1}): {2}", PROGRAM, pid, text.strip());
+            }
+        });
         int fd;
         try {
             fd = Native.receiveFd(ours);
@@ -136,10 +148,15 @@ public final class Fusermount {
             return new Mounted(fd, pid, ours);
         }
         Native.close(ours);
-        String output = err != null ? drain(err[0]) : "";
         int status = Native.waitpid(pid, false);
         if (fd < 0) {
-            throw new FusermountException(PROGRAM + " exited with " + status, output);
+            String text;
+            try {
+                text = output.get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                text = "";
+            }
+            throw new FusermountException(PROGRAM + " exited with " + status, text);
         }
         return new Mounted(fd, -1, -1);
     }

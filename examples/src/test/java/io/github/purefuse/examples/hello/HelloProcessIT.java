@@ -1,0 +1,177 @@
+package io.github.purefuse.examples.hello;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.github.purefuse.channel.testing.KernelTestMount;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bin/fuse-example hello MOUNTPOINT} as a separate process: how it ends (exit codes), and a
+ * system-call count under strace that proves one {@code read(2)} per request and one {@code writev(2)}
+ * per reply on the real kernel.
+ */
+class HelloProcessIT {
+    static final Duration T = Duration.ofSeconds(60);
+    static final Path LAUNCHER = Path.of("..", "bin", "fuse-example").toAbsolutePath().normalize();
+
+    Path mp;
+    Path stderr;
+    Process server;
+
+    @BeforeAll
+    static void fuse() {
+        KernelTestMount.requireDevFuse();
+        assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " is executable");
+    }
+
+    @BeforeEach
+    void dirs() throws IOException {
+        mp = KernelTestMount.newMountpoint();
+        stderr = Files.createTempFile("purefuse-hello-", ".err");
+    }
+
+    @AfterEach
+    void cleanUp() throws IOException {
+        if (server != null && server.isAlive()) {
+            server.destroyForcibly();
+        }
+        KernelTestMount.forceUnmount(mp);
+        Files.deleteIfExists(mp);
+        Files.deleteIfExists(stderr);
+    }
+
+    private void start(List<String> prefix, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(LAUNCHER.toString());
+        cmd.add("hello");
+        cmd.addAll(List.of(args));
+        cmd.add(mp.toString());
+        server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(stderr.toFile()).start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!KernelTestMount.isMounted(mp)) {
+            if (!server.isAlive()) {
+                fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not mounted after 120 s: " + Files.readString(stderr));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private int awaitExit() throws Exception {
+        assertTrue(server.waitFor(T.toSeconds(), TimeUnit.SECONDS), "the server exits");
+        return server.exitValue();
+    }
+
+    @Test
+    void anUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
+        start(List.of());
+        assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+        KernelTestMount.run(T, "umount", mp.toString()).ok();
+        assertEquals(0, awaitExit(), Files.readString(stderr));
+    }
+
+    /** SIGTERM runs the session's shutdown hook, which unmounts; the JVM then exits with 128 + 15 = 143. */
+    @Test
+    void sigtermUnmountsAndExitsWith143() throws Exception {
+        start(List.of());
+        KernelTestMount.run(T, "stat", mp.resolve("large.bin").toString()).ok();
+        server.destroy(); // SIGTERM
+        assertEquals(143, awaitExit(), Files.readString(stderr));
+        assertFalse(KernelTestMount.isMounted(mp), "unmounted by the shutdown hook");
+    }
+
+    @Test
+    void oneReadPerRequestAndOneWritevPerReplyUnderStrace() throws Exception {
+        if (KernelTestMount.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exitCode() != 0) {
+            KernelTestMount.unavailable("strace is not installed");
+        }
+        Path trace = Files.createTempFile("purefuse-strace-", ".txt");
+        try {
+            start(List.of("strace", "-f", "-qq", "-y", "-s", "0", "-e", "trace=read,writev", "-o", trace.toString()),
+                    "--stats");
+            KernelTestMount.run(T, "ls", "-l", mp.toString()).ok();
+            KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
+            KernelTestMount.run(T, "find", mp.toString()).ok();
+            KernelTestMount.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
+            KernelTestMount.run(T, "umount", mp.toString()).ok();
+            assertEquals(0, awaitExit(), Files.readString(stderr));
+
+            Map<String, Long> stats = new HashMap<>();
+            for (String line : Files.readAllLines(stderr)) {
+                int eq = line.indexOf('=');
+                if (line.startsWith("stats.") && eq > 0) {
+                    stats.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
+                }
+            }
+            long[] counts = countFuseSyscalls(trace);
+            long requests = stats.get("stats.requests");
+            long writes = stats.get("stats.repliesWritten") + stats.get("stats.notificationsWritten")
+                    + stats.get("stats.writeErrors");
+            assertTrue(stats.get("stats.requests.FUSE_READ") >= 32, stats.toString());
+            assertEquals(requests, counts[0], "successful read(2) calls on /dev/fuse == requests");
+            assertEquals(writes, counts[1], "writev(2) calls on /dev/fuse == replies + notifications + failed writes");
+        } finally {
+            Files.deleteIfExists(trace);
+        }
+    }
+
+    private static final Pattern CALL = Pattern.compile("^(read|writev)\\((\\d+)</dev/fuse>,.*\\) += (-?\\d+).*$");
+
+    /** Counts successful reads and all writevs on /dev/fuse descriptors in an {@code strace -f -y} log. */
+    static long[] countFuseSyscalls(Path trace) throws IOException {
+        Map<String, String> pending = new HashMap<>();
+        long reads = 0;
+        long writevs = 0;
+        for (String line : Files.readAllLines(trace, StandardCharsets.UTF_8)) {
+            int sp = line.indexOf(' ');
+            if (sp < 0) {
+                continue;
+            }
+            String pid = line.substring(0, sp);
+            String call = line.substring(sp + 1).strip();
+            if (call.endsWith("<unfinished ...>")) {
+                pending.put(pid, call.substring(0, call.length() - "<unfinished ...>".length()));
+                continue;
+            }
+            if (call.startsWith("<... ")) {
+                String head = pending.remove(pid);
+                if (head == null) {
+                    continue;
+                }
+                call = head + call.substring(call.indexOf("resumed>") + "resumed>".length());
+            }
+            Matcher m = CALL.matcher(call);
+            if (m.matches()) {
+                if (m.group(1).equals("read")) {
+                    if (Long.parseLong(m.group(3)) > 0) {
+                        reads++;
+                    }
+                } else {
+                    writevs++;
+                }
+            }
+        }
+        return new long[] {reads, writevs};
+    }
+}

@@ -1,0 +1,361 @@
+package io.github.purefuse.channel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.reply.AttrReply;
+import io.github.purefuse.api.reply.Attributes;
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.LookupReply;
+import io.github.purefuse.api.reply.OpenReply;
+import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.request.Getattr;
+import io.github.purefuse.api.request.Lookup;
+import io.github.purefuse.api.request.Open;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.Readdir;
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.DirEntry;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.channel.testing.KernelTestMount;
+import io.github.purefuse.channel.testing.KernelTestMount.Result;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Mount, serve and unmount on the real kernel, with a small test filesystem: {@code hello} (text),
+ * {@code slow} (direct I/O; READ blocks until interrupted), {@code boom} (READ throws), and
+ * {@code passthrough} (backed by a real file when passthrough is negotiated).
+ */
+class SessionIT {
+    static final Duration T = Duration.ofSeconds(20);
+    static final byte[] HELLO = "hello from purefuse\n".getBytes(StandardCharsets.UTF_8);
+    static final List<String> NAMES = List.of("hello", "slow", "boom", "passthrough");
+
+    /** The test filesystem. */
+    static final class TestFs implements ReadOnlyFileSystem {
+        final AtomicInteger destroyed = new AtomicInteger();
+        final AtomicInteger interrupted = new AtomicInteger();
+        final CountDownLatch slowReadStarted = new CountDownLatch(1);
+        volatile FuseConnection connection;
+        volatile Path backing;
+
+        static Attr attr(long nodeid, long size) {
+            return Attr.builder(nodeid == 1 ? FileType.DIRECTORY : FileType.REGULAR).ino(nodeid).size(size)
+                    .permissions(nodeid == 1 ? 0555 : 0444).build();
+        }
+
+        long size(long nodeid) {
+            return nodeid == 5 ? HELLO.length * 100L : nodeid == 1 ? 0 : HELLO.length;
+        }
+
+        @Override
+        public void init(FuseConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            int i = NAMES.indexOf(request.name());
+            if (i < 0) {
+                return Failure.of(Errno.ENOENT);
+            }
+            long nodeid = i + 2;
+            return new Entry(NodeId.of(nodeid), 0, attr(nodeid, size(nodeid)), Duration.ofMinutes(1), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public AttrReply getattr(Getattr request) {
+            long n = request.header().nodeid();
+            return new Attributes(attr(n, size(n)), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public OpenReply open(Open request) {
+            long n = request.header().nodeid();
+            if (n == 3) {
+                return Opened.of(FileHandle.of(3), OpenFlag.DIRECT_IO);
+            }
+            if (n == 5 && backing != null && connection.passthrough().isPresent()) {
+                try {
+                    FuseConnection.BackingFile f = connection.passthrough().get().open(backing);
+                    return new Opened(FileHandle.of(f.id()), EnumSet.of(OpenFlag.PASSTHROUGH), f.id());
+                } catch (IOException e) {
+                    return Failure.of(Errno.EIO);
+                }
+            }
+            return Opened.of(FileHandle.NONE, OpenFlag.KEEP_CACHE);
+        }
+
+        @Override
+        public ReadReply read(Read request) {
+            long n = request.header().nodeid();
+            if (n == 3) {
+                slowReadStarted.countDown();
+                try {
+                    Thread.sleep(Duration.ofMinutes(10));
+                    return Failure.of(Errno.EIO);
+                } catch (InterruptedException e) {
+                    interrupted.incrementAndGet();
+                    return Failure.of(Errno.EINTR);
+                }
+            }
+            if (n == 4) {
+                throw new IllegalStateException("boom: a deliberately failing handler");
+            }
+            int from = (int) Math.min(request.offset(), HELLO.length);
+            int to = (int) Math.min(HELLO.length, from + (long) request.size());
+            return Data.of(Arrays.copyOfRange(HELLO, from, to));
+        }
+
+        @Override
+        public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+            for (int i = (int) request.offset(); i < NAMES.size(); i++) {
+                if (!page.add(new DirEntry(NAMES.get(i), i + 2, FileType.REGULAR, i + 1))) {
+                    break;
+                }
+            }
+            return page.done();
+        }
+
+        @Override
+        public void destroy() {
+            destroyed.incrementAndGet();
+        }
+    }
+
+    KernelTestMount mount;
+
+    @BeforeAll
+    static void fuse() {
+        KernelTestMount.requireDevFuse();
+    }
+
+    @AfterEach
+    void unmount() {
+        if (mount != null) {
+            mount.close();
+        }
+    }
+
+    static Result run(String... cmd) {
+        return KernelTestMount.run(T, cmd);
+    }
+
+    @Test
+    void mountIsReadyWhenMountReturnsAndCloseUnmounts() throws Exception {
+        TestFs fs = new TestFs();
+        mount = KernelTestMount.mount(fs);
+        Path mp = mount.path();
+        FuseSession s = mount.session();
+        assertTrue(KernelTestMount.isMounted(mp));
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+        assertEquals(7, s.negotiated().major());
+        assertTrue(s.negotiated().minor() >= 7 && s.negotiated().minor() <= 45);
+        assertEquals(s.negotiated(), fs.connection.negotiated());
+        assertTrue(s.deviceId().matches("\\d+:\\d+"), s.deviceId());
+        assertTrue(Files.isDirectory(Path.of("/sys/class/bdi", s.deviceId())), "bdi of " + s.deviceId());
+        String mountinfo = Files.readString(Path.of("/proc/self/mountinfo"));
+        assertTrue(mountinfo.contains(" " + s.deviceId() + " / " + mp + " "), mountinfo);
+
+        s.close();
+        assertFalse(KernelTestMount.isMounted(mp));
+        assertTrue(s.isTerminated());
+        assertEquals(1, fs.destroyed.get());
+        s.close();
+        assertEquals(1, fs.destroyed.get(), "close is idempotent");
+        assertTrue(s.stats().repliesWritten() > 0);
+    }
+
+    @Test
+    void anUnmountFromOutsideEndsTheSession() throws Exception {
+        TestFs fs = new TestFs();
+        mount = KernelTestMount.mount(fs);
+        Path mp = mount.path();
+        run("stat", mp.resolve("hello").toString()).ok();
+        run("umount", mp.toString()).ok();
+        assertTrue(mount.session().awaitTermination(T), "session ends after umount");
+        assertEquals(1, fs.destroyed.get());
+        assertFalse(KernelTestMount.isMounted(mp));
+    }
+
+    @Test
+    void mountFailuresNameThePathAndTheReason() throws Exception {
+        Path missing = Path.of("/tmp/purefuse-no-such-dir-" + ProcessHandle.current().pid());
+        MountException e = assertThrows(MountException.class,
+                () -> FuseSession.mount(missing, new TestFs(), MountOptions.defaults()));
+        assertEquals(MountException.Reason.MOUNTPOINT_MISSING, e.reason());
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+
+        Path file = Files.createTempFile("purefuse-it-", ".file");
+        try {
+            e = assertThrows(MountException.class, () -> FuseSession.mount(file, new TestFs(), MountOptions.defaults()));
+            assertEquals(MountException.Reason.NOT_A_DIRECTORY, e.reason());
+            assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        } finally {
+            Files.delete(file);
+        }
+
+        mount = KernelTestMount.mount(new TestFs());
+        Path mp = mount.path();
+        e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()));
+        assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
+        assertTrue(e.getMessage().contains(mp.toString()), e.getMessage());
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok(), "first mount unharmed");
+    }
+
+    @Test
+    void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
+        mount = KernelTestMount.mount(new TestFs());
+        Path mp = mount.path();
+        Result boom = run("cat", mp.resolve("boom").toString());
+        assertNotEquals(0, boom.exitCode());
+        assertTrue(boom.stderr().contains("Input/output error"), boom.stderr());
+        run("stat", mp.resolve("hello").toString()).ok();
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"INT", "TERM"})
+    void aSignalledReaderDoesNotWedgeTheSession(String signal) throws Exception {
+        TestFs fs = new TestFs();
+        mount = KernelTestMount.mount(fs);
+        Path mp = mount.path();
+        Process cat = new ProcessBuilder("cat", mp.resolve("slow").toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        try {
+            assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
+            run("kill", "-" + signal, Long.toString(cat.pid())).ok();
+            assertTrue(cat.waitFor(T.toSeconds(), TimeUnit.SECONDS), "cat ended after SIG" + signal);
+            assertEquals(1, fs.interrupted.get(), "FUSE_INTERRUPT interrupted the handler");
+            run("stat", mp.resolve("hello").toString()).ok();
+            assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+        } finally {
+            cat.destroyForcibly();
+        }
+    }
+
+    @Test
+    void abortCutsTheConnectionAndCloseRemovesTheMount() throws Exception {
+        boolean fusectlBefore = fusectlMounted();
+        TestFs fs = new TestFs();
+        mount = KernelTestMount.mount(fs);
+        Path mp = mount.path();
+        run("stat", mp.resolve("hello").toString()).ok();
+        mount.session().abort();
+        assertTrue(mount.session().awaitTermination(T));
+        Result r = run("stat", mp.resolve("boom").toString()); // not cached yet: needs a LOOKUP
+        assertNotEquals(0, r.exitCode());
+        assertTrue(r.stderr().contains("Transport endpoint is not connected"), r.stderr());
+        assertEquals(fusectlBefore, fusectlMounted(), "fusectl left as it was");
+        mount.session().close();
+        assertFalse(KernelTestMount.isMounted(mp));
+        assertEquals(1, fs.destroyed.get());
+    }
+
+    private static boolean fusectlMounted() throws IOException {
+        try (Stream<String> l = Files.lines(Path.of("/proc/self/mounts"))) {
+            return l.anyMatch(s -> s.contains(" fusectl "));
+        }
+    }
+
+    @Test
+    void readersUseClonedDescriptors() throws Exception {
+        long before = devFuseFds();
+        mount = KernelTestMount.mount(new TestFs(), MountOptions.builder().readerThreads(4).installShutdownHook(false).build());
+        assertEquals(before + 4, devFuseFds(), "one /dev/fuse descriptor per reader");
+        run("cat", mount.path().resolve("hello").toString()).ok();
+        mount.close();
+        mount = null;
+        assertEquals(before, devFuseFds(), "all closed after the session");
+    }
+
+    private static long devFuseFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(p -> {
+                try {
+                    return Files.readSymbolicLink(p).toString().equals("/dev/fuse");
+                } catch (IOException e) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    @Test
+    void autoUnmountMountsThroughFusermount3() throws Exception {
+        mount = KernelTestMount.mount(new TestFs(), MountOptions.builder().autoUnmount(true)
+                .fsname("purefuse-auto").subtype("autotest").installShutdownHook(false).build());
+        Path mp = mount.path();
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+        String line = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .filter(l -> l.contains(" " + mp + " ")).findFirst().orElseThrow();
+        assertTrue(line.startsWith("purefuse-auto " + mp + " fuse.autotest ro,nosuid,nodev"), line);
+        mount.session().close();
+        assertFalse(KernelTestMount.isMounted(mp));
+    }
+
+    @Test
+    void notificationsReachTheKernel() throws Exception {
+        TestFs fs = new TestFs();
+        mount = KernelTestMount.mount(fs);
+        run("cat", mount.path().resolve("hello").toString()).ok();
+        assertTrue(fs.connection.notifier().invalInode(NodeId.of(2), 0, 0), "a cached node");
+        assertFalse(fs.connection.notifier().invalInode(NodeId.of(999), 0, 0), "an unknown node: ENOENT");
+        assertTrue(fs.connection.notifier().invalEntry(NodeId.ROOT, "hello"));
+        assertEquals(2, mount.session().stats().notificationsWritten());
+    }
+
+    @Test
+    void passthroughServesReadsWithoutTheServer() throws Exception {
+        Path backing = Files.createTempFile("purefuse-backing-", ".txt");
+        try {
+            byte[] content = new byte[HELLO.length * 100];
+            for (int i = 0; i < 100; i++) {
+                System.arraycopy(HELLO, 0, content, i * HELLO.length, HELLO.length);
+            }
+            Files.write(backing, content);
+            TestFs fs = new TestFs();
+            fs.backing = backing;
+            mount = KernelTestMount.mount(fs, MountOptions.builder().passthrough(true).installShutdownHook(false).build());
+            if (fs.connection.passthrough().isEmpty()) {
+                KernelTestMount.unavailable("the kernel did not accept FUSE_PASSTHROUGH");
+            }
+            assertTrue(mount.session().negotiated().has(37));
+            assertEquals(new String(content, StandardCharsets.UTF_8),
+                    run("cat", mount.path().resolve("passthrough").toString()).ok());
+            assertEquals(0, mount.session().stats().requests("FUSE_READ"), "no READ reached the server");
+        } finally {
+            Files.deleteIfExists(backing);
+        }
+    }
+}
