@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -31,13 +33,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Nodeids and generations</h2>
  * The root key is nodeid 1 ({@code FUSE_ROOT_ID}), generation 0, and is never removed: the kernel never
- * forgets it. Other nodeids come from a counter starting at 2 and are never reused while the table knows
- * them. A key that was forgotten and is looked up again gets a fresh nodeid (the kernel had dropped its
- * inode, so nothing refers to the old one). Policy for reuse: the counter only wraps after
- * {@link Builder#maxNodeId} allocations (2<sup>63</sup> by default, never in practice); when it does, the
- * generation ({@code fuse_entry_out.generation}) goes up by one and allocation skips nodeids still in the
- * table, so {@code nodeid:generation} stays unique for the life of the mount (fuse-protocol §9.3). Until
- * the first wrap every generation is 0.
+ * forgets it. The table is split into 64 segments by key hash; a nodeid is
+ * {@code (sequence << 6) | segment}, where each segment counts its sequence from 1, so nodeids are at
+ * least 64 and a request's nodeid leads straight to its segment. A nodeid is never reused while the table
+ * holds it. A key that was forgotten and is looked up again gets a fresh nodeid (the kernel had dropped
+ * its inode, so nothing refers to the old one). Policy for reuse: a segment's sequence wraps to 1 only
+ * after {@code maxNodeId >> 6} allocations ({@link Builder#maxNodeId}, 2<sup>63</sup> by default: never in
+ * practice); when it does, the segment's generation ({@code fuse_entry_out.generation}) goes up by one and
+ * allocation skips nodeids still held, so {@code nodeid:generation} stays unique for the life of the
+ * mount (fuse-protocol §9.3). Until a wrap every generation is 0.
  *
  * <h2>Stable inode numbers</h2>
  * {@link #ino} is derived from the key, not from the nodeid, so it is the same across forget, restart and
@@ -54,7 +58,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Threads</h2>
  * All methods are thread-safe and may run concurrently (lookups, READDIRPLUS and forgets of the same key
- * included). Updates to one key are atomic; reads by nodeid do not lock.
+ * included). Each operation locks one segment (and, to create or remove a node, one of 64 stripes of the
+ * ino index) for a few hash-table probes.
+ *
+ * <h2>Memory</h2>
+ * The table holds one small object per node plus slots in open-addressing hash tables that grow at half
+ * full and shrink at an eighth full, so after the kernel forgets what it cached (memory pressure,
+ * {@code drop_caches}) the table returns near its empty size. {@link #size()} and {@link #slots()} tell
+ * how much is in use.
  *
  * @param <K> the key type
  */
@@ -65,33 +76,35 @@ public final class InodeTable<K> {
     /** The inode number of the root: 1, as the kernel assumes before the first GETATTR. */
     public static final long ROOT_INO = 1;
 
+    /** Nodeids carry their segment in the low bits, so a lookup by nodeid goes straight to it. */
+    private static final int SEGMENT_BITS = 6;
+    private static final int SEGMENTS = 1 << SEGMENT_BITS;
+    private static final int MASK = SEGMENTS - 1;
+
     private final K rootKey;
     private final Function<? super K, byte[]> keyEncoder;
-    private final long maxNodeId;
+    private final long maxSequence;
     private final Node<K> root;
-
-    private final ConcurrentHashMap<K, Node<K>> byKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Long, Node<K>> byNodeId = new ConcurrentHashMap<>();
-    /** ino to key, for live nodes only: detects collisions. */
-    private final ConcurrentHashMap<Long, K> liveInos = new ConcurrentHashMap<>();
-    /** Keys that had to probe, with their ino, and the reverse; kept for the table's life. */
-    private final ConcurrentHashMap<K, Long> probedInoByKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Long, K> probedKeyByIno = new ConcurrentHashMap<>();
+    private final Segment<K>[] segments;
+    /** ino to owner: live nodes, and reservations of keys that had to probe (nodeId 0). */
+    private final NodeTable<Node<K>>[] inoStripes;
+    /** Keys that had to probe, with their ino; kept for the table's life (only colliding keys). */
+    private final ConcurrentHashMap<K, Long> probedInos = new ConcurrentHashMap<>();
     private final Object probeLock = new Object();
 
-    private final Object allocLock = new Object();
-    private long nextNodeId = 2;
-    private long generation;
-
+    @SuppressWarnings("unchecked")
     private InodeTable(Builder<K> b) {
         this.rootKey = b.rootKey;
         this.keyEncoder = b.keyEncoder;
-        this.maxNodeId = b.maxNodeId;
-        this.root = new Node<>(rootKey, NodeId.ROOT.value(), 0, ROOT_INO);
+        this.maxSequence = Math.max(1, b.maxNodeId >>> SEGMENT_BITS);
+        this.root = new Node<>(rootKey, 0, NodeId.ROOT.value(), 0, ROOT_INO);
         root.nlookup = 1;
-        byKey.put(rootKey, root);
-        byNodeId.put(root.nodeId, root);
-        liveInos.put(ROOT_INO, rootKey);
+        this.segments = new Segment[SEGMENTS];
+        this.inoStripes = new NodeTable[SEGMENTS];
+        for (int i = 0; i < SEGMENTS; i++) {
+            segments[i] = new Segment<>(i);
+            inoStripes[i] = new NodeTable<>(n -> inoHash(n.ino));
+        }
     }
 
     /**
@@ -150,8 +163,28 @@ public final class InodeTable<K> {
      *     entry reply with EIO
      */
     public Entry entry(K key, Attr attr, Duration entryTimeout, Duration attrTimeout) {
-        Node<K> n = acquire(key);
-        return new Entry(NodeId.of(n.nodeId), n.generation, withIno(attr, n.ino), entryTimeout, attrTimeout);
+        if (key.equals(rootKey)) {
+            throw new IllegalArgumentException("the root cannot be returned in an entry reply (the kernel answers EIO)");
+        }
+        int h = spread(key.hashCode());
+        Segment<K> s = segments[h & MASK];
+        long nodeId;
+        long generation;
+        long ino;
+        synchronized (s) {
+            Node<K> n = s.byKey.find(h, x -> x.key.equals(key));
+            if (n == null) {
+                long seq = s.nextSequence(maxSequence);
+                n = claimIno(key, h, (seq << SEGMENT_BITS) | (h & MASK), s.generation);
+                s.byKey.add(n);
+                s.byId.add(n);
+            }
+            n.nlookup++;
+            nodeId = n.nodeId;
+            generation = n.generation;
+            ino = n.ino;
+        }
+        return new Entry(NodeId.of(nodeId), generation, withIno(attr, ino), entryTimeout, attrTimeout);
     }
 
     /**
@@ -161,7 +194,7 @@ public final class InodeTable<K> {
      * @return its key, or {@code null} if the table does not hold it (never handed out, or forgotten)
      */
     public @Nullable K key(NodeId nodeId) {
-        Node<K> n = byNodeId.get(nodeId.value());
+        Node<K> n = node(nodeId.value());
         return n == null ? null : n.key;
     }
 
@@ -174,20 +207,33 @@ public final class InodeTable<K> {
      * @return the inode number: 1 for the root, else a positive value other than 1
      */
     public long ino(K key) {
-        Node<K> n = byKey.get(key);
-        if (n != null) {
-            return n.ino;
+        if (key.equals(rootKey)) {
+            return ROOT_INO;
         }
-        Long probed = probedInoByKey.get(key);
-        if (probed != null) {
-            return probed;
+        int h = spread(key.hashCode());
+        Segment<K> s = segments[h & MASK];
+        synchronized (s) {
+            Node<K> n = s.byKey.find(h, x -> x.key.equals(key));
+            if (n != null) {
+                return n.ino;
+            }
+            Long probed = probedInos.get(key);
+            if (probed != null) {
+                return probed;
+            }
+            byte[] bytes = keyEncoder.apply(key);
+            long primary = hashIno(bytes, 0);
+            if (primary > ROOT_INO) {
+                NodeTable<Node<K>> stripe = stripe(primary);
+                synchronized (stripe) {
+                    Node<K> owner = stripe.find(inoHash(primary), x -> x.ino == primary);
+                    if (owner == null || owner.key.equals(key)) {
+                        return primary;
+                    }
+                }
+            }
+            return probe(key, bytes).ino;
         }
-        byte[] bytes = keyEncoder.apply(key);
-        long primary = hashIno(bytes, 0);
-        if (!takenByOther(primary, key)) {
-            return primary;
-        }
-        return probe(key, bytes);
     }
 
     /**
@@ -213,30 +259,32 @@ public final class InodeTable<K> {
         if (nodeId.isRoot() || nlookup == 0) {
             return;
         }
-        Node<K> n = byNodeId.get(nodeId.value());
-        if (n == null) {
-            LOG.log(Level.WARNING, () -> "FORGET of unknown " + nodeId + " (nlookup " + Long.toUnsignedString(nlookup) + "): ignored");
-            return;
+        long id = nodeId.value();
+        Segment<K> s = segments[(int) (id & MASK)];
+        long had;
+        synchronized (s) {
+            Node<K> n = s.byId.find(idHash(id), x -> x.nodeId == id);
+            if (n == null) {
+                had = -1;
+            } else {
+                had = n.nlookup;
+                long left = Long.compareUnsigned(nlookup, had) > 0 ? 0 : had - nlookup;
+                n.nlookup = left;
+                if (left == 0) {
+                    s.byKey.remove(n);
+                    s.byId.remove(n);
+                    if (!probedInos.containsKey(n.key)) {
+                        NodeTable<Node<K>> stripe = stripe(n.ino);
+                        synchronized (stripe) {
+                            stripe.remove(n);
+                        }
+                    }
+                }
+            }
         }
-        long[] before = {-1};
-        byKey.computeIfPresent(n.key, (k, cur) -> {
-            if (cur != n) {
-                return cur;
-            }
-            before[0] = cur.nlookup;
-            long left = Long.compareUnsigned(nlookup, cur.nlookup) > 0 ? 0 : cur.nlookup - nlookup;
-            cur.nlookup = left;
-            if (left == 0) {
-                byNodeId.remove(cur.nodeId, cur);
-                liveInos.remove(cur.ino, k);
-                return null;
-            }
-            return cur;
-        });
-        if (before[0] < 0) {
-            LOG.log(Level.WARNING, () -> "FORGET of unknown " + nodeId + " (already removed): ignored");
-        } else if (Long.compareUnsigned(nlookup, before[0]) > 0) {
-            long had = before[0];
+        if (had < 0) {
+            LOG.log(Level.WARNING, () -> "FORGET of unknown " + nodeId + " (nlookup " + Long.toUnsignedString(nlookup) + "): ignored");
+        } else if (Long.compareUnsigned(nlookup, had) > 0) {
             LOG.log(Level.WARNING, () -> "FORGET of " + nodeId + " with nlookup " + Long.toUnsignedString(nlookup)
                     + " but only " + had + " lookups were counted: count set to 0");
         }
@@ -249,7 +297,7 @@ public final class InodeTable<K> {
      * @return its count; 0 if the table does not hold it; 1 for the root
      */
     public long lookupCount(NodeId nodeId) {
-        Node<K> n = byNodeId.get(nodeId.value());
+        Node<K> n = node(nodeId.value());
         return n == null ? 0 : n.nlookup;
     }
 
@@ -260,7 +308,7 @@ public final class InodeTable<K> {
      * @return its generation ({@code fuse_entry_out.generation}), or -1 if the table does not hold it
      */
     public long generation(NodeId nodeId) {
-        Node<K> n = byNodeId.get(nodeId.value());
+        Node<K> n = node(nodeId.value());
         return n == null ? -1 : n.generation;
     }
 
@@ -271,112 +319,141 @@ public final class InodeTable<K> {
      * @return its nodeid, or {@code null} if the table holds no node for it
      */
     public @Nullable NodeId nodeId(K key) {
-        Node<K> n = byKey.get(key);
-        return n == null ? null : NodeId.of(n.nodeId);
+        if (key.equals(rootKey)) {
+            return NodeId.ROOT;
+        }
+        int h = spread(key.hashCode());
+        Segment<K> s = segments[h & MASK];
+        synchronized (s) {
+            Node<K> n = s.byKey.find(h, x -> x.key.equals(key));
+            return n == null ? null : NodeId.of(n.nodeId);
+        }
+    }
+
+    /**
+     * A snapshot of the nodeids the table holds, the root excluded: for {@code Notifier.prune} (ask the
+     * kernel to drop the unused ones, which it then FORGETs) and for diagnostics.
+     *
+     * @return the nodeids, in no particular order
+     */
+    public List<NodeId> nodeIds() {
+        List<NodeId> out = new ArrayList<>();
+        for (Segment<K> s : segments) {
+            synchronized (s) {
+                s.byId.forEach(n -> out.add(NodeId.of(n.nodeId)));
+            }
+        }
+        return out;
     }
 
     /** {@return the number of nodes held, the root included: 1 when the kernel holds no lookups} */
     public int size() {
-        return byNodeId.size();
+        int n = 1;
+        for (Segment<K> s : segments) {
+            synchronized (s) {
+                n += s.byId.size();
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The slots of the table's internal hash tables, summed; with {@link #size()} it tells how much of
+     * the memory is in use ({@code 4} bytes per slot with compressed references, plus the nodes). The
+     * tables grow at half full and shrink at an eighth full, so this follows the live nodes.
+     *
+     * @return the number of slots
+     */
+    public long slots() {
+        long n = 0;
+        for (int i = 0; i < SEGMENTS; i++) {
+            Segment<K> s = segments[i];
+            synchronized (s) {
+                n += s.byKey.capacity() + s.byId.capacity();
+            }
+            NodeTable<Node<K>> t = inoStripes[i];
+            synchronized (t) {
+                n += t.capacity();
+            }
+        }
+        return n;
     }
 
     // ------------------------------------------------------------------------------------------
 
-    private Node<K> acquire(K key) {
-        if (key.equals(rootKey)) {
-            throw new IllegalArgumentException("the root cannot be returned in an entry reply (the kernel answers EIO)");
+    private @Nullable Node<K> node(long id) {
+        if (id == NodeId.ROOT.value()) {
+            return root;
         }
-        Node<K> n = byKey.compute(key, (k, cur) -> {
-            if (cur == null) {
-                cur = newNode(k);
-                byNodeId.put(cur.nodeId, cur);
-            }
-            cur.nlookup++;
-            return cur;
-        });
-        return Objects.requireNonNull(n);
-    }
-
-    /** Runs inside byKey.compute for {@code key}: no other thread creates a node for this key meanwhile. */
-    private Node<K> newNode(K key) {
-        long[] idGen = allocateNodeId();
-        return new Node<>(key, idGen[0], idGen[1], claimIno(key));
-    }
-
-    private long[] allocateNodeId() {
-        synchronized (allocLock) {
-            for (long tries = 0; ; tries++) {
-                if (tries > maxNodeId) {
-                    throw new IllegalStateException("every nodeid up to " + maxNodeId + " is in use");
-                }
-                if (nextNodeId > maxNodeId || nextNodeId < 2) {
-                    nextNodeId = 2;
-                    generation++;
-                    LOG.log(Level.INFO, "nodeid counter wrapped: generation is now " + generation);
-                }
-                long id = nextNodeId++;
-                if (!byNodeId.containsKey(id)) {
-                    return new long[] {id, generation};
-                }
-            }
+        Segment<K> s = segments[(int) (id & MASK)];
+        synchronized (s) {
+            return s.byId.find(idHash(id), x -> x.nodeId == id);
         }
     }
 
-    /** Claims a live ino for a key that is becoming a node. */
-    private long claimIno(K key) {
-        Long probed = probedInoByKey.get(key);
+    /** Called with the key's segment locked: makes the node with its ino claimed in the ino stripes. */
+    private Node<K> claimIno(K key, int keyHash, long nodeId, long generation) {
+        Long probed = probedInos.get(key);
         if (probed != null) {
-            liveInos.put(probed, key);
-            return probed;
+            return new Node<>(key, keyHash, nodeId, generation, probed);
         }
         byte[] bytes = keyEncoder.apply(key);
         long primary = hashIno(bytes, 0);
         if (primary > ROOT_INO) {
-            K prev = liveInos.putIfAbsent(primary, key);
-            if (prev == null || prev.equals(key)) {
-                K reserved = probedKeyByIno.get(primary);
-                if (reserved == null || reserved.equals(key)) {
-                    return primary;
+            NodeTable<Node<K>> stripe = stripe(primary);
+            synchronized (stripe) {
+                Node<K> owner = stripe.find(inoHash(primary), x -> x.ino == primary);
+                if (owner == null) {
+                    Node<K> n = new Node<>(key, keyHash, nodeId, generation, primary);
+                    stripe.add(n);
+                    return n;
                 }
-                liveInos.remove(primary, key);
             }
         }
-        long ino = probe(key, bytes);
-        liveInos.put(ino, key);
-        return ino;
+        Node<K> reservation = probe(key, bytes);
+        return new Node<>(key, keyHash, nodeId, generation, reservation.ino);
     }
 
-    private boolean takenByOther(long ino, K key) {
-        if (ino <= ROOT_INO) {
-            return true;
-        }
-        K live = liveInos.get(ino);
-        if (live != null && !live.equals(key)) {
-            return true;
-        }
-        K reserved = probedKeyByIno.get(ino);
-        return reserved != null && !reserved.equals(key);
-    }
-
-    /** Finds and records the first free probe value for a colliding key. */
-    private long probe(K key, byte[] bytes) {
+    /** Finds, reserves and records the first free probe value for a colliding key. */
+    private Node<K> probe(K key, byte[] bytes) {
         synchronized (probeLock) {
-            Long probed = probedInoByKey.get(key);
-            if (probed != null) {
-                return probed;
-            }
             for (int i = 1; ; i++) {
                 long ino = hashIno(bytes, i);
-                if (!takenByOther(ino, key)) {
-                    probedKeyByIno.put(ino, key);
-                    probedInoByKey.put(key, ino);
-                    long chosen = ino;
-                    int probes = i;
-                    LOG.log(Level.DEBUG, () -> "ino collision for key " + key + ": probe " + probes + " gives ino " + chosen);
-                    return ino;
+                if (ino <= ROOT_INO) {
+                    continue;
+                }
+                NodeTable<Node<K>> stripe = stripe(ino);
+                synchronized (stripe) {
+                    Node<K> owner = stripe.find(inoHash(ino), x -> x.ino == ino);
+                    if (owner == null || owner.key.equals(key)) {
+                        Node<K> reservation = owner != null ? owner : new Node<>(key, 0, 0, 0, ino);
+                        if (owner == null) {
+                            stripe.add(reservation);
+                        }
+                        probedInos.put(key, ino);
+                        int probes = i;
+                        LOG.log(Level.DEBUG, () -> "ino collision for key " + key + ": probe " + probes + " gives ino " + ino);
+                        return reservation;
+                    }
                 }
             }
         }
+    }
+
+    private NodeTable<Node<K>> stripe(long ino) {
+        return inoStripes[(int) (ino ^ (ino >>> 32)) & MASK];
+    }
+
+    private static int inoHash(long ino) {
+        return (int) (ino ^ (ino >>> 29));
+    }
+
+    private static int idHash(long id) {
+        return (int) ((id >>> SEGMENT_BITS) ^ (id >>> 38));
+    }
+
+    private static int spread(int h) {
+        return h ^ (h >>> 16);
     }
 
     /**
@@ -413,19 +490,53 @@ public final class InodeTable<K> {
                 a.gid(), a.rdev(), a.blksize());
     }
 
+    /** One node (or, with nodeId 0, an ino reservation). Fields other than nlookup are immutable. */
     private static final class Node<K> {
         final K key;
+        final int keyHash;
         final long nodeId;
         final long generation;
         final long ino;
-        /** Written only inside byKey.compute for this key; read without lock. */
-        volatile long nlookup;
+        /** Guarded by the segment's lock. */
+        long nlookup;
 
-        Node(K key, long nodeId, long generation, long ino) {
+        Node(K key, int keyHash, long nodeId, long generation, long ino) {
             this.key = key;
+            this.keyHash = keyHash;
             this.nodeId = nodeId;
             this.generation = generation;
             this.ino = ino;
+        }
+    }
+
+    /** One of the 64 parts of the table, by key hash; its nodeids end in its index. Guarded by itself. */
+    private static final class Segment<K> {
+        final NodeTable<Node<K>> byKey = new NodeTable<>(n -> n.keyHash);
+        final NodeTable<Node<K>> byId = new NodeTable<>(n -> idHash(n.nodeId));
+        final int index;
+        long nextSequence = 1;
+        long generation;
+
+        Segment(int index) {
+            this.index = index;
+        }
+
+        /** The next free sequence number; on wrap-around the generation goes up. */
+        long nextSequence(long maxSequence) {
+            for (long tries = 0; tries <= maxSequence; tries++) {
+                if (nextSequence > maxSequence) {
+                    nextSequence = 1;
+                    generation++;
+                    long g = generation;
+                    LOG.log(Level.INFO, () -> "nodeid sequence wrapped: generation is now " + g);
+                }
+                long seq = nextSequence++;
+                long id = (seq << SEGMENT_BITS) | index;
+                if (byId.find(idHash(id), x -> x.nodeId == id) == null) {
+                    return seq;
+                }
+            }
+            throw new IllegalStateException("every nodeid of a segment is in use");
         }
     }
 
@@ -445,15 +556,17 @@ public final class InodeTable<K> {
         }
 
         /**
-         * The largest nodeid handed out before the counter wraps to 2 and the generation goes up. Only
-         * tests need a small value, to see the reuse policy at work.
+         * Bounds the nodeids: each of the 64 segments wraps its sequence to 1 (and raises its generation)
+         * after {@code maxNodeId >> 6} allocations. Only tests need a small value, to see the reuse policy
+         * at work; with too small a value a segment can run out of free nodeids
+         * ({@link IllegalStateException}).
          *
-         * @param maxNodeId at least 2; default {@link Long#MAX_VALUE}
+         * @param maxNodeId at least 127; default {@link Long#MAX_VALUE}
          * @return this builder
          */
         public Builder<K> maxNodeId(long maxNodeId) {
-            if (maxNodeId < 2) {
-                throw new IllegalArgumentException("maxNodeId must be >= 2");
+            if (maxNodeId < 127) {
+                throw new IllegalArgumentException("maxNodeId must be >= 127");
             }
             this.maxNodeId = maxNodeId;
             return this;

@@ -1,5 +1,6 @@
 package io.github.purefuse.kit.path;
 
+import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
@@ -115,6 +116,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final AtomicLong nextFh = new AtomicLong(1);
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
     private final int namesCacheLimit;
+    private volatile @Nullable FuseConnection connection;
 
     private record OpenFile(FsPath path, long size) {
     }
@@ -164,6 +166,16 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /** {@return the number of open file handles} */
     public int openFiles() {
         return files.size();
+    }
+
+    /** {@return the connection of the mount this adapter serves, once INIT was answered; for notifications} */
+    public Optional<FuseConnection> connection() {
+        return Optional.ofNullable(connection);
+    }
+
+    @Override
+    public void init(FuseConnection connection) {
+        this.connection = connection;
     }
 
     // ---------------------------------------------------------------------------------- lookup, attributes

@@ -1,0 +1,246 @@
+package io.github.purefuse.kit.path;
+
+import static io.github.purefuse.kit.support.Requests.O_RDONLY;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.api.reply.Attributes;
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.LinkTarget;
+import io.github.purefuse.api.reply.LookupReply;
+import io.github.purefuse.api.reply.NegativeEntry;
+import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.reply.Statistics;
+import io.github.purefuse.api.reply.XattrNames;
+import io.github.purefuse.api.reply.XattrValue;
+import io.github.purefuse.api.types.DirEntry;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.names.NameShortener;
+import io.github.purefuse.kit.support.FakeDirectoryPage;
+import io.github.purefuse.kit.support.MemoryFs;
+import io.github.purefuse.kit.support.Requests;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PathAdapterTest {
+
+    static final String LONG = "L".repeat(300) + ".txt";
+    static final String HUGE = "\u00e9".repeat(3500);
+    static final byte[] DATA = "0123456789abcdef".repeat(1000).getBytes(StandardCharsets.US_ASCII);
+
+    final MemoryFs fs = new MemoryFs()
+            .file(FsPath.of("/hello.txt"), "hello\n".getBytes(StandardCharsets.UTF_8))
+            .file(FsPath.of("/dir/data.bin"), DATA)
+            .file(FsPath.ROOT.resolve("dir").resolve(LONG), "long\n".getBytes(StandardCharsets.UTF_8))
+            .file(FsPath.ROOT.resolve("dir").resolve(HUGE), "huge\n".getBytes(StandardCharsets.UTF_8))
+            .file(FsPath.ROOT.resolve("dir").resolve("a/b"), "slash\n".getBytes(StandardCharsets.UTF_8))
+            .symlink(FsPath.of("/link"), "hello.txt")
+            .dir(FsPath.of("/empty"));
+    final BufferLeases leases = BufferLeases.create(true);
+    final PathAdapter adapter = PathAdapter.builder(fs).leases(leases).build();
+
+    Entry lookup(NodeId parent, String name) {
+        return assertInstanceOf(Entry.class, adapter.lookup(Requests.lookup(parent, name)));
+    }
+
+    List<FakeDirectoryPage.Added> list(NodeId dir, boolean plus) {
+        FileHandle fh = assertInstanceOf(Opened.class, adapter.opendir(Requests.opendir(dir))).fh();
+        List<FakeDirectoryPage.Added> all = new ArrayList<>();
+        long cookie = 0;
+        while (true) {
+            FakeDirectoryPage page = new FakeDirectoryPage(plus, 4096);
+            if (plus) {
+                adapter.readdirplus(Requests.readdirplus(dir, fh, cookie, 4096), page);
+            } else {
+                adapter.readdir(Requests.readdir(dir, fh, cookie, 4096), page);
+            }
+            if (page.count() == 0) {
+                break;
+            }
+            all.addAll(page.added());
+            cookie = page.entries().get(page.count() - 1).cookie();
+        }
+        adapter.releasedir(Requests.releasedir(dir, fh));
+        return all;
+    }
+
+    @Test
+    void lookupAndGetattrUseStableInos() {
+        Entry e = lookup(NodeId.ROOT, "hello.txt");
+        assertEquals(6, e.attr().size());
+        assertEquals(adapter.inodeTable().ino(FsPath.of("/hello.txt")), e.attr().ino());
+        Attributes a = assertInstanceOf(Attributes.class, adapter.getattr(Requests.getattr(e.nodeId())));
+        assertEquals(e.attr(), a.attr());
+        Attributes root = assertInstanceOf(Attributes.class, adapter.getattr(Requests.getattr(NodeId.ROOT)));
+        assertEquals(1, root.attr().ino());
+        assertEquals(FileType.DIRECTORY, root.attr().type());
+
+        PathAdapter other = PathAdapter.builder(fs).build();
+        assertEquals(e.attr().ino(), assertInstanceOf(Entry.class, other.lookup(Requests.lookup(NodeId.ROOT, "hello.txt"))).attr().ino(),
+                "another adapter over the same tree (a remount) shows the same ino");
+    }
+
+    @Test
+    void missingNamesAreENOENTOrCachedNegativeEntries() {
+        assertEquals(Failure.of(Errno.ENOENT), adapter.lookup(Requests.lookup(NodeId.ROOT, "nope")));
+        PathAdapter immutable = PathAdapter.builder(fs).immutable().build();
+        LookupReply r = immutable.lookup(Requests.lookup(NodeId.ROOT, "nope"));
+        assertEquals(new NegativeEntry(Duration.ofDays(1)), r);
+        Entry e = assertInstanceOf(Entry.class, immutable.lookup(Requests.lookup(NodeId.ROOT, "hello.txt")));
+        assertEquals(Duration.ofDays(1), e.entryTimeout());
+        assertEquals(Duration.ofDays(1), e.attrTimeout());
+        assertEquals(Failure.of(Errno.ENOENT), adapter.getattr(Requests.getattr(NodeId.of(999_999))));
+    }
+
+    @Test
+    void longAndInvalidNamesAreListedShortAndFoundAgain() {
+        NodeId dir = lookup(NodeId.ROOT, "dir").nodeId();
+        List<FakeDirectoryPage.Added> entries = list(dir, false);
+        List<String> names = entries.stream().map(a -> a.entry().name()).toList();
+        assertEquals(6, names.size(), names.toString());
+        assertEquals(List.of(".", "..", "data.bin"), names.subList(0, 3));
+        NameShortener ns = NameShortener.standard();
+        for (String real : List.of(LONG, HUGE, "a/b")) {
+            String shown = ns.shorten(real);
+            assertTrue(names.contains(shown), shown);
+            assertTrue(shown.getBytes(StandardCharsets.UTF_8).length <= 255);
+            Entry e = lookup(dir, shown);
+            assertEquals(FsPath.ROOT.resolve("dir").resolve(real), adapter.inodeTable().key(e.nodeId()));
+            DirEntry listed = entries.stream().map(FakeDirectoryPage.Added::entry).filter(d -> d.name().equals(shown)).findFirst().orElseThrow();
+            assertEquals(listed.ino(), e.attr().ino(), "d_ino equals st_ino");
+        }
+        assertEquals(Failure.of(Errno.ENOENT), adapter.lookup(Requests.lookup(dir, LONG)), "only the short form is a name");
+    }
+
+    @Test
+    void readdirplusCountsLookupsAndForgetReturnsThem() {
+        NodeId dir = lookup(NodeId.ROOT, "dir").nodeId();
+        assertEquals(2, adapter.inodeTable().size());
+        List<FakeDirectoryPage.Added> entries = list(dir, true);
+        int counted = 0;
+        for (FakeDirectoryPage.Added a : entries) {
+            if (a.lookup() != null) {
+                counted++;
+                assertEquals(1, adapter.inodeTable().lookupCount(a.lookup().nodeId()));
+                assertEquals(a.entry().ino(), a.lookup().attr().ino());
+            } else {
+                assertTrue(a.entry().name().equals(".") || a.entry().name().equals(".."));
+            }
+        }
+        assertEquals(4, counted);
+        assertEquals(6, adapter.inodeTable().size());
+        for (FakeDirectoryPage.Added a : entries) {
+            if (a.lookup() != null) {
+                adapter.forget(a.lookup().nodeId(), 1);
+            }
+        }
+        adapter.forget(dir, 1);
+        assertEquals(1, adapter.inodeTable().size());
+        assertEquals(0, adapter.openDirectories());
+    }
+
+    @Test
+    void readsComeInLeasesOfTheRightSizeAndEndAtEof() {
+        NodeId dir = lookup(NodeId.ROOT, "dir").nodeId();
+        NodeId file = lookup(dir, "data.bin").nodeId();
+        Opened o = assertInstanceOf(Opened.class, adapter.open(Requests.open(file, O_RDONLY)));
+        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), o.flags());
+        ByteBuffer all = ByteBuffer.allocate(DATA.length);
+        for (long off = 0; off < DATA.length; off += 4096) {
+            ReadReply r = adapter.read(Requests.read(file, o.fh(), off, 4096));
+            try (var lease = assertInstanceOf(Data.class, r).lease()) {
+                assertEquals(Math.min(4096, DATA.length - off), lease.bytes().remaining());
+                assertEquals(lease.bytes().remaining(), lease.bytes().capacity(), "leased exactly min(size, size - offset)");
+                all.put(lease.bytes());
+            }
+        }
+        assertArrayEquals(DATA, all.array());
+        assertEquals(Data.EMPTY, adapter.read(Requests.read(file, o.fh(), DATA.length, 4096)));
+        assertEquals(Data.EMPTY, adapter.read(Requests.read(file, o.fh(), DATA.length + 100, 4096)));
+        assertEquals(0, leases.outstandingLeases());
+        adapter.release(Requests.release(file, o.fh()));
+        assertEquals(0, adapter.openFiles());
+    }
+
+    @Test
+    void writesAndDirectoriesAreRefusedOnOpen() {
+        NodeId file = lookup(NodeId.ROOT, "hello.txt").nodeId();
+        assertEquals(Failure.of(Errno.EROFS), adapter.open(Requests.open(file, O_RDONLY | 1)));
+        assertEquals(Failure.of(Errno.EROFS), adapter.open(Requests.open(file, O_RDONLY | 2)));
+        assertEquals(Failure.of(Errno.EROFS), adapter.open(Requests.open(file, O_RDONLY | 01000)));
+        NodeId empty = lookup(NodeId.ROOT, "empty").nodeId();
+        assertEquals(Failure.of(Errno.EISDIR), adapter.open(Requests.open(empty, O_RDONLY)));
+        assertEquals(Failure.of(Errno.ENOTDIR), adapter.opendir(Requests.opendir(file)));
+        assertEquals(Failure.of(Errno.EBADF), adapter.readdir(Requests.readdir(empty, FileHandle.of(77), 0, 4096),
+                new FakeDirectoryPage(false, 4096)));
+    }
+
+    @Test
+    void symlinksStatfsAndXattrs() {
+        NodeId link = lookup(NodeId.ROOT, "link").nodeId();
+        assertArrayEquals("hello.txt".getBytes(StandardCharsets.UTF_8),
+                assertInstanceOf(LinkTarget.class, adapter.readlink(Requests.readlink(link))).target());
+        NodeId file = lookup(NodeId.ROOT, "hello.txt").nodeId();
+        assertEquals(Failure.of(Errno.EINVAL), adapter.readlink(Requests.readlink(file)));
+        Statistics s = assertInstanceOf(Statistics.class, adapter.statfs(Requests.statfs()));
+        assertEquals(255, s.info().namelen());
+        assertEquals(Failure.of(Errno.ENOSYS), adapter.getxattr(Requests.getxattr(file, "user.x", 0)));
+        assertEquals(Failure.of(Errno.ENOSYS), adapter.listxattr(Requests.listxattr(file, 0)));
+
+        fs.xattr(FsPath.of("/hello.txt"), "user.color", "blue".getBytes(StandardCharsets.UTF_8));
+        assertArrayEquals("blue".getBytes(StandardCharsets.UTF_8),
+                assertInstanceOf(XattrValue.class, adapter.getxattr(Requests.getxattr(file, "user.color", 256))).value());
+        assertEquals(Failure.of(Errno.ENODATA), adapter.getxattr(Requests.getxattr(file, "user.none", 256)));
+        assertEquals(new XattrNames(List.of("user.color")), adapter.listxattr(Requests.listxattr(file, 256)));
+        assertEquals(new XattrNames(List.of()), adapter.listxattr(Requests.listxattr(link, 256)));
+    }
+
+    @Test
+    void errorsFromTheFilesystemBecomeErrnos() {
+        PathFileSystem failing = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+                throw new java.io.IOException("disk on fire");
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
+                if (path.isRoot()) {
+                    return java.util.Optional.of(io.github.purefuse.api.types.Attr.builder(FileType.DIRECTORY).build());
+                }
+                throw new ErrnoException(Errno.EACCES, "no");
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return -1;
+            }
+
+            @Override
+            public Map<String, byte[]> xattrs(FsPath path) throws java.io.IOException {
+                throw new java.nio.file.AccessDeniedException(path.toString());
+            }
+        };
+        PathAdapter a = PathAdapter.builder(failing).build();
+        assertEquals(Failure.of(Errno.EACCES), a.lookup(Requests.lookup(NodeId.ROOT, "x")));
+        assertEquals(Failure.of(Errno.EIO), a.opendir(Requests.opendir(NodeId.ROOT)));
+        assertEquals(Failure.of(Errno.EACCES), a.getxattr(Requests.getxattr(NodeId.ROOT, "user.x", 0)));
+        assertNotEquals(Failure.of(Errno.EIO), a.getattr(Requests.getattr(NodeId.ROOT)));
+    }
+}
