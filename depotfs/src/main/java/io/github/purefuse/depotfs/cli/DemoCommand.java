@@ -1,0 +1,129 @@
+package io.github.purefuse.depotfs.cli;
+
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.LocalDepot;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code depotfs demo [MOUNTPOINT]}: builds a demo depot once (cached), mounts it and prints what to try.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = {"Builds a demo depot, mounts it and prints what to try.",
+                "The depot (built once, then cached) holds real files of this machine, names of 300 to",
+                "7,000 characters, a bundle linked at three paths and a 4 GiB object. Runs until Ctrl-C",
+                "or `depotfs unmount MOUNTPOINT`."})
+final class DemoCommand implements Callable<Integer> {
+
+    static final String BIG_NAME = "4GiB.bin";
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT",
+            description = "where to mount (default: ${DEFAULT-VALUE}); created if missing")
+    Path mountpoint = Path.of("/tmp/depotfs-demo/mnt");
+
+    @Option(names = "--depot", paramLabel = "DEPOT_DIR",
+            description = "the demo depot (default: $XDG_CACHE_HOME/depotfs/demo-depot or ~/.cache/depotfs/demo-depot)")
+    @Nullable Path depotDir;
+
+    @Option(names = "--source", paramLabel = "DIR", description = "the real tree to import (default: /usr/share/doc, else the JDK)")
+    @Nullable Path source;
+
+    @Option(names = "--big-mib", paramLabel = "N", description = "size of the big object in MiB (default: ${DEFAULT-VALUE})")
+    long bigMib = 4096;
+
+    @Option(names = "--rebuild", description = "build the demo root again even if the depot has it")
+    boolean rebuild;
+
+    @Option(names = {"-q", "--quiet"}, description = "no progress bars")
+    boolean quiet;
+
+    @CommandLine.Mixin
+    DepotfsCli.MountFlags flags = new DepotfsCli.MountFlags();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Path depotPath = depotDir != null ? depotDir : defaultDepotDir();
+        LocalDepot depot = LocalDepot.openOrCreate(depotPath);
+        if (rebuild || depot.root(DemoBuilder.ROOT).isEmpty()) {
+            Path src = source != null ? source : defaultSource();
+            if (!Files.isDirectory(src)) {
+                throw new DepotException(DepotException.Reason.NOT_FOUND, "demo source " + src + " is not a directory");
+            }
+            long bigSize = bigMib << 20;
+            long need = bigSize + (256L << 20);
+            long free = Files.getFileStore(depot.directory()).getUsableSpace();
+            if (free < need) {
+                throw new DepotException(DepotException.Reason.INVALID, String.format(Locale.ROOT,
+                        "the demo needs about %s free in %s, which has %s; choose another place with --depot, or a smaller --big-mib",
+                        Terminal.bytes(need), depot.directory(), Terminal.bytes(free)));
+            }
+            out.printf(Locale.ROOT, "building the demo depot in %s (first run only): %s, long names, a %s object%n",
+                    depot.directory(), src, Terminal.bytes(bigSize));
+            out.flush();
+            long t0 = System.nanoTime();
+            DemoBuilder.Built built = new DemoBuilder(depot, Terminal.progress(!quiet))
+                    .build(src, Files.createDirectories(depot.directory().resolve("tmp")), BIG_NAME, bigSize);
+            out.printf(Locale.ROOT, "built root '%s' (%s): %s files from %s, %s skipped, in %s%n", DemoBuilder.ROOT,
+                    built.root().shortHex(), Terminal.count(built.docImport().files()), src,
+                    Terminal.count(built.docImport().skipped().size()),
+                    Terminal.seconds(java.time.Duration.ofNanos(System.nanoTime() - t0)));
+            out.flush();
+        }
+        Path mp = mountpoint;
+        if (!Files.exists(mp) && Mounts.at(mp).isEmpty()) {
+            Files.createDirectories(mp);
+        }
+        PrintStream stdout = System.out;
+        new MountRunner(depot, mp, flags.settings(DemoBuilder.ROOT)).run(stdout, m -> printHints(stdout, m));
+        return 0;
+    }
+
+    static Path defaultDepotDir() {
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path cache = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return cache.resolve("depotfs").resolve("demo-depot");
+    }
+
+    static Path defaultSource() {
+        Path doc = Path.of("/usr/share/doc");
+        if (Files.isDirectory(doc)) {
+            return doc;
+        }
+        return Optional.ofNullable(System.getProperty("java.home")).map(Path::of).orElse(doc);
+    }
+
+    private static void printHints(PrintStream out, Path m) {
+        String q = shellQuote(m.toString());
+        out.println();
+        out.println("What to try, in another terminal:");
+        out.println("  ls -l " + q);
+        out.println("  cat " + q + "/README.txt");
+        out.println("  ls " + q + "/long-names                      # names of 300..7,000 characters, in short form");
+        out.println("  head -n1 " + q + "/long-names/*.txt          # each file says how long its real name is");
+        out.println("  stat -c '%i %n' " + q + "/doc/*/ 2>/dev/null | head -3");
+        out.println("  ls -di " + q + "/linked/one " + q + "/linked/deeper/two   # one bundle, distinct inode numbers per path");
+        out.println("  find " + q + " | wc -l;  du -sh " + q + "/doc");
+        out.println("  python3 -c 'import os,sys; print(sum(len(f) for _,_,f in os.walk(sys.argv[1])), \"files\")' " + q);
+        out.println("  dd if=" + q + "/big/" + BIG_NAME + " of=/dev/null bs=1M   # a 4 GiB object through FUSE");
+        out.println("Stop with Ctrl-C, or: depotfs unmount " + q);
+        out.flush();
+    }
+
+    private static String shellQuote(String s) {
+        return s.matches("[A-Za-z0-9_./-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+    }
+}

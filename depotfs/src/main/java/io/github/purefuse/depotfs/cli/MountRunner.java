@@ -1,0 +1,189 @@
+package io.github.purefuse.depotfs.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.depotfs.fs.DepotFileSystem;
+import io.github.purefuse.depotfs.fs.DepotMount;
+import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Mounts a depot, prints one line when the mount is ready, serves it until it is unmounted or the
+ * process is signalled (SIGINT, SIGTERM: the mount is unmounted first), and writes the statistics file.
+ */
+final class MountRunner {
+
+    /**
+     * Mount settings from the command line.
+     *
+     * @param root                the root to show at the top, or null for all roots
+     * @param passthrough         try FUSE passthrough
+     * @param readaheadKb         read_ahead_kb to set, 0 to leave
+     * @param maxBackground       INIT max_background, -1 for the session's default
+     * @param congestionThreshold INIT congestion_threshold, -1 for the session's default
+     * @param threads             reader threads, 0 for the session's default
+     * @param allowOther          allow_other
+     * @param stats               where to write statistics at exit, or null
+     */
+    record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
+                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats) {
+    }
+
+    private final Depot depot;
+    private final Path mountpoint;
+    private final Settings settings;
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private @Nullable FuseSession session;
+    private @Nullable DepotMount handler;
+    private long allocatedAtReady;
+    private long readyNanos;
+    private int readAheadKb = -1;
+
+    MountRunner(Depot depot, Path mountpoint, Settings settings) {
+        this.depot = depot;
+        this.mountpoint = mountpoint;
+        this.settings = settings;
+    }
+
+    /**
+     * Mounts and serves until the end.
+     *
+     * @param out     where the ready line goes
+     * @param onReady called after the ready line, with the mount point (the demo prints hints)
+     * @throws IOException if the depot cannot be read or the mount fails
+     * @throws InterruptedException if interrupted while serving
+     */
+    void run(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
+        DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
+        DepotMount mount = new DepotMount(fs, BufferLeases.pooled(), settings.passthrough());
+        MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
+                .allowOther(settings.allowOther()).passthrough(settings.passthrough())
+                .readaheadKb(settings.readaheadKb()).installShutdownHook(false);
+        if (settings.maxBackground() >= 0) {
+            b.maxBackground(settings.maxBackground());
+        }
+        if (settings.congestionThreshold() >= 0) {
+            b.congestionThreshold(settings.congestionThreshold());
+        }
+        if (settings.threads() > 0) {
+            b.readerThreads(settings.threads());
+        }
+        FuseSession s = FuseSession.mount(mountpoint, mount, b.build());
+        session = s;
+        handler = mount;
+        Thread hook = new Thread(this::finish, "depotfs-unmount");
+        Runtime.getRuntime().addShutdownHook(hook);
+        readAheadKb = readAheadKb(s.deviceId());
+        readyNanos = System.nanoTime();
+        allocatedAtReady = allocatedBytes();
+        String what = settings.root() != null ? "root '" + settings.root() + "'"
+                : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s");
+        String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
+        out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + ") at " + s.mountpoint()
+                + "; stop with Ctrl-C or `depotfs unmount " + s.mountpoint() + "`");
+        out.flush();
+        onReady.accept(s.mountpoint());
+        s.awaitTermination();
+        finish();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // shutting down
+        }
+    }
+
+    /** Unmounts (if still mounted) and writes the statistics, once. */
+    private synchronized void finish() {
+        FuseSession s = session;
+        if (s == null || !finished.compareAndSet(false, true)) {
+            return;
+        }
+        long allocated = allocatedBytes() - allocatedAtReady;
+        double seconds = (System.nanoTime() - readyNanos) / 1e9;
+        s.close();
+        try {
+            depot.close();
+        } catch (IOException e) {
+            // nothing left to do
+        }
+        Path statsFile = settings.stats();
+        if (statsFile != null) {
+            try {
+                writeStats(statsFile, s, allocated, seconds);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("depotfs: cannot write statistics to " + statsFile + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private void writeStats(Path file, FuseSession s, long allocated, double seconds) throws IOException {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        SessionStats stats = s.stats();
+        ObjectNode root = json.createObjectNode();
+        DepotMount m = handler;
+        root.put("bytesRead", stats.readBytes());
+        root.put("bytesAllocated", allocated);
+        root.put("bytesAllocatedSource", "com.sun.management.ThreadMXBean.getTotalThreadAllocatedBytes, from mount ready to unmount");
+        root.put("seconds", seconds);
+        ObjectNode requests = root.putObject("requests");
+        for (Map.Entry<String, Long> e : stats.requests().entrySet()) {
+            requests.put(e.getKey(), e.getValue());
+        }
+        root.put("totalRequests", stats.totalRequests());
+        root.put("repliesWritten", stats.repliesWritten());
+        root.put("writeErrors", stats.writeErrors());
+        root.set("negotiated", json.valueToTree(s.negotiated()));
+        ObjectNode set = root.putObject("settings");
+        set.put("passthroughRequested", settings.passthrough());
+        set.put("passthroughActive", m != null && m.passthroughActive());
+        set.put("passthroughOpens", m == null ? 0 : m.passthroughOpens());
+        set.put("readaheadKbRequested", settings.readaheadKb());
+        set.put("maxBackground", s.negotiated().maxBackground());
+        set.put("congestionThreshold", s.negotiated().congestionThreshold());
+        set.put("readerThreads", settings.threads());
+        set.put("device", s.deviceId());
+        set.put("readAheadKb", readAheadKb);
+        root.put("readErrors", m == null ? 0 : m.readErrors());
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8);
+    }
+
+    /** {@return the mount's read_ahead_kb as the kernel reports it, or -1} */
+    static int readAheadKb(String device) {
+        try {
+            return Integer.parseInt(Files.readString(Path.of("/sys/class/bdi", device, "read_ahead_kb"),
+                    StandardCharsets.US_ASCII).strip());
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** {@return heap bytes allocated by all threads of this JVM so far (virtual threads count on their carriers)} */
+    static long allocatedBytes() {
+        if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+                && t.isThreadAllocatedMemorySupported()) {
+            if (!t.isThreadAllocatedMemoryEnabled()) {
+                t.setThreadAllocatedMemoryEnabled(true);
+            }
+            return t.getTotalThreadAllocatedBytes();
+        }
+        return -1;
+    }
+}

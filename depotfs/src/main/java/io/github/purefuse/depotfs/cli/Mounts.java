@@ -1,0 +1,141 @@
+package io.github.purefuse.depotfs.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** Reads {@code /proc/self/mountinfo} and unmounts, for the {@code unmount} command. */
+final class Mounts {
+
+    /**
+     * One mount.
+     *
+     * @param mountpoint where it is mounted
+     * @param fsType     its type, e.g. {@code fuse.depotfs}
+     * @param source     its source, e.g. {@code depotfs}
+     */
+    record Mount(String mountpoint, String fsType, String source) {
+    }
+
+    private Mounts() {
+    }
+
+    /** {@return the mounts of this process's namespace} */
+    static List<Mount> all() throws IOException {
+        List<Mount> out = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"), StandardCharsets.UTF_8)) {
+            String[] f = line.split(" ");
+            int dash = List.of(f).indexOf("-");
+            if (f.length < 5 || dash < 0 || dash + 2 >= f.length) {
+                continue;
+            }
+            out.add(new Mount(unescape(f[4]), f[dash + 1], unescape(f[dash + 2])));
+        }
+        return out;
+    }
+
+    /**
+     * Finds the mount at a path. The path is normalized without touching the mount point itself, which
+     * fails with ENOTCONN when its server died.
+     *
+     * @param path the mount point as given
+     * @return the topmost mount there, or empty
+     * @throws IOException if mountinfo cannot be read
+     */
+    static Optional<Mount> at(Path path) throws IOException {
+        String wanted = canonical(path).toString();
+        Mount found = null;
+        for (Mount m : all()) {
+            if (m.mountpoint().equals(wanted)) {
+                found = m;
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /**
+     * {@return the absolute path with its parent's symlinks resolved and the last name kept as is}
+     *
+     * @param path a path
+     */
+    static Path canonical(Path path) {
+        Path abs = path.toAbsolutePath().normalize();
+        Path parent = abs.getParent();
+        if (parent == null) {
+            return abs;
+        }
+        try {
+            return parent.toRealPath().resolve(abs.getFileName());
+        } catch (IOException e) {
+            return abs;
+        }
+    }
+
+    private static String unescape(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 3 < s.length()) {
+                b.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
+                i += 3;
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * Unmounts a FUSE mount, also one whose server died ("Transport endpoint is not connected"): as root
+     * {@code umount}, then {@code umount -l} (MNT_DETACH) if that fails; otherwise {@code fusermount3 -u},
+     * then {@code fusermount3 -u -z}.
+     *
+     * @param mountpoint the mount point
+     * @return the output of the last attempt if all failed, or empty on success
+     * @throws IOException if no command could be run
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static Optional<String> unmount(Path mountpoint) throws IOException, InterruptedException {
+        String mp = canonical(mountpoint).toString();
+        boolean root = "root".equals(System.getProperty("user.name")) || uid() == 0;
+        List<List<String>> attempts = root
+                ? List.of(List.of("umount", mp), List.of("umount", "-l", mp))
+                : List.of(List.of("fusermount3", "-u", mp), List.of("fusermount3", "-u", "-z", mp));
+        String last = "";
+        for (List<String> cmd : attempts) {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            if (p.exitValue() == 0 && at(Path.of(mp)).isEmpty()) {
+                return Optional.empty();
+            }
+            last = String.join(" ", cmd) + ": " + out;
+        }
+        return Optional.of(last);
+    }
+
+    /** {@return this process's effective uid, from the owner of /proc/self} */
+    static int uid() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** {@return this process's effective gid, from the group of /proc/self} */
+    static int gid() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid");
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,275 @@
+package io.github.purefuse.depotfs.fs;
+
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.StatfsInfo;
+import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.EntryKind;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.kit.path.ErrnoException;
+import io.github.purefuse.kit.path.FsPath;
+import io.github.purefuse.kit.path.PathEntry;
+import io.github.purefuse.kit.path.PathFileSystem;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A depot snapshot as a tree of paths: the top level lists the depot's roots (or is one root's bundle),
+ * bundles are directories, objects regular files, symlinks symlinks. The roots are read once, when the
+ * file system is opened, so the tree never changes while it is mounted.
+ *
+ * <h2>Attributes</h2>
+ * Files {@code 0444}, or {@code 0555} when executable; directories {@code 0555}; symlinks {@code 0777};
+ * owner and group as given (the mounting user by default). {@code st_size}: an object's length, a
+ * bundle's manifest length, a symlink target's length. {@code st_nlink}: 1, or 2 plus the subdirectories
+ * for a directory. {@code st_blocks}: {@code ceil(size / 512)}. All three times are the entry's mtime
+ * (the top level's is the time the snapshot was taken).
+ *
+ * <h2>Errors</h2>
+ * A store error (missing or corrupt manifest or object) is an {@link IOException}, which the
+ * {@link io.github.purefuse.kit.path.PathAdapter} answers with EIO and a log line; the mount stays up.
+ */
+public final class DepotFileSystem implements PathFileSystem {
+
+    private static final int MAX_CACHED_NODES = 262_144;
+    private static final int BLKSIZE = 128 * 1024;
+
+    /**
+     * What a path is.
+     *
+     * @param kind       bundle, object or symlink
+     * @param hash       the bundle's or object's hash; null for a symlink and for the top level of a
+     *                   multi-root mount
+     * @param target     a symlink's target
+     * @param size       bytes (see the class description)
+     * @param mtimeNs    modification time, ns since the epoch
+     * @param executable for objects
+     */
+    public record Node(EntryKind kind, @Nullable Hash hash, @Nullable String target, long size, long mtimeNs,
+                       boolean executable) {
+
+        static Node of(BundleEntry e) {
+            return new Node(e.kind(), e.hash(), e.target(), e.size(), e.mtimeNs(), e.executable());
+        }
+    }
+
+    private final Depot depot;
+    private final @Nullable SortedMap<String, Hash> roots;
+    private final Node top;
+    private final int uid;
+    private final int gid;
+    private final long snapshotNs;
+    private final StatfsInfo statfs;
+    private final ConcurrentHashMap<FsPath, Node> nodes = new ConcurrentHashMap<>();
+
+    private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, Node top, int uid, int gid,
+                            long snapshotNs, StatfsInfo statfs) {
+        this.depot = depot;
+        this.roots = roots;
+        this.top = top;
+        this.uid = uid;
+        this.gid = gid;
+        this.snapshotNs = snapshotNs;
+        this.statfs = statfs;
+    }
+
+    /**
+     * Takes a snapshot of a depot's roots and checks their manifests.
+     *
+     * @param depot the depot
+     * @param root  the one root to show at the top, or {@code null} to list all roots there
+     * @param uid   owner of every node
+     * @param gid   group of every node
+     * @return the file system
+     * @throws DepotException with {@link DepotException.Reason#NOT_FOUND} if {@code root} does not exist,
+     *     {@link DepotException.Reason#CORRUPT} if a root manifest is corrupt
+     * @throws IOException if the roots cannot be read
+     */
+    public static DepotFileSystem open(Depot depot, @Nullable String root, int uid, int gid) throws IOException {
+        Instant now = Instant.now();
+        long nowNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        if (root != null) {
+            Hash h = depot.root(root).orElseThrow(() -> new DepotException(DepotException.Reason.NOT_FOUND,
+                    "no root named '" + root + "' in " + depot.describe()));
+            Bundle b = depot.bundle(h);
+            Node top = new Node(EntryKind.BUNDLE, h, null, b.manifestSize(), nowNs, false);
+            return new DepotFileSystem(depot, null, top, uid, gid, nowNs,
+                    StatfsInfo.readOnly(b.totalBytes(), b.totalNodes() + 1));
+        }
+        SortedMap<String, Hash> roots = Collections.unmodifiableSortedMap(new java.util.TreeMap<>(depot.roots()));
+        long bytes = 0;
+        long files = 1 + roots.size();
+        for (Hash h : roots.values()) {
+            Bundle b = depot.bundle(h);
+            bytes += b.totalBytes();
+            files += b.totalNodes();
+        }
+        Node top = new Node(EntryKind.BUNDLE, null, null, 4096, nowNs, false);
+        return new DepotFileSystem(depot, roots, top, uid, gid, nowNs, StatfsInfo.readOnly(bytes, files));
+    }
+
+    /** {@return the depot this file system reads} */
+    public Depot depot() {
+        return depot;
+    }
+
+    /**
+     * Finds what a path is.
+     *
+     * @param path the path
+     * @return the node, or empty if nothing exists there
+     * @throws IOException on a store error
+     */
+    public Optional<Node> node(FsPath path) throws IOException {
+        return Optional.ofNullable(find(path));
+    }
+
+    private @Nullable Node find(FsPath path) throws IOException {
+        FsPath parentPath = path.parent();
+        if (parentPath == null) {
+            return top;
+        }
+        Node cached = nodes.get(path);
+        if (cached != null) {
+            return cached;
+        }
+        Node parent = find(parentPath);
+        if (parent == null || parent.kind() != EntryKind.BUNDLE) {
+            return null;
+        }
+        Node node;
+        if (parent.hash() == null) {
+            Hash h = roots == null ? null : roots.get(path.name());
+            if (h == null) {
+                return null;
+            }
+            node = new Node(EntryKind.BUNDLE, h, null, depot.bundle(h).manifestSize(), snapshotNs, false);
+        } else {
+            Optional<BundleEntry> e = depot.stat(parent.hash(), path.name());
+            if (e.isEmpty()) {
+                return null;
+            }
+            node = Node.of(e.get());
+        }
+        remember(path, node);
+        return node;
+    }
+
+    private void remember(FsPath path, Node node) {
+        if (nodes.size() >= MAX_CACHED_NODES) {
+            nodes.clear();
+        }
+        nodes.put(path, node);
+    }
+
+    @Override
+    public List<PathEntry> list(FsPath dir) throws IOException {
+        Node node = find(dir);
+        if (node == null) {
+            throw new NoSuchFileException(dir.toString());
+        }
+        if (node.kind() != EntryKind.BUNDLE) {
+            throw new NotDirectoryException(dir.toString());
+        }
+        if (node.hash() == null) {
+            List<PathEntry> out = new ArrayList<>();
+            for (Map.Entry<String, Hash> r : java.util.Objects.requireNonNull(roots).entrySet()) {
+                FsPath child = dir.resolve(r.getKey());
+                Node n = find(child);
+                if (n != null) {
+                    out.add(new PathEntry(r.getKey(), attr(n)));
+                }
+            }
+            return out;
+        }
+        Bundle b = depot.bundle(node.hash());
+        List<PathEntry> out = new ArrayList<>(b.entries().size());
+        for (BundleEntry e : b.entries()) {
+            Node n = Node.of(e);
+            remember(dir.resolve(e.name()), n);
+            out.add(new PathEntry(e.name(), attr(n)));
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<Attr> stat(FsPath path) throws IOException {
+        Node n = find(path);
+        return n == null ? Optional.empty() : Optional.of(attr(n));
+    }
+
+    /**
+     * The attributes of a node ({@code ino} left 0: the path adapter assigns it).
+     *
+     * @param n the node
+     * @return its attributes
+     * @throws IOException if a bundle's manifest (needed for {@code nlink}) cannot be loaded
+     */
+    public Attr attr(Node n) throws IOException {
+        Instant t = Instant.ofEpochSecond(Math.floorDiv(n.mtimeNs(), 1_000_000_000L), Math.floorMod(n.mtimeNs(), 1_000_000_000L));
+        return switch (n.kind()) {
+            case OBJECT -> Attr.builder(FileType.REGULAR).permissions(n.executable() ? 0555 : 0444).size(n.size())
+                    .times(t).uid(uid).gid(gid).blksize(BLKSIZE).build();
+            case SYMLINK -> Attr.builder(FileType.SYMLINK).permissions(0777).size(n.size()).times(t).uid(uid).gid(gid)
+                    .build();
+            case BUNDLE -> {
+                int subdirs = n.hash() == null ? java.util.Objects.requireNonNull(roots).size()
+                        : depot.bundle(n.hash()).bundleCount();
+                yield Attr.builder(FileType.DIRECTORY).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
+                        .nlink(2 + subdirs).blksize(BLKSIZE).build();
+            }
+        };
+    }
+
+    @Override
+    public String readlink(FsPath link) throws IOException {
+        Node n = find(link);
+        if (n == null) {
+            throw new NoSuchFileException(link.toString());
+        }
+        if (n.kind() != EntryKind.SYMLINK || n.target() == null) {
+            throw new ErrnoException(io.github.purefuse.api.types.Errno.EINVAL, "not a symbolic link: " + link);
+        }
+        return n.target();
+    }
+
+    /**
+     * Reads by path, opening the object for this one call. The mount opens objects once per OPEN instead
+     * ({@link DepotMount}); this serves the {@link PathFileSystem} contract.
+     */
+    @Override
+    public int read(FsPath file, long offset, ByteBuffer into) throws IOException {
+        Node n = find(file);
+        if (n == null || n.kind() != EntryKind.OBJECT || n.hash() == null) {
+            throw new NoSuchFileException(file.toString());
+        }
+        try (DepotObject o = depot.open(n.hash(), n.size())) {
+            return o.read(into, offset);
+        }
+    }
+
+    @Override
+    public StatfsInfo statfs() {
+        return statfs;
+    }
+
+    /** {@return the root names listed at the top, in order; empty when one root is mounted} */
+    public List<String> rootNames() {
+        return roots == null ? List.of() : List.copyOf(roots.keySet());
+    }
+}

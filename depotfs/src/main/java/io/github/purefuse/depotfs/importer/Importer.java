@@ -1,0 +1,644 @@
+package io.github.purefuse.depotfs.importer;
+
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.Names;
+import io.github.purefuse.depotfs.store.WritableDepot;
+import java.io.BufferedInputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.FileVisitor;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.compressors.CompressorException;
+import org.apache.commons.compress.compressors.CompressorStreamFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Imports a directory tree or a tar archive into a depot, deduplicated by content: objects first (in
+ * parallel for a directory), then the manifests bottom-up. The caller moves a root afterwards
+ * ({@link WritableDepot#setRoot}), so a failed or interrupted import leaves at most unreferenced objects.
+ *
+ * <p>Importing the same source twice gives the same bundle hash and stores nothing new: manifests are
+ * canonical and objects are named by their content.
+ *
+ * <p>What is imported: directories, regular files (content, size, mtime in ns, owner-execute bit) and
+ * symbolic links (target as is, also when it points outside the tree); tar hard links become one more
+ * entry for the same object. Skipped and reported: sockets, FIFOs and devices, unreadable files and
+ * directories, names that are not valid UTF-8 or longer than 7,000 bytes, symlink targets longer than
+ * 4,095 bytes, and tar entries whose path contains {@code ..}.
+ */
+public final class Importer {
+
+    private static final int BUFFER = 1 << 20;
+    private static final ThreadLocal<ByteBuffer> BUFFERS = ThreadLocal.withInitial(() -> ByteBuffer.allocate(BUFFER));
+
+    private final WritableDepot depot;
+    private final int threads;
+    private final Progress progress;
+    private final Set<Path> exclude;
+
+    private final List<ImportResult.Skipped> skipped = Collections.synchronizedList(new ArrayList<>());
+    private final Set<Hash> claimed = ConcurrentHashMap.newKeySet();
+    private final AtomicLong newObjects = new AtomicLong();
+    private final AtomicLong deduped = new AtomicLong();
+    private long files;
+    private long directories;
+    private long symlinks;
+    private long bytes;
+    private long newBundles;
+
+    /**
+     * Creates an importer for one import.
+     *
+     * @param depot    where to put the data
+     * @param threads  how many files to read and store at once (directory imports)
+     * @param progress receives bytes as they are imported
+     * @param exclude  absolute paths not to import (e.g. the depot itself when it lies in the source)
+     */
+    public Importer(WritableDepot depot, int threads, Progress progress, Set<Path> exclude) {
+        this.depot = depot;
+        this.threads = Math.max(1, threads);
+        this.progress = progress;
+        this.exclude = Set.copyOf(exclude);
+    }
+
+    // ------------------------------------------------------------------ tree model
+
+    private abstract static sealed class Node permits Dir, File, Link {
+        final String name;
+        long mtimeNs;
+
+        Node(String name, long mtimeNs) {
+            this.name = name;
+            this.mtimeNs = mtimeNs;
+        }
+    }
+
+    private static final class Dir extends Node {
+        final Map<String, Node> children = new LinkedHashMap<>();
+        boolean mtimeKnown;
+
+        Dir(String name, long mtimeNs, boolean mtimeKnown) {
+            super(name, mtimeNs);
+            this.mtimeKnown = mtimeKnown;
+        }
+    }
+
+    private static final class File extends Node {
+        final @Nullable Path source;
+        final String displayPath;
+        volatile long size;
+        final boolean executable;
+        volatile @Nullable Hash hash;
+        volatile boolean failed;
+
+        File(String name, String displayPath, @Nullable Path source, long size, long mtimeNs, boolean executable) {
+            super(name, mtimeNs);
+            this.displayPath = displayPath;
+            this.source = source;
+            this.size = size;
+            this.executable = executable;
+        }
+    }
+
+    private static final class Link extends Node {
+        final String target;
+
+        Link(String name, String target, long mtimeNs) {
+            super(name, mtimeNs);
+            this.target = target;
+        }
+    }
+
+    // ------------------------------------------------------------------ entry point
+
+    /**
+     * Imports a directory or a tar archive (plain, or compressed with gzip, bzip2 or another format
+     * commons-compress detects), whichever {@code source} is.
+     *
+     * @param source a directory or a tar file
+     * @return what was imported
+     * @throws DepotException with {@link DepotException.Reason#NOT_FOUND} if the source does not exist,
+     *     {@link DepotException.Reason#INVALID} if it is neither a directory nor a tar archive
+     * @throws IOException on an I/O error of the source or the depot
+     */
+    public ImportResult importPath(Path source) throws IOException {
+        if (!Files.exists(source)) {
+            throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
+        }
+        if (Files.isDirectory(source)) {
+            return importDirectory(source);
+        }
+        if (!Files.isReadable(source)) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source + ": permission denied");
+        }
+        return importTar(source);
+    }
+
+    // ------------------------------------------------------------------ directories
+
+    /**
+     * Imports a directory tree; symbolic links are imported as links, never followed (except
+     * {@code dir} itself).
+     *
+     * @param dir the directory
+     * @return what was imported
+     * @throws IOException on an I/O error of the source or the depot
+     */
+    public ImportResult importDirectory(Path dir) throws IOException {
+        long t0 = System.nanoTime();
+        Path top = dir.toRealPath();
+        Dir root = new Dir("(top)", 0, true);
+        List<File> work = new ArrayList<>();
+        long[] total = {0};
+        Deque<Dir> stack = new ArrayDeque<>();
+        Files.walkFileTree(top, EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE, new FileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                if (d.equals(top)) {
+                    stack.push(root);
+                    return FileVisitResult.CONTINUE;
+                }
+                if (exclude.contains(d)) {
+                    skip(rel(top, d), "excluded (the depot itself)");
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                String name = d.getFileName().toString();
+                String problem = Names.problem(name);
+                if (problem != null) {
+                    skip(rel(top, d), problem);
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                if (!Files.isReadable(d) || !Files.isExecutable(d)) {
+                    skip(rel(top, d), "permission denied");
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                Dir node = new Dir(name, nanos(attrs.lastModifiedTime()), true);
+                stack.peek().children.put(name, node);
+                stack.push(node);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
+                String name = f.getFileName().toString();
+                String display = rel(top, f);
+                String problem = Names.problem(name);
+                if (problem != null) {
+                    skip(display, problem);
+                    return FileVisitResult.CONTINUE;
+                }
+                if (exclude.contains(f)) {
+                    skip(display, "excluded");
+                    return FileVisitResult.CONTINUE;
+                }
+                long mtime = nanos(attrs.lastModifiedTime());
+                if (attrs.isSymbolicLink()) {
+                    String target = Files.readSymbolicLink(f).toString();
+                    String tp = Names.targetProblem(target);
+                    if (tp != null) {
+                        skip(display, tp);
+                    } else {
+                        stack.peek().children.put(name, new Link(name, target, mtime));
+                    }
+                } else if (attrs.isRegularFile()) {
+                    boolean exec = attrs instanceof PosixFileAttributes p
+                            ? p.permissions().contains(PosixFilePermission.OWNER_EXECUTE)
+                            : Files.isExecutable(f);
+                    File node = new File(name, display, f, attrs.size(), mtime, exec);
+                    stack.peek().children.put(name, node);
+                    work.add(node);
+                    total[0] += attrs.size();
+                } else if (attrs.isDirectory()) {
+                    skip(display, "directory could not be entered");
+                } else {
+                    skip(display, specialKind(f));
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) {
+                skip(rel(top, f), e instanceof AccessDeniedException ? "permission denied" : String.valueOf(e.getMessage()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
+                if (e != null) {
+                    skip(rel(top, d), "listing failed: " + e.getMessage());
+                }
+                stack.pop();
+                return FileVisitResult.CONTINUE;
+            }
+        });
+
+        progress.begin("Importing", total[0]);
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            List<Future<?>> futures = new ArrayList<>(work.size());
+            for (File f : work) {
+                futures.add(pool.submit(() -> {
+                    storeFile(f);
+                    return null;
+                }));
+            }
+            awaitAll(futures);
+        } finally {
+            progress.end();
+        }
+        return finish(root, t0);
+    }
+
+    private static void awaitAll(List<Future<?>> futures) throws IOException {
+        IOException first = null;
+        for (Future<?> fu : futures) {
+            try {
+                fu.get();
+            } catch (ExecutionException e) {
+                if (first == null) {
+                    first = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    futures.forEach(x -> x.cancel(false));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("import interrupted");
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private void storeFile(File f) throws IOException {
+        Path src = java.util.Objects.requireNonNull(f.source);
+        try (FileChannel ch = FileChannel.open(src, StandardOpenOption.READ)) {
+            MessageDigest md = Hash.newDigest();
+            ByteBuffer buf = BUFFERS.get();
+            long size = 0;
+            while (true) {
+                buf.clear();
+                int n = ch.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                md.update(buf.array(), 0, n);
+                size += n;
+                progress.advance(n);
+            }
+            Hash h = Hash.of(md.digest());
+            f.size = size;
+            if (!claimed.add(h) || depot.hasObject(h, size)) {
+                deduped.incrementAndGet();
+            } else {
+                ch.position(0);
+                try {
+                    WritableDepot.Stored s = depot.putObject(ch, h);
+                    (s.created() ? newObjects : deduped).incrementAndGet();
+                } catch (IOException e) {
+                    claimed.remove(h);
+                    throw e;
+                }
+            }
+            f.hash = h;
+        } catch (AccessDeniedException e) {
+            f.failed = true;
+            skip(f.displayPath, "permission denied");
+        } catch (NoSuchFileException e) {
+            f.failed = true;
+            skip(f.displayPath, "vanished during the import");
+        } catch (DepotException e) {
+            throw new DepotException(e.reason(), f.displayPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String specialKind(Path f) {
+        try {
+            Object mode = Files.getAttribute(f, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            int type = ((Integer) mode) & 0170000;
+            return switch (type) {
+                case 0140000 -> "socket";
+                case 0010000 -> "FIFO";
+                case 0020000 -> "character device";
+                case 0060000 -> "block device";
+                default -> "special file";
+            };
+        } catch (IOException | RuntimeException e) {
+            return "special file";
+        }
+    }
+
+    // ------------------------------------------------------------------ tar
+
+    /**
+     * Imports a tar archive (ustar, GNU or pax; pax headers carry names and link targets of any length
+     * and mtimes with nanoseconds), optionally compressed.
+     *
+     * @param tar the archive
+     * @return what was imported
+     * @throws DepotException with {@link DepotException.Reason#INVALID} if the file is not a tar archive
+     * @throws IOException on an I/O error of the source or the depot
+     */
+    public ImportResult importTar(Path tar) throws IOException {
+        long t0 = System.nanoTime();
+        Dir root = new Dir("(top)", 0, false);
+        long total = Files.size(tar);
+        progress.begin("Importing", total);
+        try (InputStream raw = new CountingStream(Files.newInputStream(tar), progress);
+             InputStream buffered = new BufferedInputStream(raw, 1 << 16);
+             InputStream data = decompress(buffered, tar);
+             InputStream checked = requireTar(data, tar);
+             TarArchiveInputStream in = new TarArchiveInputStream(checked, "UTF-8")) {
+            TarArchiveEntry e;
+            while ((e = in.getNextEntry()) != null) {
+                addTarEntry(root, e, in);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot read the tar archive " + tar + ": " + e.getMessage(), e);
+        } finally {
+            progress.end();
+        }
+        return finish(root, t0);
+    }
+
+    private static InputStream decompress(InputStream buffered, Path tar) throws IOException {
+        try {
+            String format = CompressorStreamFactory.detect(buffered);
+            return new CompressorStreamFactory(true).createCompressorInputStream(format, buffered);
+        } catch (CompressorException e) {
+            if (e.getCause() instanceof NoClassDefFoundError || String.valueOf(e.getMessage()).contains("not available")) {
+                throw new DepotException(DepotException.Reason.INVALID, "cannot read " + tar + ": " + e.getMessage(), e);
+            }
+            return buffered; // not compressed
+        }
+    }
+
+    private static InputStream requireTar(InputStream in, Path tar) throws IOException {
+        BufferedInputStream b = new BufferedInputStream(in, 1 << 16);
+        b.mark(512);
+        byte[] header = b.readNBytes(512);
+        b.reset();
+        if (header.length < 512 || !TarArchiveInputStream.matches(header, header.length)) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": neither a directory nor a tar archive");
+        }
+        return b;
+    }
+
+    private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in) throws IOException {
+        String rawName = e.getName();
+        List<String> parts = new ArrayList<>();
+        for (String p : rawName.split("/")) {
+            if (p.isEmpty() || p.equals(".")) {
+                continue;
+            }
+            if (p.equals("..")) {
+                skip(rawName, "path contains '..'");
+                return;
+            }
+            String problem = Names.problem(p);
+            if (problem != null) {
+                skip(rawName, problem);
+                return;
+            }
+            parts.add(p);
+        }
+        long mtime = nanos(e.getLastModifiedTime());
+        if (parts.isEmpty()) {
+            if (e.isDirectory()) {
+                root.mtimeNs = mtime;
+                root.mtimeKnown = true;
+            }
+            return;
+        }
+        Dir parent = root;
+        for (int i = 0; i < parts.size() - 1; i++) {
+            Node n = parent.children.get(parts.get(i));
+            Dir d;
+            if (n instanceof Dir existing) {
+                d = existing;
+            } else {
+                d = new Dir(parts.get(i), 0, false);
+                parent.children.put(parts.get(i), d);
+            }
+            parent = d;
+        }
+        String name = parts.get(parts.size() - 1);
+        String display = String.join("/", parts);
+        if (e.isDirectory()) {
+            if (parent.children.get(name) instanceof Dir d) {
+                d.mtimeNs = mtime;
+                d.mtimeKnown = true;
+            } else {
+                parent.children.put(name, new Dir(name, mtime, true));
+            }
+        } else if (e.isSymbolicLink()) {
+            String target = e.getLinkName();
+            String tp = Names.targetProblem(target);
+            if (tp != null) {
+                skip(display, tp);
+                return;
+            }
+            parent.children.put(name, new Link(name, target, mtime));
+        } else if (e.isLink()) {
+            Node target = find(root, e.getLinkName());
+            if (target instanceof File f && f.hash != null) {
+                File copy = new File(name, display, null, f.size, f.mtimeNs, f.executable);
+                copy.hash = f.hash;
+                parent.children.put(name, copy);
+                deduped.incrementAndGet();
+            } else {
+                skip(display, "hard link to a file not in the archive: " + e.getLinkName());
+            }
+        } else if (e.isFile()) {
+            WritableDepot.Stored s = depot.putObject(new StreamChannel(in), null);
+            if (s.size() != e.getSize()) {
+                throw new DepotException(DepotException.Reason.INVALID, "tar entry " + display + " holds " + s.size()
+                        + " bytes, its header says " + e.getSize());
+            }
+            File f = new File(name, display, null, s.size(), mtime, (e.getMode() & 0100) != 0);
+            f.hash = s.hash();
+            if (!claimed.add(s.hash()) || !s.created()) {
+                deduped.incrementAndGet();
+            } else {
+                newObjects.incrementAndGet();
+            }
+            parent.children.put(name, f);
+        } else {
+            skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device"
+                    : e.isFIFO() ? "FIFO" : "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
+        }
+    }
+
+    private static @Nullable Node find(Dir root, String path) {
+        Node n = root;
+        for (String p : path.split("/")) {
+            if (p.isEmpty() || p.equals(".")) {
+                continue;
+            }
+            if (!(n instanceof Dir d)) {
+                return null;
+            }
+            n = d.children.get(p);
+            if (n == null) {
+                return null;
+            }
+        }
+        return n;
+    }
+
+    /** Reads an InputStream into heap buffers without the 8 KiB chunks of {@code Channels.newChannel}. */
+    private static final class StreamChannel implements ReadableByteChannel {
+        private final InputStream in;
+
+        StreamChannel(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            if (dst.hasArray()) {
+                int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+                if (n > 0) {
+                    dst.position(dst.position() + n);
+                }
+                return n;
+            }
+            byte[] tmp = new byte[Math.min(dst.remaining(), 1 << 16)];
+            int n = in.read(tmp);
+            if (n > 0) {
+                dst.put(tmp, 0, n);
+            }
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** Counts the bytes read from the archive file for the progress bar. */
+    private static final class CountingStream extends FilterInputStream {
+        private final Progress progress;
+
+        CountingStream(InputStream in, Progress progress) {
+            super(in);
+            this.progress = progress;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                progress.advance(1);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                progress.advance(n);
+            }
+            return n;
+        }
+    }
+
+    // ------------------------------------------------------------------ manifests
+
+    private ImportResult finish(Dir root, long t0) throws IOException {
+        WritableDepot.Stored top = writeBundle(root);
+        List<ImportResult.Skipped> skips = new ArrayList<>(skipped);
+        skips.sort((a, b) -> a.path().compareTo(b.path()));
+        return new ImportResult(top.hash(), files, directories, symlinks, bytes, newObjects.get(), deduped.get(),
+                newBundles, skips, Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    private WritableDepot.Stored writeBundle(Dir dir) throws IOException {
+        List<BundleEntry> entries = new ArrayList<>(dir.children.size());
+        long latest = Long.MIN_VALUE;
+        for (Node n : dir.children.values()) {
+            switch (n) {
+                case Dir d -> {
+                    WritableDepot.Stored s = writeBundle(d);
+                    entries.add(BundleEntry.bundle(d.name, s.hash(), s.size(), d.mtimeNs));
+                    directories++;
+                }
+                case File f -> {
+                    if (f.failed || f.hash == null) {
+                        continue;
+                    }
+                    entries.add(BundleEntry.object(f.name, f.hash, f.size, f.mtimeNs, f.executable));
+                    files++;
+                    bytes += f.size;
+                }
+                case Link l -> {
+                    entries.add(BundleEntry.symlink(l.name, l.target, l.mtimeNs));
+                    symlinks++;
+                }
+            }
+            latest = Math.max(latest, n.mtimeNs);
+        }
+        if (!dir.mtimeKnown) {
+            dir.mtimeNs = latest == Long.MIN_VALUE ? 0 : latest;
+        }
+        WritableDepot.Stored s = depot.putBundle(entries);
+        if (s.created()) {
+            newBundles++;
+        }
+        return s;
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void skip(String path, String reason) {
+        skipped.add(new ImportResult.Skipped(path, reason));
+    }
+
+    private static String rel(Path top, Path p) {
+        return top.relativize(p).toString();
+    }
+
+    private static long nanos(FileTime t) {
+        return t.to(TimeUnit.NANOSECONDS);
+    }
+}

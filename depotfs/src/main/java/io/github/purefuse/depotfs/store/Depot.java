@@ -1,0 +1,89 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * The read side of a depot: named roots, bundle manifests and objects. This is the port the mount talks
+ * to; {@link LocalDepot} (a directory on disk) and {@link MemoryDepot} (tests) implement it, and a remote
+ * store (S3-compatible: one GET per manifest, ranged GETs for reads) fits the same shape.
+ *
+ * <h2>Threads and latency</h2>
+ * Every method may be called concurrently from any number of threads. Methods block the calling thread
+ * until the answer is there and are meant to be called from virtual threads: implementations hold no
+ * monitor ({@code synchronized}) while waiting for I/O, so a remote store may simply block on the
+ * network and thousands of calls can be in flight.
+ *
+ * <h2>Integrity</h2>
+ * Corrupt or missing data is reported, never served: {@link #bundle} checks the manifest's SHA-256
+ * before returning it; {@link #open} checks that the object's stored length equals the size the
+ * manifest states. Object contents are hash-checked when written and by {@code depotfs verify}.
+ */
+public interface Depot extends AutoCloseable {
+
+    /**
+     * The named roots: the only mutable pointers of a depot.
+     *
+     * @return root name to bundle hash, ordered by name
+     * @throws IOException if the roots cannot be read
+     */
+    SortedMap<String, Hash> roots() throws IOException;
+
+    /**
+     * One root.
+     *
+     * @param name the root's name
+     * @return the bundle it points at, or empty if there is no such root
+     * @throws IOException if the root cannot be read
+     */
+    default Optional<Hash> root(String name) throws IOException {
+        return Optional.ofNullable(roots().get(name));
+    }
+
+    /**
+     * Lists a bundle: loads its manifest and checks its hash.
+     *
+     * @param hash the manifest's SHA-256
+     * @return the bundle
+     * @throws DepotException with {@link DepotException.Reason#NOT_FOUND} if there is no such manifest,
+     *     {@link DepotException.Reason#CORRUPT} if its bytes do not match the hash or do not parse
+     * @throws IOException on other I/O errors
+     */
+    Bundle bundle(Hash hash) throws IOException;
+
+    /**
+     * Stats one entry of a bundle.
+     *
+     * @param bundle the bundle's hash
+     * @param name   the entry's name
+     * @return the entry, or empty if the bundle has no such name
+     * @throws IOException as {@link #bundle}
+     */
+    default Optional<BundleEntry> stat(Hash bundle, String name) throws IOException {
+        return bundle(bundle).entry(name);
+    }
+
+    /**
+     * Opens an object for positional reads.
+     *
+     * @param hash the object's SHA-256
+     * @param size the size the manifest states, in bytes
+     * @return the open object; the caller closes it
+     * @throws DepotException with {@link DepotException.Reason#NOT_FOUND} if the object is missing,
+     *     {@link DepotException.Reason#CORRUPT} if its stored length differs from {@code size}
+     * @throws IOException on other I/O errors
+     */
+    DepotObject open(Hash hash, long size) throws IOException;
+
+    /** {@return a short description for messages, e.g. the depot's directory} */
+    String describe();
+
+    /**
+     * Releases the depot's resources. Objects opened before stay readable until they are closed.
+     *
+     * @throws IOException if releasing fails
+     */
+    @Override
+    void close() throws IOException;
+}

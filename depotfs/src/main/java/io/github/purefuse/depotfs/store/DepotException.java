@@ -1,0 +1,55 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+
+/**
+ * A depot operation failed for a reason the depot can name. Its message is one line meant for a user.
+ */
+public class DepotException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Why an operation failed. */
+    public enum Reason {
+        /** The directory does not exist or is not a depot (no marker file). */
+        NOT_A_DEPOT,
+        /** A root, object, bundle or path does not exist. */
+        NOT_FOUND,
+        /** Stored data does not match its hash or size, or a manifest cannot be parsed. */
+        CORRUPT,
+        /** The request is invalid: a bad name, a cycle, a path that is not a bundle, an existing path. */
+        INVALID,
+        /** A root changed while it was being updated (compare-and-set failed). */
+        CONFLICT
+    }
+
+    private final Reason reason;
+
+    /**
+     * Creates the exception.
+     *
+     * @param reason  the reason
+     * @param message one line for a user
+     */
+    public DepotException(Reason reason, String message) {
+        super(message);
+        this.reason = reason;
+    }
+
+    /**
+     * Creates the exception with a cause.
+     *
+     * @param reason  the reason
+     * @param message one line for a user
+     * @param cause   the underlying failure
+     */
+    public DepotException(Reason reason, String message, Throwable cause) {
+        super(message, cause);
+        this.reason = reason;
+    }
+
+    /** {@return why the operation failed} */
+    public Reason reason() {
+        return reason;
+    }
+}

@@ -1,0 +1,53 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * An open object: immutable bytes read by position. Obtained from {@link Depot#open}.
+ *
+ * <h2>Reads in parallel</h2>
+ * {@link #read} may be called by many threads at once on the same object; each call reads its own
+ * range and shares no position (for a local file this is {@code pread}, for a remote store a ranged GET).
+ */
+public interface DepotObject extends AutoCloseable {
+
+    /** {@return the object's length in bytes} */
+    long size();
+
+    /**
+     * Reads bytes at {@code offset} into {@code dst}, from its position up to its limit, straight into
+     * the caller's buffer (no intermediate copy for a direct buffer on a local depot). Returns fewer
+     * bytes only at the end of the object. Safe to call concurrently.
+     *
+     * @param dst    where the bytes go; its position advances by the count returned
+     * @param offset where to start in the object, in bytes; at or past {@link #size()} nothing is read
+     * @return the number of bytes read, 0 at or past the end
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if the object ends before
+     *     {@link #size()} (it was truncated after it was opened)
+     * @throws IOException on an I/O error of the store
+     * @throws IllegalArgumentException if {@code offset} is negative
+     */
+    int read(ByteBuffer dst, long offset) throws IOException;
+
+    /**
+     * The object's file, when the depot keeps it on a local filesystem; lets a mount use FUSE
+     * passthrough so the kernel reads the file itself.
+     *
+     * @return the path, or empty for a remote or in-memory depot
+     */
+    default Optional<Path> localPath() {
+        return Optional.empty();
+    }
+
+    /**
+     * Releases the object (a file descriptor, a connection). Reads in flight may fail afterwards.
+     * Idempotent.
+     *
+     * @throws IOException if releasing fails
+     */
+    @Override
+    void close() throws IOException;
+}

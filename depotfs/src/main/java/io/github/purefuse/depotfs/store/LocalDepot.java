@@ -1,0 +1,570 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A depot in a local directory (the format of {@code depotfs/FORMAT.md}):
+ * <pre>
+ * DEPOT/depotfs-depot.json   marker: {"format":"depotfs-depot","version":1,"hash":"sha-256"}
+ * DEPOT/objects/ab/cdef...   objects and bundle manifests, named by their SHA-256 (2 + 62 hex digits)
+ * DEPOT/refs/NAME            roots: 64 hex digits and a newline
+ * DEPOT/tmp/                 files being written
+ * DEPOT/lock                 serializes root updates between processes
+ * </pre>
+ *
+ * <p>Reads use {@link FileChannel} positional reads ({@code pread}), which are safe in parallel. Objects
+ * expose their file for FUSE passthrough ({@link DepotObject#localPath()}). Manifests are kept in a
+ * bounded cache after their hash was checked.
+ */
+public final class LocalDepot implements WritableDepot {
+
+    /** Name of the marker file that makes a directory a depot. */
+    public static final String MARKER = "depotfs-depot.json";
+
+    private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
+    private static final int MAX_CACHED_BUNDLES = 16384;
+    private static final int COPY_BUFFER = 256 * 1024;
+    private static final ThreadLocal<ByteBuffer> COPY_BUFFERS = ThreadLocal.withInitial(() -> ByteBuffer.allocate(COPY_BUFFER));
+    private static final ReentrantLock ROOT_LOCK = new ReentrantLock();
+    private static final FileAttribute<Set<PosixFilePermission>> OBJECT_PERMISSIONS =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--"));
+
+    private final Path dir;
+    private final Path objects;
+    private final Path refs;
+    private final Path tmp;
+    private final ConcurrentHashMap<Hash, Bundle> bundles = new ConcurrentHashMap<>();
+    private final Set<Path> unsynced = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private LocalDepot(Path dir) {
+        this.dir = dir;
+        this.objects = dir.resolve("objects");
+        this.refs = dir.resolve("refs");
+        this.tmp = dir.resolve("tmp");
+    }
+
+    /**
+     * Opens an existing depot.
+     *
+     * @param dir the depot's directory
+     * @return the depot
+     * @throws DepotException with {@link DepotException.Reason#NOT_A_DEPOT} if {@code dir} does not exist,
+     *     is not a directory or has no marker file
+     * @throws IOException if the marker cannot be read
+     */
+    public static LocalDepot open(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath().normalize();
+        if (!Files.exists(abs)) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "no depot at " + dir + ": no such directory");
+        }
+        if (!Files.isDirectory(abs)) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "no depot at " + dir + ": not a directory");
+        }
+        Path marker = abs.resolve(MARKER);
+        if (!Files.isRegularFile(marker)) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, dir + " is not a depot (it has no " + MARKER + ")");
+        }
+        String content;
+        try {
+            content = Files.readString(marker, StandardCharsets.UTF_8);
+        } catch (AccessDeniedException e) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot read " + marker + ": permission denied", e);
+        }
+        if (!content.contains("\"depotfs-depot\"") || !content.contains("\"version\":1")) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, dir + " is not a version-1 depot (" + MARKER + " says otherwise)");
+        }
+        return new LocalDepot(abs);
+    }
+
+    /**
+     * Opens a depot, creating it first if {@code dir} is missing or an empty directory.
+     *
+     * @param dir the depot's directory
+     * @return the depot
+     * @throws DepotException with {@link DepotException.Reason#NOT_A_DEPOT} if {@code dir} is a file, or a
+     *     non-empty directory that is not a depot
+     * @throws IOException if creating fails (permissions, ...)
+     */
+    public static LocalDepot openOrCreate(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath().normalize();
+        if (Files.isRegularFile(abs.resolve(MARKER))) {
+            return open(abs);
+        }
+        if (Files.exists(abs) && !Files.isDirectory(abs)) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot create a depot at " + dir + ": not a directory");
+        }
+        if (Files.isDirectory(abs)) {
+            try (DirectoryStream<Path> s = Files.newDirectoryStream(abs)) {
+                if (s.iterator().hasNext()) {
+                    throw new DepotException(DepotException.Reason.NOT_A_DEPOT,
+                            dir + " is not a depot (it has no " + MARKER + ") and is not empty");
+                }
+            }
+        }
+        try {
+            Files.createDirectories(abs);
+            Files.createDirectories(abs.resolve("objects"));
+            Files.createDirectories(abs.resolve("refs"));
+            Files.createDirectories(abs.resolve("tmp"));
+            writeDurably(abs.resolve(MARKER), MARKER_CONTENT.getBytes(StandardCharsets.UTF_8));
+        } catch (AccessDeniedException e) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot create a depot at " + dir + ": permission denied", e);
+        }
+        return open(abs);
+    }
+
+    /** {@return the depot's directory (absolute)} */
+    public Path directory() {
+        return dir;
+    }
+
+    @Override
+    public String describe() {
+        return dir.toString();
+    }
+
+    /**
+     * {@return the file an object or manifest is stored in: {@code objects/ab/cdef...}}
+     *
+     * @param hash the SHA-256
+     */
+    public Path pathOf(Hash hash) {
+        String hex = hash.toHex();
+        return objects.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        SortedMap<String, Hash> roots = new TreeMap<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(refs)) {
+            for (Path p : s) {
+                String name = p.getFileName().toString();
+                if (name.startsWith(".")) {
+                    continue; // a ref being written
+                }
+                roots.put(name, readRef(name, p));
+            }
+        } catch (NoSuchFileException e) {
+            return roots;
+        }
+        return roots;
+    }
+
+    @Override
+    public Optional<Hash> root(String name) throws IOException {
+        if (WritableDepot.rootNameProblem(name) != null) {
+            return Optional.empty();
+        }
+        Path p = refs.resolve(name);
+        try {
+            return Optional.of(readRef(name, p));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Hash readRef(String name, Path p) throws IOException {
+        String text = Files.readString(p, StandardCharsets.US_ASCII).strip();
+        Hash h = Hash.tryParse(text);
+        if (h == null) {
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + p + " does not hold a hash");
+        }
+        return h;
+    }
+
+    @Override
+    public Bundle bundle(Hash hash) throws IOException {
+        Bundle b = bundles.get(hash);
+        if (b != null) {
+            return b;
+        }
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(pathOf(hash));
+        } catch (NoSuchFileException e) {
+            throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + dir, e);
+        }
+        b = ManifestCodec.decode(hash, bytes);
+        cache(b);
+        return b;
+    }
+
+    private void cache(Bundle b) {
+        if (bundles.size() >= MAX_CACHED_BUNDLES) {
+            Iterator<Hash> it = bundles.keySet().iterator();
+            for (int i = 0; i < MAX_CACHED_BUNDLES / 4 && it.hasNext(); i++) {
+                it.next();
+                it.remove();
+            }
+        }
+        bundles.put(b.hash(), b);
+    }
+
+    @Override
+    public DepotObject open(Hash hash, long size) throws IOException {
+        Path p = pathOf(hash);
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(p, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + dir, e);
+        }
+        long actual;
+        try {
+            actual = ch.size();
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        if (actual != size) {
+            ch.close();
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": "
+                    + actual + " bytes stored, the manifest says " + size);
+        }
+        return new LocalObject(hash, p, ch, size);
+    }
+
+    /** An object file read with {@code pread}. */
+    private static final class LocalObject implements DepotObject {
+        private final Hash hash;
+        private final Path path;
+        private final FileChannel channel;
+        private final long size;
+
+        LocalObject(Hash hash, Path path, FileChannel channel, long size) {
+            this.hash = hash;
+            this.path = path;
+            this.channel = channel;
+            this.size = size;
+        }
+
+        @Override
+        public long size() {
+            return size;
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long offset) throws IOException {
+            if (offset < 0) {
+                throw new IllegalArgumentException("negative offset " + offset);
+            }
+            if (offset >= size || !dst.hasRemaining()) {
+                return 0;
+            }
+            int oldLimit = dst.limit();
+            long want = Math.min(dst.remaining(), size - offset);
+            dst.limit(dst.position() + (int) want);
+            int done = 0;
+            try {
+                while (dst.hasRemaining()) {
+                    int n = channel.read(dst, offset + done);
+                    if (n < 0) {
+                        throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
+                                + ": it ends at " + (offset + done) + " bytes, the manifest says " + size);
+                    }
+                    done += n;
+                }
+            } finally {
+                dst.limit(oldLimit);
+            }
+            return done;
+        }
+
+        @Override
+        public Optional<Path> localPath() {
+            return Optional.of(path);
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public boolean hasObject(Hash hash, long size) throws IOException {
+        try {
+            return Files.size(pathOf(hash)) == size;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException {
+        Path temp = newTempFile("obj-");
+        boolean moved = false;
+        try {
+            MessageDigest md = Hash.newDigest();
+            long size = 0;
+            ByteBuffer buf = COPY_BUFFERS.get();
+            try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+                while (true) {
+                    buf.clear();
+                    int n = source.read(buf);
+                    if (n < 0) {
+                        break;
+                    }
+                    if (n == 0) {
+                        continue;
+                    }
+                    buf.flip();
+                    md.update(buf.array(), 0, buf.limit());
+                    while (buf.hasRemaining()) {
+                        out.write(buf);
+                    }
+                    size += n;
+                }
+            }
+            Hash hash = Hash.of(md.digest());
+            if (expected != null && !expected.equals(hash)) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "content hashes to " + hash.shortHex()
+                        + ", expected " + expected.shortHex() + " (did the source change while it was read?)");
+            }
+            if (hasObject(hash, size)) {
+                return new Stored(hash, size, false);
+            }
+            install(temp, hash);
+            moved = true;
+            return new Stored(hash, size, true);
+        } finally {
+            if (!moved) {
+                Files.deleteIfExists(temp);
+            }
+        }
+    }
+
+    /**
+     * Stores bytes as an object (used for manifests).
+     *
+     * @param bytes the content
+     * @return the outcome
+     * @throws IOException on an I/O error
+     */
+    private Stored putBytes(byte[] bytes) throws IOException {
+        Hash hash = Hash.sha256(bytes);
+        if (hasObject(hash, bytes.length)) {
+            return new Stored(hash, bytes.length, false);
+        }
+        Path temp = newTempFile("manifest-");
+        boolean moved = false;
+        try {
+            Files.write(temp, bytes);
+            install(temp, hash);
+            moved = true;
+        } finally {
+            if (!moved) {
+                Files.deleteIfExists(temp);
+            }
+        }
+        return new Stored(hash, bytes.length, true);
+    }
+
+    private void install(Path temp, Hash hash) throws IOException {
+        Path target = pathOf(hash);
+        Path shard = target.getParent();
+        if (!Files.isDirectory(shard)) {
+            try {
+                Files.createDirectory(shard);
+            } catch (FileAlreadyExistsException e) {
+                // created by a parallel writer
+            }
+            unsynced.add(objects);
+        }
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        unsynced.add(target);
+        unsynced.add(shard);
+    }
+
+    private Path newTempFile(String prefix) throws IOException {
+        try {
+            return Files.createTempFile(tmp, prefix, "", OBJECT_PERMISSIONS);
+        } catch (NoSuchFileException e) {
+            Files.createDirectories(tmp);
+            return Files.createTempFile(tmp, prefix, "", OBJECT_PERMISSIONS);
+        } catch (AccessDeniedException e) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot write to the depot " + dir + ": permission denied", e);
+        }
+    }
+
+    @Override
+    public Stored putBundle(List<BundleEntry> entries) throws IOException {
+        List<BundleEntry> sorted;
+        try {
+            sorted = ManifestCodec.sorted(entries);
+        } catch (IllegalArgumentException e) {
+            throw new DepotException(DepotException.Reason.INVALID, e.getMessage(), e);
+        }
+        long totalBytes = 0;
+        long totalNodes = sorted.size();
+        for (BundleEntry e : sorted) {
+            switch (e.kind()) {
+                case OBJECT -> {
+                    if (!hasObject(e.requireHash(), e.size())) {
+                        throw new DepotException(DepotException.Reason.NOT_FOUND, "entry '" + e.name()
+                                + "' names object " + e.requireHash().shortHex() + " of " + e.size() + " bytes, which is not stored");
+                    }
+                    totalBytes += e.size();
+                }
+                case BUNDLE -> {
+                    Bundle child = bundle(e.requireHash());
+                    if (child.manifestSize() != e.size()) {
+                        throw new DepotException(DepotException.Reason.INVALID, "entry '" + e.name()
+                                + "' states size " + e.size() + " for a manifest of " + child.manifestSize() + " bytes");
+                    }
+                    totalBytes += child.totalBytes();
+                    totalNodes += child.totalNodes();
+                }
+                case SYMLINK -> {
+                    // nothing stored
+                }
+            }
+        }
+        byte[] bytes = ManifestCodec.encode(sorted, totalBytes, totalNodes);
+        Stored stored = putBytes(bytes);
+        cache(new Bundle(stored.hash(), bytes.length, totalBytes, totalNodes, sorted));
+        return stored;
+    }
+
+    @Override
+    public void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException {
+        String problem = WritableDepot.rootNameProblem(name);
+        if (problem != null) {
+            throw new DepotException(DepotException.Reason.INVALID, problem);
+        }
+        bundle(bundle); // must exist and be intact
+        sync();
+        Files.createDirectories(refs);
+        ROOT_LOCK.lock();
+        try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock ignored = lockFile.lock()) {
+            Optional<Hash> current = root(name);
+            if (expected != null && !current.equals(Optional.of(expected))) {
+                throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile (now "
+                        + current.map(Hash::shortHex).orElse("absent") + "); try again");
+            }
+            if (current.equals(Optional.of(bundle))) {
+                return;
+            }
+            writeDurably(refs.resolve(name), (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII));
+        } finally {
+            ROOT_LOCK.unlock();
+        }
+    }
+
+    /**
+     * Writes a file atomically and durably: a temporary file next to it, fsync, rename over
+     * {@code target}, fsync of the directory.
+     */
+    private static void writeDurably(Path target, byte[] content) throws IOException {
+        Path temp = target.getParent().resolve("." + target.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        try {
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.wrap(content);
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                ch.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            fsyncDirectory(target.getParent());
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    /**
+     * Makes every object and manifest written so far durable (fsync of the files, then of their
+     * directories). {@link #setRoot} calls it before it moves a root.
+     *
+     * @throws IOException if an fsync fails
+     */
+    public void sync() throws IOException {
+        if (unsynced.isEmpty()) {
+            return;
+        }
+        List<Path> files = new ArrayList<>();
+        List<Path> dirs = new ArrayList<>();
+        for (Iterator<Path> it = unsynced.iterator(); it.hasNext(); ) {
+            Path p = it.next();
+            it.remove();
+            (p.getParent().equals(objects) || p.equals(objects) ? dirs : files).add(p);
+        }
+        // Concurrent fsyncs share journal commits: much faster than one after the other.
+        try (ExecutorService pool = Executors.newFixedThreadPool(Math.min(8, Math.max(1, files.size() / 16 + 1)))) {
+            List<Future<?>> done = new ArrayList<>();
+            for (Path f : files) {
+                done.add(pool.submit(() -> {
+                    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+                        ch.force(true);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while syncing the depot");
+                }
+            }
+        }
+        dirs.sort(null);
+        for (Path d : dirs) {
+            fsyncDirectory(d);
+        }
+    }
+
+    private static void fsyncDirectory(Path d) throws IOException {
+        try (FileChannel ch = FileChannel.open(d, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            bundles.clear();
+        }
+    }
+}

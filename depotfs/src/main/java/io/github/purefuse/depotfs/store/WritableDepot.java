@@ -1,0 +1,102 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.nio.channels.ReadableByteChannel;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The write side of a depot: add immutable objects and bundle manifests, then move a root.
+ *
+ * <h2>Order of writes</h2>
+ * Writers add objects first, then the manifests that name them (bottom-up: a manifest can only name
+ * objects and bundles that exist), then move the root with {@link #setRoot}, which first makes
+ * everything written before durable. A crash at any point leaves the roots as they were and at most
+ * some objects or manifests that nothing references.
+ *
+ * <h2>Cycles</h2>
+ * Bundles are content-addressed, so a manifest can only name bundles that existed before it: the bundles
+ * of a depot always form a directed acyclic graph. {@code link} operations additionally refuse to put a
+ * bundle below its own path (see {@code io.github.purefuse.depotfs.tree.DepotTree#link}).
+ */
+public interface WritableDepot extends Depot {
+
+    /** The outcome of storing an object or a manifest. */
+    record Stored(Hash hash, long size, boolean created) {
+    }
+
+    /**
+     * Tells whether an object with this hash and size is stored.
+     *
+     * @param hash the SHA-256
+     * @param size the length in bytes
+     * @return {@code true} if present with that length
+     * @throws IOException on an I/O error
+     */
+    boolean hasObject(Hash hash, long size) throws IOException;
+
+    /**
+     * Stores the bytes of {@code source} up to its end as an object, hashing them as they are written;
+     * an object already present is kept (deduplication).
+     *
+     * @param source   the bytes; read to the end, not closed
+     * @param expected the hash the caller expects, or {@code null}
+     * @return the object's hash and size, and whether it was new
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if {@code expected} is given and the
+     *     bytes hash differently (nothing is stored then)
+     * @throws IOException on an I/O error
+     */
+    Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException;
+
+    /**
+     * Writes a bundle manifest for {@code entries} in the canonical form (see {@code FORMAT.md}).
+     *
+     * @param entries the entries, in any order; names must be unique
+     * @return the manifest's hash and size, and whether it was new
+     * @throws DepotException with {@link DepotException.Reason#INVALID} for duplicate names, with
+     *     {@link DepotException.Reason#NOT_FOUND} if an entry names an object or bundle that is not stored
+     *     with the stated size
+     * @throws IOException on an I/O error
+     */
+    Stored putBundle(List<BundleEntry> entries) throws IOException;
+
+    /**
+     * Points a root at a bundle, atomically: readers see the old or the new value, never a mix. Everything
+     * written before is made durable first.
+     *
+     * @param name     the root's name: 1 to 255 characters of {@code [A-Za-z0-9._-]}, not starting with
+     *                 {@code .}
+     * @param expected the value the caller read before (compare-and-set), or {@code null} to set
+     *                 unconditionally
+     * @param bundle   the bundle the root points at afterwards; must be stored
+     * @throws DepotException with {@link DepotException.Reason#CONFLICT} if the root's value is not
+     *     {@code expected}, {@link DepotException.Reason#INVALID} for a bad name,
+     *     {@link DepotException.Reason#NOT_FOUND} if the bundle is not stored
+     * @throws IOException on an I/O error
+     */
+    void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException;
+
+    /**
+     * Checks a root name.
+     *
+     * @param name candidate
+     * @return the reason it is invalid, or {@code null} if valid
+     */
+    static @Nullable String rootNameProblem(String name) {
+        if (name.isEmpty() || name.length() > 255) {
+            return "a root name has 1 to 255 characters";
+        }
+        if (name.charAt(0) == '.') {
+            return "a root name must not start with '.'";
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-';
+            if (!ok) {
+                return "a root name may only contain letters, digits, '.', '_' and '-': " + name;
+            }
+        }
+        return null;
+    }
+}

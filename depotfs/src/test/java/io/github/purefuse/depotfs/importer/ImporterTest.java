@@ -1,0 +1,178 @@
+package io.github.purefuse.depotfs.importer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.EntryKind;
+import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.depotfs.store.MemoryDepot;
+import java.io.OutputStream;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ImporterTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path sampleTree() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Files.createDirectories(src.resolve("a/b"));
+        Files.createDirectories(src.resolve("empty"));
+        Files.writeString(src.resolve("a/one.txt"), "same content\n");
+        Files.writeString(src.resolve("a/b/two.txt"), "same content\n");
+        Files.writeString(src.resolve("top.sh"), "#!/bin/sh\necho hi\n");
+        Files.setPosixFilePermissions(src.resolve("top.sh"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.createSymbolicLink(src.resolve("outside"), Path.of("/etc/hostname"));
+        Files.createSymbolicLink(src.resolve("a/rel"), Path.of("one.txt"));
+        Files.setLastModifiedTime(src.resolve("a/one.txt"), FileTime.from(Instant.ofEpochSecond(1_600_000_000, 123_456_789)));
+        try (ServerSocketChannel s = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            s.bind(UnixDomainSocketAddress.of(src.resolve("sock")));
+        }
+        return src;
+    }
+
+    @Test
+    void importingADirectoryTwiceGivesTheSameRootAndNoNewObjects() throws Exception {
+        Path src = sampleTree();
+        try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            ImportResult first = new Importer(depot, 3, Progress.NONE, Set.of()).importPath(src);
+            assertEquals(3, first.files());
+            assertEquals(3, first.directories());
+            assertEquals(2, first.symlinks());
+            assertEquals(2, first.newObjects(), "two distinct contents");
+            assertEquals(1, first.dedupedFiles(), "the second copy of 'same content'");
+            assertEquals(List.of(new ImportResult.Skipped("sock", "socket")), first.skipped());
+            depot.setRoot("src", null, first.bundle());
+
+            ImportResult second = new Importer(depot, 3, Progress.NONE, Set.of()).importPath(src);
+            assertEquals(first.bundle(), second.bundle());
+            assertEquals(0, second.newObjects());
+            assertEquals(0, second.newBundles());
+            assertEquals(3, second.dedupedFiles());
+
+            Bundle top = depot.bundle(first.bundle());
+            BundleEntry sh = top.entry("top.sh").orElseThrow();
+            assertTrue(sh.executable());
+            assertEquals("/etc/hostname", top.entry("outside").orElseThrow().target());
+            assertEquals(EntryKind.BUNDLE, top.entry("empty").orElseThrow().kind());
+            Bundle a = depot.bundle(top.entry("a").orElseThrow().requireHash());
+            BundleEntry one = a.entry("one.txt").orElseThrow();
+            assertFalse(one.executable());
+            assertEquals(1_600_000_000_123_456_789L, one.mtimeNs());
+            assertEquals("one.txt", a.entry("rel").orElseThrow().target());
+            try (DepotObject o = depot.open(one.requireHash(), one.size())) {
+                ByteBuffer b = ByteBuffer.allocate(100);
+                o.read(b, 0);
+                b.flip();
+                assertEquals("same content\n", StandardCharsets.UTF_8.decode(b).toString());
+            }
+            assertEquals(8, top.totalNodes());
+            assertEquals(13 + 13 + 18, top.totalBytes());
+        }
+    }
+
+    @Test
+    void aPaxTarWithNamesLongerThanAnyFilesystemAllowsIsImported() throws Exception {
+        String name300 = "n".repeat(296) + ".txt";
+        String name7000 = "ü".repeat(3498) + ".md"; // 6996 + 3 bytes
+        String dir600 = "d".repeat(600);
+        Path tar = tmp.resolve("long.tar.gz");
+        try (OutputStream f = Files.newOutputStream(tar);
+             GzipCompressorOutputStream gz = new GzipCompressorOutputStream(f);
+             TarArchiveOutputStream out = new TarArchiveOutputStream(gz, "UTF-8")) {
+            out.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+            out.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+            addFile(out, "./top/" + name300, "three hundred", 0644);
+            addFile(out, "./top/" + dir600 + "/" + name7000, "seven thousand", 0755);
+            TarArchiveEntry hard = new TarArchiveEntry("./top/hardlink", TarArchiveEntry.LF_LINK);
+            hard.setLinkName("./top/" + name300);
+            out.putArchiveEntry(hard);
+            out.closeArchiveEntry();
+            TarArchiveEntry sym = new TarArchiveEntry("./top/sym", TarArchiveEntry.LF_SYMLINK);
+            sym.setLinkName(name300);
+            out.putArchiveEntry(sym);
+            out.closeArchiveEntry();
+            TarArchiveEntry escape = new TarArchiveEntry("../escape");
+            escape.setSize(0);
+            out.putArchiveEntry(escape);
+            out.closeArchiveEntry();
+        }
+        MemoryDepot depot = new MemoryDepot();
+        ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tar);
+        assertEquals(List.of(new ImportResult.Skipped("../escape", "path contains '..'")), r.skipped());
+        assertEquals(3, r.files());
+        assertEquals(2, r.newObjects());
+        Bundle top = depot.bundle(depot.bundle(r.bundle()).entry("top").orElseThrow().requireHash());
+        assertEquals(List.of(dir600, "hardlink", name300, "sym"), top.entries().stream().map(BundleEntry::name).toList());
+        assertEquals(top.entry(name300).orElseThrow().hash(), top.entry("hardlink").orElseThrow().hash());
+        Bundle deep = depot.bundle(top.entry(dir600).orElseThrow().requireHash());
+        BundleEntry seven = deep.entry(name7000).orElseThrow();
+        assertEquals(6999, seven.name().getBytes(StandardCharsets.UTF_8).length);
+        assertTrue(seven.executable());
+        assertEquals(14, seven.size());
+        assertEquals(1_700_000_000_000_000_000L, seven.mtimeNs());
+
+        ImportResult again = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tar);
+        assertEquals(r.bundle(), again.bundle());
+        assertEquals(0, again.newObjects());
+    }
+
+    private static void addFile(TarArchiveOutputStream out, String name, String content, int mode) throws Exception {
+        byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+        TarArchiveEntry e = new TarArchiveEntry(name);
+        e.setSize(bytes.length);
+        e.setMode(mode);
+        e.setModTime(FileTime.from(Instant.ofEpochSecond(1_700_000_000)));
+        out.putArchiveEntry(e);
+        out.write(bytes);
+        out.closeArchiveEntry();
+    }
+
+    @Test
+    void aFileThatIsNeitherADirectoryNorATarIsRefused() throws Exception {
+        Path f = Files.writeString(tmp.resolve("notes.txt"), "just text, long enough? ".repeat(40));
+        DepotException e = assertThrows(DepotException.class,
+                () -> new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(f));
+        assertEquals(DepotException.Reason.INVALID, e.reason());
+        assertTrue(e.getMessage().endsWith("neither a directory nor a tar archive"), e.getMessage());
+        DepotException missing = assertThrows(DepotException.class,
+                () -> new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(tmp.resolve("nope")));
+        assertEquals(DepotException.Reason.NOT_FOUND, missing.reason());
+    }
+
+    @Test
+    void theDepotInsideTheSourceIsNotImported() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("tree"));
+        Files.writeString(src.resolve("f"), "x");
+        try (LocalDepot depot = LocalDepot.openOrCreate(src.resolve("depot"))) {
+            ImportResult r = new Importer(depot, 2, Progress.NONE, Set.of(depot.directory())).importPath(src);
+            assertEquals(1, r.files());
+            try (Stream<Path> s = Files.list(src)) {
+                assertEquals(2, s.count());
+            }
+            assertEquals(List.of(new ImportResult.Skipped("depot", "excluded (the depot itself)")), r.skipped());
+        }
+    }
+}

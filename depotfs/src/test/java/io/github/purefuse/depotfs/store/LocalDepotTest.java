@@ -1,0 +1,156 @@
+package io.github.purefuse.depotfs.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalDepotTest {
+
+    @TempDir
+    Path tmp;
+
+    private static WritableDepot.Stored put(WritableDepot d, byte[] bytes) throws IOException {
+        return d.putObject(Channels.newChannel(new java.io.ByteArrayInputStream(bytes)), null);
+    }
+
+    @Test
+    void objectsAreStoredUnderTheirHashOnceAndReadBackInParallel() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            byte[] content = new byte[3 * 1024 * 1024 + 17];
+            for (int i = 0; i < content.length; i++) {
+                content[i] = (byte) (i * 31 + (i >> 12));
+            }
+            WritableDepot.Stored first = put(d, content);
+            WritableDepot.Stored again = put(d, content);
+            assertTrue(first.created());
+            assertFalse(again.created());
+            assertEquals(first.hash(), again.hash());
+            assertEquals(Hash.sha256(content), first.hash());
+            String hex = first.hash().toHex();
+            assertTrue(Files.isRegularFile(d.directory().resolve("objects").resolve(hex.substring(0, 2)).resolve(hex.substring(2))));
+            try (DepotObject o = d.open(first.hash(), content.length);
+                 ExecutorService pool = Executors.newFixedThreadPool(8)) {
+                assertEquals(Path.of(d.directory().toString(), "objects", hex.substring(0, 2), hex.substring(2)), o.localPath().orElseThrow());
+                List<Future<Boolean>> checks = new ArrayList<>();
+                for (int i = 0; i < 64; i++) {
+                    long off = (long) i * 49_999 % content.length;
+                    checks.add(pool.submit(() -> {
+                        ByteBuffer dst = ByteBuffer.allocateDirect(131072);
+                        int n = o.read(dst, off);
+                        int want = (int) Math.min(131072, content.length - off);
+                        if (n != want) {
+                            return false;
+                        }
+                        dst.flip();
+                        for (int k = 0; k < n; k++) {
+                            if (dst.get(k) != content[(int) off + k]) {
+                                return false;
+                            }
+                        }
+                        return true;
+                    }));
+                }
+                for (Future<Boolean> f : checks) {
+                    assertTrue(f.get());
+                }
+                assertEquals(0, o.read(ByteBuffer.allocate(10), content.length));
+            }
+        }
+    }
+
+    @Test
+    void anObjectWhoseSizeDiffersFromTheManifestIsReportedOnOpen() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            WritableDepot.Stored s = put(d, "hello".getBytes(StandardCharsets.UTF_8));
+            DepotException e = assertThrows(DepotException.class, () -> d.open(s.hash(), 6));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertEquals("corrupt object " + s.hash().shortHex() + ": 5 bytes stored, the manifest says 6", e.getMessage());
+            DepotException missing = assertThrows(DepotException.class, () -> d.open(Hash.sha256(new byte[1]), 1));
+            assertEquals(DepotException.Reason.NOT_FOUND, missing.reason());
+        }
+    }
+
+    @Test
+    void aCorruptManifestOnDiskGivesAClearError() throws Exception {
+        Path dir = tmp.resolve("depot");
+        Hash bundle;
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            WritableDepot.Stored o = put(d, "x".getBytes(StandardCharsets.UTF_8));
+            bundle = d.putBundle(List.of(BundleEntry.object("x", o.hash(), 1, 0, false))).hash();
+            d.setRoot("r", null, bundle);
+        }
+        Path file = LocalDepot.open(dir).pathOf(bundle);
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[10] = (byte) 'X';
+        Files.write(file, bytes);
+        try (LocalDepot d = LocalDepot.open(dir)) {
+            DepotException e = assertThrows(DepotException.class, () -> d.bundle(bundle));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertTrue(e.getMessage().startsWith("corrupt manifest " + bundle.shortHex()), e.getMessage());
+        }
+    }
+
+    @Test
+    void manifestsMustNameStoredContent() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            DepotException e = assertThrows(DepotException.class,
+                    () -> d.putBundle(List.of(BundleEntry.object("ghost", Hash.sha256(new byte[3]), 3, 0, false))));
+            assertEquals(DepotException.Reason.NOT_FOUND, e.reason());
+            WritableDepot.Stored o = put(d, new byte[3]);
+            DepotException dup = assertThrows(DepotException.class, () -> d.putBundle(List.of(
+                    BundleEntry.object("a", o.hash(), 3, 0, false), BundleEntry.object("a", o.hash(), 3, 1, false))));
+            assertEquals(DepotException.Reason.INVALID, dup.reason());
+        }
+    }
+
+    @Test
+    void rootsAreComparedAndSetAtomically() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            Hash empty = d.putBundle(List.of()).hash();
+            WritableDepot.Stored o = put(d, new byte[] {1});
+            Hash one = d.putBundle(List.of(BundleEntry.object("one", o.hash(), 1, 0, false))).hash();
+            d.setRoot("main", null, empty);
+            assertEquals(empty, d.root("main").orElseThrow());
+            DepotException conflict = assertThrows(DepotException.class, () -> d.setRoot("main", one, one));
+            assertEquals(DepotException.Reason.CONFLICT, conflict.reason());
+            d.setRoot("main", empty, one);
+            assertEquals(one, d.roots().get("main"));
+            assertEquals(1, d.roots().size());
+            try (var files = Files.list(d.directory().resolve("refs"))) {
+                assertEquals(List.of("main"), files.map(p -> p.getFileName().toString()).toList());
+            }
+            assertThrows(DepotException.class, () -> d.setRoot("bad/name", null, one));
+            assertThrows(DepotException.class, () -> d.setRoot("other", null, Hash.sha256(new byte[9])));
+        }
+    }
+
+    @Test
+    void aDirectoryWithoutMarkerIsNotADepot() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("plain"));
+        Files.writeString(dir.resolve("something"), "x");
+        DepotException e = assertThrows(DepotException.class, () -> LocalDepot.open(dir));
+        assertEquals(DepotException.Reason.NOT_A_DEPOT, e.reason());
+        assertTrue(e.getMessage().contains("is not a depot"), e.getMessage());
+        assertThrows(DepotException.class, () -> LocalDepot.openOrCreate(dir));
+        DepotException missing = assertThrows(DepotException.class, () -> LocalDepot.open(tmp.resolve("missing")));
+        assertTrue(missing.getMessage().contains("no such directory"), missing.getMessage());
+        try (LocalDepot created = LocalDepot.openOrCreate(tmp.resolve("fresh"))) {
+            assertTrue(Files.isRegularFile(created.directory().resolve(LocalDepot.MARKER)));
+        }
+    }
+}

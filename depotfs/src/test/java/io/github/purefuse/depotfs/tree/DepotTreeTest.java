@@ -1,0 +1,89 @@
+package io.github.purefuse.depotfs.tree;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.MemoryDepot;
+import io.github.purefuse.depotfs.store.WritableDepot;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class DepotTreeTest {
+
+    private final MemoryDepot depot = new MemoryDepot();
+    private Hash docHash;
+
+    @BeforeEach
+    void tree() throws Exception {
+        WritableDepot.Stored readme = depot.putObject("readme".getBytes(StandardCharsets.UTF_8));
+        WritableDepot.Stored doc = depot.putBundle(List.of(BundleEntry.object("README", readme.hash(), 6, 1, false)));
+        docHash = doc.hash();
+        WritableDepot.Stored share = depot.putBundle(List.of(BundleEntry.bundle("doc", doc.hash(), doc.size(), 2),
+                BundleEntry.bundle("man", depot.putBundle(List.of()).hash(), depot.putBundle(List.of()).size(), 3)));
+        depot.setRoot("share", null, share.hash());
+    }
+
+    @Test
+    void linkAddsThePathRewritesAncestorsAndKeepsTheOldOnes() throws Exception {
+        Hash before = depot.root("share").orElseThrow();
+        Hash after = DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("share/man/doc-again"));
+        assertEquals(after, depot.root("share").orElseThrow());
+        DepotTree.Resolved r = DepotTree.resolve(depot, DepotPath.parse("share/man/doc-again/README"));
+        assertEquals(6, r.entry().size());
+        assertEquals(docHash, DepotTree.resolve(depot, DepotPath.parse("share/man/doc-again")).bundleHash().orElseThrow());
+        assertEquals(docHash, DepotTree.resolve(depot, DepotPath.parse("share/doc")).bundleHash().orElseThrow());
+        Bundle top = depot.bundle(after);
+        assertEquals(3, top.entry("man").orElseThrow().mtimeNs(), "mtimes are kept");
+        assertEquals(2 * 6, top.totalBytes(), "the linked bundle counts once per path");
+        assertTrue(depot.bundle(before).entry("doc").isPresent(), "the old tree is still intact");
+
+        DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("docs"));
+        assertEquals(docHash, depot.root("docs").orElseThrow());
+    }
+
+    @Test
+    void linkingABundleBelowItselfIsRefusedAsACycle() throws Exception {
+        Hash before = depot.root("share").orElseThrow();
+        for (String target : List.of("share/doc/again", "share/doc/x/y", "share/doc")) {
+            DepotException e = assertThrows(DepotException.class,
+                    () -> DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse(target)));
+            assertEquals(DepotException.Reason.INVALID, e.reason());
+        }
+        DepotException whole = assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share"), DepotPath.parse("share/man/all")));
+        assertTrue(whole.getMessage().contains("cycle"), whole.getMessage());
+        assertEquals(before, depot.root("share").orElseThrow(), "nothing changed");
+    }
+
+    @Test
+    void badLinkTargetsGiveClearErrors() throws Exception {
+        assertEquals("share/doc/README exists already", assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share/man"), DepotPath.parse("share/doc/README"))).getMessage());
+        assertEquals("share/doc/README is not a bundle", assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share/man"), DepotPath.parse("share/doc/README/x"))).getMessage());
+        assertEquals(DepotException.Reason.NOT_FOUND, assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share/nothing"), DepotPath.parse("share/x"))).reason());
+        assertEquals(DepotException.Reason.NOT_FOUND, assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("nope/x"))).reason());
+        assertThrows(DepotException.class, () -> DepotPath.parse("share/../etc"));
+        assertThrows(DepotException.class, () -> DepotPath.parse("/"));
+    }
+
+    @Test
+    void verifyFindsCorruptObjectsAndManifests() throws Exception {
+        assertTrue(Verifier.verify(depot, 2, n -> { }, n -> { }).problems().isEmpty());
+        Hash readme = DepotTree.resolve(depot, DepotPath.parse("share/doc/README")).entry().requireHash();
+        depot.corruptForTesting(readme, "README".getBytes(StandardCharsets.UTF_8));
+        Verifier.Report r = Verifier.verify(depot, 2, n -> { }, n -> { });
+        assertEquals(1, r.problems().size());
+        assertEquals("share/doc/README", r.problems().get(0).path());
+        assertTrue(r.problems().get(0).message().startsWith("corrupt object " + readme.shortHex()), r.problems().get(0).message());
+    }
+}
