@@ -1,6 +1,8 @@
 package io.github.purefuse.examples;
 
 import io.github.purefuse.examples.hello.HelloCommand;
+import io.github.purefuse.examples.mirror.MirrorCommand;
+import io.github.purefuse.examples.zip.ZipCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -15,7 +17,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "fuse-example", mixinStandardHelpOptions = true,
         description = "Mounts one of the purefuse example filesystems (read-only) until it is unmounted.",
-        subcommands = {HelloCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {HelloCommand.class, MirrorCommand.class, ZipCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private Main() {
     }

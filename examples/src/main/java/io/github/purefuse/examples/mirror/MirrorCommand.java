@@ -1,0 +1,75 @@
+package io.github.purefuse.examples.mirror;
+
+import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountOptions;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fuse-example mirror SOURCE_DIR MOUNTPOINT [--passthrough]}: mounts a {@link MirrorFileSystem} of
+ * {@code SOURCE_DIR} in the foreground until it is unmounted.
+ */
+@Command(name = "mirror", mixinStandardHelpOptions = true,
+        description = "Mounts a read-only mirror of a local directory.")
+public final class MirrorCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "SOURCE_DIR", description = "The directory to show.")
+    private Path source;
+
+    @Parameters(index = "1", paramLabel = "MOUNTPOINT", description = "An empty directory to mount on.")
+    private Path mountpoint;
+
+    @Option(names = "--passthrough",
+            description = "Let the kernel read regular files itself (FUSE passthrough: Linux 6.9+, root); "
+                    + "falls back to reads through this process when not available.")
+    private boolean passthrough;
+
+    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
+    private boolean stats;
+
+    /** Creates the command (picocli fills the fields). */
+    public MirrorCommand() {
+        spec = CommandSpec.create();
+        source = Path.of(".");
+        mountpoint = Path.of(".");
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (!Files.isDirectory(source)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Not a directory: " + source);
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        MirrorFileSystem fs = new MirrorFileSystem(source, passthrough);
+        MountOptions options = MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough).build();
+        FuseSession session;
+        try {
+            session = FuseSession.mount(mountpoint, fs, options);
+        } catch (MountException e) {
+            err.println("fuse-example: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        err.printf("Mounted a mirror of %s on %s%s. Unmount with: umount %s%n", source.toAbsolutePath(),
+                session.mountpoint(), fs.passthroughActive() ? " (FUSE passthrough)" : "", session.mountpoint());
+        err.flush();
+        session.awaitTermination();
+        session.close();
+        if (stats) {
+            err.println(session.stats());
+        }
+        err.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,70 @@
+/**
+ * {@code fuse-example mirror SOURCE_DIR MOUNTPOINT [--passthrough]}: a read-only view of a local directory,
+ * like libfuse's {@code passthrough} example without writes. {@link io.github.purefuse.examples.mirror.MirrorFileSystem}
+ * implements {@link io.github.purefuse.api.ReadOnlyFileSystem} directly, with the kit's building blocks, because a
+ * mirror wants two things the path adapter does not give: the source's own inode numbers, and a say in OPEN
+ * (for passthrough). It reads in six steps.
+ *
+ * <h2>1. Nodes: an inode table keyed by path</h2>
+ * An {@link io.github.purefuse.kit.inode.InodeTable} maps each path relative to the source ({@code ""} is the
+ * root) to the nodeid the kernel uses, and counts lookups: every LOOKUP reply and every READDIRPLUS entry
+ * is made with {@code inodes.entry(...)}, and {@code forget} hands FORGETs back to the table, which drops
+ * paths the kernel no longer caches. The table would show a hash of the path as {@code st_ino}; the mirror
+ * puts the source's {@code st_ino} back into the reply, so {@code ls -i}, {@code find -inum} and hard links
+ * look as they do in the source.
+ *
+ * <h2>2. Attributes: {@code lstat} through {@code Files.readAttributes}</h2>
+ * {@code Files.readAttributes(path, "unix:ino,mode,nlink,uid,gid,rdev,size,lastAccessTime,lastModifiedTime,ctime",
+ * NOFOLLOW_LINKS)} is one {@code lstat(2)}: type and permission bits, inode number, link count, owner, device
+ * number and the three times with nanoseconds go to the kernel as they are ({@code unix:*} would do too, but
+ * it also looks up the owner's and group's names, a cost per file). Only {@code st_blocks} is computed from
+ * the size: Java does not expose it, so {@code du} of a sparse file shows its apparent size. Names and
+ * attributes are cached by the kernel for one second: the source may change under the mount.
+ *
+ * <h2>3. Directories: a snapshot per OPENDIR</h2>
+ * OPENDIR lists the directory once, {@code lstat}s each child, and keeps the result as a
+ * {@link io.github.purefuse.kit.dir.DirectoryListing} under a new handle
+ * ({@link io.github.purefuse.kit.dir.DirectoryHandles}). READDIR and READDIRPLUS pages are filled from it with
+ * stable cookies, so {@code seekdir} and small {@code getdents} buffers work; each READDIRPLUS entry carries
+ * its attributes and counts as a lookup (the listing undoes the count of an entry that did not fit). Every
+ * type is listed as it is: files, directories, symbolic links, FIFOs, sockets and devices; the kernel
+ * handles opening the special files itself (the mount is {@code nodev}, so devices cannot be opened).
+ *
+ * <h2>4. Reads: positional reads into a leased buffer</h2>
+ * OPEN opens a {@link java.nio.channels.FileChannel} and remembers it under a new file handle; RELEASE
+ * closes it. READ leases a pooled direct buffer of the requested size from
+ * {@link io.github.purefuse.kit.buffer.BufferLeases}, fills it with {@code channel.read(buffer, offset)}
+ * ({@code pread(2)}, safe from many threads at once, so the kernel's parallel readahead is served in
+ * parallel), and returns it in {@code Data.leased}: the SDK writes it to {@code /dev/fuse} without a copy
+ * and closes the lease. The buffer is filled in a loop, because a short reply tells the kernel the file
+ * ends there. One Java trap: interrupting a thread inside a {@code FileChannel} read closes the channel
+ * for every thread, and the SDK interrupts a handler when the kernel sends FUSE_INTERRUPT; the open file
+ * therefore reopens its channel when that happened, and the interrupted read answers EINTR.
+ *
+ * <h2>5. Passthrough: let the kernel read</h2>
+ * With {@code --passthrough} the session is mounted with {@code MountOptions.passthrough(true)}, and
+ * {@code init} takes {@link io.github.purefuse.api.FuseConnection#passthrough()}. OPEN then registers the file
+ * as a backing file and answers with {@code FOPEN_PASSTHROUGH} and its backing id: the kernel reads the
+ * source file itself and no READ reaches this process (fuse-protocol.md §7.5, §4.8). The kernel allows one
+ * backing file per inode (a second one makes the open fail), so all opens of a path share one, closed at
+ * the last RELEASE; and {@code FOPEN_KEEP_CACHE} must not be set with it. Passthrough needs Linux 6.9+ and
+ * {@code CAP_SYS_ADMIN}; without them the mirror says so once and reads as in step 4.
+ *
+ * <h2>6. Extended attributes, statfs, and what is left out</h2>
+ * GETXATTR and LISTXATTR pass the {@code user.*} attributes of files and directories through
+ * {@link java.nio.file.attribute.UserDefinedFileAttributeView} (the SDK answers size probes and ERANGE); the
+ * other namespaces ({@code security.*}, {@code system.*}, {@code trusted.*}) have no Java API and read as
+ * absent (ENODATA). STATFS reports the source's file store. Left out, on purpose:
+ * <ul>
+ *   <li>LSEEK with {@code SEEK_DATA}/{@code SEEK_HOLE}: Java has no API for it (it is an {@code lseek(2)}
+ *       whence value), so the default ENOSYS stays, and the kernel then answers those seeks itself as for a
+ *       file without holes: data up to the end. Every byte reads right; only hole-aware copies
+ *       ({@code cp --sparse}) cannot skip holes by asking.</li>
+ *   <li>Names that are not valid UTF-8: Java decodes file names to strings, so such a name cannot be
+ *       looked up again.</li>
+ * </ul>
+ */
+@NullMarked
+package io.github.purefuse.examples.mirror;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,134 @@
+package io.github.purefuse.examples.zip;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Random access to a compressed entry, which can only be decompressed from its start: one decompressing
+ * stream kept at the last position read, and a window of the bytes it produced last.
+ *
+ * <h2>Strategy and cost</h2>
+ * <ul>
+ *   <li>A read at or after the stream's position decompresses forward to it: sequential reading costs
+ *       O(n) for the whole entry, and a forward jump costs the bytes skipped.</li>
+ *   <li>The last {@link #WINDOW} bytes produced stay in a ring buffer, so a read a little behind the
+ *       position is a copy. This matters because the kernel's readahead sends several READs of one file
+ *       at once and they reach us in any order.</li>
+ *   <li>A read further back restarts from the entry's start: O(offset).</li>
+ *   <li>An entry no larger than the window is kept whole once read: its ring is the entry, so it is
+ *       decompressed only once however it is read.</li>
+ * </ul>
+ * Memory: one ring of {@code min(entry size, WINDOW)} bytes, allocated at the first read, plus the
+ * decompressor's own state (about 40 KiB for deflate).
+ *
+ * <p>Thread-safe: reads of one entry take turns on a lock (a stream has only one position).
+ */
+final class InflatingReader {
+    /** Opens a new stream of an entry's decompressed bytes, from its start. */
+    @FunctionalInterface
+    interface Opener {
+        /**
+         * Opens the stream.
+         *
+         * @return the stream
+         * @throws IOException if the archive cannot be read
+         */
+        InputStream open() throws IOException;
+    }
+
+    /** The bytes kept behind the stream's position: 2 MiB, more than a readahead batch of READs. */
+    static final int WINDOW = 2 << 20;
+
+    private final Opener opener;
+    private final long size;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Byte {@code o} of the entry, for {@code o} in {@code [pos - min(pos, ring.length), pos)}, is at {@code ring[o % ring.length]}. */
+    private byte @Nullable [] ring;
+    private @Nullable InputStream in;
+    private long pos;
+    private long restarts;
+    private boolean opened;
+
+    /**
+     * A reader for one entry.
+     *
+     * @param opener opens a new stream of the entry's decompressed bytes, from its start
+     * @param size   the entry's decompressed size in bytes
+     */
+    InflatingReader(Opener opener, long size) {
+        this.opener = opener;
+        this.size = size;
+    }
+
+    /**
+     * Reads bytes of the entry.
+     *
+     * @param offset where to start, in bytes
+     * @param into   where to put them, from its position up to its limit (at most {@link #WINDOW} bytes
+     *               are put per call)
+     * @return the number of bytes put, or -1 at or after the end of the entry
+     * @throws IOException if the archive cannot be read, or the entry is shorter than its size says
+     */
+    int read(long offset, ByteBuffer into) throws IOException {
+        lock.lock();
+        try {
+            byte[] r = ring;
+            if (r == null) {
+                r = ring = new byte[(int) Math.max(1, Math.min(size, WINDOW))];
+            }
+            long end = Math.min(size, offset + Math.min(into.remaining(), r.length));
+            if (offset >= end) {
+                return offset >= size ? -1 : 0;
+            }
+            if (offset < pos - Math.min(pos, r.length) || (end > pos && in == null)) {
+                InputStream old = in;
+                in = null;
+                if (old != null) {
+                    old.close();
+                }
+                if (opened) {
+                    restarts++;
+                }
+                in = opener.open();
+                opened = true;
+                pos = 0;
+            }
+            // Decompress up to `end` into the ring; the bytes before `offset` (if any) are skipped over.
+            InputStream s = in;
+            while (pos < end && s != null) {
+                int at = (int) (pos % r.length);
+                int n = s.read(r, at, (int) Math.min(r.length - at, end - pos));
+                if (n < 0) {
+                    throw new EOFException("entry ends at " + pos + " of " + size + " bytes");
+                }
+                pos += n;
+            }
+            if (pos == size && s != null) {
+                s.close();     // free the decompressor early; reads within the ring need no stream
+                in = null;
+            }
+            int n = (int) (end - offset);
+            int at = (int) (offset % r.length);
+            int first = Math.min(n, r.length - at);
+            into.put(r, at, first);
+            into.put(r, 0, n - first);
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@return how many times the stream was restarted from the entry's start, for tests} */
+    long restarts() {
+        lock.lock();
+        try {
+            return restarts;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
