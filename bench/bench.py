@@ -257,22 +257,21 @@ class Server:
         if self.mnt:
             self.ctx.umount(self.mnt, self.proc)
         self.proc, self.mnt = None, None
+        # the --stats file is written when the server exits: keep what it said about this mount
+        self.last_stats = parse_stats(self.stats_file) if self.stats_file else {}
 
     def cpu(self):
         return proc_tree_cpu(self.proc.pid) if self.proc else None
 
-    def stats(self):
-        """dict from the server's --stats file, or {}"""
-        if not self.stats_file:
-            return {}
-        return parse_stats(self.stats_file)
+    last_stats = {}
 
     def alloc(self):
-        v = find_key(self.stats(), ("bytesAllocated", "bytes_allocated", "allocatedBytes"))
-        return float(v) if v is not None else None
+        """bytes allocated by the JVM so far, if the server can tell while running (none can yet)"""
+        return None
 
     def max_pages(self):
-        return find_key(self.stats(), ("maxPages", "max_pages"))
+        v = find_key(self.last_stats, ("maxPages", "max_pages"))
+        return str(v) if v is not None else None
 
     def _mountpoint(self, tag):
         d = tempfile.mkdtemp(prefix="%s." % tag, dir=os.path.join(self.ctx.work, "mnt"))
@@ -494,7 +493,7 @@ class Fixture:
             return
         self.depot = os.path.join(self.tmpfs, "depot")
         t0 = time.time()
-        cmd = os.environ.get("BENCH_DEPOT_IMPORT", "{exe} import --depot {depot} {src}")
+        cmd = os.environ.get("BENCH_DEPOT_IMPORT", "{exe} import -q --depot {depot} {src}")
         cmd = cmd.format(exe=exe, depot=self.depot, src=self.src)
         log("import: %s" % cmd)
         r = subprocess.run(cmd, shell=True, env=java_env("import"), capture_output=True, text=True)
@@ -503,7 +502,7 @@ class Fixture:
             self.depot = None
             return
         self.import_seconds = time.time() - t0
-        self.depot_root = os.environ.get("BENCH_DEPOT_ROOT", "")
+        self.depot_root = os.environ.get("BENCH_DEPOT_ROOT", os.path.basename(self.src))
         log("imported in %.1f s" % self.import_seconds)
 
 
@@ -545,8 +544,15 @@ def t_seq(path, readers):
     cold(PREFAULT_GB)
     t0 = time.perf_counter()
     ps = [dd(path, i * total_mib // readers, total_mib // readers) for i in range(readers)]
-    got = sum(dd_bytes(p) for p in ps)
+    got, errors = 0, []
+    for p in ps:  # wait for every dd, also when one fails, so that nothing keeps the mount busy
+        try:
+            got += dd_bytes(p)
+        except RuntimeError as e:
+            errors.append(str(e))
     dt = time.perf_counter() - t0
+    if errors:
+        raise RuntimeError("; ".join(errors))
     if got != SIZE_GB * GiB:
         raise RuntimeError("read %d bytes of %s, expected %d" % (got, path, SIZE_GB * GiB))
     return {"value": got / dt / 1e9, "seconds": dt, "bytes": got}
@@ -593,6 +599,14 @@ def measure(server, test):
     path = server.tree_path() if test in ("find", "lsR") else server.data_path()
     if path is None:
         return None
+    try:
+        return _measure(server, test, path)
+    except (RuntimeError, subprocess.CalledProcessError, OSError, ValueError) as e:
+        log("FAILED %s %s: %s" % (server.name, test, e))
+        return {"value": None, "error": str(e)[:300]}
+
+
+def _measure(server, test, path):
     cpu0, alloc0 = server.cpu(), server.alloc()
     if test == "seq1":
         r = t_seq(path, 1)
@@ -604,8 +618,6 @@ def measure(server, test):
         r = t_tree(path, ["find"], CTX.fx.tree_entries)
     else:
         r = t_tree(path, ["ls", "-lR"])
-    if server.stats_file:
-        time.sleep(float(os.environ.get("BENCH_STATS_WAIT", "0")))
     cpu1, alloc1 = server.cpu(), server.alloc()
     r["cpu"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     r["alloc"] = None if alloc0 is None or alloc1 is None else alloc1 - alloc0
@@ -618,6 +630,12 @@ def measure(server, test):
 def med(rs, key="value"):
     vs = [r[key] for r in rs if r and r.get(key) is not None]
     return statistics.median(vs) if vs else None
+
+
+def failed(rs):
+    """'FAIL' if any run of the cell failed (the error is in the raw runs), else ''"""
+    return " (FAIL %d/%d)" % (sum(1 for r in rs if r and r.get("error")), len(rs)) if any(
+        r and r.get("error") for r in rs) else ""
 
 
 def fmt(v, kind):
@@ -690,13 +708,22 @@ def main_table(results, servers):
                 LABEL.get(s.name, s.name), st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a"),
                 st.get("max_pages") or "n/a",
                 "%s / %s" % (st.get("max_bg"), st.get("cong")) if st.get("max_bg") else "n/a",
-                fmt(med(t.get("seq1", [])), "gbs"), fmt(med(t.get("seq4", [])), "gbs"),
-                fmt(med(t.get("rand", [])), "iops"), fmt(med(t.get("find", [])), "s"),
-                fmt(med(t.get("lsR", [])), "s"),
-                fmt(per_gib(t.get("seq1", []), "cpu"), "cpu"), fmt(per_gib(t.get("seq1", []), "alloc"), "bytes"),
+                fmt(med(t.get("seq1", [])), "gbs") + failed(t.get("seq1", [])),
+                fmt(med(t.get("seq4", [])), "gbs") + failed(t.get("seq4", [])),
+                fmt(med(t.get("rand", [])), "iops") + failed(t.get("rand", [])),
+                fmt(med(t.get("find", [])), "s") + failed(t.get("find", [])),
+                fmt(med(t.get("lsR", [])), "s") + failed(t.get("lsR", [])),
+                fmt(per_gib(t.get("seq1", []), "cpu"), "cpu"), fmt(alloc_per_gib(t.get("_alloc_seq1")), "bytes"),
                 fmt(per_gib(t.get("seq4", []), "cpu"), "cpu"),
-                fmt(med(t.get("find", []), "cpu"), "cpu"), fmt(med(t.get("find", []), "alloc"), "bytes")))
+                fmt(med(t.get("find", []), "cpu"), "cpu"), fmt((t.get("_alloc_find") or {}).get("alloc"), "bytes")))
     return "\n".join(lines)
+
+
+def alloc_per_gib(a):
+    """bytesAllocated per GiB of bytesRead, from a mount that served one cold sequential read"""
+    if not a or a.get("alloc") is None or not a.get("bytesRead"):
+        return None
+    return a["alloc"] / (a["bytesRead"] / GiB)
 
 
 def ratio(a, b):
@@ -723,6 +750,15 @@ def targets(results):
     for ra in RA_LIST:
         row("depotfs 4 readers >= 1.0 x 1 reader (ra %d)" % ra, ratio(m("depotfs", ra, "seq4"), m("depotfs", ra, "seq1")), 1.0)
     row("depotfs find over %d entries, cold <= 1.5 s" % TREE, m("depotfs", RA_LIST[0], "find"), 1.5, le=True, unit="s")
+    for ra in RA_LIST:
+        a = alloc_per_gib(results.get(("depotfs", ra), {}).get("_alloc_seq1"))
+        row("depotfs zero copy: JVM alloc <= 1 MiB per GiB served (ra %d)" % ra,
+            None if a is None else a / (1 << 20), 1.0, le=True, unit="MiB/GiB")
+    for ra in RA_LIST:
+        st = results.get(("depotfs-pt", ra), {}).get("_settings", {}).get("stats", {})
+        if st:
+            lines.append("| depotfs-pt ra %d: passthrough active | %s (%s passthrough opens) | |" % (
+                ra, find_key(st, ("passthroughActive",)), find_key(st, ("passthroughOpens",))))
     lines.append("")
     lines.append("Other ratios: " + "; ".join(
         "%s/%s ra %d = %s" % (a, b, ra, "%.2f" % r if r else "n/a")
@@ -736,7 +772,8 @@ def sweep_table(sweep):
     for name in SWEEP_SERVERS:
         if not any(k[0] == name for k in sweep):
             continue
-        lines.append("%s, one reader, cold, GB/s (median of %d) [CPU s/GiB]:\n" % (LABEL.get(name, name), RUNS))
+        lines.append("%s, one reader, cold, GB/s (median of %d) [server CPU s/GiB; JVM alloc per GiB over the mount]:\n"
+                     % (LABEL.get(name, name), RUNS))
         lines.append("| read_ahead_kb \\ max_background (cong = 3/4) | " + " | ".join(str(b) for b in SWEEP_BG) + " |")
         lines.append("|---|" + "---|" * len(SWEEP_BG))
         for ra in SWEEP_RA:
@@ -746,7 +783,9 @@ def sweep_table(sweep):
                 if not rs:
                     cells.append("n/a")
                     continue
-                cells.append("%s [%s]" % (fmt(med(rs), "gbs"), fmt(per_gib(rs, "cpu"), "cpu")))
+                a = rs[0].get("mount_alloc_per_gib")
+                cells.append("%s [%s%s]" % (fmt(med(rs), "gbs"), fmt(per_gib(rs, "cpu"), "cpu"),
+                                            "; %s/GiB" % fmt(a, "bytes") if a is not None else ""))
             lines.append("| %d | %s |" % (ra, " | ".join(cells)))
         lines.append("")
     return "\n".join(lines)
@@ -759,6 +798,7 @@ def raw_runs(results):
             if test.startswith("_"):
                 continue
             lines.append("%s ra=%d %s: %s" % (name, ra, test, ", ".join(
+                ("ERROR " + r["error"]) if r.get("error") else
                 ("%.3f" % r["value"] if r["value"] < 1000 else "%.0f" % r["value"]) for r in rs if r)))
     return "\n".join(lines)
 
@@ -848,10 +888,29 @@ def main():
                         r = measure(s, test)
                         results[(s.name, ra)].setdefault(test, []).append(r)
                         log("ra %d run %d %-12s %-5s %s" % (ra, rep + 1, s.name, test, {
-                            k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
+                            k: (round(v, 3) if isinstance(v, float) else v) for k, v in (r or {}).items()}))
             for s in servers:
-                results[(s.name, ra)]["_settings"]["max_pages"] = s.max_pages()
                 s.stop()
+                st = results[(s.name, ra)]["_settings"]
+                st["max_pages"] = st.get("max_pages") or s.max_pages()
+                if s.last_stats:
+                    st["stats"] = s.last_stats
+            # JVM allocation: depotfs --stats counts bytesAllocated from mount-ready to unmount, so each
+            # figure comes from a mount of its own that serves exactly one cold test
+            for s in servers:
+                if not s.stats_file:
+                    continue
+                for test in [t for t in ("seq1", "find") if t in TESTS]:
+                    if test == "find" and not s.has_tree:
+                        continue
+                    s.start(ra, MAX_BG, CONG)
+                    r = measure(s, test)
+                    s.stop()
+                    a = find_key(s.last_stats, ("bytesAllocated",))
+                    got = find_key(s.last_stats, ("bytesRead",))
+                    results[(s.name, ra)]["_alloc_" + test] = {"alloc": a, "bytesRead": got, "run": r}
+                    log("alloc pass %s ra %d %s: bytesAllocated %s bytesRead %s (%s)" % (
+                        s.name, ra, test, a, got, r.get("value")))
         sweep = {}
         if DO_SWEEP:
             for name in SWEEP_SERVERS:
@@ -865,9 +924,13 @@ def main():
                         if str(st.get("ra_kb")) != str(ra) or str(st.get("max_bg")) != str(bg):
                             log("WARNING: %s asked ra %d bg %d, kernel has %s" % (name, ra, bg, st))
                         rs = [measure(s, "seq1") for _ in range(RUNS)]
-                        sweep[(name, ra, bg)] = rs
-                        log("sweep %s ra %d bg %d: %s" % (name, ra, bg, ["%.2f" % r["value"] for r in rs]))
                         s.stop()
+                        a = find_key(s.last_stats, ("bytesAllocated",))
+                        got = find_key(s.last_stats, ("bytesRead",))
+                        if a is not None and got:
+                            rs[0]["mount_alloc_per_gib"] = a / (got / GiB)
+                        sweep[(name, ra, bg)] = rs
+                        log("sweep %s ra %d bg %d: %s" % (name, ra, bg, [r["value"] for r in rs]))
         mach = machine()
         elapsed = time.time() - t_start
         section = ["## Run %s\n" % mach["date"]]
@@ -891,7 +954,8 @@ def main():
             with open(jmh) as f:
                 section.append("### JMH (`bench/jmh.sh`, -prof gc; ns/op, bytes allocated per op)\n\n" + f.read())
         section.append("<details><summary>raw runs</summary>\n\n```\n" + raw_runs(results) + "\n" + "\n".join(
-            "sweep %s ra=%d bg=%d: %s" % (k[0], k[1], k[2], ", ".join("%.3f" % r["value"] for r in v))
+            "sweep %s ra=%d bg=%d: %s" % (k[0], k[1], k[2], ", ".join(
+                "%.3f" % r["value"] if r.get("value") is not None else "ERROR" for r in v))
             for k, v in sorted(sweep.items())) + "\n```\n</details>\n")
         text = "\n".join(section)
         print(text)
