@@ -53,6 +53,6 @@ trap 'exit 130' INT TERM
 # JMH first (CPU only, ~3 min); bench.py puts its table into the RESULTS.md section.
 if [ "${BENCH_JMH:-1}" != 0 ]; then
   BENCH_JMH_MD="$BENCH_WORK/jmh.md" BENCH_BUILD=0 "$ROOT/bench/jmh.sh" "${BENCH_JMH_FILTER:-io.github.purefuse.bench}" \
-    ${BENCH_JMH_ARGS:-} >/dev/null || echo "bench/run.sh: JMH failed; continuing without it" >&2
+    ${BENCH_JMH_ARGS:--wi 1 -w 1s -i 3 -r 1s -f 1} >/dev/null || echo "bench/run.sh: JMH failed; continuing without it" >&2
 fi
 python3 "$ROOT/bench/bench.py" "$@"
