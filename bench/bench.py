@@ -50,7 +50,7 @@ RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS
 RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 4)  # fio runtime per random-read run
 PREFAULT_GB = env_int("BENCH_PREFAULT_GB", 5)
 RA_LIST = [int(x) for x in env_list("BENCH_RA", ["128", "1024"])]
-MAX_BG = env_int("BENCH_MAX_BG", 12)             # main table: max_background for every FUSE server
+MAX_BG = env_int("BENCH_MAX_BG", 64)             # main table: max_background for every FUSE server (MountOptions default)
 CONG = env_int("BENCH_CONG", MAX_BG * 3 // 4)    # ... and congestion_threshold
 RAW_THREADS = env_int("BENCH_RAW_THREADS", 2)
 SERVERS = env_list("BENCH_SERVERS", ["tmpfs", "rawfuse-zero", "rawfuse-f", "hello", "depotfs", "depotfs-pt"])
@@ -58,6 +58,9 @@ TESTS = env_list("BENCH_TESTS", ["seq1", "seq4", "rand", "find", "lsR"])
 SWEEP_RA = [int(x) for x in env_list("BENCH_SWEEP_RA", ["128", "512", "1024", "4096"])]
 SWEEP_BG = [int(x) for x in env_list("BENCH_SWEEP_BG", ["12", "32", "64"])]
 SWEEP_SERVERS = env_list("BENCH_SWEEP_SERVERS", ["depotfs", "rawfuse-f"])
+# rawfuse -f is swept on a smaller grid (a reference for the kernel's side of the trade-off)
+SWEEP_RAW_RA = [int(x) for x in env_list("BENCH_SWEEP_RAW_RA", ["128", "1024"])]
+SWEEP_RAW_BG = [int(x) for x in env_list("BENCH_SWEEP_RAW_BG", ["12", "64"])]
 # Read-path experiments: depotfs with extra JVM options, one reader, cold, beside depotfs and rawfuse -f.
 # NAME=OPTS;NAME=OPTS  (empty: skip)
 VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_VARIANTS", ";".join([
@@ -818,6 +821,8 @@ def sweep_table(sweep):
         lines.append("| read_ahead_kb \\ max_background (cong = 3/4) | " + " | ".join(str(b) for b in SWEEP_BG) + " |")
         lines.append("|---|" + "---|" * len(SWEEP_BG))
         for ra in SWEEP_RA:
+            if not any((name, ra, bg) in sweep for bg in SWEEP_BG):
+                continue
             cells = []
             for bg in SWEEP_BG:
                 rs = sweep.get((name, ra, bg))
@@ -989,8 +994,9 @@ def main():
                 s = all_servers[name]
                 if not s.available():
                     continue
-                for bg in SWEEP_BG:
-                    for ra in SWEEP_RA:
+                raw = name.startswith("rawfuse")
+                for bg in (SWEEP_RAW_BG if raw else SWEEP_BG):
+                    for ra in (SWEEP_RAW_RA if raw else SWEEP_RA):
                         s.start(ra, bg, bg * 3 // 4)
                         st = s.settings()
                         if str(st.get("ra_kb")) != str(ra) or str(st.get("max_bg")) != str(bg):
