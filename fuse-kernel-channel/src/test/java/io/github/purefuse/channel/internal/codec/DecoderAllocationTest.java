@@ -1,0 +1,69 @@
+package io.github.purefuse.channel.internal.codec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.api.request.Setxattr;
+import io.github.purefuse.api.request.Write;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Decoding a WRITE or SETXATTR does not copy its payload: the bytes allocated per decode do not grow
+ * with the payload (1 MiB of WRITE data, 64 KiB of xattr value). Measured with the JVM's per-thread
+ * allocation counter (HotSpot's {@code com.sun.management.ThreadMXBean}).
+ */
+class DecoderAllocationTest {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    static long allocatedBy(Runnable r) {
+        long id = Thread.currentThread().threadId();
+        long before = THREADS.getThreadAllocatedBytes(id);
+        r.run();
+        return THREADS.getThreadAllocatedBytes(id) - before;
+    }
+
+    static long perDecode(RequestDecoder d, ByteBuffer frame) {
+        Runnable once = () -> {
+            try {
+                for (int i = 0; i < 100; i++) {
+                    d.decode(frame);
+                }
+            } catch (ProtocolException e) {
+                throw new AssertionError(e);
+            }
+        };
+        for (int i = 0; i < 50; i++) {
+            once.run(); // let the JIT settle
+        }
+        return allocatedBy(once) / 100;
+    }
+
+    @Test
+    void writeDataIsNotCopied() throws ProtocolException {
+        int size = 1 << 20;
+        byte[] body = new Bytes().u64(7).u64(0).u32(size).u32(0).u64(0).u32(0x8001).u32(0).zeros(size).bytes();
+        ByteBuffer frame = ByteBuffer.allocateDirect(40 + body.length);
+        frame.put(Bytes.request(16, 2, 2, body)).flip();
+        RequestDecoder d = new RequestDecoder();
+        FuseRequest r = d.decode(frame);
+        assertEquals(size, assertInstanceOf(Write.class, r).size());
+        long bytes = perDecode(d, frame);
+        assertTrue(bytes < 1024, "a 1 MiB WRITE decodes with " + bytes + " bytes allocated");
+    }
+
+    @Test
+    void setxattrValueIsNotCopied() throws ProtocolException {
+        int size = 65536;
+        byte[] body = new Bytes().u32(size).u32(0).cstr("user.big").zeros(size).bytes();
+        ByteBuffer frame = ByteBuffer.wrap(Bytes.request(21, 2, 2, body));
+        RequestDecoder d = new RequestDecoder();
+        assertEquals(size, assertInstanceOf(Setxattr.class, d.decode(frame)).size());
+        long bytes = perDecode(d, frame);
+        assertTrue(bytes < 1024, "a 64 KiB SETXATTR decodes with " + bytes + " bytes allocated");
+    }
+}
