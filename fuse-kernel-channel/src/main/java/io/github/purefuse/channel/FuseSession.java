@@ -141,6 +141,7 @@ public final class FuseSession implements AutoCloseable {
                 session.shutdownHook = null;
             }
         }
+        engine.onFatal(session::close);
         engine.termination().whenComplete((v, t) -> session.terminated());
         LOG.log(Level.DEBUG, "mounted {0} ({1}), {2} reader(s)", mp, deviceId, engine.readers());
         return session;

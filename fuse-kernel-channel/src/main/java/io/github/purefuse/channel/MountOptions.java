@@ -32,7 +32,8 @@ import java.util.Objects;
  * @param readerThreads       reader threads, one {@code /dev/fuse} descriptor each; at least 1.
  *                            Default: the number of processors, at least 2
  * @param maxInFlight         the most handler calls running at once; at least 1. When reached, readers
- *                            stop reading until one finishes (backpressure). Default 256
+ *                            stop reading until one finishes (backpressure), so an INTERRUPT for a
+ *                            running handler waits too. Default 256
  * @param maxReadahead        INIT {@code max_readahead} in bytes; can only lower the kernel's offer
  *                            (usually 131072); 0 to accept the offer (the default)
  * @param readaheadKb         when running as root, written to

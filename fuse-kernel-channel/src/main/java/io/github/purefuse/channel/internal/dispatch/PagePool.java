@@ -2,6 +2,8 @@ package io.github.purefuse.channel.internal.dispatch;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class PagePool {
     private static final int MIN_SHIFT = 12;
 
-    private final ConcurrentLinkedQueue<ByteBuffer>[] classes;
+    private final List<ConcurrentLinkedQueue<ByteBuffer>> classes;
     private final AtomicInteger[] idle;
     private final int perClass;
 
@@ -23,13 +25,12 @@ public final class PagePool {
      * @param maxSize  the largest page in bytes
      * @param perClass idle buffers kept per size class
      */
-    @SuppressWarnings("unchecked")
     public PagePool(int maxSize, int perClass) {
         int n = shift(Math.max(maxSize, 1 << MIN_SHIFT)) - MIN_SHIFT + 1;
-        classes = new ConcurrentLinkedQueue[n];
+        classes = new ArrayList<>(n);
         idle = new AtomicInteger[n];
         for (int i = 0; i < n; i++) {
-            classes[i] = new ConcurrentLinkedQueue<>();
+            classes.add(new ConcurrentLinkedQueue<>());
             idle[i] = new AtomicInteger();
         }
         this.perClass = perClass;
@@ -48,8 +49,8 @@ public final class PagePool {
      */
     public ByteBuffer take(int size) {
         int c = shift(size) - MIN_SHIFT;
-        if (c < classes.length) {
-            ByteBuffer b = classes[c].poll();
+        if (c < classes.size()) {
+            ByteBuffer b = classes.get(c).poll();
             if (b != null) {
                 idle[c].decrementAndGet();
                 return b.clear();
@@ -70,9 +71,9 @@ public final class PagePool {
             return;
         }
         int c = Integer.numberOfTrailingZeros(cap) - MIN_SHIFT;
-        if (c >= 0 && c < classes.length && idle[c].incrementAndGet() <= perClass) {
-            classes[c].offer(b);
-        } else if (c >= 0 && c < classes.length) {
+        if (c >= 0 && c < classes.size() && idle[c].incrementAndGet() <= perClass) {
+            classes.get(c).offer(b);
+        } else if (c >= 0 && c < classes.size()) {
             idle[c].decrementAndGet();
         }
     }

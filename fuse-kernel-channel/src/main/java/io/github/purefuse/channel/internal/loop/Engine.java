@@ -73,6 +73,7 @@ public final class Engine {
     private final AtomicInteger liveReaders = new AtomicInteger();
     private volatile boolean ending;
     private volatile @Nullable Throwable failure;
+    private volatile @Nullable Runnable onFatal;
     private @Nullable Dispatcher dispatcher;
     private @Nullable Negotiated negotiated;
 
@@ -245,9 +246,27 @@ public final class Engine {
         return ending;
     }
 
+    /**
+     * Sets what to do when a reader fails with an unexpected error: the session should end (the
+     * public session unmounts). Runs on a new thread, once.
+     *
+     * @param action the action
+     */
+    public void onFatal(Runnable action) {
+        onFatal = action;
+    }
+
     void failed(Throwable t) {
-        if (failure == null) {
-            failure = t;
+        boolean first;
+        synchronized (this) {
+            first = failure == null;
+            if (first) {
+                failure = t;
+            }
+        }
+        Runnable r = onFatal;
+        if (first && r != null && !ending) {
+            Thread.ofPlatform().daemon(true).name("purefuse-fatal").start(r);
         }
     }
 

@@ -1,0 +1,41 @@
+package io.github.purefuse.channel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class MountOptionsTest {
+    @Test
+    void defaultsSuitAReadOnlyServer() {
+        MountOptions o = MountOptions.defaults();
+        assertEquals("purefuse", o.fsname());
+        assertTrue(o.defaultPermissions());
+        assertTrue(o.readerThreads() >= 2);
+        assertEquals(256, o.maxInFlight());
+        assertEquals(MountOptions.kernelMaxPagesLimit(), o.maxPages());
+        assertTrue(o.installShutdownHook());
+        assertEquals(o, o.toBuilder().build());
+    }
+
+    @Test
+    void theMaxPagesLimitIsReadInOneRead() throws Exception {
+        // A sysctl file yields nothing at a non-zero offset; reading it byte by byte would give "2" for 256.
+        String raw = new String(java.nio.file.Files.newInputStream(
+                java.nio.file.Path.of("/proc/sys/fs/fuse/max_pages_limit")).readNBytes(32)).strip();
+        assertEquals(Integer.parseInt(raw), MountOptions.kernelMaxPagesLimit());
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheirName() {
+        var e = assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().fsname("a,b").build());
+        assertTrue(e.getMessage().contains("fsname"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().subtype("x y").build());
+        assertTrue(e.getMessage().contains("subtype"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().readerThreads(0).build());
+        assertTrue(e.getMessage().contains("readerThreads"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().maxPages(70000).build());
+        assertTrue(e.getMessage().contains("maxPages"), e.getMessage());
+    }
+}
