@@ -51,7 +51,7 @@ public final class DirectoryListing {
 
     private DirectoryListing(Builder b) {
         this.entries = b.entries.toArray(new DirEntry[0]);
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"})
         Supplier<@Nullable Entry>[] l = b.hasLookups ? b.lookups.toArray(new Supplier[0]) : null;
         this.lookups = l;
         this.dots = b.dots;

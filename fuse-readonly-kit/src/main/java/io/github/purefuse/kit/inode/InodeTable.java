@@ -92,7 +92,7 @@ public final class InodeTable<K> {
     private final ConcurrentHashMap<K, Long> probedInos = new ConcurrentHashMap<>();
     private final Object probeLock = new Object();
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private InodeTable(Builder<K> b) {
         this.rootKey = b.rootKey;
         this.keyEncoder = b.keyEncoder;

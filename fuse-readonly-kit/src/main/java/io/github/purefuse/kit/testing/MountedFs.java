@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /** A mounted filesystem under test; closing it unmounts it. */
+@SuppressWarnings("try") // close() may throw any exception, InterruptedException included
 public interface MountedFs extends AutoCloseable {
 
     /** {@return where the filesystem is mounted} */

@@ -8,7 +8,8 @@ import java.nio.file.Path;
  *
  * {@snippet :
  * Mounter mounter = mountpoint -> {
- *     FuseSession session = FuseSession.builder(new PathAdapter...).mount(mountpoint);
+ *     ReadOnlyFileSystem fs = PathAdapter.builder(new Hello()).immutable().build();   // a fresh one per mount
+ *     FuseSession session = FuseSession.mount(mountpoint, fs, MountOptions.defaults());
  *     return MountedFs.of(mountpoint, session);           // closing it unmounts
  * };
  * }

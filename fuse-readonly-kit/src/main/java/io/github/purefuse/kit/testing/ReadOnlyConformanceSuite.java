@@ -38,8 +38,8 @@ import org.junit.jupiter.api.TestInstance;
  * {@snippet :
  * class HelloConformanceIT extends ReadOnlyConformanceSuite {
  *     protected Mounter mounter() {
- *         return mountpoint -> MountedFs.of(mountpoint,
- *                 FuseSession.builder(PathAdapter.builder(new Hello()).build()).mount(mountpoint));
+ *         return mountpoint -> MountedFs.of(mountpoint, FuseSession.mount(mountpoint,
+ *                 PathAdapter.builder(new Hello()).immutable().build(), MountOptions.defaults()));
  *     }
  *     protected ExpectedTree expectedTree() {
  *         return ExpectedTree.builder().file("hello.txt", "Hello, world!\n".getBytes(UTF_8)).build();
@@ -50,9 +50,9 @@ import org.junit.jupiter.api.TestInstance;
  * <h2>Lifecycle</h2>
  * One mount serves the whole class: it is made under a new temporary directory before the first check
  * and closed after the last, and the suite then fails if the mountpoint is still in {@code /proc/mounts}
- * (after detaching it with {@code umount -l}, so that no mount is left behind). With the environment
- * variable {@code CI=true} a mount failure fails the class; so it does without it (a conformance test
- * that cannot mount has nothing to say).
+ * (after detaching it with {@code umount -l}, so that no mount is left behind). A mount failure fails
+ * the class. To skip instead where FUSE is unavailable, let the {@link Mounter} abort with JUnit's
+ * {@code Assumptions.abort} (and keep failing when the environment has {@code CI=true}).
  *
  * <h2>Checks</h2>
  * <ul>
