@@ -71,7 +71,9 @@ public final class DepotfsCli implements Callable<Integer> {
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
-            System.setProperty("java.util.logging.SimpleFormatter.format", "depotfs: %4$s: %5$s%6$s%n");
+            // One line per log record; the stack trace only with DEPOTFS_DEBUG set.
+            System.setProperty("java.util.logging.SimpleFormatter.format",
+                    System.getenv("DEPOTFS_DEBUG") != null ? "depotfs: %4$s: %5$s%6$s%n" : "depotfs: %4$s: %5$s%n");
         }
         CommandLine cl = new CommandLine(new DepotfsCli());
         cl.setOut(new PrintWriter(out, true));

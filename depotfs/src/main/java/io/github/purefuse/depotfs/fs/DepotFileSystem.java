@@ -43,9 +43,12 @@ import org.jspecify.annotations.Nullable;
  * <h2>Errors</h2>
  * A store error (missing or corrupt manifest or object) is an {@link IOException}, which the
  * {@link io.github.purefuse.kit.path.PathAdapter} answers with EIO and a log line; the mount stays up.
+ * A directory whose manifest is broken still appears in its parent's listing (with {@code st_nlink}
+ * 2); listing or entering it fails with EIO.
  */
 public final class DepotFileSystem implements PathFileSystem {
 
+    private static final System.Logger LOG = System.getLogger(DepotFileSystem.class.getName());
     private static final int MAX_CACHED_NODES = 262_144;
     private static final int BLKSIZE = 128 * 1024;
 
@@ -158,9 +161,9 @@ public final class DepotFileSystem implements PathFileSystem {
             if (h == null) {
                 return null;
             }
-            node = new Node(EntryKind.BUNDLE, h, null, depot.bundle(h).manifestSize(), snapshotNs, false);
+            node = new Node(EntryKind.BUNDLE, h, null, load(h).manifestSize(), snapshotNs, false);
         } else {
-            Optional<BundleEntry> e = depot.stat(parent.hash(), path.name());
+            Optional<BundleEntry> e = load(parent.hash()).entry(path.name());
             if (e.isEmpty()) {
                 return null;
             }
@@ -168,6 +171,16 @@ public final class DepotFileSystem implements PathFileSystem {
         }
         remember(path, node);
         return node;
+    }
+
+    /** Loads a manifest; a store error is logged in one line (the caller's request then fails with EIO). */
+    private Bundle load(Hash bundle) throws IOException {
+        try {
+            return depot.bundle(bundle);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> "store error: " + e.getMessage());
+            throw e;
+        }
     }
 
     private void remember(FsPath path, Node node) {
@@ -197,7 +210,7 @@ public final class DepotFileSystem implements PathFileSystem {
             }
             return out;
         }
-        Bundle b = depot.bundle(node.hash());
+        Bundle b = load(node.hash());
         List<PathEntry> out = new ArrayList<>(b.entries().size());
         for (BundleEntry e : b.entries()) {
             Node n = Node.of(e);
@@ -228,12 +241,24 @@ public final class DepotFileSystem implements PathFileSystem {
             case SYMLINK -> Attr.builder(FileType.SYMLINK).permissions(0777).size(n.size()).times(t).uid(uid).gid(gid)
                     .build();
             case BUNDLE -> {
-                int subdirs = n.hash() == null ? java.util.Objects.requireNonNull(roots).size()
-                        : depot.bundle(n.hash()).bundleCount();
+                int subdirs = n.hash() == null ? java.util.Objects.requireNonNull(roots).size() : subdirectories(n.hash());
                 yield Attr.builder(FileType.DIRECTORY).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
                         .nlink(2 + subdirs).blksize(BLKSIZE).build();
             }
         };
+    }
+
+    /**
+     * Counts a bundle's subdirectories for {@code st_nlink}. A manifest that cannot be loaded counts 0
+     * here, so that only requests for that directory itself fail (with EIO), not its parent's listing.
+     */
+    private int subdirectories(Hash bundle) {
+        try {
+            return depot.bundle(bundle).bundleCount();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> "bundle " + bundle.shortHex() + ": " + e.getMessage());
+            return 0;
+        }
     }
 
     @Override

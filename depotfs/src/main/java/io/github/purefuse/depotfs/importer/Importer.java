@@ -387,8 +387,10 @@ public final class Importer {
             while ((e = in.getNextEntry()) != null) {
                 addTarEntry(root, e, in);
             }
-        } catch (IllegalArgumentException e) {
-            throw new DepotException(DepotException.Reason.INVALID, "cannot read the tar archive " + tar + ": " + e.getMessage(), e);
+        } catch (DepotException e) {
+            throw e;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": " + e.getMessage(), e);
         } finally {
             progress.end();
         }

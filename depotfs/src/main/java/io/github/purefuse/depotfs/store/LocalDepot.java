@@ -14,6 +14,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -87,15 +88,26 @@ public final class LocalDepot implements WritableDepot {
      */
     public static LocalDepot open(Path dir) throws IOException {
         Path abs = dir.toAbsolutePath().normalize();
-        if (!Files.exists(abs)) {
-            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "no depot at " + dir + ": no such directory");
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(abs, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "no depot at " + dir + ": no such directory", e);
+        } catch (AccessDeniedException e) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot read " + dir + ": permission denied", e);
         }
-        if (!Files.isDirectory(abs)) {
+        if (!attrs.isDirectory()) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "no depot at " + dir + ": not a directory");
         }
         Path marker = abs.resolve(MARKER);
-        if (!Files.isRegularFile(marker)) {
+        try {
+            if (!Files.readAttributes(marker, BasicFileAttributes.class).isRegularFile()) {
+                throw new NoSuchFileException(marker.toString());
+            }
+        } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, dir + " is not a depot (it has no " + MARKER + ")");
+        } catch (AccessDeniedException e) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot read " + dir + ": permission denied", e);
         }
         String content;
         try {

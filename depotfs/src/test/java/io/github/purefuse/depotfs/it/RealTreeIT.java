@@ -129,9 +129,39 @@ class RealTreeIT {
         return out;
     }
 
+    /**
+     * Hard-link snapshots of the sources (cp -al), so that packages installed while the test runs do not
+     * change the tree between import and diff; the source itself if that is impossible (another
+     * filesystem).
+     */
+    private List<Source> snapshots(List<Source> sources) throws Exception {
+        List<Source> out = new ArrayList<>();
+        Path snaps = Files.createDirectories(tmp.resolve("snapshots"));
+        for (Source s : sources) {
+            Path copy = snaps.resolve(s.root());
+            Shell.Result r = Shell.run(tmp, "cp", "-al", s.dir().toString(), copy.toString());
+            if (r.exit() == 0) {
+                out.add(new Source(s.root(), copy, s.files(), s.bytes()));
+            } else {
+                Shell.run(tmp, "rm", "-rf", copy.toString());
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
     @Test
     void realTreesImportMountAndDiffIdentical() throws Exception {
-        List<Source> sources = pickSources();
+        try {
+            importMountAndDiff(snapshots(pickSources()));
+        } finally {
+            // rm -rf removes the hard links themselves (never touching the originals' modes, as a generic
+            // cleanup that makes files writable might).
+            Shell.run(tmp, "rm", "-rf", tmp.resolve("snapshots").toString());
+        }
+    }
+
+    private void importMountAndDiff(List<Source> sources) throws Exception {
         Path depotDir = tmp.resolve("depot");
         Map<String, Hash> roots = new LinkedHashMap<>();
         long files = 0;

@@ -1,0 +1,241 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.purefuse.depotfs.cli.DepotfsCli;
+import io.github.purefuse.depotfs.fs.DepotFileSystem;
+import io.github.purefuse.depotfs.fs.DepotMount;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The command line against a real kernel: mount and its ready line, signals, --stats, unmount, errors. */
+class CliIT {
+
+    private Path work;
+    private Path depotDir;
+    private Path source;
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Path> mountpoints = new ArrayList<>();
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    @BeforeEach
+    void depot() throws Exception {
+        work = Files.createTempDirectory("depotfs-cli-");
+        source = Files.createDirectories(work.resolve("src"));
+        Files.createDirectories(source.resolve("sub"));
+        Files.writeString(source.resolve("hello.txt"), "hello from the depot\n");
+        byte[] big = new byte[3 << 20];
+        new java.util.Random(7).nextBytes(big);
+        Files.write(source.resolve("sub/big.bin"), big);
+        depotDir = work.resolve("depot");
+        Run r = cli("import", source.toString(), "--depot", depotDir.toString(), "--root", "main");
+        assertEquals(0, r.exit(), r.err());
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Process p : processes) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        for (Path mp : mountpoints) {
+            if (TestMount.isMounted(mp)) {
+                TestMount.lazyUnmount(mp);
+            }
+        }
+        Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+    }
+
+    private static Run cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = DepotfsCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private Path newMountpoint(String name) throws IOException {
+        Path mp = Files.createDirectories(work.resolve(name));
+        mountpoints.add(mp);
+        return mp;
+    }
+
+    /** Starts {@code depotfs mount} in its own JVM and waits for its ready line. */
+    private Process startMount(Path mp, String... extra) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "mount", "--depot", depotDir.toString(), mp.toString()));
+        if (Runtime.version().feature() >= 23) {
+            cmd.add(1, "--sun-misc-unsafe-memory-access=allow");
+        }
+        cmd.addAll(List.of(extra));
+        Process p = new ProcessBuilder(cmd).redirectError(work.resolve("mount-" + mp.getFileName() + ".err").toFile()).start();
+        processes.add(p);
+        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String ready = lines.readLine();
+        assertTrue(ready != null && ready.startsWith("depotfs: mounted ") && ready.contains(" at " + mp),
+                "ready line: " + ready + "; stderr: " + Files.readString(work.resolve("mount-" + mp.getFileName() + ".err")));
+        assertTrue(TestMount.isMounted(mp));
+        return p;
+    }
+
+    @Test
+    void mountServesUntilSigtermThenUnmountsAndWritesStats() throws Exception {
+        Path mp = newMountpoint("mnt");
+        Path stats = work.resolve("stats.json");
+        Process p = startMount(mp, "--stats", stats.toString(), "--max-background", "32", "--congestion-threshold", "24");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("main/hello.txt")));
+        assertEquals(Files.mismatch(source.resolve("sub/big.bin"), mp.resolve("main/sub/big.bin")), -1L);
+        p.destroy(); // SIGTERM
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the mount process ends on SIGTERM");
+        assertFalse(TestMount.isMounted(mp), "unmounted on SIGTERM");
+        JsonNode json = new ObjectMapper().readTree(stats.toFile());
+        assertTrue(json.get("bytesRead").asLong() >= (3 << 20) + 21, json.toString());
+        assertTrue(json.get("bytesAllocated").asLong() > 0, json.toString());
+        assertTrue(json.get("requests").get("FUSE_READ").asLong() > 0, json.toString());
+        assertTrue(json.get("requests").get("FUSE_LOOKUP").asLong() > 0, json.toString());
+        assertEquals(32, json.get("negotiated").get("maxBackground").asInt());
+        assertEquals(24, json.get("negotiated").get("congestionThreshold").asInt());
+        assertEquals(45, json.get("negotiated").get("minor").asInt());
+    }
+
+    @Test
+    void unmountClearsAMountWhoseServerDied() throws Exception {
+        Path mp = newMountpoint("dead");
+        Process p = startMount(mp, "--root", "main");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        p.destroyForcibly(); // SIGKILL: no chance to unmount
+        p.waitFor(30, TimeUnit.SECONDS);
+        assertTrue(TestMount.isMounted(mp), "a killed server leaves its mount behind");
+        Shell.Result stat = Shell.run(work, "stat", mp.toString());
+        assertTrue(stat.err().contains("Transport endpoint is not connected"), stat.err());
+        Run r = cli("unmount", mp.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(TestMount.isMounted(mp));
+        Run again = cli("unmount", mp.toString());
+        assertEquals(1, again.exit());
+        assertEquals("depotfs: " + mp.toRealPath() + " is not mounted\n", again.err());
+    }
+
+    @Test
+    void passthroughServesTheSameBytesWithoutReadRequests() throws Exception {
+        Path mp = newMountpoint("pt");
+        Path stats = work.resolve("pt-stats.json");
+        Process p = startMount(mp, "--root", "main", "--passthrough", "--stats", stats.toString());
+        assertEquals(-1L, Files.mismatch(source.resolve("sub/big.bin"), mp.resolve("sub/big.bin")));
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        p.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        JsonNode json = new ObjectMapper().readTree(stats.toFile());
+        assertTrue(json.get("settings").get("passthroughActive").asBoolean(), json.toString());
+        assertTrue(json.get("settings").get("passthroughOpens").asLong() >= 2, json.toString());
+        assertEquals(0, json.get("requests").path("FUSE_READ").asLong(), "the kernel read the files itself: " + json);
+    }
+
+    @Test
+    void badInputGivesOneLineAndANonZeroExit() throws Exception {
+        Path notADir = Files.writeString(work.resolve("file"), "x");
+        Path plain = Files.createDirectories(work.resolve("plain"));
+        Files.writeString(plain.resolve("something"), "x");
+        String missing = work.resolve("missing").toString();
+        Path mp = newMountpoint("busy");
+
+        expectError(cli("ls", "--depot", missing), "depotfs: no depot at " + missing + ": no such directory");
+        expectError(cli("ls", "--depot", plain.toString()), "depotfs: " + plain + " is not a depot (it has no depotfs-depot.json)");
+        expectError(cli("import", source.toString(), "--depot", plain.toString(), "--root", "x"),
+                "depotfs: " + plain + " is not a depot (it has no depotfs-depot.json) and is not empty");
+        expectError(cli("import", missing, "--depot", depotDir.toString(), "--root", "x"),
+                "depotfs: cannot import " + missing + ": no such file or directory");
+        expectError(cli("mount", "--depot", depotDir.toString(), missing), "depotfs: Cannot mount on " + missing + ": no such directory");
+        expectError(cli("mount", "--depot", depotDir.toString(), notADir.toString()), "depotfs: Cannot mount on " + notADir + ": not a directory");
+        expectError(cli("mount", "--depot", depotDir.toString(), mp.toString(), "--root", "nope"),
+                "depotfs: no root named 'nope' in " + depotDir);
+        expectError(cli("link", "--depot", depotDir.toString(), "main/sub", "main/sub/again"),
+                "depotfs: refusing to link main/sub at main/sub/again: a bundle cannot contain itself (cycle)");
+        expectError(cli("ls", "--depot", depotDir.toString(), "main/nothing"), "depotfs: no such path in the depot: main/nothing");
+
+        try (LocalDepot d = LocalDepot.open(depotDir)) {
+            DepotMount handler = new DepotMount(DepotFileSystem.open(d, null, 0, 0), BufferLeases.pooled(), false);
+            try (TestMount busy = TestMount.mount(handler, TestMount.options().build())) {
+                Run r = cli("mount", "--depot", depotDir.toString(), busy.path().toString());
+                assertEquals(1, r.exit());
+                assertEquals(1, r.err().lines().count(), r.err());
+                assertTrue(r.err().startsWith("depotfs: Cannot mount on " + busy.path() + ": already a mount point"), r.err());
+            }
+        }
+
+        // A corrupt root manifest: refused at mount time, reported by ls and verify; the depot is unchanged.
+        Hash rootHash;
+        Path manifest;
+        try (LocalDepot d = LocalDepot.open(depotDir)) {
+            rootHash = d.root("main").orElseThrow();
+            manifest = d.pathOf(rootHash);
+        }
+        byte[] bytes = Files.readAllBytes(manifest);
+        bytes[bytes.length / 2] ^= 0x20;
+        manifest.toFile().setWritable(true);
+        Files.write(manifest, bytes);
+        String corrupt = "depotfs: corrupt manifest " + rootHash.shortHex() + ": its content hashes to ";
+        Run ls = cli("ls", "--depot", depotDir.toString(), "main");
+        assertEquals(1, ls.exit());
+        assertTrue(ls.err().startsWith(corrupt) && ls.err().lines().count() == 1, ls.err());
+        Run mount = cli("mount", "--depot", depotDir.toString(), mp.toString());
+        assertTrue(mount.err().startsWith(corrupt) && mount.exit() == 1, mount.err());
+        assertFalse(TestMount.isMounted(mp));
+        Run verify = cli("verify", "--depot", depotDir.toString(), "--quiet");
+        assertEquals(1, verify.exit());
+        assertTrue(verify.err().startsWith("depotfs: main: corrupt manifest " + rootHash.shortHex()), verify.err());
+    }
+
+    @Test
+    void permissionDeniedForAnotherUserIsOneLine() throws Exception {
+        Files.setPosixFilePermissions(work, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path priv = Files.createDirectories(work.resolve("private"));
+        Files.setPosixFilePermissions(priv, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Path depot = priv.resolve("depot");
+        Shell.ok(work, "cp", "-a", depotDir.toString(), depot.toString());
+        List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+                "-cp", packagedClassPath(), DepotfsCli.class.getName(), "ls", "--depot", depot.toString()));
+        Shell.Result r = Shell.run(work, cmd.toArray(String[]::new));
+        assertEquals(1, r.exit(), r.err());
+        assertEquals("depotfs: cannot read " + depot + ": permission denied\n", r.err().lines()
+                .filter(l -> l.startsWith("depotfs:")).findFirst().orElse(r.err()) + "\n");
+    }
+
+    /** The packaged jar and its dependencies (target/lib), which other users can read, unlike ~/.m2 of root. */
+    private static String packagedClassPath() throws IOException {
+        Path target = Path.of("target").toAbsolutePath();
+        try (var jars = Files.list(target)) {
+            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-.*\\.jar")).findFirst().orElseThrow();
+            return jar + ":" + target.resolve("lib") + "/*";
+        }
+    }
+
+    private static void expectError(Run r, String line) {
+        assertEquals(1, r.exit(), r.err());
+        assertEquals(line + "\n", r.err());
+    }
+}

@@ -1,0 +1,61 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.fs.DepotFileSystem;
+import io.github.purefuse.depotfs.fs.DepotMount;
+import io.github.purefuse.depotfs.importer.ImportResult;
+import io.github.purefuse.depotfs.importer.Importer;
+import io.github.purefuse.depotfs.importer.Progress;
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Missing or corrupt store data answers EIO for the request that needs it; the mount keeps serving. */
+class StoreErrorIT {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void corruptObjectsAndManifestsGiveEioAndTheMountStaysUp() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src/dir"));
+        Files.writeString(tmp.resolve("src/good.txt"), "still fine\n");
+        Files.writeString(tmp.resolve("src/bad.txt"), "this object will be truncated\n");
+        Files.writeString(src.resolve("inside.txt"), "inside\n");
+        BundleEntry bad;
+        BundleEntry dir;
+        try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tmp.resolve("src"));
+            depot.setRoot("r", null, r.bundle());
+            bad = depot.stat(r.bundle(), "bad.txt").orElseThrow();
+            dir = depot.stat(r.bundle(), "dir").orElseThrow();
+            // The manifest of dir/ is damaged on disk before the mount's depot ever loads it.
+            Files.writeString(depot.pathOf(dir.requireHash()), "{\"not\":\"the manifest\"}");
+        }
+        try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
+            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, "r", 0, 0), BufferLeases.pooled(), false);
+            try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
+                Path object = depot.pathOf(bad.requireHash());
+                object.toFile().setWritable(true);
+                Files.write(object, new byte[3]);
+                Shell.Result cat = Shell.run(tmp, "cat", m.path().resolve("bad.txt").toString());
+                assertEquals(1, cat.exit());
+                assertTrue(cat.err().contains("Input/output error"), cat.err());
+
+                assertTrue(Shell.ok(tmp, "ls", m.path().toString()).contains("dir\n"), "the parent still lists it");
+                Shell.Result ls = Shell.run(tmp, "ls", m.path().resolve("dir").toString());
+                assertTrue(ls.exit() != 0 && ls.err().contains("Input/output error"), ls.err());
+
+                assertEquals("still fine\n", Shell.ok(tmp, "cat", m.path().resolve("good.txt").toString()));
+                assertTrue(TestMount.isMounted(m.path()));
+            }
+        }
+    }
+}
