@@ -21,6 +21,7 @@ cleanup() {
   rmdir "$work/plain" "$work/passthrough" "$work" 2>/dev/null || true
 }
 trap cleanup EXIT
+"$root/bin/fuse-example" --help > /dev/null   # builds the module once, before two launches race to
 "$root/bin/fuse-example" mirror "$dir" "$work/plain" & pids+=($!)
 "$root/bin/fuse-example" mirror "$dir" "$work/passthrough" --passthrough & pids+=($!)
 for m in plain passthrough; do

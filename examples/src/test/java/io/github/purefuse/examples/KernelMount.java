@@ -139,6 +139,25 @@ public final class KernelMount implements AutoCloseable {
         }
     }
 
+    /**
+     * A snapshot of a system directory that other processes may change while a test runs (package
+     * installs in {@code /usr/share}): a copy made of hard links ({@code cp -al}), so the files, their
+     * contents and inode numbers are the real ones, but the tree no longer changes. Falls back to the
+     * directory itself when {@code into} is on another filesystem.
+     *
+     * @param source the directory
+     * @param into   where the copy goes; must not exist yet
+     * @return the copy, or {@code source}
+     */
+    public static Path snapshot(Path source, Path into) throws IOException, InterruptedException {
+        Result r = exec(source, "cp", "-al", source.toString(), into.toString());
+        if (r.exit() != 0) {
+            new ProcessBuilder("rm", "-rf", into.toString()).inheritIO().start().waitFor();
+            return source;
+        }
+        return into;
+    }
+
     /** {@return the lines that differ between two texts, at most 20 of each, for failure messages} */
     public static String difference(String expected, String actual) {
         Set<String> a = new LinkedHashSet<>(expected.lines().toList());

@@ -108,7 +108,13 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
      *                    session offers it (the session must be mounted with passthrough requested)
      */
     public MirrorFileSystem(Path source, boolean passthrough) {
-        this.source = source.toAbsolutePath().normalize();
+        Path real;
+        try {
+            real = source.toRealPath();   // the root must be a directory, not a link to one
+        } catch (IOException e) {
+            real = source.toAbsolutePath().normalize();
+        }
+        this.source = real;
         this.passthroughWanted = passthrough;
     }
 
