@@ -47,8 +47,10 @@ SIZE_GB = env_int("BENCH_SIZE_GB", 4)            # object size read, GiB
 TREE = env_int("BENCH_TREE", 100_000)            # files in the tree
 TREE_DIRS = env_int("BENCH_TREE_DIRS", max(1, TREE // 100))
 RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS
-RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 4)  # fio runtime per random-read run
-PREFAULT_GB = env_int("BENCH_PREFAULT_GB", 5)
+RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 3)  # fio runtime per random-read run
+SWEEP_RUNS = env_int("BENCH_SWEEP_RUNS", 2)      # the sweep and the experiments: fewer runs, to stay < 25 min
+VARIANT_RUNS = env_int("BENCH_VARIANT_RUNS", 2)
+PREFAULT_GB = float(os.environ.get("BENCH_PREFAULT_GB") or SIZE_GB + 0.5)
 RA_LIST = [int(x) for x in env_list("BENCH_RA", ["128", "1024"])]
 MAX_BG = env_int("BENCH_MAX_BG", 64)             # main table: max_background for every FUSE server (MountOptions default)
 CONG = env_int("BENCH_CONG", MAX_BG * 3 // 4)    # ... and congestion_threshold
@@ -243,6 +245,7 @@ def write_sys(path, value):
 class Server:
     name = "?"
     fuse = True
+    fills_page_cache = True   # False: reads fill no fresh page-cache pages (tmpfs, passthrough): no prefault
     has_tree = False
     stats_file = None
 
@@ -323,6 +326,7 @@ class Server:
 class Tmpfs(Server):
     name = "tmpfs"
     fuse = False
+    fills_page_cache = False
     has_tree = True
 
     def start(self, ra_kb, bg, cong):
@@ -401,6 +405,7 @@ class Depotfs(Server):
     def __init__(self, ctx, fixture, passthrough, variant=None, java_opts=""):
         super().__init__(ctx, fixture)
         self.pt = passthrough
+        self.fills_page_cache = not passthrough
         self.name = variant or ("depotfs-pt" if passthrough else "depotfs")
         self.java_opts = java_opts
 
@@ -532,7 +537,7 @@ def count_entries(path):
 
 def prefault(gb):
     if gb > 0:
-        run([os.path.join(CTX.bin, "prefault"), str(gb)])
+        run([os.path.join(CTX.bin, "prefault"), "%g" % gb])
 
 
 def cold(gb):
@@ -553,9 +558,9 @@ def dd_bytes(p):
     return int(m.group(1)) if m else 0
 
 
-def t_seq(path, readers):
+def t_seq(path, readers, prefault_gb=None):
     total_mib = SIZE_GB * 1024
-    cold(PREFAULT_GB)
+    cold(PREFAULT_GB if prefault_gb is None else prefault_gb)
     t0 = time.perf_counter()
     ps = [dd(path, i * total_mib // readers, total_mib // readers) for i in range(readers)]
     got, errors = 0, []
@@ -622,10 +627,11 @@ def measure(server, test):
 
 def _measure(server, test, path):
     cpu0, alloc0 = server.cpu(), server.alloc()
+    pf = None if server.fills_page_cache else 0
     if test == "seq1":
-        r = t_seq(path, 1)
+        r = t_seq(path, 1, pf)
     elif test == "seq4":
-        r = t_seq(path, 4)
+        r = t_seq(path, 4, pf)
     elif test == "rand":
         r = t_rand(path)
     elif test == "find":
@@ -793,7 +799,7 @@ VARIANT_LABELS = []
 def variants_table(variants):
     lines = ["depotfs with JVM options (DEPOTFS_JAVA_OPTS), one reader, cold, median of %d, in one loop with "
              "rawfuse -f; max_background %d / congestion_threshold %d. GB/s [server CPU s/GiB; JVM alloc per GiB "
-             "over the mount (%d cold reads + mount/unmount)]:\n" % (RUNS, MAX_BG, CONG, RUNS),
+             "over the mount (%d cold reads + mount/unmount)]:\n" % (VARIANT_RUNS, MAX_BG, CONG, VARIANT_RUNS),
              "| server | " + " | ".join("read_ahead_kb %d" % ra for ra in RA_LIST) + " |",
              "|---|" + "---|" * len(RA_LIST)]
     opts = dict(VARIANTS)
@@ -817,7 +823,7 @@ def sweep_table(sweep):
         if not any(k[0] == name for k in sweep):
             continue
         lines.append("%s, one reader, cold, GB/s (median of %d) [server CPU s/GiB; JVM alloc per GiB over the mount]:\n"
-                     % (LABEL.get(name, name), RUNS))
+                     % (LABEL.get(name, name), SWEEP_RUNS))
         lines.append("| read_ahead_kb \\ max_background (cong = 3/4) | " + " | ".join(str(b) for b in SWEEP_BG) + " |")
         lines.append("|---|" + "---|" * len(SWEEP_BG))
         for ra in SWEEP_RA:
@@ -964,7 +970,7 @@ def main():
             for ra in RA_LIST:
                 for v in vs:
                     v.start(ra, MAX_BG, CONG)
-                for rep_ in range(RUNS):
+                for rep_ in range(VARIANT_RUNS):
                     for v in vs:
                         r = measure(v, "seq1")
                         variants.setdefault((v.name, ra), []).append(r)
@@ -1001,7 +1007,7 @@ def main():
                         st = s.settings()
                         if str(st.get("ra_kb")) != str(ra) or str(st.get("max_bg")) != str(bg):
                             log("WARNING: %s asked ra %d bg %d, kernel has %s" % (name, ra, bg, st))
-                        rs = [measure(s, "seq1") for _ in range(RUNS)]
+                        rs = [measure(s, "seq1") for _ in range(SWEEP_RUNS)]
                         s.stop()
                         a = find_key(s.last_stats, ("bytesAllocated",))
                         got = find_key(s.last_stats, ("bytesRead",))
