@@ -88,6 +88,13 @@ import java.util.function.Supplier;
 public final class Dispatcher {
     private static final Logger LOG = System.getLogger(Dispatcher.class.getName());
 
+    /**
+     * Benchmark experiment (bench/RESULTS.md), off by default: answer READ on the reader thread that read
+     * it, like the C reference server, instead of handing it to a new virtual thread. Saves the hand-off
+     * (futex wake, context switch, a virtual thread and its Netty thread-locals per READ). Only for
+     * filesystems whose reads do not block for long (local files); no interrupt binding, no permit.
+     */
+    private static final boolean INLINE_READS = Boolean.getBoolean("purefuse.experiment.inlineReads");
     private final ReadOnlyFileSystem fs;
     private final int minor;
     private final Semaphore permits;
@@ -148,7 +155,13 @@ public final class Dispatcher {
             case Statx r -> spawn(r, () -> simple(r, sink, () -> fs.statx(r)));
             case Readlink r -> spawn(r, () -> simple(r, sink, () -> fs.readlink(r)));
             case Open r -> spawn(r, () -> simple(r, sink, () -> fs.open(r)));
-            case Read r -> spawn(r, () -> read(r, sink));
+            case Read r -> {
+                if (INLINE_READS) {
+                    read(r, sink);
+                } else {
+                    spawn(r, () -> read(r, sink));
+                }
+            }
             case Release r -> spawn(r, () -> simple(r, sink, () -> fs.release(r)));
             case Opendir r -> spawn(r, () -> simple(r, sink, () -> fs.opendir(r)));
             case Readdir r -> spawn(r, () -> directory(r, r.size(), false, sink));

@@ -1,0 +1,1068 @@
+#!/usr/bin/env python3
+"""purefuse end-to-end benchmark driver (run it through bench/run.sh, as root).
+
+Measures, in ONE run so that ratios hold on a noisy machine, cold cache:
+  * sequential read of a BENCH_SIZE_GB GiB object with `dd bs=1M`, one reader and 4 readers on
+    disjoint ranges (aggregate GB/s, GB = 10^9 bytes);
+  * random 4 KiB reads (fio psync, IOPS; a python pread loop if fio is missing);
+  * `find` and `ls -lR` over a tree of BENCH_TREE files in BENCH_TREE/100 directories;
+for: tmpfs directly, rawfuse (the C reference server of ../shared/bench, zero mode and -f over the
+same file), the hello example of the channel (large.bin), depotfs on a tmpfs depot, and depotfs with
+--passthrough; at the default read_ahead_kb (128) and raised (1024).  Each row carries the server's
+CPU seconds (utime+stime of the server process tree from /proc/<pid>/stat, before/after), JVM bytes
+allocated (depotfs --stats), and the kernel settings in force, read back from sysfs/fusectl.
+Then a readahead x max_background sweep on depotfs (one reader, cold).
+
+Everything mounted here is unmounted on exit (also on Ctrl-C); only processes started here are
+killed, by pid.  Environment knobs are listed in bench/README.md.
+"""
+import datetime
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GiB = 1 << 30
+
+
+def env_int(name, default):
+    v = os.environ.get(name)
+    return int(v) if v not in (None, "") else default
+
+
+def env_list(name, default):
+    v = os.environ.get(name)
+    return [x.strip() for x in v.split(",") if x.strip()] if v else list(default)
+
+
+SIZE_GB = env_int("BENCH_SIZE_GB", 4)            # object size read, GiB
+TREE = env_int("BENCH_TREE", 100_000)            # files in the tree
+TREE_DIRS = env_int("BENCH_TREE_DIRS", max(1, TREE // 100))
+RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS
+RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 3)  # fio runtime per random-read run
+SWEEP_RUNS = env_int("BENCH_SWEEP_RUNS", 2)      # the sweep and the experiments: fewer runs, to stay < 25 min
+VARIANT_RUNS = env_int("BENCH_VARIANT_RUNS", 2)
+PREFAULT_GB = float(os.environ.get("BENCH_PREFAULT_GB") or SIZE_GB + 0.5)
+RA_LIST = [int(x) for x in env_list("BENCH_RA", ["128", "1024"])]
+MAX_BG = env_int("BENCH_MAX_BG", 64)             # main table: max_background for every FUSE server (MountOptions default)
+CONG = env_int("BENCH_CONG", MAX_BG * 3 // 4)    # ... and congestion_threshold
+RAW_THREADS = env_int("BENCH_RAW_THREADS", 2)
+SERVERS = env_list("BENCH_SERVERS", ["tmpfs", "rawfuse-zero", "rawfuse-f", "hello", "depotfs", "depotfs-pt"])
+TESTS = env_list("BENCH_TESTS", ["seq1", "seq4", "rand", "find", "lsR"])
+SWEEP_RA = [int(x) for x in env_list("BENCH_SWEEP_RA", ["128", "512", "1024", "4096"])]
+SWEEP_BG = [int(x) for x in env_list("BENCH_SWEEP_BG", ["12", "32", "64"])]
+SWEEP_SERVERS = env_list("BENCH_SWEEP_SERVERS", ["depotfs", "rawfuse-f"])
+# rawfuse -f is swept on a smaller grid (a reference for the kernel's side of the trade-off)
+SWEEP_RAW_RA = [int(x) for x in env_list("BENCH_SWEEP_RAW_RA", ["128", "1024"])]
+SWEEP_RAW_BG = [int(x) for x in env_list("BENCH_SWEEP_RAW_BG", ["12", "64"])]
+# Read-path experiments: depotfs with extra JVM options, one reader, cold, beside depotfs and rawfuse -f.
+# NAME=OPTS;NAME=OPTS  (empty: skip)
+VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_VARIANTS", ";".join([
+    "netty-maxOrder-11=-Dio.netty.allocator.maxOrder=11",
+    "inline-reads=-Dpurefuse.experiment.inlineReads=true",
+    "both=-Dio.netty.allocator.maxOrder=11 -Dpurefuse.experiment.inlineReads=true"])).split(";") if "=" in v]
+DO_SWEEP = os.environ.get("BENCH_SWEEP", "1") != "0"
+TREE_PT = os.environ.get("BENCH_TREE_PT", "0") == "1"  # tree tests on depotfs --passthrough too (same metadata path)
+RESULTS = os.environ.get("BENCH_RESULTS", os.path.join(ROOT, "bench", "RESULTS.md"))
+WRITE_RESULTS = os.environ.get("BENCH_WRITE", "1") != "0"
+JFR = os.environ.get("BENCH_JFR", "")            # server name(s) to record with JFR, e.g. depotfs
+JAVA_HOME = os.environ.get("BENCH_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
+NOTE = os.environ.get("BENCH_NOTE", "")
+
+LABEL = {
+    "tmpfs": "tmpfs directly (no FUSE)",
+    "rawfuse-zero": "rawfuse zero (C, no copy)",
+    "rawfuse-f": "rawfuse -f (C, pread+writev)",
+    "hello": "hello example (large.bin)",
+    "depotfs": "depotfs (local depot on tmpfs)",
+    "depotfs-pt": "depotfs --passthrough",
+}
+
+
+def log(*a):
+    print("[bench %s]" % time.strftime("%H:%M:%S"), *a, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def out(cmd):
+    try:
+        return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
+    except Exception as e:  # noqa: BLE001 - machine description must not abort the run
+        return "n/a (%s)" % e
+
+
+# ---------------------------------------------------------------------------------------------
+# process bookkeeping: mounts and pids we created, cleaned up in reverse order on exit
+
+class Ctx:
+    def __init__(self, work):
+        self.work = work
+        self.mounts = []   # paths, in mount order
+        self.pids = []     # Popen objects
+        self.bin = os.path.join(work, "bin")
+        os.makedirs(self.bin, exist_ok=True)
+
+    def _note(self):
+        # run.sh's EXIT trap reads these files if python dies hard
+        with open(os.path.join(self.work, "mounts"), "w") as f:
+            f.write("\n".join(self.mounts) + "\n")
+        with open(os.path.join(self.work, "pids"), "w") as f:
+            f.write("\n".join(str(p.pid) for p in self.pids if p.poll() is None) + "\n")
+
+    def add_mount(self, path):
+        self.mounts.append(path)
+        self._note()
+
+    def add_proc(self, p):
+        self.pids.append(p)
+        self._note()
+
+    def umount(self, path, proc=None):
+        if path in self.mounts:
+            if is_mounted(path):
+                r = subprocess.run(["umount", path], capture_output=True, text=True)
+                if r.returncode != 0 and is_mounted(path):
+                    log("umount %s failed (%s); lazy unmount" % (path, r.stderr.strip()))
+                    subprocess.run(["umount", "-l", path])
+            self.mounts.remove(path)
+        if proc is not None:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                log("server pid %d did not exit after unmount; SIGTERM" % proc.pid)
+                proc.terminate()
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        self._note()
+
+    def cleanup(self):
+        for m in reversed(list(self.mounts)):
+            try:
+                self.umount(m)
+            except Exception as e:  # noqa: BLE001
+                log("cleanup umount %s: %s" % (m, e))
+        for p in self.pids:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        self._note()
+
+
+def is_mounted(path):
+    path = os.path.realpath(path)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            if line.split()[4] == path:
+                return True
+    return False
+
+
+def dev_of(path):
+    st = os.stat(path)
+    return os.major(st.st_dev), os.minor(st.st_dev)
+
+
+def wait_mounted(path, proc, timeout=90):
+    parent = os.stat(os.path.dirname(os.path.realpath(path))).st_dev
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError("server exited with %s before %s was mounted" % (proc.returncode, path))
+        if is_mounted(path):
+            try:
+                if os.stat(path).st_dev != parent:
+                    return
+            except OSError:
+                pass
+        time.sleep(0.05)
+    raise RuntimeError("timeout waiting for mount at %s" % path)
+
+
+def proc_tree_cpu(pid):
+    """utime+stime (s) of pid and all its descendants (a launcher script may fork java)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    children = {}
+    stats = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                s = f.read()
+        except OSError:
+            continue
+        rest = s[s.rindex(")") + 2:].split()
+        ppid = int(rest[1])
+        stats[int(d)] = (int(rest[11]) + int(rest[12])) / hz
+        children.setdefault(ppid, []).append(int(d))
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += stats.get(p, 0.0)
+        todo.extend(children.get(p, []))
+    return total
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def read_sys(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def write_sys(path, value):
+    with open(path, "w") as f:
+        f.write("%s\n" % value)
+
+
+# ---------------------------------------------------------------------------------------------
+# servers
+
+class Server:
+    name = "?"
+    fuse = True
+    fills_page_cache = True   # False: reads fill no fresh page-cache pages (tmpfs, passthrough): no prefault
+    has_tree = False
+    stats_file = None
+
+    def __init__(self, ctx, fixture):
+        self.ctx, self.fx = ctx, fixture
+        self.proc = None
+        self.mnt = None
+
+    def available(self):
+        return True
+
+    def start(self, ra_kb, bg, cong):
+        raise NotImplementedError
+
+    def data_path(self):
+        raise NotImplementedError
+
+    def tree_path(self):
+        return None
+
+    def stop(self):
+        if self.mnt:
+            self.ctx.umount(self.mnt, self.proc)
+        self.proc, self.mnt = None, None
+        # the --stats file is written when the server exits: keep what it said about this mount
+        self.last_stats = parse_stats(self.stats_file) if self.stats_file else {}
+
+    def cpu(self):
+        return proc_tree_cpu(self.proc.pid) if self.proc else None
+
+    last_stats = {}
+
+    def alloc(self):
+        """bytes allocated by the JVM so far, if the server can tell while running (none can yet)"""
+        return None
+
+    def max_pages(self):
+        v = find_key(self.last_stats, ("maxPages", "max_pages"))
+        return str(v) if v is not None else None
+
+    def _mountpoint(self, tag):
+        d = tempfile.mkdtemp(prefix="%s." % tag, dir=os.path.join(self.ctx.work, "mnt"))
+        return d
+
+    def _spawn(self, cmd, env=None):
+        log("start: %s" % " ".join(cmd))
+        logf = open(os.path.join(self.ctx.work, "logs", "%s.%d.log" % (self.name, int(time.time() * 1000))), "w")
+        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             env=env, start_new_session=True)
+        self.ctx.add_proc(p)
+        return p
+
+    def _after_mount(self, ra_kb, bg, cong, set_ra=True, set_bg=True):
+        """Apply the settings through sysfs/fusectl where the server has no option for them."""
+        mj, mn = dev_of(self.mnt)
+        bdi = "/sys/class/bdi/%d:%d/read_ahead_kb" % (mj, mn)
+        if set_ra and ra_kb is not None:
+            write_sys(bdi, ra_kb)
+        conn = "/sys/fs/fuse/connections/%d" % mn
+        if set_bg and bg is not None and os.path.isdir(conn):
+            # raise max_background first: the kernel does not check the pair, but keep cong <= bg
+            write_sys(conn + "/max_background", bg)
+            write_sys(conn + "/congestion_threshold", cong)
+
+    def settings(self):
+        if not self.fuse:
+            return {"ra_kb": None, "max_pages": None, "max_bg": None, "cong": None}
+        mj, mn = dev_of(self.mnt)
+        conn = "/sys/fs/fuse/connections/%d" % mn
+        return {
+            "ra_kb": read_sys("/sys/class/bdi/%d:%d/read_ahead_kb" % (mj, mn)),
+            "max_pages": self.max_pages(),
+            "max_bg": read_sys(conn + "/max_background"),
+            "cong": read_sys(conn + "/congestion_threshold"),
+        }
+
+
+class Tmpfs(Server):
+    name = "tmpfs"
+    fuse = False
+    fills_page_cache = False
+    has_tree = True
+
+    def start(self, ra_kb, bg, cong):
+        pass
+
+    def stop(self):
+        pass
+
+    def cpu(self):
+        return None
+
+    def data_path(self):
+        return self.fx.data
+
+    def tree_path(self):
+        return self.fx.tree
+
+
+class RawFuse(Server):
+    def __init__(self, ctx, fixture, zero):
+        super().__init__(ctx, fixture)
+        self.zero = zero
+        self.name = "rawfuse-zero" if zero else "rawfuse-f"
+
+    def start(self, ra_kb, bg, cong):
+        self.mnt = self._mountpoint(self.name)
+        cmd = [os.path.join(self.ctx.bin, "rawfuse"), "-F", "-t", str(RAW_THREADS), "-b", str(bg), "-p", "256"]
+        cmd += ["-s", "%dG" % SIZE_GB] if self.zero else ["-f", self.fx.data]
+        self.proc = self._spawn(cmd + [self.mnt])
+        self.ctx.add_mount(self.mnt)
+        wait_mounted(self.mnt, self.proc)
+        self._after_mount(ra_kb, bg, cong)
+
+    def data_path(self):
+        return os.path.join(self.mnt, "zero.bin" if self.zero else os.path.basename(self.fx.data))
+
+    def max_pages(self):
+        limit = read_sys("/proc/sys/fs/fuse/max_pages_limit")
+        return str(min(256, int(limit))) if limit else "256"
+
+
+def java_env(name):
+    env = dict(os.environ)
+    env.setdefault("JAVA_HOME", JAVA_HOME)
+    if JFR and name in JFR.split(","):
+        jfr = os.path.join(ROOT, "bench", "target", "%s-%d.jfr" % (name, int(time.time())))
+        os.makedirs(os.path.dirname(jfr), exist_ok=True)
+        opt = "-XX:StartFlightRecording=filename=%s,settings=profile,dumponexit=true" % jfr
+        env["JAVA_TOOL_OPTIONS"] = (env.get("JAVA_TOOL_OPTIONS", "") + " " + opt).strip()
+        log("JFR for %s -> %s" % (name, jfr))
+    return env
+
+
+class Hello(Server):
+    name = "hello"
+
+    def available(self):
+        return os.access(os.path.join(ROOT, "bin", "fuse-example"), os.X_OK)
+
+    def start(self, ra_kb, bg, cong):
+        self.mnt = self._mountpoint(self.name)
+        self.proc = self._spawn([os.path.join(ROOT, "bin", "fuse-example"), "hello", "--readahead-kb", str(ra_kb),
+                                 self.mnt], env=java_env(self.name))
+        self.ctx.add_mount(self.mnt)
+        wait_mounted(self.mnt, self.proc)
+        # readahead through the example's option (read back below); background limits through fusectl
+        self._after_mount(ra_kb, bg, cong, set_ra=False)
+
+    def data_path(self):
+        return os.path.join(self.mnt, "large.bin")
+
+
+class Depotfs(Server):
+    has_tree = True
+
+    def __init__(self, ctx, fixture, passthrough, variant=None, java_opts=""):
+        super().__init__(ctx, fixture)
+        self.pt = passthrough
+        self.fills_page_cache = not passthrough
+        self.name = variant or ("depotfs-pt" if passthrough else "depotfs")
+        self.java_opts = java_opts
+
+    def available(self):
+        return os.access(os.path.join(ROOT, "bin", "depotfs"), os.X_OK) and self.fx.depot is not None
+
+    def start(self, ra_kb, bg, cong):
+        self.mnt = self._mountpoint(self.name)
+        self.stats_file = os.path.join(self.ctx.work, "%s.stats" % os.path.basename(self.mnt))
+        cmd = [os.path.join(ROOT, "bin", "depotfs"), "mount", "--depot", self.fx.depot, self.mnt,
+               "--readahead-kb", str(ra_kb), "--max-background", str(bg),
+               "--congestion-threshold", str(cong), "--stats", self.stats_file]
+        if self.pt:
+            cmd.append("--passthrough")
+        env = java_env(self.name)
+        if self.java_opts:
+            env["DEPOTFS_JAVA_OPTS"] = (env.get("DEPOTFS_JAVA_OPTS", "") + " " + self.java_opts).strip()
+        self.proc = self._spawn(cmd, env=env)
+        self.ctx.add_mount(self.mnt)
+        wait_mounted(self.mnt, self.proc)
+        # depotfs applies readahead and background limits itself; they are read back, not set here
+
+    def _root(self):
+        return os.path.join(self.mnt, self.fx.depot_root) if self.fx.depot_root else self.mnt
+
+    def data_path(self):
+        return os.path.join(self._root(), self.fx.depot_data)
+
+    def tree_path(self):
+        return os.path.join(self._root(), self.fx.depot_tree)
+
+
+def parse_stats(path):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        d = {}
+        for line in text.splitlines():
+            m = re.match(r"\s*([A-Za-z_.]+)\s*[=:]\s*(\S+)", line)
+            if m:
+                d[m.group(1)] = m.group(2)
+        return d
+
+
+def find_key(obj, keys):
+    if isinstance(obj, dict):
+        for k in keys:
+            if k in obj:
+                return obj[k]
+        for v in obj.values():
+            r = find_key(v, keys)
+            if r is not None:
+                return r
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# fixture: the object and the tree on a private tmpfs, and the depot
+
+class Fixture:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.tmpfs = os.path.join(ctx.work, "tmpfs")
+        os.makedirs(self.tmpfs, exist_ok=True)
+        size_gb = 2 * SIZE_GB + 2 + (TREE // 20000)
+        run(["mount", "-t", "tmpfs", "-o", "size=%dG,mode=755" % size_gb, "purefuse-bench", self.tmpfs])
+        ctx.add_mount(self.tmpfs)
+        self.src = os.path.join(self.tmpfs, "src")
+        self.data = os.path.join(self.src, "object-%dg.bin" % SIZE_GB)
+        self.tree = os.path.join(self.src, "tree")
+        self.depot = None
+        self.depot_root = ""
+        self.depot_data = os.path.basename(self.data)
+        self.depot_tree = "tree"
+        os.makedirs(self.src)
+
+    def make(self):
+        log("writing %d GiB object (pseudo-random) and a tree of %d files in %d dirs" % (SIZE_GB, TREE, TREE_DIRS))
+        chunk = os.urandom(64 << 20)
+        with open(self.data, "wb") as f:
+            for i in range(SIZE_GB * 16):
+                # vary every chunk so that no two MiB are equal (content-addressed stores dedupe)
+                f.write(i.to_bytes(8, "little") + chunk[8:])
+        per_dir = TREE // TREE_DIRS
+        n = 0
+        for d in range(TREE_DIRS):
+            dp = os.path.join(self.tree, "d%04d" % d)
+            os.makedirs(dp)
+            for i in range(per_dir if d < TREE_DIRS - 1 else TREE - n):
+                with open(os.path.join(dp, "file-%06d.txt" % n), "w") as f:
+                    f.write("entry %d of directory %d\n" % (n, d))
+                n += 1
+        self.tree_entries = count_entries(self.tree)
+
+    def import_depot(self):
+        exe = os.path.join(ROOT, "bin", "depotfs")
+        if not os.access(exe, os.X_OK):
+            log("bin/depotfs not found: depotfs rows skipped")
+            return
+        self.depot = os.path.join(self.tmpfs, "depot")
+        t0 = time.time()
+        cmd = os.environ.get("BENCH_DEPOT_IMPORT", "{exe} import -q --depot {depot} {src}")
+        cmd = cmd.format(exe=exe, depot=self.depot, src=self.src)
+        log("import: %s" % cmd)
+        r = subprocess.run(cmd, shell=True, env=java_env("import"), capture_output=True, text=True)
+        if r.returncode != 0:
+            log("depotfs import failed (rc=%d): %s %s" % (r.returncode, r.stdout[-2000:], r.stderr[-2000:]))
+            self.depot = None
+            return
+        self.import_seconds = time.time() - t0
+        self.depot_root = os.environ.get("BENCH_DEPOT_ROOT", os.path.basename(self.src))
+        log("imported in %.1f s" % self.import_seconds)
+
+
+def count_entries(path):
+    n = 0
+    for _, dirs, files in os.walk(path):
+        n += len(dirs) + len(files)
+    return n + 1  # find prints the starting point too
+
+
+# ---------------------------------------------------------------------------------------------
+# measurements (all cold: drop_caches, then prefault so the page-cache fill does not pay host faults)
+
+def prefault(gb):
+    if gb > 0:
+        run([os.path.join(CTX.bin, "prefault"), "%g" % gb])
+
+
+def cold(gb):
+    drop_caches()
+    prefault(gb)
+
+
+def dd(path, skip_mib, count_mib):
+    return subprocess.Popen(["dd", "if=" + path, "of=/dev/null", "bs=1M", "skip=%d" % skip_mib,
+                             "count=%d" % count_mib], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def dd_bytes(p):
+    _, err = p.communicate()
+    if p.returncode != 0:
+        raise RuntimeError("dd failed: %s" % err.strip())
+    m = re.search(r"^(\d+) bytes", err, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def t_seq(path, readers, prefault_gb=None):
+    total_mib = SIZE_GB * 1024
+    cold(PREFAULT_GB if prefault_gb is None else prefault_gb)
+    t0 = time.perf_counter()
+    ps = [dd(path, i * total_mib // readers, total_mib // readers) for i in range(readers)]
+    got, errors = 0, []
+    for p in ps:  # wait for every dd, also when one fails, so that nothing keeps the mount busy
+        try:
+            got += dd_bytes(p)
+        except RuntimeError as e:
+            errors.append(str(e))
+    dt = time.perf_counter() - t0
+    if errors:
+        raise RuntimeError("; ".join(errors))
+    if got != SIZE_GB * GiB:
+        raise RuntimeError("read %d bytes of %s, expected %d" % (got, path, SIZE_GB * GiB))
+    return {"value": got / dt / 1e9, "seconds": dt, "bytes": got}
+
+
+def t_rand(path):
+    cold(1)
+    if shutil.which("fio"):
+        r = subprocess.run(["fio", "--name=rand4k", "--filename=" + path, "--readonly", "--rw=randread",
+                            "--bs=4k", "--ioengine=psync", "--size=%dG" % SIZE_GB, "--runtime=%d" % RAND_SECONDS,
+                            "--time_based", "--norandommap", "--randrepeat=0", "--invalidate=0",
+                            "--output-format=json"], capture_output=True, text=True, check=True)
+        j = json.loads(r.stdout[r.stdout.index("{"):])
+        rd = j["jobs"][0]["read"]
+        return {"value": rd["iops"], "bytes": rd["io_bytes"], "seconds": rd["runtime"] / 1000.0, "tool": "fio"}
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        rnd = random.Random()
+        pages = SIZE_GB * GiB // 4096
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < RAND_SECONDS:
+            for _ in range(256):
+                os.pread(fd, 4096, rnd.randrange(pages) * 4096)
+            n += 256
+        dt = time.perf_counter() - t0
+    finally:
+        os.close(fd)
+    return {"value": n / dt, "bytes": n * 4096, "seconds": dt, "tool": "python pread"}
+
+
+def t_tree(path, cmd, expect_lines=None):
+    cold(1)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd + [path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+    dt = time.perf_counter() - t0
+    lines = r.stdout.count(b"\n")
+    if expect_lines is not None and lines != expect_lines:
+        raise RuntimeError("%s printed %d lines, expected %d" % (" ".join(cmd), lines, expect_lines))
+    return {"value": dt, "seconds": dt, "lines": lines}
+
+
+def measure(server, test):
+    """One cold measurement with the server's CPU and allocation deltas."""
+    path = server.tree_path() if test in ("find", "lsR") else server.data_path()
+    if path is None:
+        return None
+    try:
+        return _measure(server, test, path)
+    except (RuntimeError, subprocess.CalledProcessError, OSError, ValueError) as e:
+        log("FAILED %s %s: %s" % (server.name, test, e))
+        return {"value": None, "error": str(e)[:300]}
+
+
+def _measure(server, test, path):
+    cpu0, alloc0 = server.cpu(), server.alloc()
+    pf = None if server.fills_page_cache else 0
+    if test == "seq1":
+        r = t_seq(path, 1, pf)
+    elif test == "seq4":
+        r = t_seq(path, 4, pf)
+    elif test == "rand":
+        r = t_rand(path)
+    elif test == "find":
+        r = t_tree(path, ["find"], CTX.fx.tree_entries)
+    else:
+        r = t_tree(path, ["ls", "-lR"])
+    cpu1, alloc1 = server.cpu(), server.alloc()
+    r["cpu"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    r["alloc"] = None if alloc0 is None or alloc1 is None else alloc1 - alloc0
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# reporting
+
+def med(rs, key="value"):
+    vs = [r[key] for r in rs if r and r.get(key) is not None]
+    return statistics.median(vs) if vs else None
+
+
+def failed(rs):
+    """'FAIL' if any run of the cell failed (the error is in the raw runs), else ''"""
+    return " (FAIL %d/%d)" % (sum(1 for r in rs if r and r.get("error")), len(rs)) if any(
+        r and r.get("error") for r in rs) else ""
+
+
+def fmt(v, kind):
+    if v is None:
+        return "n/a"
+    if kind == "gbs":
+        return "%.2f" % v
+    if kind == "iops":
+        return "{:,.0f}".format(v)
+    if kind == "s":
+        return "%.2f" % v
+    if kind == "cpu":
+        return "%.2f" % v
+    if kind == "bytes":
+        if v < 10_000:
+            return "%.0f B" % v
+        if v < 10_000_000:
+            return "%.0f KiB" % (v / 1024)
+        return "%.1f MiB" % (v / (1 << 20))
+    return str(v)
+
+
+def per_gib(rs, key):
+    vals = [r[key] / (r["bytes"] / GiB) for r in rs if r and r.get(key) is not None and r.get("bytes")]
+    return statistics.median(vals) if vals else None
+
+
+def machine():
+    mem = "n/a"
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal"):
+                mem = "%.1f GiB" % (int(line.split()[1]) / (1 << 20))
+    model = "n/a"
+    for line in out(["lscpu"]).splitlines():
+        if line.startswith("Model name"):
+            model = line.split(":", 1)[1].strip()
+    jdk = subprocess.run([os.path.join(JAVA_HOME, "bin", "java"), "-version"], capture_output=True, text=True).stderr
+    jdk = jdk.strip().splitlines()[1] if jdk.strip() else "n/a"
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": out(["nproc"]),
+        "cpu": model,
+        "memory": mem,
+        "kernel": out(["uname", "-r"]),
+        "jdk": jdk,
+        "fio": out(["fio", "--version"]) if shutil.which("fio") else "missing (python pread loop)",
+        "commit": out(["git", "-C", ROOT, "log", "-1", "--format=%h %s"]),
+    }
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def main_table(results, servers):
+    """results[(server, ra)][test] = list of runs"""
+    hdr = ("| server | read_ahead_kb | max_pages | max_bg / cong | 1 reader GB/s | 4 readers GB/s | rand 4 KiB IOPS "
+           "| find s | ls -lR s | CPU s/GiB (1 rd) | JVM alloc/GiB (1 rd) | CPU s/GiB (4 rd) | CPU s (find) | alloc (find) |")
+    lines = [hdr, "|" + "|".join(["---"] * (hdr.count("|") - 1)) + "|"]
+    for ra in RA_LIST:
+        for s in servers:
+            key = (s.name, ra)
+            if key not in results:
+                continue
+            t = results[key]
+            st = t.get("_settings", {})
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                LABEL.get(s.name, s.name), st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a"),
+                st.get("max_pages") or "n/a",
+                "%s / %s" % (st.get("max_bg"), st.get("cong")) if st.get("max_bg") else "n/a",
+                fmt(med(t.get("seq1", [])), "gbs") + failed(t.get("seq1", [])),
+                fmt(med(t.get("seq4", [])), "gbs") + failed(t.get("seq4", [])),
+                fmt(med(t.get("rand", [])), "iops") + failed(t.get("rand", [])),
+                fmt(med(t.get("find", [])), "s") + failed(t.get("find", [])),
+                fmt(med(t.get("lsR", [])), "s") + failed(t.get("lsR", [])),
+                fmt(per_gib(t.get("seq1", []), "cpu"), "cpu"), fmt(alloc_per_gib(t.get("_alloc_seq1")), "bytes"),
+                fmt(per_gib(t.get("seq4", []), "cpu"), "cpu"),
+                fmt(med(t.get("find", []), "cpu"), "cpu"), fmt((t.get("_alloc_find") or {}).get("alloc"), "bytes")))
+    return "\n".join(lines)
+
+
+def alloc_per_gib(a):
+    """bytesAllocated per GiB read by the application (dd), from a mount that served one cold
+    sequential read (with passthrough the server's bytesRead is 0: the kernel served the data)"""
+    if not a or a.get("alloc") is None:
+        return None
+    got = (a.get("run") or {}).get("bytes") or a.get("bytesRead")
+    return a["alloc"] / (got / GiB) if got else None
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def targets(results):
+    lines = ["| target | measured | met? |", "|---|---|---|"]
+
+    def m(server, ra, test):
+        return med(results.get((server, ra), {}).get(test, []))
+
+    def row(name, val, goal, le=False, unit="x"):
+        if val is None:
+            lines.append("| %s | n/a | not measured |" % name)
+            return
+        ok = val <= goal if le else val >= goal
+        lines.append("| %s | %s | %s |" % (name, ("%.2f %s" % (val, unit)).strip(), "yes" if ok else "**no**"))
+
+    for ra in RA_LIST:
+        row("depotfs 1 reader >= 0.9 x rawfuse -f (ra %d)" % ra, ratio(m("depotfs", ra, "seq1"), m("rawfuse-f", ra, "seq1")), 0.9)
+    for ra in RA_LIST:
+        row("depotfs --passthrough >= 0.7 x tmpfs (ra %d)" % ra, ratio(m("depotfs-pt", ra, "seq1"), m("tmpfs", ra, "seq1")), 0.7)
+    for ra in RA_LIST:
+        row("depotfs 4 readers >= 1.0 x 1 reader (ra %d)" % ra, ratio(m("depotfs", ra, "seq4"), m("depotfs", ra, "seq1")), 1.0)
+    row("depotfs find over %d entries, cold <= 1.5 s" % TREE, m("depotfs", RA_LIST[0], "find"), 1.5, le=True, unit="s")
+    for ra in RA_LIST:
+        a = alloc_per_gib(results.get(("depotfs", ra), {}).get("_alloc_seq1"))
+        row("depotfs zero copy: JVM alloc <= 1 MiB per GiB served (ra %d; fresh mount, one read)" % ra,
+            None if a is None else a / (1 << 20), 1.0, le=True, unit="MiB/GiB")
+        m_ = results.get(("depotfs", ra), {}).get("_alloc_marginal")
+        if m_ is not None:
+            row("depotfs zero copy, steady state (ra %d; extra reads of a warm mount)" % ra,
+                m_ / (1 << 20), 1.0, le=True, unit="MiB/GiB")
+    for ra in RA_LIST:
+        st = results.get(("depotfs-pt", ra), {}).get("_settings", {}).get("stats", {})
+        if st:
+            lines.append("| depotfs-pt ra %d: passthrough active | %s (%s passthrough opens) | |" % (
+                ra, find_key(st, ("passthroughActive",)), find_key(st, ("passthroughOpens",))))
+    lines.append("")
+    lines.append("Other ratios: " + "; ".join(
+        "%s/%s ra %d = %s" % (a, b, ra, "%.2f" % r if r else "n/a")
+        for ra in RA_LIST for a, b in (("hello", "rawfuse-zero"), ("rawfuse-f", "rawfuse-zero"), ("depotfs", "hello"))
+        for r in [ratio(m(a, ra, "seq1"), m(b, ra, "seq1"))]))
+    return "\n".join(lines)
+
+
+VARIANT_LABELS = []
+
+
+def variants_table(variants):
+    lines = ["depotfs with JVM options (DEPOTFS_JAVA_OPTS), one reader, cold, median of %d, in one loop with "
+             "rawfuse -f; max_background %d / congestion_threshold %d. GB/s [server CPU s/GiB; JVM alloc per GiB "
+             "over the mount (%d cold reads + mount/unmount)]:\n" % (VARIANT_RUNS, MAX_BG, CONG, VARIANT_RUNS),
+             "| server | " + " | ".join("read_ahead_kb %d" % ra for ra in RA_LIST) + " |",
+             "|---|" + "---|" * len(RA_LIST)]
+    opts = dict(VARIANTS)
+    for name in VARIANT_LABELS:
+        cells = []
+        for ra in RA_LIST:
+            rs = variants.get((name, ra), [])
+            a = rs[0].get("mount_alloc_per_gib") if rs else None
+            cells.append("%s%s [%s%s]" % (fmt(med(rs), "gbs"), failed(rs), fmt(per_gib(rs, "cpu"), "cpu"),
+                                          "; %s/GiB" % fmt(a, "bytes") if a is not None else ""))
+        label = LABEL.get(name, name)
+        if name.startswith("depotfs+"):
+            label = "depotfs `%s`" % opts.get(name[len("depotfs+"):], "")
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    return "\n".join(lines) + "\n"
+
+
+def sweep_table(sweep):
+    lines = []
+    for name in SWEEP_SERVERS:
+        if not any(k[0] == name for k in sweep):
+            continue
+        lines.append("%s, one reader, cold, GB/s (median of %d) [server CPU s/GiB; JVM alloc per GiB over the mount]:\n"
+                     % (LABEL.get(name, name), SWEEP_RUNS))
+        lines.append("| read_ahead_kb \\ max_background (cong = 3/4) | " + " | ".join(str(b) for b in SWEEP_BG) + " |")
+        lines.append("|---|" + "---|" * len(SWEEP_BG))
+        for ra in SWEEP_RA:
+            if not any((name, ra, bg) in sweep for bg in SWEEP_BG):
+                continue
+            cells = []
+            for bg in SWEEP_BG:
+                rs = sweep.get((name, ra, bg))
+                if not rs:
+                    cells.append("n/a")
+                    continue
+                a = rs[0].get("mount_alloc_per_gib")
+                cells.append("%s [%s%s]" % (fmt(med(rs), "gbs"), fmt(per_gib(rs, "cpu"), "cpu"),
+                                            "; %s/GiB" % fmt(a, "bytes") if a is not None else ""))
+            lines.append("| %d | %s |" % (ra, " | ".join(cells)))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def raw_runs(results):
+    lines = []
+    for (name, ra), t in sorted(results.items()):
+        for test, rs in t.items():
+            if test.startswith("_"):
+                continue
+            lines.append("%s ra=%d %s: %s" % (name, ra, test, ", ".join(
+                ("ERROR " + r["error"]) if r.get("error") else
+                ("%.3f" % r["value"] if r["value"] < 1000 else "%.0f" % r["value"]) for r in rs if r)))
+    return "\n".join(lines)
+
+
+def write_results(section):
+    head = ("# purefuse benchmark results\n\n"
+            "Produced by `bench/run.sh` (see bench/README.md). Newest run first; earlier runs are kept below so\n"
+            "progress is visible. GB/s = 10^9 bytes/s. All reads cold (drop_caches + prefault before each run).\n\n"
+            "<!-- runs below, newest first -->\n")
+    old = ""
+    if os.path.exists(RESULTS):
+        with open(RESULTS) as f:
+            text = f.read()
+        marker = "<!-- runs below, newest first -->\n"
+        old = text.split(marker, 1)[1] if marker in text else text
+    with open(RESULTS, "w") as f:
+        f.write(head + "\n" + section.rstrip() + "\n\n" + old.lstrip())
+
+
+# ---------------------------------------------------------------------------------------------
+
+CTX = None
+
+
+def build_natives(ctx):
+    cand = [os.environ.get("BENCH_RAWFUSE_DIR", ""), os.path.join(ROOT, "..", "shared", "bench"),
+            "/work/shared/bench"]
+    src = next((d for d in cand if d and os.path.exists(os.path.join(d, "rawfuse.c"))), None)
+    if src is None:
+        raise SystemExit("rawfuse.c not found (looked in %s); set BENCH_RAWFUSE_DIR" % ", ".join(c for c in cand if c))
+    run(["gcc", "-O2", "-Wall", "-pthread", "-o", os.path.join(ctx.bin, "rawfuse"), os.path.join(src, "rawfuse.c")])
+    run(["gcc", "-O2", "-o", os.path.join(ctx.bin, "prefault"), os.path.join(src, "prefault.c")])
+    return src
+
+
+def ensure_fusectl(ctx):
+    d = "/sys/fs/fuse/connections"
+    if not is_mounted(d):
+        run(["mount", "-t", "fusectl", "none", d])
+        ctx.add_mount(d)
+
+
+def main():
+    global CTX
+    if os.geteuid() != 0:
+        raise SystemExit("bench must run as root (mount, drop_caches, sysfs)")
+    work = os.environ.get("BENCH_WORK") or tempfile.mkdtemp(prefix="purefuse-bench.")
+    for sub in ("mnt", "logs"):
+        os.makedirs(os.path.join(work, sub), exist_ok=True)
+    ctx = CTX = Ctx(work)
+
+    def on_signal(signum, _frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    t_start = time.time()
+    load0 = loadavg()
+    try:
+        src = build_natives(ctx)
+        ensure_fusectl(ctx)
+        fx = Fixture(ctx)
+        ctx.fx = fx
+        fx.make()
+        if VARIANTS or any(s.startswith("depotfs") for s in SERVERS + (SWEEP_SERVERS if DO_SWEEP else [])):
+            fx.import_depot()
+        all_servers = {"tmpfs": Tmpfs(ctx, fx), "rawfuse-zero": RawFuse(ctx, fx, True),
+                       "rawfuse-f": RawFuse(ctx, fx, False), "hello": Hello(ctx, fx),
+                       "depotfs": Depotfs(ctx, fx, False), "depotfs-pt": Depotfs(ctx, fx, True)}
+        servers = []
+        for n in SERVERS:
+            s = all_servers[n]
+            if s.available():
+                servers.append(s)
+            else:
+                log("%s not available (not built yet?): skipped" % n)
+        results = {}
+        for ra in RA_LIST:
+            log("=== read_ahead_kb %d: mounting %s" % (ra, ", ".join(s.name for s in servers)))
+            for s in servers:
+                s.start(ra, MAX_BG, CONG)
+                results[(s.name, ra)] = {"_settings": s.settings()}
+                log("%s settings %s" % (s.name, results[(s.name, ra)]["_settings"]))
+            for rep in range(RUNS):
+                for s in servers:
+                    for test in TESTS:
+                        if test in ("find", "lsR") and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
+                            continue
+                        r = measure(s, test)
+                        results[(s.name, ra)].setdefault(test, []).append(r)
+                        log("ra %d run %d %-12s %-5s %s" % (ra, rep + 1, s.name, test, {
+                            k: (round(v, 3) if isinstance(v, float) else v) for k, v in (r or {}).items()}))
+            for s in servers:
+                s.stop()
+                st = results[(s.name, ra)]["_settings"]
+                st["max_pages"] = st.get("max_pages") or s.max_pages()
+                if s.last_stats:
+                    st["stats"] = s.last_stats
+            # JVM allocation: depotfs --stats counts bytesAllocated from mount-ready to unmount, so each
+            # figure comes from a mount of its own that serves exactly one cold test
+            for s in servers:
+                if not s.stats_file:
+                    continue
+                for test in [t for t in ("seq1", "find") if t in TESTS]:
+                    if test == "find" and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
+                        continue
+                    s.start(ra, MAX_BG, CONG)
+                    r = measure(s, test)
+                    s.stop()
+                    a = find_key(s.last_stats, ("bytesAllocated",))
+                    got = find_key(s.last_stats, ("bytesRead",))
+                    results[(s.name, ra)]["_alloc_" + test] = {"alloc": a, "bytesRead": got, "run": r}
+                    log("alloc pass %s ra %d %s: bytesAllocated %s bytesRead %s (%s)" % (
+                        s.name, ra, test, a, got, r.get("value")))
+        variants = {}
+        if VARIANTS and all_servers["depotfs"].available():
+            vs = [all_servers["rawfuse-f"], all_servers["depotfs"]] + [
+                Depotfs(ctx, fx, False, "depotfs+" + n, o) for n, o in VARIANTS]
+            for ra in RA_LIST:
+                for v in vs:
+                    v.start(ra, MAX_BG, CONG)
+                for rep_ in range(VARIANT_RUNS):
+                    for v in vs:
+                        r = measure(v, "seq1")
+                        variants.setdefault((v.name, ra), []).append(r)
+                        log("variant ra %d run %d %s: %s GB/s, cpu %s" % (ra, rep_ + 1, v.name, r.get("value"), r.get("cpu")))
+                for v in vs:
+                    v.stop()
+                    if v.last_stats:
+                        a = find_key(v.last_stats, ("bytesAllocated",))
+                        got = find_key(v.last_stats, ("bytesRead",))
+                        if a is not None and got:
+                            variants[(v.name, ra)][0]["mount_alloc_per_gib"] = a / (got / GiB)
+                            variants[(v.name, ra)][0]["mount_alloc"] = a
+                            variants[(v.name, ra)][0]["mount_read"] = got
+            # steady-state allocation: the variant loop's depotfs mount served RUNS cold reads, the alloc
+            # pass's mount one; the difference is what the extra reads cost, without start-up and JIT
+            for ra in RA_LIST:
+                one = results.get(("depotfs", ra), {}).get("_alloc_seq1") or {}
+                many = (variants.get(("depotfs", ra)) or [{}])[0]
+                if one.get("alloc") is not None and many.get("mount_alloc") is not None and \
+                        (many.get("mount_read") or 0) > (one.get("bytesRead") or 0):
+                    results[("depotfs", ra)]["_alloc_marginal"] = (many["mount_alloc"] - one["alloc"]) / (
+                        (many["mount_read"] - one["bytesRead"]) / GiB)
+            VARIANT_LABELS[:] = [v.name for v in vs]
+        sweep = {}
+        if DO_SWEEP:
+            for name in SWEEP_SERVERS:
+                s = all_servers[name]
+                if not s.available():
+                    continue
+                raw = name.startswith("rawfuse")
+                for bg in (SWEEP_RAW_BG if raw else SWEEP_BG):
+                    for ra in (SWEEP_RAW_RA if raw else SWEEP_RA):
+                        s.start(ra, bg, bg * 3 // 4)
+                        st = s.settings()
+                        if str(st.get("ra_kb")) != str(ra) or str(st.get("max_bg")) != str(bg):
+                            log("WARNING: %s asked ra %d bg %d, kernel has %s" % (name, ra, bg, st))
+                        rs = [measure(s, "seq1") for _ in range(SWEEP_RUNS)]
+                        s.stop()
+                        a = find_key(s.last_stats, ("bytesAllocated",))
+                        got = find_key(s.last_stats, ("bytesRead",))
+                        if a is not None and got:
+                            rs[0]["mount_alloc_per_gib"] = a / (got / GiB)
+                        sweep[(name, ra, bg)] = rs
+                        log("sweep %s ra %d bg %d: %s" % (name, ra, bg, [r["value"] for r in rs]))
+        mach = machine()
+        elapsed = time.time() - t_start
+        section = ["## Run %s\n" % mach["date"]]
+        if NOTE:
+            section.append(NOTE + "\n")
+        section.append("Machine: nproc %s, %s, %s RAM, kernel %s, %s, fio: %s. Commit: %s.  " % (
+            mach["nproc"], mach["cpu"], mach["memory"], mach["kernel"], mach["jdk"], mach["fio"], mach["commit"]))
+        section.append("Load average at start %s, at end %s; run took %.0f s. Object %d GiB, tree %d files in %d dirs "
+                       "(%s entries seen by find); medians of %d; random reads %d s each; rawfuse -t %d; "
+                       "main table at max_background %d / congestion_threshold %d.\n" % (
+                           load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
+                           RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG))
+        if getattr(fx, "import_seconds", None):
+            section.append("depotfs import of the object and the tree: %.1f s.\n" % fx.import_seconds)
+        section.append(main_table(results, servers) + "\n")
+        section.append("### Targets\n\n" + targets(results) + "\n")
+        if variants:
+            section.append("### Read-path experiments\n\n" + variants_table(variants))
+        if sweep:
+            section.append("### Read-path sweep\n\n" + sweep_table(sweep))
+        jmh = os.path.join(work, "jmh.md")
+        if os.path.exists(jmh):
+            with open(jmh) as f:
+                section.append("### JMH (`bench/jmh.sh`, -prof gc; ns/op, bytes allocated per op)\n\n" + f.read())
+        section.append("<details><summary>raw runs</summary>\n\n```\n" + raw_runs(results) + "\n" + "\n".join(
+            "sweep %s ra=%d bg=%d: %s" % (k[0], k[1], k[2], ", ".join(
+                "%.3f" % r["value"] if r.get("value") is not None else "ERROR" for r in v))
+            for k, v in sorted(sweep.items())) + "\n" + "\n".join(
+            "variant %s ra=%d: %s" % (k[0], k[1], ", ".join(
+                "%.3f" % r["value"] if r.get("value") is not None else "ERROR" for r in v))
+            for k, v in sorted(variants.items())) + "\n```\n</details>\n")
+        text = "\n".join(section)
+        print(text)
+        if WRITE_RESULTS:
+            write_results(text)
+            log("written to %s" % RESULTS)
+        with open(os.path.join(work, "results.json"), "w") as f:
+            json.dump({"%s@%d" % k: v for k, v in results.items()}, f, indent=1, default=str)
+        log("rawfuse sources: %s; work dir %s; total %.0f s" % (src, work, elapsed))
+    finally:
+        ctx.cleanup()
+        with open("/proc/self/mountinfo") as f:
+            still = [line.split()[4] for line in f if line.split()[4].startswith(work)]
+        if still:
+            log("WARNING: still mounted: %s" % still)
+        elif os.environ.get("BENCH_KEEP_WORK") != "1":
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
