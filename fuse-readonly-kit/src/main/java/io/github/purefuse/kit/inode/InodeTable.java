@@ -484,13 +484,19 @@ public final class InodeTable<K> {
      * @return a value in {@code [0, 2^63)}
      */
     public static long hashIno(byte[] keyBytes, int probe) {
-        MessageDigest md = sha256();
+        MessageDigest md = SHA256.get(); // digest() below resets it for the thread's next call
         md.update(keyBytes);
         if (probe > 0) {
             md.update(ByteBuffer.allocate(4).putInt(probe).array());
         }
         return ByteBuffer.wrap(md.digest()).getLong() & Long.MAX_VALUE;
     }
+
+    /**
+     * One digest per thread: {@code MessageDigest.getInstance} costs a provider look-up and ~0.5 µs per
+     * call (bench/RESULTS.md), and handler threads are long-lived workers.
+     */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(InodeTable::sha256);
 
     private static MessageDigest sha256() {
         try {
