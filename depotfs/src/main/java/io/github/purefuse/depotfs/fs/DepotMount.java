@@ -40,6 +40,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.file.FileHandles;
 import io.github.purefuse.kit.file.PassthroughFiles;
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.path.PathAdapter;
@@ -50,9 +51,7 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -89,8 +88,7 @@ public final class DepotMount implements ReadOnlyFileSystem {
     /** Backing files by path: every path is its own FUSE inode, and all opens of an inode share one. */
     private volatile PassthroughFiles<FsPath> backings = PassthroughFiles.disabled();
     private final AtomicBoolean passthroughReported = new AtomicBoolean();
-    private final ConcurrentHashMap<Long, OpenFile> files = new ConcurrentHashMap<>();
-    private final AtomicLong nextFh = new AtomicLong(1);
+    private final FileHandles<OpenFile> files = new FileHandles<>();
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
     private final LongAdder passthroughOpens = new LongAdder();
@@ -217,11 +215,8 @@ public final class DepotMount implements ReadOnlyFileSystem {
     @Override
     public void destroy() {
         paths.destroy();
-        for (Long fh : files.keySet()) {
-            OpenFile f = files.remove(fh);
-            if (f != null) {
-                closeQuietly(f);
-            }
+        for (OpenFile f : files.releaseAll()) {
+            closeQuietly(f);
         }
     }
 
@@ -250,23 +245,22 @@ public final class DepotMount implements ReadOnlyFileSystem {
                 return Failure.of(Errno.EINVAL);
             }
             object = depot.open(n.hash(), n.size());
-            long fh = nextFh.getAndIncrement();
             Optional<Path> local = object.localPath();
             if (backings.active() && local.isPresent()) {
                 OptionalInt backingId = backings.open(path, local.get()); // empty if the kernel refused the first one
                 if (backingId.isPresent()) {
                     object.close(); // the kernel reads the backing file itself
                     object = null;
-                    files.put(fh, new OpenFile(path, null, n.size()));
+                    FileHandle fh = files.open(new OpenFile(path, null, n.size()));
                     passthroughOpens.increment();
-                    return new Opened(FileHandle.of(fh), EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
+                    return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
                 }
             } else if (backings.active()) {
                 reportPassthroughOff("the depot (" + depot.describe() + ") has no local files");
             }
-            files.put(fh, new OpenFile(path, object, n.size()));
+            FileHandle fh = files.open(new OpenFile(path, object, n.size()));
             object = null;
-            return Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE);
+            return Opened.of(fh, OpenFlag.KEEP_CACHE);
         } catch (IOException | RuntimeException e) {
             if (object != null) {
                 try {
@@ -282,7 +276,7 @@ public final class DepotMount implements ReadOnlyFileSystem {
 
     @Override
     public ReadReply read(Read request) {
-        OpenFile f = files.get(request.fh().value());
+        OpenFile f = files.get(request.fh());
         if (f == null || f.object() == null) {
             return Failure.of(Errno.EBADF);
         }
@@ -313,7 +307,7 @@ public final class DepotMount implements ReadOnlyFileSystem {
 
     @Override
     public StatusReply release(Release request) {
-        OpenFile f = files.remove(request.fh().value());
+        OpenFile f = files.release(request.fh());
         if (f != null) {
             closeQuietly(f);
         }

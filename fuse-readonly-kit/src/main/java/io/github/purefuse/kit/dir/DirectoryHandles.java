@@ -5,8 +5,7 @@ import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.ReaddirReply;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import io.github.purefuse.kit.file.FileHandles;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,8 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DirectoryHandles {
 
-    private final ConcurrentHashMap<Long, DirectoryListing> open = new ConcurrentHashMap<>();
-    private final AtomicLong next = new AtomicLong(1);
+    private final FileHandles<DirectoryListing> open = new FileHandles<>();
 
     /** An empty table. */
     public DirectoryHandles() {
@@ -45,9 +43,7 @@ public final class DirectoryHandles {
      * @return the handle for the OPENDIR reply
      */
     public FileHandle open(DirectoryListing listing) {
-        long fh = next.getAndIncrement();
-        open.put(fh, listing);
-        return FileHandle.of(fh);
+        return open.open(listing);
     }
 
     /**
@@ -57,7 +53,7 @@ public final class DirectoryHandles {
      * @return the listing, or {@code null} for a handle not open here (answer EBADF)
      */
     public @Nullable DirectoryListing get(FileHandle fh) {
-        return open.get(fh.value());
+        return open.get(fh);
     }
 
     /**
@@ -67,7 +63,7 @@ public final class DirectoryHandles {
      * @return the listing it held, or {@code null} if it was not open
      */
     public @Nullable DirectoryListing release(FileHandle fh) {
-        return open.remove(fh.value());
+        return open.release(fh);
     }
 
     /**
@@ -80,7 +76,7 @@ public final class DirectoryHandles {
      * @return the reply
      */
     public ReaddirReply fill(FileHandle fh, long offset, DirectoryPage page) {
-        DirectoryListing listing = open.get(fh.value());
+        DirectoryListing listing = open.get(fh);
         return listing == null ? Failure.of(Errno.EBADF) : listing.fill(offset, page);
     }
 

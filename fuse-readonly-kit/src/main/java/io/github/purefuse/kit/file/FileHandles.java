@@ -1,6 +1,8 @@
 package io.github.purefuse.kit.file;
 
 import io.github.purefuse.api.types.FileHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -75,6 +77,23 @@ public final class FileHandles<T> {
      */
     public @Nullable T release(FileHandle fh) {
         return open.remove(fh.value());
+    }
+
+    /**
+     * Forgets every open file, for a session that ends without RELEASEs (the kernel sends none at
+     * unmount).
+     *
+     * @return the states that were open, to close
+     */
+    public List<T> releaseAll() {
+        List<T> states = new ArrayList<>();
+        for (Long fh : open.keySet()) {
+            T state = open.remove(fh);
+            if (state != null) {
+                states.add(state);
+            }
+        }
+        return states;
     }
 
     /** {@return the number of open files} */
