@@ -220,8 +220,6 @@ public final class Native {
     public static final int SEEK_DATA = 3;
     /** {@code SEEK_HOLE} for {@code lseek(2)}. */
     public static final int SEEK_HOLE = 4;
-    /** {@code ENXIO}: {@code lseek} found no data (or no hole) at or after the offset. */
-    public static final int ENXIO = Errno.ENXIO.code();
 
     /**
      * Exactly one {@code lseek(2)}.

@@ -3,6 +3,7 @@ package io.github.purefuse.channel.internal.linux;
 import io.github.purefuse.api.types.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pipe that carries one READ reply from a local file to {@code /dev/fuse} with {@code splice(2)}, the
@@ -33,6 +34,8 @@ public final class SplicePipe implements AutoCloseable {
     private final ByteBuffer cells = ByteBuffer.allocateDirect(32).order(ByteOrder.nativeOrder());
     private final long cellsAddress;
     private boolean broken;
+    private @Nullable ByteBuffer lastHeader;
+    private long lastHeaderBase;
 
     private SplicePipe(int readFd, int writeFd, int capacity) {
         this.readFd = readFd;
@@ -102,7 +105,11 @@ public final class SplicePipe implements AutoCloseable {
             throws ErrnoException, FileReadFailed {
         int h = header.position();
         header.putInt(h, OUT_HEADER + length);
-        cells.putLong(0, Native.address(header));
+        if (header != lastHeader) {
+            lastHeader = header;
+            lastHeaderBase = Native.address(header) - h;
+        }
+        cells.putLong(0, lastHeaderBase + h);
         cells.putLong(8, OUT_HEADER);
         cells.putLong(16, offset);
         broken = true; // until the whole message went through
