@@ -33,6 +33,7 @@ public final class SplicePipe implements AutoCloseable {
     private final int capacity;
     private final ByteBuffer cells = ByteBuffer.allocateDirect(32).order(ByteOrder.nativeOrder());
     private final long cellsAddress;
+    private final jnr.ffi.Pointer offsetCell;
     private boolean broken;
     private @Nullable ByteBuffer lastHeader;
     private long lastHeaderBase;
@@ -42,6 +43,7 @@ public final class SplicePipe implements AutoCloseable {
         this.writeFd = writeFd;
         this.capacity = capacity;
         this.cellsAddress = Native.address(cells);
+        this.offsetCell = Native.pointer(cellsAddress + 16);
     }
 
     /**
@@ -120,7 +122,7 @@ public final class SplicePipe implements AutoCloseable {
         while (total < length) {
             long n;
             try {
-                n = Native.splice(fileFd, cellsAddress + 16, writeFd, length - total, SPLICE_F_NONBLOCK);
+                n = Native.splice(fileFd, offsetCell, writeFd, length - total, SPLICE_F_NONBLOCK);
             } catch (ErrnoException e) {
                 if (e.errno() == EINTR) {
                     continue;
@@ -135,7 +137,7 @@ public final class SplicePipe implements AutoCloseable {
         if (total != length) {
             header.putInt(h, OUT_HEADER + total); // the pipe maps this memory: the kernel reads the new len
         }
-        long sent = Native.splice(readFd, 0, devFd, OUT_HEADER + total, 0);
+        long sent = Native.splice(readFd, null, devFd, OUT_HEADER + total, 0);
         if (sent != OUT_HEADER + total) {
             throw new ErrnoException("splice to /dev/fuse (short: " + sent + ")", Errno.EIO.code());
         }
