@@ -123,11 +123,13 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Imports a directory tree or a tar archive into a depot.",
                     "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are",
                     "deduplicated by content; running the same import again changes nothing.",
-                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. Entries that cannot",
-                    "be read are listed too; the rest is imported and the root moved, but the exit status is 1."},
+                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. What cannot be",
+                    "imported is listed too (unreadable entries, names that are not UTF-8, damaged tar headers,",
+                    "conflicting tar entries, extended attributes); the rest is imported and the root moved,",
+                    "but the exit status is 1."},
             exitCodeListHeading = "Exit status:%n",
-            exitCodeList = {"0:everything readable was imported",
-                    "1:an error; or some entries could not be read (the rest was imported)",
+            exitCodeList = {"0:everything was imported (except sockets, FIFOs, devices, other filesystems)",
+                    "1:an error; or some entries could not be imported (the rest was)",
                     "2:usage error"})
     static final class ImportCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "SOURCE", description = "a directory or a tar archive")
