@@ -53,11 +53,23 @@ import java.util.Objects;
  *                            only as root. Default {@code false}
  * @param installShutdownHook close the session (unmount) when the JVM shuts down, e.g. on SIGTERM or
  *                            SIGINT. Default {@code true}
+ * @param nonempty            mount over a directory that is not empty, hiding what it holds until the
+ *                            unmount (libfuse 2's {@code nonempty}). Default {@code false}: such a mount
+ *                            point is refused with {@link MountException.Reason#NOT_EMPTY}
+ * @param handleSignals       end the session on SIGTERM, SIGINT and SIGHUP instead of letting the JVM
+ *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
+ *                            and the program exits with the status it chooses, 0 after that clean unmount,
+ *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A signal the
+ *                            process inherited as ignored (e.g. SIGHUP under {@code nohup}) stays ignored;
+ *                            the JVM's own handling comes back when the last such session ends. For
+ *                            programs whose main job is the mount (command-line servers); default
+ *                            {@code false}: the JVM's handling (shutdown hooks, exit status 128 + signal)
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
                            int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
-                           int maxPages, boolean passthrough, boolean installShutdownHook) {
+                           int maxPages, boolean passthrough, boolean installShutdownHook, boolean nonempty,
+                           boolean handleSignals) {
 
     /**
      * Validates the options.
@@ -117,6 +129,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.maxPages = maxPages;
         b.passthrough = passthrough;
         b.installShutdownHook = installShutdownHook;
+        b.nonempty = nonempty;
+        b.handleSignals = handleSignals;
         return b;
     }
 
@@ -155,6 +169,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private int maxPages = kernelMaxPagesLimit();
         private boolean passthrough;
         private boolean installShutdownHook = true;
+        private boolean nonempty;
+        private boolean handleSignals;
 
         private Builder() {
         }
@@ -204,6 +220,12 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         /** @param v unmount on JVM shutdown @return this builder */
         public Builder installShutdownHook(boolean v) { installShutdownHook = v; return this; }
 
+        /** @param v mount over a non-empty directory @return this builder */
+        public Builder nonempty(boolean v) { nonempty = v; return this; }
+
+        /** @param v end the session on SIGTERM, SIGINT, SIGHUP (exit status then up to the program) @return this builder */
+        public Builder handleSignals(boolean v) { handleSignals = v; return this; }
+
         /**
          * Builds the options.
          *
@@ -213,7 +235,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public MountOptions build() {
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
                     readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
-                    maxPages, passthrough, installShutdownHook);
+                    maxPages, passthrough, installShutdownHook, nonempty, handleSignals);
         }
     }
 }

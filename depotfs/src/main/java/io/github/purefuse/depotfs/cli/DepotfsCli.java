@@ -437,6 +437,9 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
+        @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
+        boolean nonempty;
+
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
             String p = rangeProblem("--readahead-kb", readaheadKb, 0, Integer.MAX_VALUE);
@@ -453,7 +456,7 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
-                    threads == null ? 0 : threads, allowOther, stats);
+                    threads == null ? 0 : threads, allowOther, stats, nonempty);
         }
     }
 
@@ -499,12 +502,16 @@ public final class DepotfsCli implements Callable<Integer> {
     /** {@code depotfs mount --depot DIR MOUNTPOINT ...}. */
     @Command(name = "mount", mixinStandardHelpOptions = true,
             description = {"Mounts a depot read-only; serves it until unmounted or signalled.",
-                    "The top level lists the roots unless --root is given."})
+                    "The top level lists the roots unless --root is given.",
+                    "SIGTERM, SIGINT (Ctrl-C) and SIGHUP unmount it; depotfs then exits 0."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:unmounted (from outside, or on SIGTERM/SIGINT/SIGHUP)",
+                    "1:the mount failed or the depot cannot be read", "2:usage error"})
     static final class MountCommand implements Callable<Integer> {
         @Option(names = "--depot", required = true, paramLabel = "DEPOT_DIR", description = "the depot")
         Path depotDir;
 
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory (see --nonempty)")
         Path mountpoint;
 
         @Option(names = "--root", paramLabel = "NAME", description = "mount this root only")

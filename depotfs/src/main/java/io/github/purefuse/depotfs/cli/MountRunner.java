@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Mounts a depot, prints one line when the mount is ready, serves it until it is unmounted or the
- * process is signalled (SIGINT, SIGTERM: the mount is unmounted first), and writes the statistics file.
+ * process is signalled (SIGINT, SIGTERM, SIGHUP: the mount is unmounted, {@link #run} returns and
+ * depotfs exits 0, as a libfuse server does), and writes the statistics file.
  */
 final class MountRunner {
 
@@ -38,9 +40,11 @@ final class MountRunner {
      * @param threads             reader threads, 0 for the session's default
      * @param allowOther          allow_other
      * @param stats               where to write statistics at exit, or null
+     * @param nonempty            mount over a directory that is not empty
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
-                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats) {
+                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
+                    boolean nonempty) {
     }
 
     private final Depot depot;
@@ -72,7 +76,9 @@ final class MountRunner {
         DepotMount mount = new DepotMount(fs, BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
-                .readaheadKb(settings.readaheadKb()).installShutdownHook(false);
+                .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty())
+                // SIGTERM/SIGINT/SIGHUP unmount and end the session; run() then returns and depotfs exits 0.
+                .handleSignals(true).installShutdownHook(false);
         if (settings.maxBackground() >= 0) {
             b.maxBackground(settings.maxBackground());
         }
@@ -82,7 +88,16 @@ final class MountRunner {
         if (settings.threads() > 0) {
             b.readerThreads(settings.threads());
         }
-        FuseSession s = FuseSession.mount(mountpoint, mount, b.build());
+        FuseSession s;
+        try {
+            s = FuseSession.mount(mountpoint, mount, b.build());
+        } catch (MountException e) {
+            if (e.reason() == MountException.Reason.NOT_EMPTY) {
+                throw new MountException(e.reason(), e.mountpoint(), "Cannot mount on " + Mounts.canonical(mountpoint)
+                        + ": not empty (--nonempty mounts over what it holds, hiding it until the unmount)", e);
+            }
+            throw e;
+        }
         session = s;
         handler = mount;
         Thread hook = new Thread(this::finish, "depotfs-unmount");
