@@ -434,6 +434,10 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--stats", paramLabel = "FILE", description = "write statistics as JSON at exit")
         @Nullable Path stats;
 
+        @Option(names = "--stats-interval", paramLabel = "SECONDS",
+                description = "also rewrite the --stats file every SECONDS while serving, 1..86400")
+        @Nullable Integer statsInterval;
+
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
@@ -446,6 +450,10 @@ public final class DepotfsCli implements Callable<Integer> {
             p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
+            p = p != null ? p : rangeProblem("--stats-interval", statsInterval, 1, 86400);
+            if (p == null && statsInterval != null && stats == null) {
+                p = "--stats-interval needs --stats FILE";
+            }
             return p != null ? p : statsProblem(stats);
         }
 
@@ -456,7 +464,7 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
-                    threads == null ? 0 : threads, allowOther, stats, nonempty);
+                    threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval);
         }
     }
 

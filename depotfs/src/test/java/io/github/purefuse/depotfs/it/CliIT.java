@@ -127,6 +127,40 @@ class CliIT {
     }
 
     @Test
+    void statsReportTheNodeTableAndOpenHandlesWhileServing() throws Exception {
+        Path mp = newMountpoint("live");
+        Path stats = work.resolve("live.json");
+        Process p = startMount(mp, "--root", "main", "--stats", stats.toString(), "--stats-interval", "1");
+        try (FileChannel open = FileChannel.open(mp.resolve("sub/big.bin"));
+             var listing = Files.newDirectoryStream(mp.resolve("sub"))) {
+            JsonNode held = awaitStats(stats, j -> j.path("openFiles").asInt() == 1 && j.path("openDirectories").asInt() == 1);
+            assertTrue(held.get("nodes").asInt() >= 3, "the root, sub and big.bin: " + held);
+            assertTrue(open.size() > 0 && listing.iterator().hasNext());
+        }
+        JsonNode released = awaitStats(stats, j -> j.path("openFiles").asInt() == 0 && j.path("openDirectories").asInt() == 0);
+        assertTrue(released.get("nodes").asInt() >= 1, released.toString());
+        p.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertEquals(0, new ObjectMapper().readTree(stats.toFile()).get("openFiles").asInt());
+    }
+
+    private static JsonNode awaitStats(Path stats, java.util.function.Predicate<JsonNode> wanted) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(stats)) {
+                last = new ObjectMapper().readTree(stats.toFile());
+                if (wanted.test(last)) {
+                    return last;
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the statistics never showed it; last: " + last);
+    }
+
+    @Test
     void ctrlCAndSighupUnmountAndExitZero() throws Exception {
         for (String signal : List.of("INT", "HUP")) {
             Path mp = newMountpoint("sig" + signal);
