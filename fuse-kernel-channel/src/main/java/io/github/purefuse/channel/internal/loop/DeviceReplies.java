@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.loop;
 
+import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.request.FuseRequest;

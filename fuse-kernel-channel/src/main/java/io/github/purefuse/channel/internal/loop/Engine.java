@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.loop;
 
+import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.request.FuseRequest;

@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.loop;
 
+import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.Opcode;

@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.loop;
 
+import io.github.purefuse.channel.internal.transport.Counters;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
