@@ -65,9 +65,10 @@ class UringIT {
             assertEquals(s.totalRequests() - s.deviceRequests(), s.ringRequests(), s.toString());
             assertTrue(s.ringRequests() >= 20 * 3, "20 x (OPEN, FLUSH, RELEASE) at least: " + s);
 
-            // Invalidating the entry drops the kernel's dentry and inode: its FORGET comes by read(2).
+            // A delete notification drops the kernel's dentry and clears the inode's nlink, so the inode is
+            // evicted at once and its FORGET comes by read(2).
             KernelTestMount.run(T, "stat", mp.resolve("hello").toString()).ok();
-            assertTrue(fs.connection.notifier().invalEntry(NodeId.ROOT, "hello"), "the kernel knew the entry: "
+            assertTrue(fs.connection.notifier().delete(NodeId.ROOT, NodeId.of(2), "hello"), "the kernel knew the entry: "
                     + mount.session().stats());
             long before = forgets(mount.session().stats());
             long deadline = System.nanoTime() + T.toNanos();

@@ -1,6 +1,5 @@
 package io.github.purefuse.channel.internal.loop;
 
-import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.request.FuseRequest;
@@ -15,6 +14,9 @@ import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.uring.UringSupport;
 import io.github.purefuse.channel.internal.uring.UringTransport;
+import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -43,9 +45,9 @@ public final class Engine {
     /** How long it then waits for interrupted handlers. */
     public static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
     private static final int MIN_READ_BUFFER = 8192;
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
-    private static final int ENOENT = 2;
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
+    private static final int ENOENT = Errno.ENOENT.code();
 
     /** The most direct memory the io_uring entries of one mount take with the default depth. */
     public static final long URING_MEMORY_BUDGET = 64L << 20;
@@ -90,7 +92,7 @@ public final class Engine {
 
     private final ReadOnlyFileSystem fs;
     private final Counters counters = new Counters();
-    private final DeviceReplies.WriteErrorLog errors = new DeviceReplies.WriteErrorLog();
+    private volatile @Nullable ReplyContext replies;
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
@@ -127,55 +129,54 @@ public final class Engine {
     private void init(FuseDevice mount, @Nullable Cloner cloner, Config config) throws IOException {
         RequestDecoder decoder = new RequestDecoder();
         ByteBuffer buffer = ByteBuffer.allocateDirect(MIN_READ_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+        DeviceQueue initPort = new DeviceQueue(mount, counters, MIN_READ_BUFFER, 0, null);
         Init init;
         for (;;) {
             init = readInit(mount, decoder, buffer);
             if (init.major() == InitNegotiation.MAJOR) {
                 break;
             }
-            ReplyEncoder encoder = new ReplyEncoder(InitNegotiation.SERVER_MINOR);
-            DeviceReplies replies = new DeviceReplies(mount, encoder, counters, errors);
+            ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, n) -> { });
             if (init.major() < InitNegotiation.MAJOR) {
-                replies.error(init, Errno.EIO);
+                new Exchange(init, initPort, early).error(Errno.EIO);
                 throw new IOException("the kernel speaks FUSE " + init.major() + "." + init.minor()
                         + "; this server needs major version 7");
             }
             // A newer major: answer with ours and expect a new INIT (fuse_kernel.h, "INIT request and reply").
-            ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
-            encoder.init(init.header().unique(), new InitOut(InitNegotiation.MAJOR, InitNegotiation.SERVER_MINOR,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0), s);
-            replies.write(new ByteBuffer[] {s}, 1, init.header().opcode());
+            new Exchange(init, initPort, early).replyInit(new InitOut(InitNegotiation.MAJOR,
+                    InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
         UringTransport ring = openRings(init, config, mount);
         if (ring == null && config.transport() == Transport.IO_URING) {
-            new DeviceReplies(mount, new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, errors).error(init, Errno.EIO);
+            ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
+            new Exchange(init, initPort, early).error(Errno.EIO);
             throw new IOException("FUSE over io_uring is not available: " + uringReason);
         }
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
         Negotiated n = result.negotiated();
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
-        DeviceReplies mountReplies = new DeviceReplies(mount, encoder, counters, errors);
-        ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
-        encoder.init(init.header().unique(), result.out(), s);
-        if (!mountReplies.write(new ByteBuffer[] {s}, 1, init.header().opcode())) {
-            throw new IOException("the kernel refused the INIT reply");
+        Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
+        replies = d.context();
+        Exchange initExchange = new Exchange(init, initPort, d.context());
+        initExchange.replyInit(result.out());
+        if (initExchange.verdict() != 0) {
+            throw new IOException("the kernel refused the INIT reply ("
+                    + Errno.of(Math.max(1, initExchange.verdict())).name() + ")");
         }
         decoder.minor(n.minor());
         negotiated = n;
         devices.add(mount);
-        Connection connection = new Connection(n, mountReplies, encoder, mount instanceof DevFuse d ? d : null);
+        Connection connection = new Connection(n, mount, encoder, counters, mount instanceof DevFuse df ? df : null);
         try {
             fs.init(connection);
         } catch (RuntimeException ex) {
             throw new IOException("the filesystem's init failed: " + ex, ex);
         }
-        Dispatcher d = new Dispatcher(fs, n.minor(), config.maxInFlight(), n.maxPages() * 4096);
         dispatcher = d;
         if (ring != null) {
             String failure;
             try {
-                failure = ring.start(((DevFuse) mount).fd(), payloadBytes(n), d, decoder, encoder, counters, errors,
-                        this::failed);
+                failure = ring.start(((DevFuse) mount).fd(), payloadBytes(n), d, decoder, d.context(), this::failed);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 failure = "interrupted while registering the ring entries";
@@ -190,14 +191,10 @@ public final class Engine {
                 uring = ring;
             }
         }
-        List<DeviceReplies> sinks = new ArrayList<>();
-        sinks.add(mountReplies);
         int readers = uring != null ? 1 : config.readers();
         for (int i = 1; i < readers && cloner != null; i++) {
             try {
-                FuseDevice clone = cloner.cloneDevice();
-                devices.add(clone);
-                sinks.add(new DeviceReplies(clone, encoder, counters, errors));
+                devices.add(cloner.cloneDevice());
             } catch (IOException ex) {
                 LOG.log(Level.WARNING, "cannot clone /dev/fuse ({0}); serving with {1} reader(s)",
                         ex.getMessage(), devices.size());
@@ -205,10 +202,12 @@ public final class Engine {
             }
         }
         int bufferSize = Math.max(MIN_READ_BUFFER, 80 + n.maxWrite());
+        int maxData = n.maxPages() * 4096;
         liveReaders.set(devices.size());
         for (int i = 0; i < devices.size(); i++) {
-            Reader r = new Reader(devices.get(i), sinks.get(i), decoder, d, counters, bufferSize, this);
-            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(r);
+            DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this);
+            q.serve(decoder, d);
+            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
         }
     }
 
@@ -219,7 +218,8 @@ public final class Engine {
 
     /**
      * Creates the io_uring rings before INIT is answered, when the transport allows it and the kernel
-     * offers it; otherwise records why not.
+     * offers it; otherwise records why not. Once the kernel has processed an INIT reply that accepts
+     * io_uring, new requests wait until every queue has a registered entry, so the rings must exist first.
      */
     private @Nullable UringTransport openRings(Init init, Config config, FuseDevice mount) {
         if (config.transport() == Transport.DEV_FUSE) {
@@ -340,7 +340,10 @@ public final class Engine {
     /** Marks the session as ending: late write failures are no longer logged. */
     public void ending() {
         ending = true;
-        errors.quiet();
+        ReplyContext r = replies;
+        if (r != null) {
+            r.quiet();
+        }
     }
 
     boolean isEnding() {

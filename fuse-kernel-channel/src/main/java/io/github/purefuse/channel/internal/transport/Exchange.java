@@ -11,6 +11,7 @@ import io.github.purefuse.api.request.Read;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.DirentPage;
+import io.github.purefuse.channel.internal.codec.InitOut;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -59,6 +60,7 @@ public final class Exchange {
     private @Nullable ByteBuffer pageBuffer;
     private @Nullable Consumer<ByteBuffer> pageRelease;
     private boolean pageSent;
+    private volatile int verdict = -1;
 
     /**
      * Takes ownership of a decoded request.
@@ -216,6 +218,29 @@ public final class Exchange {
     }
 
     /**
+     * Sends the INIT reply ({@code fuse_init_out} sized for the negotiated minor).
+     *
+     * @param out the values
+     * @throws IllegalStateException if this request was answered already
+     */
+    public void replyInit(InitOut out) {
+        begin();
+        ReplyContext.Scratch s = context.scratch();
+        context.encoder().init(unique, out, s.scratch);
+        s.iov[0] = s.scratch;
+        try {
+            port.send(this, s.iov, 1);
+        } finally {
+            s.iov[0] = null;
+        }
+    }
+
+    /** {@return the kernel's verdict: 0 accepted, an errno, or -1 while none came yet} */
+    public int verdict() {
+        return verdict;
+    }
+
+    /**
      * Sends an empty success reply (DESTROY).
      *
      * @throws IllegalStateException if this request was answered already
@@ -245,6 +270,21 @@ public final class Exchange {
      *              refused the reply)
      */
     public void sent(int errno) {
+        verdict(errno, dataBytes);
+    }
+
+    /**
+     * The verdict on a {@link ReplyPort#sendFile} reply, with the data bytes the file gave (fewer than
+     * asked for at its end; 0 when its read failed and the port answered EIO instead).
+     *
+     * @param errno as for {@link #sent(int)}
+     * @param bytes the data bytes sent
+     */
+    public void sentFile(int errno, int bytes) {
+        verdict(errno, bytes);
+    }
+
+    private void verdict(int errno, long dataBytes) {
         Counters counters = context.counters();
         boolean ok = errno == 0;
         try {
@@ -271,6 +311,7 @@ public final class Exchange {
             }
         } finally {
             release();
+            verdict = errno;
         }
     }
 

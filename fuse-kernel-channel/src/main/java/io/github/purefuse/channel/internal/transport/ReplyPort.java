@@ -53,9 +53,11 @@ public interface ReplyPort {
      * Sends a READ reply whose data are {@code length} bytes of a local file from {@code offset}, read by
      * the transport itself: {@code splice(2)} on {@code /dev/fuse}, {@code pread(2)} into the payload
      * buffer on a ring. If the file gives fewer bytes (it ends there), the reply carries those, and the
-     * port writes the header's {@code len} accordingly; a failing read is answered with EIO.
+     * port writes the header's {@code len} accordingly; a failing read is answered with EIO (and the
+     * verdict is that of the EIO reply, with 0 bytes).
      *
-     * @param exchange the READ answered; told the verdict with {@link Exchange#sent(int)}
+     * @param exchange the READ answered; told the verdict, with the bytes sent, by
+     *                 {@link Exchange#sentFile(int, int)}
      * @param header   the {@code fuse_out_header} (16 bytes from position): {@code unique} and
      *                 {@code error = 0} written, {@code len} for the port to set
      * @param file     the file, open until the verdict

@@ -69,8 +69,6 @@ final class RingEntry implements ReplyPort {
     State state = State.REGISTERED;
     long unique;
     int opcode;
-    /** The interim reply path for the current dispatcher. */
-    final DispatcherAdapter sink;
     /** Link in the ring thread's commit stack. */
     @Nullable RingEntry next;
 
@@ -83,7 +81,6 @@ final class RingEntry implements ReplyPort {
         this.owner = owner;
         this.payloadAddress = Native.address(payload);
         this.target = new Target();
-        this.sink = new DispatcherAdapter(this, owner.encoder(), owner.counters());
     }
 
     /**
@@ -103,9 +100,9 @@ final class RingEntry implements ReplyPort {
             total += iov[i].remaining();
         }
         if (total - ReplyEncoder.OUT_HEADER > payload.capacity()) {
-            owner.errors().log(opcode, "a reply of " + total + " bytes exceeds the ring payload of "
+            owner.context().logFailure(opcode, "a reply of " + total + " bytes exceeds the ring payload of "
                     + payload.capacity() + "; answered EIO");
-            owner.encoder().error(unique, Errno.EIO, scratch);
+            owner.context().encoder().error(unique, Errno.EIO, scratch);
             header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
             return commit(0) ? EIO : EBADF;
         }
@@ -143,15 +140,15 @@ final class RingEntry implements ReplyPort {
                 got += r;
             }
         } catch (IOException e) {
-            owner.errors().log(opcode, "reading " + file.path() + " failed (" + e.getMessage() + "); answered EIO");
-            owner.encoder().error(unique, Errno.EIO, scratch);
+            owner.context().logFailure(opcode, "reading " + file.path() + " failed (" + e.getMessage() + "); answered EIO");
+            owner.context().encoder().error(unique, Errno.EIO, scratch);
             header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
-            exchange.sent(commit(0) ? EIO : EBADF);
+            exchange.sentFile(commit(0) ? 0 : EBADF, 0);
             return;
         }
         header.put(0, outHeader, outHeader.position(), ReplyEncoder.OUT_HEADER);
         header.putInt(0, ReplyEncoder.OUT_HEADER + got);
-        exchange.sent(commit(got) ? 0 : EBADF);
+        exchange.sentFile(commit(got) ? 0 : EBADF, got);
     }
 
     @Override
@@ -183,10 +180,4 @@ final class RingEntry implements ReplyPort {
         return owner.commit(this);
     }
 
-    /** Encodes an error reply into the entry and commits it (for frames the ring thread answers itself). */
-    void error(Errno errno) {
-        owner.encoder().error(unique, errno, scratch);
-        header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
-        commit(0);
-    }
 }

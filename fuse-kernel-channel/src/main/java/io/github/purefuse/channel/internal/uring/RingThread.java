@@ -3,14 +3,13 @@ package io.github.purefuse.channel.internal.uring;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
-import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
-import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.IoUring;
 import io.github.purefuse.channel.internal.linux.Native;
-import io.github.purefuse.channel.internal.transport.Counters;
-import io.github.purefuse.channel.internal.loop.DeviceReplies;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
+import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -116,16 +115,8 @@ final class RingThread implements Runnable {
         return registered;
     }
 
-    ReplyEncoder encoder() {
-        return transport.encoder();
-    }
-
-    Counters counters() {
-        return transport.counters();
-    }
-
-    DeviceReplies.WriteErrorLog errors() {
-        return transport.errors();
+    ReplyContext context() {
+        return transport.context();
     }
 
     /** Queues an entry's commit; called by the thread that wrote the reply. */
@@ -366,10 +357,10 @@ final class RingThread implements Runnable {
         e.opcode = opcode;
         e.state = RingEntry.State.SERVING;
         int arg0 = len - IN_HEADER - payloadSz;
-        transport.counters().ringRequest(opcode);
+        transport.context().counters().ringRequest(opcode);
         if (arg0 < 0 || arg0 > RingEntry.OP_IN_BYTES || payloadSz < 0 || payloadSz > e.payload.capacity()) {
             LOG.log(Level.WARNING, "malformed ring request: len {0}, payload_sz {1}, opcode {2}", len, payloadSz, opcode);
-            e.error(Errno.EIO);
+            Exchange.ofFrame(e.unique, opcode, e, transport.context()).error(Errno.EIO);
             return;
         }
         ByteBuffer f = frame.clear();
@@ -377,23 +368,20 @@ final class RingThread implements Runnable {
         f.put(IN_HEADER, h, RingEntry.OP_IN, arg0);
         f.put(IN_HEADER + arg0, e.payload, 0, payloadSz);
         f.limit(len);
+        RequestSink sink = transport.sink();
         FuseRequest request;
         try {
             request = transport.decoder().decode(f);
         } catch (ProtocolException ex) {
-            LOG.log(Level.WARNING, "malformed ring request: {0}", ex.getMessage());
-            e.error(Errno.EIO);
+            sink.malformed(ex, e);
             return;
         }
-        Dispatcher d = transport.dispatcher();
         try {
-            d.dispatch(request, e.sink);
+            sink.request(request, e);
         } catch (InterruptedException ex) {
+            // The sink answered EINTR; this thread ends with the session.
             Thread.currentThread().interrupt();
-            e.error(Errno.EINTR);
-        } catch (RuntimeException ex) {
-            LOG.log(Level.ERROR, "dispatching " + request.getClass().getSimpleName() + " failed; answered EIO", ex);
-            e.error(Errno.EIO);
+            stopping = true;
         }
     }
 }

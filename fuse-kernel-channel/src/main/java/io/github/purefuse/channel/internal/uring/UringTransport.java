@@ -5,8 +5,8 @@ import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.IoUring;
-import io.github.purefuse.channel.internal.transport.Counters;
-import io.github.purefuse.channel.internal.loop.DeviceReplies;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
+import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,11 +51,9 @@ public final class UringTransport {
     private final int queues;
     private final int depth;
     private final List<RingThread> threads = new ArrayList<>();
-    private volatile @Nullable Dispatcher dispatcher;
+    private volatile @Nullable RequestSink sink;
     private volatile @Nullable RequestDecoder decoder;
-    private volatile @Nullable ReplyEncoder encoder;
-    private volatile @Nullable Counters counters;
-    private volatile DeviceReplies.@Nullable WriteErrorLog errors;
+    private volatile @Nullable ReplyContext context;
     private volatile @Nullable Consumer<Throwable> onFailure;
     private int payloadBytes;
 
@@ -164,25 +162,20 @@ public final class UringTransport {
      *
      * @param devFd        the {@code /dev/fuse} descriptor of the connection
      * @param payloadBytes the payload size: {@code max(8192, max_write, max_pages * 4096)}
-     * @param dispatcher   routes decoded requests
+     * @param sink         where decoded requests go (the dispatcher), each with its entry as the port
      * @param decoder      the request decoder for the negotiated minor
-     * @param encoder      the reply encoder for the negotiated minor
-     * @param counters     the session's counters
-     * @param errors       the session's once-per-opcode error log
+     * @param context      the session's reply context (encoder, counters, failure log)
      * @param onFailure    called when a ring thread fails unexpectedly
      * @return {@code null} once every queue has its entries registered, else the reason it failed (the
      *     transport is then closed)
      * @throws InterruptedException if interrupted while waiting for the threads
      */
-    public @Nullable String start(int devFd, int payloadBytes, Dispatcher dispatcher, RequestDecoder decoder,
-                                  ReplyEncoder encoder, Counters counters, DeviceReplies.WriteErrorLog errors,
-                                  Consumer<Throwable> onFailure) throws InterruptedException {
+    public @Nullable String start(int devFd, int payloadBytes, RequestSink sink, RequestDecoder decoder,
+                                  ReplyContext context, Consumer<Throwable> onFailure) throws InterruptedException {
         this.payloadBytes = payloadBytes;
-        this.dispatcher = dispatcher;
+        this.sink = sink;
         this.decoder = decoder;
-        this.encoder = encoder;
-        this.counters = counters;
-        this.errors = errors;
+        this.context = context;
         this.onFailure = onFailure;
         int n = rings.size();
         try {
@@ -230,24 +223,16 @@ public final class UringTransport {
         }
     }
 
-    Dispatcher dispatcher() {
-        return require(dispatcher);
+    RequestSink sink() {
+        return require(sink);
     }
 
     RequestDecoder decoder() {
         return require(decoder);
     }
 
-    ReplyEncoder encoder() {
-        return require(encoder);
-    }
-
-    Counters counters() {
-        return require(counters);
-    }
-
-    DeviceReplies.WriteErrorLog errors() {
-        return require(errors);
+    ReplyContext context() {
+        return require(context);
     }
 
     void failed(Throwable t) {
