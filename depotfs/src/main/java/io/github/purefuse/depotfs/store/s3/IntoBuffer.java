@@ -25,6 +25,7 @@ final class IntoBuffer implements AsyncResponseTransformer<GetObjectResponse, In
     private final ReentrantLock lock = new ReentrantLock();
     private boolean abandoned;
     private @Nullable CompletableFuture<Integer> future;
+    private volatile @Nullable String contentRange;
 
     /**
      * @param dst where the bytes go, from its position to its limit; the range asked for must not be longer
@@ -59,9 +60,15 @@ final class IntoBuffer implements AsyncResponseTransformer<GetObjectResponse, In
         return f;
     }
 
+    /** {@return the {@code Content-Range} of the response, e.g. {@code bytes 0-99/1234}, once it arrived} */
+    @Nullable String contentRange() {
+        return contentRange;
+    }
+
     @Override
     public void onResponse(GetObjectResponse response) {
-        // Content-Range was asked for; the body length is checked by the caller against the position.
+        // The body length is checked by the caller; the total length in Content-Range by the first GET.
+        contentRange = response.contentRange();
     }
 
     @Override

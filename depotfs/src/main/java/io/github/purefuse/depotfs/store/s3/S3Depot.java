@@ -104,12 +104,16 @@ public final class S3Depot implements WritableDepot {
     private final ConcurrentHashMap<Hash, Long> known = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable Boolean conditionalWrites;
+    private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
+    private final PrefetchBudget budget;
+    private final Prefetcher.Settings prefetch = Prefetcher.Settings.DEFAULT;
 
     private S3Depot(S3AsyncClient client, S3Location location, S3Options options) {
         this.client = client;
         this.location = location;
         this.options = options;
         this.description = location + (options.endpoint() == null ? "" : " at " + options.endpoint());
+        this.budget = new PrefetchBudget(options.prefetchBytes());
     }
 
     /**
@@ -463,52 +467,172 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The first open of an object GETs its first {@link Prefetcher.Settings#initialWindow()} bytes
+     * (an empty object: a HEAD) and checks the total length in {@code Content-Range} against
+     * {@code size}: the size check of the integrity policy and the first read in one round trip. Further
+     * opens of the object while it is open share it, and its prefetcher.
+     */
     @Override
     public DepotObject open(Hash hash, long size) throws IOException {
-        String key = location.objectKey(hash);
-        HeadObjectResponse head;
+        SharedObject[] created = new SharedObject[1];
+        SharedObject s = open.compute(hash, (h, cur) -> {
+            if (cur != null) {
+                cur.refs++;
+                return cur;
+            }
+            created[0] = new SharedObject(hash, location.objectKey(hash), size);
+            return created[0];
+        });
+        if (created[0] != null) {
+            try {
+                s.prefetcher = firstPart(s);
+                s.ready.complete(null);
+            } catch (IOException | RuntimeException e) {
+                s.ready.completeExceptionally(e);
+                release(s);
+                throw e;
+            }
+        } else {
+            try {
+                await(s.ready, "open " + s.key);
+            } catch (IOException e) {
+                release(s);
+                throw e;
+            }
+            if (s.size != size) {
+                release(s);
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": "
+                        + s.size + " bytes stored, the manifest says " + size);
+            }
+        }
+        return new S3DepotObject(this, s);
+    }
+
+    /** An object open through one or more handles, with its prefetcher. */
+    static final class SharedObject {
+        final Hash hash;
+        final String key;
+        final long size;
+        final CompletableFuture<@Nullable Void> ready = new CompletableFuture<>();
+        volatile @Nullable Prefetcher prefetcher;
+        /** Handles open; guarded by the map's compute. */
+        int refs = 1;
+
+        SharedObject(Hash hash, String key, long size) {
+            this.hash = hash;
+            this.key = key;
+            this.size = size;
+        }
+    }
+
+    /** Drops a handle; the last one closes the prefetcher (cancels its GETs, frees its buffers). */
+    void release(SharedObject s) {
+        open.computeIfPresent(s.hash, (h, cur) -> {
+            if (cur != s || --cur.refs > 0) {
+                return cur;
+            }
+            Prefetcher p = cur.prefetcher;
+            if (p != null) {
+                p.close();
+            }
+            return null;
+        });
+    }
+
+    private Prefetcher firstPart(SharedObject s) throws IOException {
+        Prefetcher p = new Prefetcher(s.size, (dst, offset) -> startGet(s.key, dst, offset), budget, prefetch);
+        if (s.size == 0) {
+            HeadObjectResponse head;
+            try {
+                head = await(client.headObject(r -> r.bucket(location.bucket()).key(s.key)), "open " + s.key);
+            } catch (DepotException e) {
+                throw missing(e, s.hash);
+            }
+            long actual = head.contentLength() == null ? -1 : head.contentLength();
+            if (actual != 0) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex() + ": "
+                        + actual + " bytes stored, the manifest says 0");
+            }
+            return p;
+        }
+        int len = (int) Math.min(s.size, prefetch.initialWindow());
+        boolean budgeted = budget.tryAcquire(len);
+        ByteBuffer buf = ByteBuffer.allocate(len);
+        IntoBuffer into = new IntoBuffer(buf.duplicate());
+        CompletableFuture<Integer> f = client.getObject(r -> r.bucket(location.bucket()).key(s.key)
+                .range("bytes=0-" + (len - 1)), into);
+        long total;
         try {
-            head = await(client.headObject(r -> r.bucket(location.bucket()).key(key)), "open " + key);
-        } catch (DepotException e) {
-            if (e.reason() == DepotException.Reason.NOT_FOUND) {
-                throw new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + description, e);
+            int got = await(f, "open " + s.key);
+            total = totalLength(into.contentRange());
+            if (total == s.size && got != len) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()
+                        + ": a GET of " + len + " bytes returned " + got);
+            }
+        } catch (IOException | RuntimeException e) {
+            into.abandon();
+            if (budgeted) {
+                budget.release(len);
+            }
+            if (e instanceof IOException io && io.getCause() instanceof S3Exception s3 && s3.statusCode() == 416) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()
+                        + ": 0 bytes stored, the manifest says " + s.size, e);
+            }
+            if (e instanceof DepotException d) {
+                throw missing(d, s.hash);
             }
             throw e;
         }
-        long actual = head.contentLength() == null ? -1 : head.contentLength();
-        if (actual != size) {
-            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": "
-                    + actual + " bytes stored, the manifest says " + size);
+        if (total != s.size) {
+            if (budgeted) {
+                budget.release(len);
+            }
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex() + ": "
+                    + total + " bytes stored, the manifest says " + s.size);
         }
-        return new S3DepotObject(this, hash, key, size);
+        p.adopt(0, buf, budgeted);
+        return p;
     }
 
-    /**
-     * One ranged GET into {@code dst}: {@code dst.remaining()} bytes from {@code offset} (the caller keeps
-     * the range inside the object).
-     *
-     * @return the bytes received
-     */
-    int getRange(String key, Hash hash, ByteBuffer dst, long offset) throws IOException {
-        int want = dst.remaining();
-        if (want == 0) {
-            return 0;
+    private DepotException missing(DepotException e, Hash hash) {
+        return e.reason() == DepotException.Reason.NOT_FOUND
+                ? new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + description, e)
+                : e;
+    }
+
+    /** {@return the total length of {@code bytes A-B/TOTAL}, or -1} */
+    static long totalLength(@Nullable String contentRange) {
+        if (contentRange == null) {
+            return -1;
         }
+        int slash = contentRange.lastIndexOf('/');
+        try {
+            return slash < 0 ? -1 : Long.parseLong(contentRange.substring(slash + 1).strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Starts a ranged GET of {@code dst.remaining()} bytes at {@code offset} into {@code dst}. */
+    private Prefetcher.Fetch startGet(String key, ByteBuffer dst, long offset) {
         IntoBuffer into = new IntoBuffer(dst);
+        int want = dst.remaining();
         String range = "bytes=" + offset + "-" + (offset + want - 1);
         CompletableFuture<Integer> f = client.getObject(r -> r.bucket(location.bucket()).key(key).range(range), into);
-        int got;
-        try {
-            got = await(f, "read " + key + " at " + offset);
-        } catch (IOException e) {
+        CompletableFuture<Integer> result = f.handle((v, t) -> t == null ? CompletableFuture.completedFuture(v)
+                : CompletableFuture.<Integer>failedFuture(translate(t, "read " + key + " at " + offset))).thenCompose(x -> x);
+        return new Prefetcher.Fetch(result, () -> {
             into.abandon();
-            throw e;
-        }
-        if (got != want) {
-            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": a GET of "
-                    + want + " bytes at " + offset + " returned " + got);
-        }
-        return got;
+            f.cancel(true);
+        });
+    }
+
+    /** {@return the prefetch memory in use now, bytes} */
+    public long prefetchBytesInUse() {
+        return budget.used();
     }
 
     // ---------------------------------------------------------------- writes

@@ -1,32 +1,31 @@
 package io.github.purefuse.depotfs.store.s3;
 
 import io.github.purefuse.depotfs.store.DepotObject;
-import io.github.purefuse.depotfs.store.Hash;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An object of an {@link S3Depot}: every {@link #read} is one ranged GET whose body the HTTP client
- * copies straight into the caller's buffer (the leased FUSE reply buffer). Reads run in parallel; an
- * interrupted read cancels its GET and no byte reaches the buffer afterwards.
+ * One handle of an open object of an {@link S3Depot}. All handles of an object share its
+ * {@link Prefetcher}: reads are served from the parts it fetched ahead, or by exact ranged GETs whose
+ * bodies the HTTP client copies straight into the caller's buffer (the leased FUSE reply buffer). Reads
+ * run in parallel; an interrupted read cancels its GETs and no byte reaches its buffer afterwards.
  */
 final class S3DepotObject implements DepotObject {
 
     private final S3Depot depot;
-    private final Hash hash;
-    private final String key;
-    private final long size;
+    private final S3Depot.SharedObject shared;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    S3DepotObject(S3Depot depot, Hash hash, String key, long size) {
+    S3DepotObject(S3Depot depot, S3Depot.SharedObject shared) {
         this.depot = depot;
-        this.hash = hash;
-        this.key = key;
-        this.size = size;
+        this.shared = shared;
     }
 
     @Override
     public long size() {
-        return size;
+        return shared.size;
     }
 
     @Override
@@ -34,21 +33,19 @@ final class S3DepotObject implements DepotObject {
         if (offset < 0) {
             throw new IllegalArgumentException("negative offset " + offset);
         }
-        if (offset >= size || !dst.hasRemaining()) {
+        if (offset >= shared.size || !dst.hasRemaining()) {
             return 0;
         }
-        int want = (int) Math.min(dst.remaining(), size - offset);
-        int oldLimit = dst.limit();
-        dst.limit(dst.position() + want);
-        try {
-            return depot.getRange(key, hash, dst, offset);
-        } finally {
-            dst.limit(oldLimit);
+        if (closed.get()) {
+            throw new IOException("object closed");
         }
+        return Objects.requireNonNull(shared.prefetcher, "opened").read(dst, offset);
     }
 
     @Override
     public void close() {
-        // no per-object resources: connections belong to the depot's client
+        if (closed.compareAndSet(false, true)) {
+            depot.release(shared);
+        }
     }
 }

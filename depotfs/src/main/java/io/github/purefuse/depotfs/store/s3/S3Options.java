@@ -20,9 +20,12 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts    attempts per request (1 = no retries); retries back off exponentially with jitter,
  *                       throttling answers ({@code 503 SlowDown}) from a base of one second
  * @param maxConnections connections kept to the server at most
+ * @param prefetchBytes  the memory cap of all prefetch buffers of the depot together (see {@link PrefetchBudget}),
+ *                       bytes; 0 turns prefetching off (every read is an exact ranged GET)
  */
 public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean anonymous, HttpClientKind httpClient,
-                        Duration attemptTimeout, Duration callTimeout, int maxAttempts, int maxConnections) {
+                        Duration attemptTimeout, Duration callTimeout, int maxAttempts, int maxConnections,
+                        long prefetchBytes) {
 
     /** The HTTP clients of the AWS SDK that the depot can use. */
     public enum HttpClientKind {
@@ -46,6 +49,9 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
         if (attemptTimeout.isNegative() || attemptTimeout.isZero() || callTimeout.isNegative() || callTimeout.isZero()) {
             throw new IllegalArgumentException("timeouts must be positive");
         }
+        if (prefetchBytes < 0) {
+            throw new IllegalArgumentException("negative prefetch memory");
+        }
         if (maxAttempts < 1 || maxConnections < 1) {
             throw new IllegalArgumentException("maxAttempts and maxConnections must be at least 1");
         }
@@ -58,7 +64,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      */
     public static S3Options defaults(@Nullable URI endpoint) {
         return new S3Options(endpoint, null, false, HttpClientKind.NETTY, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CALL_TIMEOUT,
-                DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_CONNECTIONS);
+                DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_CONNECTIONS, PrefetchBudget.DEFAULT_BYTES);
     }
 
     /**
@@ -67,7 +73,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param r the region, or {@code null}
      */
     public S3Options withRegion(@Nullable String r) {
-        return new S3Options(endpoint, r, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections);
+        return new S3Options(endpoint, r, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes);
     }
 
     /**
@@ -76,7 +82,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param a true for unsigned requests
      */
     public S3Options withAnonymous(boolean a) {
-        return new S3Options(endpoint, region, a, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections);
+        return new S3Options(endpoint, region, a, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes);
     }
 
     /**
@@ -85,7 +91,16 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param kind the client
      */
     public S3Options withHttpClient(HttpClientKind kind) {
-        return new S3Options(endpoint, region, anonymous, kind, attemptTimeout, callTimeout, maxAttempts, maxConnections);
+        return new S3Options(endpoint, region, anonymous, kind, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes);
+    }
+
+    /**
+     * {@return a copy with another prefetch memory cap}
+     *
+     * @param bytes the cap, 0 for no prefetching
+     */
+    public S3Options withPrefetchBytes(long bytes) {
+        return new S3Options(endpoint, region, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, bytes);
     }
 
     /**
@@ -96,6 +111,6 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param attempts attempts per request
      */
     public S3Options withTimeouts(Duration attempt, Duration call, int attempts) {
-        return new S3Options(endpoint, region, anonymous, httpClient, attempt, call, attempts, maxConnections);
+        return new S3Options(endpoint, region, anonymous, httpClient, attempt, call, attempts, maxConnections, prefetchBytes);
     }
 }
