@@ -190,8 +190,8 @@ class S3MountIT {
 
     @Test
     void aKilledOrFrozenServerGivesEioWithinTheTimeoutAndTheMountRecovers() throws Exception {
-        Duration call = Duration.ofSeconds(4);
-        S3Options quick = server.options().withTimeouts(Duration.ofSeconds(2), call, 3);
+        Duration call = Duration.ofSeconds(10);
+        S3Options quick = server.options().withTimeouts(Duration.ofSeconds(5), call, 3);
         try (S3Depot s3 = S3Depot.open(location, quick); TestMount m = mount(s3)) {
             Path demo = m.path().resolve(DemoBuilder.ROOT);
             Path big = demo.resolve("big/big.bin");

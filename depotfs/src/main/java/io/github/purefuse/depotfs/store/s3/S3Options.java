@@ -29,10 +29,10 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
 
     /** The HTTP clients of the AWS SDK that the depot can use. */
     public enum HttpClientKind {
-        /** The SDK's Netty NIO client (pure Java): the default, see the package description. */
-        NETTY,
-        /** The AWS Common Runtime client (native code in the {@code aws-crt} jar). */
-        CRT
+        /** The AWS Common Runtime client (native code in the {@code aws-crt} jar): the default, see the package description. */
+        CRT,
+        /** The SDK's Netty NIO client (pure Java). */
+        NETTY
     }
 
     /** Default attempt timeout: a ranged GET of a few MiB on a slow link fits comfortably. */
@@ -63,7 +63,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param endpoint the server, or {@code null} for AWS S3
      */
     public static S3Options defaults(@Nullable URI endpoint) {
-        return new S3Options(endpoint, null, false, HttpClientKind.NETTY, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CALL_TIMEOUT,
+        return new S3Options(endpoint, null, false, HttpClientKind.CRT, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CALL_TIMEOUT,
                 DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_CONNECTIONS, PrefetchBudget.DEFAULT_BYTES);
     }
 
