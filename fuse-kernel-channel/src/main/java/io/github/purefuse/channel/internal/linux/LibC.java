@@ -105,4 +105,16 @@ public interface LibC {
 
     /** {@code int kill(pid_t pid, int sig)}. */
     int kill(int pid, int sig);
+
+    /**
+     * {@code long syscall(long number, ...)} with six integer arguments (unused ones 0), for system calls
+     * that glibc does not wrap ({@code io_uring_setup}, {@code io_uring_enter}).
+     */
+    long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+
+    /** {@code int eventfd(unsigned int initval, int flags)}. */
+    int eventfd(int initval, int flags);
+
+    /** {@code ssize_t write(int fd, const void *buf, size_t count)}. */
+    @ssize_t long write(int fd, @intptr_t long buf, @size_t long count);
 }
