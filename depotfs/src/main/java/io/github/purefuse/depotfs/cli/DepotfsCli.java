@@ -1,5 +1,7 @@
 package io.github.purefuse.depotfs.cli;
 
+import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
@@ -435,12 +437,24 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
+        @Option(names = "--transport", paramLabel = "auto|dev|io-uring",
+                description = "how requests travel: auto (io_uring when the kernel offers it; the default), dev "
+                        + "(/dev/fuse) or io-uring (fail with the reason if unavailable)")
+        @Nullable String transport;
+
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
             String p = rangeProblem("--readahead-kb", readaheadKb, 0, Integer.MAX_VALUE);
             p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
+            if (p == null && transport != null) {
+                try {
+                    MountOptions.parseTransport(transport);
+                } catch (IllegalArgumentException e) {
+                    p = "--transport: " + e.getMessage();
+                }
+            }
             return p != null ? p : statsProblem(stats);
         }
 
@@ -451,7 +465,8 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
-                    threads == null ? 0 : threads, allowOther, stats);
+                    threads == null ? 0 : threads, allowOther, stats,
+                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport));
         }
     }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.store.Depot;
@@ -38,9 +39,11 @@ final class MountRunner {
      * @param threads             reader threads, 0 for the session's default
      * @param allowOther          allow_other
      * @param stats               where to write statistics at exit, or null
+     * @param transport           the session's transport ({@code --transport})
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
-                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats) {
+                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
+                    Transport transport) {
     }
 
     private final Depot depot;
@@ -72,7 +75,7 @@ final class MountRunner {
         DepotMount mount = new DepotMount(fs, BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
-                .readaheadKb(settings.readaheadKb()).installShutdownHook(false);
+                .readaheadKb(settings.readaheadKb()).installShutdownHook(false).transport(settings.transport());
         if (settings.maxBackground() >= 0) {
             b.maxBackground(settings.maxBackground());
         }
@@ -94,7 +97,8 @@ final class MountRunner {
                 : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
-        out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + ") at " + s.mountpoint()
+        out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
+                + s.mountpoint()
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();
         onReady.accept(s.mountpoint());
@@ -147,6 +151,10 @@ final class MountRunner {
         root.put("totalRequests", stats.totalRequests());
         root.put("repliesWritten", stats.repliesWritten());
         root.put("writeErrors", stats.writeErrors());
+        root.put("transport", stats.transport().name());
+        root.put("transportDetail", stats.transportDetail());
+        root.put("ringRequests", stats.ringRequests());
+        root.put("deviceRequests", stats.deviceRequests());
         root.set("negotiated", json.valueToTree(s.negotiated()));
         ObjectNode set = root.putObject("settings");
         set.put("passthroughRequested", settings.passthrough());

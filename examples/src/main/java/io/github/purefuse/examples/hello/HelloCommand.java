@@ -4,6 +4,7 @@ import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.channel.Transport;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -33,6 +34,11 @@ public final class HelloCommand implements Callable<Integer> {
     @Option(names = "--auto-unmount", description = "Mount through fusermount3 -o auto_unmount.")
     private boolean autoUnmount;
 
+    @Option(names = "--transport", paramLabel = "auto|dev|io-uring", converter = io.github.purefuse.examples.TransportOption.class,
+            description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
+                    + "(/dev/fuse) or io-uring (fail if unavailable).")
+    private Transport transport;
+
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
     private boolean stats;
 
@@ -47,6 +53,9 @@ public final class HelloCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         MountOptions.Builder options = MountOptions.builder().fsname("hello").subtype("hello")
                 .readaheadKb(readaheadKb).autoUnmount(autoUnmount);
+        if (transport != null) {
+            options.transport(transport);
+        }
         if (readers != null) {
             options.readerThreads(readers);
         }
@@ -59,14 +68,17 @@ public final class HelloCommand implements Callable<Integer> {
             return 1;
         }
         var n = session.negotiated();
-        err.printf("Mounted hello on %s (FUSE %d.%d, device %s). Unmount with: umount %s%n",
-                session.mountpoint(), n.major(), n.minor(), session.deviceId(), session.mountpoint());
+        err.printf("Mounted hello on %s (FUSE %d.%d, device %s, %s). Unmount with: umount %s%n",
+                session.mountpoint(), n.major(), n.minor(), session.deviceId(), session.transportDetail(),
+                session.mountpoint());
         err.flush();
         session.awaitTermination();
         session.close();
         if (stats) {
             SessionStats st = session.stats();
             err.println("stats.requests=" + st.totalRequests());
+            err.println("stats.ringRequests=" + st.ringRequests());
+            err.println("stats.deviceRequests=" + st.deviceRequests());
             st.requests().forEach((op, count) -> err.println("stats.requests." + op + "=" + count));
             err.println("stats.readBytes=" + st.readBytes());
             err.println("stats.repliesWritten=" + st.repliesWritten());

@@ -3,6 +3,7 @@ package io.github.purefuse.examples.mirror;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +36,11 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "falls back to reads through this process when not available.")
     private boolean passthrough;
 
+    @Option(names = "--transport", paramLabel = "auto|dev|io-uring", converter = io.github.purefuse.examples.TransportOption.class,
+            description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
+                    + "(/dev/fuse) or io-uring (fail if unavailable).")
+    private Transport transport;
+
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
     private boolean stats;
 
@@ -52,7 +58,11 @@ public final class MirrorCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         MirrorFileSystem fs = new MirrorFileSystem(source, passthrough);
-        MountOptions options = MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough).build();
+        MountOptions.Builder b = MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough);
+        if (transport != null) {
+            b.transport(transport);
+        }
+        MountOptions options = b.build();
         FuseSession session;
         try {
             session = FuseSession.mount(mountpoint, fs, options);
@@ -61,8 +71,9 @@ public final class MirrorCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        err.printf("Mounted a mirror of %s on %s%s. Unmount with: umount %s%n", source.toAbsolutePath(),
-                session.mountpoint(), fs.passthroughActive() ? " (FUSE passthrough)" : "", session.mountpoint());
+        err.printf("Mounted a mirror of %s on %s (%s%s). Unmount with: umount %s%n", source.toAbsolutePath(),
+                session.mountpoint(), session.transportDetail(), fs.passthroughActive() ? ", FUSE passthrough" : "",
+                session.mountpoint());
         err.flush();
         session.awaitTermination();
         session.close();
