@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.channel.Transport;
+import io.github.purefuse.channel.testing.UringParameter;
 import io.github.purefuse.examples.KernelMount;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -24,6 +26,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The mirror on the real kernel, compared with its source by real tools. */
 class MirrorIT {
@@ -35,13 +39,20 @@ class MirrorIT {
     @TempDir
     Path tmp;
 
-    @Test
-    void bigTreeLooksAndReadsLikeItsSource() throws Exception {
+    /**
+     * On both transports: big directories (READDIRPLUS pages of up to 128 KiB) after READs answered in the
+     * same io_uring entries caught a payload limit left behind by a READ, which lost the entry and hung
+     * {@code diff}.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"DEV_FUSE", "IO_URING"})
+    void bigTreeLooksAndReadsLikeItsSource(Transport transport) throws Exception {
         Path tree = KernelMount.snapshot(BIG_TREE, tmp.resolve("share"));   // packages may be installed meanwhile
         long files = countFiles(tree);
         assertTrue(files >= 10_000, "the tree should hold at least 10,000 files, has " + files);
         MirrorFileSystem fs = new MirrorFileSystem(tree, false);
-        try (KernelMount m = KernelMount.mount(fs, MountOptions.defaults(), tmp)) {
+        try (UringParameter uring = transport == Transport.IO_URING ? UringParameter.enable() : null;
+             KernelMount m = KernelMount.mount(fs, MountOptions.builder().transport(transport).build(), tmp)) {
             String expected = listing(tree);
             String actual = listing(m.mountpoint());
             assertEquals(expected.lines().count(), actual.lines().count(), "entries");
