@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.purefuse.channel.testing.KernelTestMount;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,13 +39,13 @@ class HelloProcessIT {
 
     @BeforeAll
     static void fuse() {
-        KernelTestMount.requireDevFuse();
+        TestMount.requireDevFuse();
         assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " is executable");
     }
 
     @BeforeEach
     void dirs() throws IOException {
-        mp = KernelTestMount.newMountpoint();
+        mp = TestMount.newMountpoint();
         stderr = Files.createTempFile("purefuse-hello-", ".err");
     }
 
@@ -53,7 +54,7 @@ class HelloProcessIT {
         if (server != null && server.isAlive()) {
             server.destroyForcibly();
         }
-        KernelTestMount.forceUnmount(mp);
+        TestMount.forceUnmount(mp);
         Files.deleteIfExists(mp);
         Files.deleteIfExists(stderr);
     }
@@ -67,7 +68,7 @@ class HelloProcessIT {
         server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(stderr.toFile()).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!KernelTestMount.isMounted(mp)) {
+        while (!TestMount.isMounted(mp)) {
             if (!server.isAlive()) {
                 fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
             }
@@ -86,8 +87,8 @@ class HelloProcessIT {
     @Test
     void anUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
         start(List.of());
-        assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
-        KernelTestMount.run(T, "umount", mp.toString()).ok();
+        assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+        Tools.run(T, "umount", mp.toString()).ok();
         assertEquals(0, awaitExit(), Files.readString(stderr));
     }
 
@@ -95,26 +96,26 @@ class HelloProcessIT {
     @Test
     void sigtermUnmountsAndExitsWith143() throws Exception {
         start(List.of());
-        KernelTestMount.run(T, "stat", mp.resolve("large.bin").toString()).ok();
+        Tools.run(T, "stat", mp.resolve("large.bin").toString()).ok();
         server.destroy(); // SIGTERM
         assertEquals(143, awaitExit(), Files.readString(stderr));
-        assertFalse(KernelTestMount.isMounted(mp), "unmounted by the shutdown hook");
+        assertFalse(TestMount.isMounted(mp), "unmounted by the shutdown hook");
     }
 
     @Test
     void oneReadPerRequestAndOneWritevPerReplyUnderStrace() throws Exception {
-        if (KernelTestMount.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exitCode() != 0) {
-            KernelTestMount.unavailable("strace is not installed");
+        if (Tools.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exit() != 0) {
+            TestMount.unavailable("strace is not installed");
         }
         Path trace = Files.createTempFile("purefuse-strace-", ".txt");
         try {
             start(List.of("strace", "-f", "-qq", "-y", "-s", "0", "-e", "trace=read,writev", "-o", trace.toString()),
                     "--stats");
-            KernelTestMount.run(T, "ls", "-l", mp.toString()).ok();
-            KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
-            KernelTestMount.run(T, "find", mp.toString()).ok();
-            KernelTestMount.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
-            KernelTestMount.run(T, "umount", mp.toString()).ok();
+            Tools.run(T, "ls", "-l", mp.toString()).ok();
+            Tools.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
+            Tools.run(T, "find", mp.toString()).ok();
+            Tools.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
+            Tools.run(T, "umount", mp.toString()).ok();
             assertEquals(0, awaitExit(), Files.readString(stderr));
 
             Map<String, Long> stats = new HashMap<>();

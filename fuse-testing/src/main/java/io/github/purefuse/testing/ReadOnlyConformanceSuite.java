@@ -1,4 +1,4 @@
-package io.github.purefuse.kit.testing;
+package io.github.purefuse.testing;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -39,8 +39,7 @@ import org.junit.jupiter.api.TestInstance;
  * {@snippet :
  * class HelloConformanceIT extends ReadOnlyConformanceSuite {
  *     protected Mounter mounter() {
- *         return mountpoint -> MountedFs.of(mountpoint, FuseSession.mount(mountpoint,
- *                 PathAdapter.builder(new Hello()).immutable().build(), MountOptions.defaults()));
+ *         return TestMount.mounter(() -> PathAdapter.builder(new Hello()).immutable().build());
  *     }
  *     protected ExpectedTree expectedTree() {
  *         return ExpectedTree.builder().file("hello.txt", "Hello, world!\n".getBytes(UTF_8)).build();
@@ -52,8 +51,9 @@ import org.junit.jupiter.api.TestInstance;
  * One mount serves the whole class: it is made under a new temporary directory before the first check
  * and closed after the last, and the suite then fails if the mountpoint is still in {@code /proc/mounts}
  * (after detaching it with {@code umount -l}, so that no mount is left behind). A mount failure fails
- * the class. To skip instead where FUSE is unavailable, let the {@link Mounter} abort with JUnit's
- * {@code Assumptions.abort} (and keep failing when the environment has {@code CI=true}).
+ * the class, except where FUSE is unavailable: {@link TestMount}'s mounters then skip the class (and fail
+ * it when the environment has {@code CI=true}); a {@link Mounter} of your own may do the same with
+ * {@link TestMount#unavailable}.
  *
  * <h2>Checks</h2>
  * <ul>

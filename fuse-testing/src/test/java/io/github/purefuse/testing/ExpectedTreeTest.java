@@ -1,4 +1,4 @@
-package io.github.purefuse.kit.testing;
+package io.github.purefuse.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package io.github.purefuse.kit.testing;
+package io.github.purefuse.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,6 +71,18 @@ public final class Tools {
         private List<String> abbreviated() {
             return command.stream().map(s -> s.length() > 200 ? s.substring(0, 200) + "..." : s).toList();
         }
+    }
+
+    /**
+     * Runs a command in the current directory.
+     *
+     * @param timeout the longest the command may take; it is destroyed after that
+     * @param command the command and its arguments
+     * @return the result
+     * @throws AssertionError if it did not finish in time
+     */
+    public static Result run(Duration timeout, String... command) {
+        return run(Path.of("").toAbsolutePath(), timeout, command);
     }
 
     /**

@@ -1,12 +1,7 @@
 package io.github.purefuse.examples;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.purefuse.api.ReadOnlyFileSystem;
-import io.github.purefuse.channel.FuseSession;
-import io.github.purefuse.channel.MountException;
-import io.github.purefuse.channel.MountOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,76 +10,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
- * A filesystem mounted on the real kernel for a test, at a fresh directory under a temporary one.
- * Closing it unmounts (lazily, as a last resort) and checks that the mount is gone. When mounting is
- * impossible the test is skipped, or fails with {@code CI=true}.
+ * Shell helpers for the examples' kernel tests: run a command in a directory (with {@code LC_ALL=C.UTF-8}),
+ * snapshot a system directory, compare listings. Mounting is {@link io.github.purefuse.testing.TestMount}'s.
  */
-public final class KernelMount implements AutoCloseable {
-    private final FuseSession session;
-    private final Path mountpoint;
-
-    private KernelMount(FuseSession session, Path mountpoint) {
-        this.session = session;
-        this.mountpoint = mountpoint;
-    }
-
-    /**
-     * Mounts {@code fs}.
-     *
-     * @param fs      the filesystem
-     * @param options mount options (the shutdown hook is turned off: tests unmount themselves)
-     * @param parent  a temporary directory to make the mount point in
-     * @return the mount
-     */
-    public static KernelMount mount(ReadOnlyFileSystem fs, MountOptions options, Path parent) throws IOException {
-        Path mp = Files.createTempDirectory(parent, "mnt");
-        try {
-            FuseSession s = FuseSession.mount(mp, fs, options.toBuilder().installShutdownHook(false).build());
-            return new KernelMount(s, s.mountpoint());
-        } catch (MountException e) {
-            if (e.reason() == MountException.Reason.NO_DEV_FUSE || e.reason() == MountException.Reason.PERMISSION_DENIED) {
-                if ("true".equals(System.getenv("CI"))) {
-                    fail("cannot mount on this machine (CI=true): " + e.getMessage(), e);
-                }
-                Assumptions.abort("cannot mount here: " + e.getMessage());
-            }
-            throw e;
-        }
-    }
-
-    /** {@return the mount point} */
-    public Path mountpoint() {
-        return mountpoint;
-    }
-
-    /** {@return the session} */
-    public FuseSession session() {
-        return session;
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            session.close();
-        } finally {
-            if (mounted(mountpoint)) {
-                new ProcessBuilder("umount", "-l", mountpoint.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
-            }
-        }
-        assertEquals(false, mounted(mountpoint), "still mounted: " + mountpoint);
-    }
-
-    private static boolean mounted(Path mp) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/mounts"))) {
-            String[] f = line.split(" ");
-            if (f.length > 1 && f[1].equals(mp.toString())) {
-                return true;
-            }
-        }
-        return false;
+public final class Shell {
+    private Shell() {
     }
 
     /**

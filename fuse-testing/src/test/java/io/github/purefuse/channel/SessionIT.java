@@ -31,8 +31,9 @@ import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
-import io.github.purefuse.channel.testing.KernelTestMount;
-import io.github.purefuse.channel.testing.KernelTestMount.Result;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import io.github.purefuse.testing.Tools.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -153,11 +154,11 @@ class SessionIT {
         }
     }
 
-    KernelTestMount mount;
+    TestMount mount;
 
     @BeforeAll
     static void fuse() {
-        KernelTestMount.requireDevFuse();
+        TestMount.requireDevFuse();
     }
 
     @AfterEach
@@ -168,17 +169,17 @@ class SessionIT {
     }
 
     static Result run(String... cmd) {
-        return KernelTestMount.run(T, cmd);
+        return Tools.run(T, cmd);
     }
 
     @Test
     void mountIsReadyWhenMountReturnsAndCloseUnmounts() throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = TestMount.mount(fs);
         Path mp = mount.path();
         FuseSession s = mount.session();
-        assertTrue(KernelTestMount.isMounted(mp));
-        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+        assertTrue(TestMount.isMounted(mp));
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
         assertEquals(7, s.negotiated().major());
         assertTrue(s.negotiated().minor() >= 7 && s.negotiated().minor() <= 45);
         assertEquals(s.negotiated(), fs.connection.negotiated());
@@ -188,7 +189,7 @@ class SessionIT {
         assertTrue(mountinfo.contains(" " + s.deviceId() + " / " + mp + " "), mountinfo);
 
         s.close();
-        assertFalse(KernelTestMount.isMounted(mp));
+        assertFalse(TestMount.isMounted(mp));
         assertTrue(s.isTerminated());
         assertEquals(1, fs.destroyed.get());
         s.close();
@@ -199,13 +200,13 @@ class SessionIT {
     @Test
     void anUnmountFromOutsideEndsTheSession() throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = TestMount.mount(fs);
         Path mp = mount.path();
         run("stat", mp.resolve("hello").toString()).ok();
         run("umount", mp.toString()).ok();
         assertTrue(mount.session().awaitTermination(T), "session ends after umount");
         assertEquals(1, fs.destroyed.get());
-        assertFalse(KernelTestMount.isMounted(mp));
+        assertFalse(TestMount.isMounted(mp));
     }
 
     @Test
@@ -225,32 +226,35 @@ class SessionIT {
             Files.delete(file);
         }
 
-        mount = KernelTestMount.mount(new TestFs());
+        mount = TestMount.mount(new TestFs());
         Path mp = mount.path();
         e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()));
         assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
         assertTrue(e.getMessage().contains(mp.toString()), e.getMessage());
-        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok(), "first mount unharmed");
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out(), "first mount unharmed");
     }
 
     @Test
     void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
-        mount = KernelTestMount.mount(new TestFs());
+        mount = TestMount.mount(new TestFs());
         Path mp = mount.path();
         Result boom = run("cat", mp.resolve("boom").toString());
-        assertNotEquals(0, boom.exitCode());
+        assertNotEquals(0, boom.exit());
         assertTrue(boom.stderr().contains("Input/output error"), boom.stderr());
         run("stat", mp.resolve("hello").toString()).ok();
-        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"INT", "TERM"})
     void aSignalledReaderDoesNotWedgeTheSession(String signal) throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = TestMount.mount(fs);
         Path mp = mount.path();
-        Process cat = new ProcessBuilder("cat", mp.resolve("slow").toString())
+        // The test relies on cat dying of the signal: reset both to their default disposition, since a
+        // shell that starts the build in the background (bin/test &, nohup) makes children ignore SIGINT.
+        // env(1) execs cat, so cat.pid() is cat's.
+        Process cat = new ProcessBuilder("env", "--default-signal=INT,TERM", "cat", mp.resolve("slow").toString())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         try {
             assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
@@ -258,7 +262,7 @@ class SessionIT {
             assertTrue(cat.waitFor(T.toSeconds(), TimeUnit.SECONDS), "cat ended after SIG" + signal);
             assertEquals(1, fs.interrupted.get(), "FUSE_INTERRUPT interrupted the handler");
             run("stat", mp.resolve("hello").toString()).ok();
-            assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+            assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
         } finally {
             cat.destroyForcibly();
         }
@@ -268,17 +272,17 @@ class SessionIT {
     void abortCutsTheConnectionAndCloseRemovesTheMount() throws Exception {
         boolean fusectlBefore = fusectlMounted();
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = TestMount.mount(fs);
         Path mp = mount.path();
         run("stat", mp.resolve("hello").toString()).ok();
         mount.session().abort();
         assertTrue(mount.session().awaitTermination(T));
         Result r = run("stat", mp.resolve("boom").toString()); // not cached yet: needs a LOOKUP
-        assertNotEquals(0, r.exitCode());
+        assertNotEquals(0, r.exit());
         assertTrue(r.stderr().contains("Transport endpoint is not connected"), r.stderr());
         assertEquals(fusectlBefore, fusectlMounted(), "fusectl left as it was");
         mount.session().close();
-        assertFalse(KernelTestMount.isMounted(mp));
+        assertFalse(TestMount.isMounted(mp));
         assertEquals(1, fs.destroyed.get());
     }
 
@@ -291,7 +295,7 @@ class SessionIT {
     @Test
     void readersUseClonedDescriptors() throws Exception {
         long before = devFuseFds();
-        mount = KernelTestMount.mount(new TestFs(), MountOptions.builder().readerThreads(4).installShutdownHook(false).build());
+        mount = TestMount.mount(new TestFs(), MountOptions.builder().readerThreads(4).installShutdownHook(false).build());
         assertEquals(before + 4, devFuseFds(), "one /dev/fuse descriptor per reader");
         run("cat", mount.path().resolve("hello").toString()).ok();
         mount.close();
@@ -313,21 +317,21 @@ class SessionIT {
 
     @Test
     void autoUnmountMountsThroughFusermount3() throws Exception {
-        mount = KernelTestMount.mount(new TestFs(), MountOptions.builder().autoUnmount(true)
+        mount = TestMount.mount(new TestFs(), MountOptions.builder().autoUnmount(true)
                 .fsname("purefuse-auto").subtype("autotest").installShutdownHook(false).build());
         Path mp = mount.path();
-        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
         String line = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
                 .filter(l -> l.contains(" " + mp + " ")).findFirst().orElseThrow();
         assertTrue(line.startsWith("purefuse-auto " + mp + " fuse.autotest ro,nosuid,nodev"), line);
         mount.session().close();
-        assertFalse(KernelTestMount.isMounted(mp));
+        assertFalse(TestMount.isMounted(mp));
     }
 
     @Test
     void notificationsReachTheKernel() throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = TestMount.mount(fs);
         run("cat", mount.path().resolve("hello").toString()).ok();
         assertTrue(fs.connection.notifier().invalInode(NodeId.of(2), 0, 0), "a cached node");
         assertFalse(fs.connection.notifier().invalInode(NodeId.of(999), 0, 0), "an unknown node: ENOENT");
@@ -346,13 +350,13 @@ class SessionIT {
             Files.write(backing, content);
             TestFs fs = new TestFs();
             fs.backing = backing;
-            mount = KernelTestMount.mount(fs, MountOptions.builder().passthrough(true).installShutdownHook(false).build());
+            mount = TestMount.mount(fs, MountOptions.builder().passthrough(true).installShutdownHook(false).build());
             if (fs.connection.passthrough().isEmpty()) {
-                KernelTestMount.unavailable("the kernel did not accept FUSE_PASSTHROUGH");
+                TestMount.unavailable("the kernel did not accept FUSE_PASSTHROUGH");
             }
             assertTrue(mount.session().negotiated().has(37));
             assertEquals(new String(content, StandardCharsets.UTF_8),
-                    run("cat", mount.path().resolve("passthrough").toString()).ok());
+                    run("cat", mount.path().resolve("passthrough").toString()).ok().out());
             assertEquals(0, mount.session().stats().requests("FUSE_READ"), "no READ reached the server");
         } finally {
             Files.deleteIfExists(backing);

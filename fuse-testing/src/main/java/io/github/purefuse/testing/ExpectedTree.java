@@ -1,4 +1,4 @@
-package io.github.purefuse.kit.testing;
+package io.github.purefuse.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
