@@ -18,6 +18,8 @@ module io.github.purefuse.channel {
     requires transitive io.github.purefuse.api;
     requires static org.jspecify;
     requires org.jnrproject.ffi;
+    requires org.jnrproject.jffi;   // jnr-ffi's native layer, used directly for a few calls
+    requires jdk.unsupported;       // sun.misc.Signal: SIGTERM/SIGINT/SIGHUP unmount (ShutdownSignals)
 
     exports io.github.purefuse.channel;
 }

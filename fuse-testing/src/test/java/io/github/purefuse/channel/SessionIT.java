@@ -156,6 +156,28 @@ class SessionIT {
 
     TestMount mount;
 
+    /** {@return the transport these tests run on; {@link SessionUringIT} runs them on io_uring} */
+    Transport transport() {
+        return Transport.DEV_FUSE;
+    }
+
+    /** {@return test mount options on {@link #transport()}} */
+    MountOptions.Builder options() {
+        return MountOptions.builder().fsname("purefuse-test").subtype("purefusetest").installShutdownHook(false)
+                .transport(transport());
+    }
+
+    TestMount mountTest(TestFs fs) {
+        TestMount m = TestMount.mount(fs, options().build());
+        assertEquals(transport(), m.session().transport(), m.session().transportDetail());
+        return m;
+    }
+
+    /** {@return how many /dev/fuse descriptors a session with {@code readers} readers opens} */
+    int descriptorsFor(int readers) {
+        return readers;
+    }
+
     @BeforeAll
     static void fuse() {
         TestMount.requireDevFuse();
@@ -175,7 +197,7 @@ class SessionIT {
     @Test
     void mountIsReadyWhenMountReturnsAndCloseUnmounts() throws Exception {
         TestFs fs = new TestFs();
-        mount = TestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         FuseSession s = mount.session();
         assertTrue(TestMount.isMounted(mp));
@@ -200,7 +222,7 @@ class SessionIT {
     @Test
     void anUnmountFromOutsideEndsTheSession() throws Exception {
         TestFs fs = new TestFs();
-        mount = TestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         run("stat", mp.resolve("hello").toString()).ok();
         run("umount", mp.toString()).ok();
@@ -226,7 +248,7 @@ class SessionIT {
             Files.delete(file);
         }
 
-        mount = TestMount.mount(new TestFs());
+        mount = mountTest(new TestFs());
         Path mp = mount.path();
         e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()));
         assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
@@ -235,8 +257,32 @@ class SessionIT {
     }
 
     @Test
+    void aNonEmptyMountPointIsRefusedUnlessNonemptyIsSet() throws Exception {
+        Path mp = TestMount.newMountpoint();
+        Path kept = Files.writeString(mp.resolve("kept.txt"), "what the mount would hide\n");
+        try {
+            MountException e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(),
+                    MountOptions.builder().installShutdownHook(false).build()));
+            assertEquals(MountException.Reason.NOT_EMPTY, e.reason());
+            assertEquals("Cannot mount on " + mp.toRealPath() + ": not empty (the nonempty option mounts over what it holds)",
+                    e.getMessage());
+            assertFalse(TestMount.isMounted(mp));
+            try (FuseSession s = FuseSession.mount(mp, new TestFs(),
+                    MountOptions.builder().nonempty(true).installShutdownHook(false).build())) {
+                assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+                assertFalse(Files.exists(mp.resolve("kept.txt")), "hidden while mounted");
+            }
+            assertEquals("what the mount would hide\n", Files.readString(kept), "back after the unmount");
+        } finally {
+            TestMount.forceUnmount(mp);
+            Files.deleteIfExists(kept);
+            Files.deleteIfExists(mp);
+        }
+    }
+
+    @Test
     void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
-        mount = TestMount.mount(new TestFs());
+        mount = mountTest(new TestFs());
         Path mp = mount.path();
         Result boom = run("cat", mp.resolve("boom").toString());
         assertNotEquals(0, boom.exit());
@@ -249,7 +295,7 @@ class SessionIT {
     @ValueSource(strings = {"INT", "TERM"})
     void aSignalledReaderDoesNotWedgeTheSession(String signal) throws Exception {
         TestFs fs = new TestFs();
-        mount = TestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         // The test relies on cat dying of the signal: reset both to their default disposition, since a
         // shell that starts the build in the background (bin/test &, nohup) makes children ignore SIGINT.
@@ -272,7 +318,7 @@ class SessionIT {
     void abortCutsTheConnectionAndCloseRemovesTheMount() throws Exception {
         boolean fusectlBefore = fusectlMounted();
         TestFs fs = new TestFs();
-        mount = TestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         run("stat", mp.resolve("hello").toString()).ok();
         mount.session().abort();
@@ -295,8 +341,8 @@ class SessionIT {
     @Test
     void readersUseClonedDescriptors() throws Exception {
         long before = devFuseFds();
-        mount = TestMount.mount(new TestFs(), MountOptions.builder().readerThreads(4).installShutdownHook(false).build());
-        assertEquals(before + 4, devFuseFds(), "one /dev/fuse descriptor per reader");
+        mount = TestMount.mount(new TestFs(), options().readerThreads(4).build());
+        assertEquals(before + descriptorsFor(4), devFuseFds(), "one /dev/fuse descriptor per reader");
         run("cat", mount.path().resolve("hello").toString()).ok();
         mount.close();
         mount = null;
@@ -317,8 +363,8 @@ class SessionIT {
 
     @Test
     void autoUnmountMountsThroughFusermount3() throws Exception {
-        mount = TestMount.mount(new TestFs(), MountOptions.builder().autoUnmount(true)
-                .fsname("purefuse-auto").subtype("autotest").installShutdownHook(false).build());
+        mount = TestMount.mount(new TestFs(), options().autoUnmount(true)
+                .fsname("purefuse-auto").subtype("autotest").build());
         Path mp = mount.path();
         assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
         String line = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
@@ -331,7 +377,7 @@ class SessionIT {
     @Test
     void notificationsReachTheKernel() throws Exception {
         TestFs fs = new TestFs();
-        mount = TestMount.mount(fs);
+        mount = mountTest(fs);
         run("cat", mount.path().resolve("hello").toString()).ok();
         assertTrue(fs.connection.notifier().invalInode(NodeId.of(2), 0, 0), "a cached node");
         assertFalse(fs.connection.notifier().invalInode(NodeId.of(999), 0, 0), "an unknown node: ENOENT");
@@ -350,7 +396,7 @@ class SessionIT {
             Files.write(backing, content);
             TestFs fs = new TestFs();
             fs.backing = backing;
-            mount = TestMount.mount(fs, MountOptions.builder().passthrough(true).installShutdownHook(false).build());
+            mount = TestMount.mount(fs, options().passthrough(true).build());
             if (fs.connection.passthrough().isEmpty()) {
                 TestMount.unavailable("the kernel did not accept FUSE_PASSTHROUGH");
             }
