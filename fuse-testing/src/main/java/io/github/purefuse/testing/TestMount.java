@@ -4,6 +4,7 @@ import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -46,12 +47,15 @@ public final class TestMount implements MountedFs {
 
     /**
      * Test-friendly mount options: fsname {@code purefuse-test}, subtype {@code purefusetest} (so
-     * {@code /proc/mounts} shows {@code fuse.purefusetest}) and no shutdown hook, since the test unmounts.
+     * {@code /proc/mounts} shows {@code fuse.purefusetest}), no shutdown hook (the test unmounts), and the
+     * {@link Transport#DEV_FUSE} transport, so that a test does not depend on whether the machine's FUSE
+     * module offers io_uring ({@code enable_uring}); a test of io_uring asks for {@link Transport#IO_URING}.
      *
      * @return a builder to adjust further
      */
     public static MountOptions.Builder options() {
-        return MountOptions.builder().fsname("purefuse-test").subtype("purefusetest").installShutdownHook(false);
+        return MountOptions.builder().fsname("purefuse-test").subtype("purefusetest").installShutdownHook(false)
+                .transport(Transport.DEV_FUSE);
     }
 
     /**
@@ -91,7 +95,8 @@ public final class TestMount implements MountedFs {
      * @param fs         the filesystem
      * @param options    the options (the shutdown hook is turned off)
      * @return the mount
-     * @throws AssertionError if mounting fails for another reason than an unusable {@code /dev/fuse}
+     * @throws AssertionError if mounting fails for another reason than an unusable {@code /dev/fuse}, or the
+     *     session runs on another transport than the one {@code options} ask for (other than AUTO)
      */
     public static TestMount mountAt(Path mountpoint, ReadOnlyFileSystem fs, MountOptions options) {
         return mount(mountpoint, fs, options, null);
@@ -101,7 +106,12 @@ public final class TestMount implements MountedFs {
         Objects.requireNonNull(fs, "fs");
         MountOptions testOptions = options.toBuilder().installShutdownHook(false).build();
         try {
-            return new TestMount(mountpoint, FuseSession.mount(mountpoint, fs, testOptions), ownedDir);
+            FuseSession session = FuseSession.mount(mountpoint, fs, testOptions);
+            if (testOptions.transport() != Transport.AUTO && session.transport() != testOptions.transport()) {
+                session.close();
+                throw new AssertionError("asked for " + testOptions.transport() + ", got " + session.transportDetail());
+            }
+            return new TestMount(mountpoint, session, ownedDir);
         } catch (MountException e) {
             if (e.reason() == MountException.Reason.NO_DEV_FUSE || e.reason() == MountException.Reason.PERMISSION_DENIED) {
                 unavailable("cannot mount FUSE here: " + e.getMessage());

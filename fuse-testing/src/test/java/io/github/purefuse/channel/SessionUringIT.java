@@ -1,6 +1,6 @@
 package io.github.purefuse.channel;
 
-import io.github.purefuse.channel.testing.UringParameter;
+import io.github.purefuse.testing.UringParameter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

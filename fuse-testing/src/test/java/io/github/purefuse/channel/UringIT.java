@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
-import io.github.purefuse.channel.testing.UringParameter;
+import io.github.purefuse.testing.UringParameter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

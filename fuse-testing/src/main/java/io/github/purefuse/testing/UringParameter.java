@@ -1,4 +1,4 @@
-package io.github.purefuse.channel.testing;
+package io.github.purefuse.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
