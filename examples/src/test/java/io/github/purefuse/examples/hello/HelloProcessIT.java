@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.purefuse.channel.testing.KernelTestMount;
-import io.github.purefuse.channel.testing.UringParameter;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import io.github.purefuse.testing.UringParameter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,13 +42,13 @@ class HelloProcessIT {
 
     @BeforeAll
     static void fuse() {
-        KernelTestMount.requireDevFuse();
+        TestMount.requireDevFuse();
         assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " is executable");
     }
 
     @BeforeEach
     void dirs() throws IOException {
-        mp = KernelTestMount.newMountpoint();
+        mp = TestMount.newMountpoint();
         stderr = Files.createTempFile("purefuse-hello-", ".err");
     }
 
@@ -56,7 +57,7 @@ class HelloProcessIT {
         if (server != null && server.isAlive()) {
             server.destroyForcibly();
         }
-        KernelTestMount.forceUnmount(mp);
+        TestMount.forceUnmount(mp);
         Files.deleteIfExists(mp);
         Files.deleteIfExists(stderr);
     }
@@ -70,7 +71,7 @@ class HelloProcessIT {
         server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(stderr.toFile()).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!KernelTestMount.isMounted(mp)) {
+        while (!TestMount.isMounted(mp)) {
             if (!server.isAlive()) {
                 fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
             }
@@ -89,8 +90,8 @@ class HelloProcessIT {
     @Test
     void anUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
         start(List.of());
-        assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
-        KernelTestMount.run(T, "umount", mp.toString()).ok();
+        assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+        Tools.run(T, "umount", mp.toString()).ok();
         assertEquals(0, awaitExit(), Files.readString(stderr));
     }
 
@@ -103,10 +104,10 @@ class HelloProcessIT {
     @ValueSource(strings = {"TERM", "INT", "HUP"})
     void aSignalUnmountsAndExitsZero(String signal) throws Exception {
         start(List.of("env", "--default-signal=TERM,INT,HUP"));
-        KernelTestMount.run(T, "stat", mp.resolve("large.bin").toString()).ok();
-        KernelTestMount.run(T, "kill", "-" + signal, Long.toString(server.pid())).ok();
+        Tools.run(T, "stat", mp.resolve("large.bin").toString()).ok();
+        Tools.run(T, "kill", "-" + signal, Long.toString(server.pid())).ok();
         assertEquals(0, awaitExit(), Files.readString(stderr));
-        assertFalse(KernelTestMount.isMounted(mp), "unmounted on SIG" + signal);
+        assertFalse(TestMount.isMounted(mp), "unmounted on SIG" + signal);
     }
 
     @Test
@@ -119,32 +120,32 @@ class HelloProcessIT {
             assertEquals(1, p.exitValue());
             assertEquals(List.of("fuse-example: Cannot mount on " + mp + ": not empty (--nonempty mounts over what it holds)"),
                     Files.readAllLines(stderr).stream().filter(l -> l.startsWith("fuse-example:")).toList());
-            assertFalse(KernelTestMount.isMounted(mp));
+            assertFalse(TestMount.isMounted(mp));
             start(List.of(), "--nonempty");
-            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
             server.destroy();
             assertEquals(0, awaitExit(), Files.readString(stderr));
             assertEquals("kept\n", Files.readString(kept));
         } finally {
-            KernelTestMount.forceUnmount(mp);
+            TestMount.forceUnmount(mp);
             Files.deleteIfExists(kept);
         }
     }
 
     @Test
     void oneReadPerRequestAndOneWritevPerReplyUnderStrace() throws Exception {
-        if (KernelTestMount.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exitCode() != 0) {
-            KernelTestMount.unavailable("strace is not installed");
+        if (Tools.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exit() != 0) {
+            TestMount.unavailable("strace is not installed");
         }
         Path trace = Files.createTempFile("purefuse-strace-", ".txt");
         try {
             start(List.of("strace", "-f", "-qq", "-y", "-s", "0", "-e", "trace=read,writev", "-o", trace.toString()),
                     "--stats", "--transport", "dev");
-            KernelTestMount.run(T, "ls", "-l", mp.toString()).ok();
-            KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
-            KernelTestMount.run(T, "find", mp.toString()).ok();
-            KernelTestMount.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
-            KernelTestMount.run(T, "umount", mp.toString()).ok();
+            Tools.run(T, "ls", "-l", mp.toString()).ok();
+            Tools.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
+            Tools.run(T, "find", mp.toString()).ok();
+            Tools.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
+            Tools.run(T, "umount", mp.toString()).ok();
             assertEquals(0, awaitExit(), Files.readString(stderr));
 
             Map<String, Long> stats = new HashMap<>();
@@ -171,9 +172,9 @@ class HelloProcessIT {
     void onIoUringAnUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
         try (UringParameter p = UringParameter.enable()) {
             start(List.of(), "--transport", "io-uring", "--stats");
-            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
-            KernelTestMount.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=16").ok();
-            KernelTestMount.run(T, "umount", mp.toString()).ok();
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+            Tools.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=16").ok();
+            Tools.run(T, "umount", mp.toString()).ok();
             assertEquals(0, awaitExit(), Files.readString(stderr));
             String err = Files.readString(stderr);
             assertTrue(err.contains(", io_uring: "), "the ready line names the transport: " + err);
@@ -188,10 +189,10 @@ class HelloProcessIT {
     void onIoUringSigtermUnmountsAndExitsWith143() throws Exception {
         try (UringParameter p = UringParameter.enable()) {
             start(List.of(), "--transport", "io-uring");
-            KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok();
+            Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok();
             server.destroy(); // SIGTERM
             assertEquals(143, awaitExit(), Files.readString(stderr));
-            assertFalse(KernelTestMount.isMounted(mp), "unmounted by the shutdown hook");
+            assertFalse(TestMount.isMounted(mp), "unmounted by the shutdown hook");
         }
     }
 
@@ -204,14 +205,14 @@ class HelloProcessIT {
     void onIoUringKill9LeavesADeadMountThatUnmounts() throws Exception {
         try (UringParameter p = UringParameter.enable()) {
             start(List.of(), "--transport", "io-uring");
-            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
             server.destroyForcibly(); // SIGKILL
             assertEquals(137, awaitExit());
-            KernelTestMount.Result r = KernelTestMount.run(T, "stat", mp.resolve("motd.txt").toString());
-            assertTrue(r.exitCode() != 0 && (r.stderr().contains("Transport endpoint is not connected")
+            Tools.Result r = Tools.run(T, "stat", mp.resolve("motd.txt").toString());
+            assertTrue(r.exit() != 0 && (r.stderr().contains("Transport endpoint is not connected")
                     || r.stderr().contains("Software caused connection abort")), r.stderr());
-            KernelTestMount.run(T, "umount", mp.toString()).ok();
-            assertFalse(KernelTestMount.isMounted(mp));
+            Tools.run(T, "umount", mp.toString()).ok();
+            assertFalse(TestMount.isMounted(mp));
         }
     }
 

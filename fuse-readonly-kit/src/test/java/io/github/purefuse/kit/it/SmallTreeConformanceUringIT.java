@@ -1,9 +1,10 @@
 package io.github.purefuse.kit.it;
 
 import io.github.purefuse.channel.Transport;
-import io.github.purefuse.channel.testing.UringParameter;
 import io.github.purefuse.kit.path.PathAdapter;
-import io.github.purefuse.kit.testing.Mounter;
+import io.github.purefuse.testing.Mounter;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.UringParameter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -28,6 +29,7 @@ class SmallTreeConformanceUringIT extends SmallTreeConformanceIT {
 
     @Override
     protected Mounter mounter() {
-        return Mounting.mounter(() -> PathAdapter.builder(spec.fs).immutable().build(), Transport.IO_URING);
+        return TestMount.mounter(() -> PathAdapter.builder(spec.fs).immutable().build(),
+                TestMount.options().transport(Transport.IO_URING).build());
     }
 }
