@@ -72,6 +72,9 @@ SWEEP_RAW_BG = [int(x) for x in env_list("BENCH_SWEEP_RAW_BG", ["12", "64"])]
 # e.g. BENCH_VARIANTS='inline-reads=-Dpurefuse.experiment.inlineReads=true'
 VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_VARIANTS", "").split(";") if "=" in v]
 DO_SWEEP = os.environ.get("BENCH_SWEEP", "0") != "0"
+# the first read after mount with the JDK's ahead-of-time cache (bin/lib/common.sh PUREFUSE_AOT): rows
+# depotfs+aot and mirror+aot, trained by one mount + cold read + unmount before the table (JDK 25+)
+AOT_SERVERS = env_list("BENCH_AOT", ["depotfs", "mirror"])
 PEERS_JAR = os.environ.get("BENCH_PEERS_JAR", os.path.join(ROOT, "bench", "peers", "target", "peers.jar"))
 TREE_PT = os.environ.get("BENCH_TREE_PT", "0") == "1"  # tree tests on depotfs --passthrough too (same metadata path)
 RESULTS = os.environ.get("BENCH_RESULTS", os.path.join(ROOT, "bench", "RESULTS.md"))
@@ -232,6 +235,32 @@ def proc_tree_cpu(pid):
     return total
 
 
+def jvm_counters(pid):
+    """HotSpot's perf counters of a running JVM, read from its hsperfdata file (no attach): JIT compile
+    time sun.ci.totalTime and class loading time sun.cls.time, in seconds; {} if it is not a JVM"""
+    import struct
+    want = {b"java.ci.totalTime": "jit_s", b"sun.ci.totalCompiles": "jit_compiles", b"sun.cls.time": "classload_s",
+            b"sun.os.hrt.frequency": "hz"}
+    try:
+        with open("/tmp/hsperfdata_root/%d" % pid, "rb") as f:
+            buf = f.read()
+    except OSError:
+        return {}
+    if len(buf) < 32 or buf[:4] not in (b"\xca\xfe\xc0\xc0", b"\xc0\xc0\xfe\xca"):
+        return {}
+    bo = ">" if buf[4] == 0 else "<"
+    entry_off, n = struct.unpack_from(bo + "ii", buf, 24)
+    raw, off = {}, entry_off
+    for _ in range(n):
+        length, name_off, vec_len, dtype, _fl, _un, _var, data_off = struct.unpack_from(bo + "iiibbbbi", buf, off)
+        name = buf[off + name_off:buf.index(b"\0", off + name_off)]
+        if name in want and vec_len == 0 and dtype == ord("J"):
+            raw[want[name]] = struct.unpack_from(bo + "q", buf, off + data_off)[0]
+        off += length
+    hz = raw.pop("hz", 0)
+    return {k: (v if k == "jit_compiles" else v / hz) for k, v in raw.items()} if hz else {}
+
+
 def drop_caches():
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as f:
@@ -257,6 +286,9 @@ def write_sys(path, value):
 class Server:
     name = "?"
     fuse = True
+    transport = None          # NAME@TRANSPORT rows: the transport asked for
+    only_tests = None         # a tuple: run only these tests on this server (the AOT rows)
+    extra_env = {}            # environment for the server process (PUREFUSE_AOT for the AOT rows)
     fills_page_cache = True   # False: reads fill no fresh page-cache pages (tmpfs, passthrough): no prefault
     has_tree = False
     stats_file = None
@@ -380,8 +412,9 @@ class RawFuse(Server):
         return str(min(256, int(limit))) if limit else "256"
 
 
-def java_env(name):
+def java_env(name, extra=None):
     env = dict(os.environ)
+    env.update(extra or {})
     env.setdefault("JAVA_HOME", JAVA_HOME)
     if JFR and name in JFR.split(","):
         jfr = os.path.join(ROOT, "bench", "target", "%s-%d.jfr" % (name, int(time.time())))
@@ -407,6 +440,24 @@ def has_option(cmd, option):
     return _HELP[key]
 
 
+def transport_property():
+    """True if the channel reads -Dpurefuse.transport (the bench hook of issue 11, before the CLIs had a flag)"""
+    src = os.path.join(ROOT, "fuse-kernel-channel", "src", "main")
+    r = subprocess.run(["grep", "-rqs", "purefuse.transport", src])
+    return r.returncode == 0
+
+
+def transport_args(server, cmd):
+    """(extra CLI args, extra env) that select server.transport: --transport if the CLI has it, else the
+    channel's -Dpurefuse.transport property through JAVA_TOOL_OPTIONS"""
+    if not server.transport:
+        return [], {}
+    if has_option(cmd, "--transport"):
+        return ["--transport", server.transport], {}
+    opt = "-Dpurefuse.transport=" + server.transport
+    return [], {"JAVA_TOOL_OPTIONS": (os.environ.get("JAVA_TOOL_OPTIONS", "") + " " + opt).strip()}
+
+
 def split_transport(name):
     base, _, transport = name.partition("@")
     return base, transport or None
@@ -426,14 +477,13 @@ class Hello(Server):
 
     def available(self):
         return os.access(os.path.join(ROOT, "bin", "fuse-example"), os.X_OK) and (
-            not self.transport or has_option(self._cmd(), "--transport"))
+            not self.transport or has_option(self._cmd(), "--transport") or transport_property())
 
     def start(self, ra_kb, bg, cong):
         self.mnt = self._mountpoint(self.name)
-        cmd = self._cmd() + ["--readahead-kb", str(ra_kb)]
-        if self.transport:
-            cmd += ["--transport", self.transport]
-        self.proc = self._spawn(cmd + [self.mnt], env=java_env(self.name))
+        args, env = transport_args(self, self._cmd())
+        cmd = self._cmd() + ["--readahead-kb", str(ra_kb)] + args
+        self.proc = self._spawn(cmd + [self.mnt], env=java_env(self.name, dict(self.extra_env, **env)))
         self.ctx.add_mount(self.mnt)
         wait_mounted(self.mnt, self.proc)
         # readahead through the example's option (read back below); background limits through fusectl
@@ -457,8 +507,9 @@ class Mirror(Hello):
 
     def start(self, ra_kb, bg, cong):
         self.mnt = self._mountpoint(self.name)
-        cmd = self._cmd() + (["--transport", self.transport] if self.transport else [])
-        self.proc = self._spawn(cmd + [self.fx.src, self.mnt], env=java_env(self.name))
+        args, env = transport_args(self, self._cmd())
+        self.proc = self._spawn(self._cmd() + args + [self.fx.src, self.mnt],
+                                env=java_env(self.name, dict(self.extra_env, **env)))
         self.ctx.add_mount(self.mnt)
         wait_mounted(self.mnt, self.proc)
         self._after_mount(ra_kb, bg, cong)   # no readahead option: the bdi and fusectl, as for rawfuse
@@ -518,7 +569,7 @@ class Depotfs(Server):
     def available(self):
         exe = os.path.join(ROOT, "bin", "depotfs")
         return os.access(exe, os.X_OK) and self.fx.depot is not None and (
-            not self.transport or has_option([exe, "mount"], "--transport"))
+            not self.transport or has_option([exe, "mount"], "--transport") or transport_property())
 
     def start(self, ra_kb, bg, cong):
         self.mnt = self._mountpoint(self.name)
@@ -528,9 +579,9 @@ class Depotfs(Server):
                "--congestion-threshold", str(cong), "--stats", self.stats_file]
         if self.pt:
             cmd.append("--passthrough")
-        if self.transport:
-            cmd += ["--transport", self.transport]
-        env = java_env(self.name)
+        args, tenv = transport_args(self, [os.path.join(ROOT, "bin", "depotfs"), "mount"])
+        cmd += args
+        env = java_env(self.name, dict(self.extra_env, **tenv))
         if self.java_opts:
             env["DEPOTFS_JAVA_OPTS"] = (env.get("DEPOTFS_JAVA_OPTS", "") + " " + self.java_opts).strip()
         self.proc = self._spawn(cmd, env=env)
@@ -756,6 +807,7 @@ def measure(server, test):
 
 def _measure(server, test, path):
     cpu0, alloc0 = server.cpu(), server.alloc()
+    jvm0 = jvm_counters(server.proc.pid) if server.proc else {}
     pf = None if server.fills_page_cache else 0
     if test in ("seq1", "seq1first"):
         r = t_seq(path, 1, pf)
@@ -770,6 +822,10 @@ def _measure(server, test, path):
     else:
         r = t_tree(path, ["ls", "-lR"])
     cpu1, alloc1 = server.cpu(), server.alloc()
+    jvm1 = jvm_counters(server.proc.pid) if server.proc else {}
+    for k in jvm0:
+        if k in jvm1:
+            r[k] = jvm1[k] - jvm0[k]   # JIT compile / class loading seconds spent during this test
     r["cpu"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     r["alloc"] = None if alloc0 is None or alloc1 is None else alloc1 - alloc0
     return r
@@ -838,6 +894,15 @@ def machine():
     }
 
 
+def java_version():
+    try:
+        with open(os.path.join(JAVA_HOME, "release")) as f:
+            m = re.search(r'JAVA_VERSION="(\d+)', f.read())
+            return int(m.group(1)) if m else 0
+    except OSError:
+        return 0
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -870,6 +935,23 @@ def main_table(results, servers):
                 fmt(per_gib(t.get("seq4", []), "cpu"), "cpu"),
                 fmt(med(t.get("find", []), "cpu"), "cpu"), fmt((t.get("_alloc_find") or {}).get("alloc"), "bytes")]))
     return "\n".join(lines)
+
+
+def first_table(results, servers):
+    """first read after mount vs the second (warm) one, with what the JVM spent meanwhile"""
+    lines = ["| server | read_ahead_kb | first GB/s | warm GB/s | first / warm | JIT s during first | JIT s during warm "
+             "| compiles during first | class loading s during first |", "|---|---|---|---|---|---|---|---|---|"]
+    for ra in RA_LIST:
+        for s in servers:
+            t = results.get((s.name, ra), {})
+            if not t.get("seq1first"):
+                continue
+            f, w = med(t.get("seq1first", [])), med(t.get("seq1", []))
+            lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                label(s.name), ra, fmt(f, "gbs"), fmt(w, "gbs"), "%.2f" % ratio(f, w) if ratio(f, w) else "n/a",
+                fmt(med(t["seq1first"], "jit_s"), "s"), fmt(med(t.get("seq1", []), "jit_s"), "s"),
+                fmt(med(t["seq1first"], "jit_compiles"), "iops"), fmt(med(t["seq1first"], "classload_s"), "s")))
+    return "\n".join(lines) + "\n"
 
 
 def label(name):
@@ -1133,6 +1215,20 @@ def main():
                 log("%s not available (not built yet, or no --transport yet): skipped" % n)
         if any(split_transport(s.name)[1] == "io-uring" for s in servers):
             enable_uring(ctx)
+        for base in AOT_SERVERS:
+            if base not in [s.name for s in servers] or java_version() < 25:
+                continue
+            a = Depotfs(ctx, fx, False, variant="depotfs+aot") if base == "depotfs" else Mirror(ctx, fx)
+            a.name = base + "+aot"
+            a.only_tests = ("seq1first", "seq1")
+            a.extra_env = {"PUREFUSE_AOT": "train"}
+            log("training the AOT cache of %s: mount, one cold read, unmount" % base)
+            a.start(RA_LIST[0], MAX_BG, CONG)
+            r = measure(a, "seq1")
+            a.stop()
+            log("AOT training run of %s: %s" % (base, r))
+            a.extra_env = {"PUREFUSE_AOT": "use"}
+            servers.append(a)
         results = {}
         for ra in RA_LIST:
             log("=== read_ahead_kb %d: mounting %s" % (ra, ", ".join(s.name for s in servers)))
@@ -1148,7 +1244,7 @@ def main():
                     for test in TESTS:
                         if test in TREE_TESTS and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
                             continue
-                        if test == "seq1first" and not s.fuse:
+                        if test == "seq1first" and not s.fuse or s.only_tests and test not in s.only_tests:
                             continue
                         r = measure(s, test)
                         results[(s.name, ra)].setdefault(test, []).append(r)
@@ -1245,6 +1341,11 @@ def main():
         section.append("### 1 reader, cold `dd bs=1M` (GB/s, median of %d; ratios to rawfuse -f and jnr-fuse of this run)\n\n"
                        % RUNS + issue_table(results, servers))
         section.append("### All rows\n\n" + main_table(results, servers) + "\n")
+        section.append("### First read after mount: JIT warm-up and the AOT cache\n\n`+aot` rows: the same server "
+                       "started by its launcher with `PUREFUSE_AOT=use` (JDK 25 AOT cache recorded by one training "
+                       "mount with `PUREFUSE_AOT=train`). JIT and class-loading seconds come from the JVM's "
+                       "hsperfdata counters (`java.ci.totalTime`, `sun.cls.time`) before and after each read.\n\n"
+                       + first_table(results, servers))
         section.append("### Targets\n\n" + targets(results) + "\n")
         if variants:
             section.append("### Read-path experiments\n\n" + variants_table(variants))

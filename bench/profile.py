@@ -17,6 +17,7 @@ import time
 
 os.environ.setdefault("BENCH_TREE", "100")          # the profile needs the object, not the tree
 os.environ.setdefault("BENCH_TREE_DIRS", "1")
+os.environ.setdefault("BENCH_SIZE_GB", "2")             # enough READs (16,384 at 128 KiB) for stable shares
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 

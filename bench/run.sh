@@ -23,6 +23,7 @@ bench_build
 BENCH_WORK=$(mktemp -d /tmp/purefuse-bench.XXXXXX)
 export BENCH_WORK
 cleanup() {
+  set +e   # best effort: every step runs even if one fails
   # Safety net if the python driver died hard: unmount what it recorded (reverse order), stop its pids.
   if [ -f "$BENCH_WORK/mounts" ]; then
     tac "$BENCH_WORK/mounts" | while read -r m; do

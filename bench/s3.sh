@@ -19,6 +19,7 @@ bench_build
 BENCH_WORK=$(mktemp -d /tmp/purefuse-s3bench.XXXXXX)
 export BENCH_WORK
 cleanup() {
+  set +e   # best effort: every step runs even if one fails
   if [ -f "$BENCH_WORK/mounts" ]; then
     tac "$BENCH_WORK/mounts" | while read -r m; do
       [ -n "$m" ] && mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }

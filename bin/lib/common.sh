@@ -8,6 +8,14 @@
 #                                   a pom or main source is newer than it, and write its runtime classpath to
 #                                   MODULE/target/runtime.classpath; tries offline (-o) first
 #   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
+#   purefuse_aot_flags MODULE JAVA  print the JVM flags for MODULE's ahead-of-time cache (JDK 25+: JEP 483
+#                                   class loading and linking, JEP 515 method profiles), chosen by PUREFUSE_AOT:
+#                                     train  record it: -XX:AOTCacheOutput=MODULE/target/MODULE.aot, written
+#                                            when this JVM exits (run a typical mount, read, unmount)
+#                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is newer than the jar
+#                                            (the JVM ignores a stale or mismatched cache with a warning)
+#                                     unset/0  nothing (the default; bench/RESULTS.md has the measurement)
+#                                   On a JDK older than 25 it prints nothing: the plain start.
 #
 # PUREFUSE_ROOT is the repository root (the folder above bin/). Set PUREFUSE_REBUILD=1 to force a build.
 
@@ -79,4 +87,17 @@ purefuse_ensure_built() {
 purefuse_classpath() {
   local module="$1"
   echo "$(_purefuse_jar "$module"):$(cat "$PUREFUSE_ROOT/$module/target/runtime.classpath" 2>/dev/null)"
+}
+
+purefuse_aot_flags() {
+  local module="$1" java="$2" cache jar
+  case "${PUREFUSE_AOT:-0}" in train|use) ;; *) return 0 ;; esac
+  (( $(purefuse_java_version "$java") >= 25 )) || return 0
+  cache="$PUREFUSE_ROOT/$module/target/$module.aot"
+  jar="$(_purefuse_jar "$module")"
+  if [[ "$PUREFUSE_AOT" == train ]]; then
+    echo "-XX:AOTCacheOutput=$cache"
+  elif [[ -f "$cache" && ( -z "$jar" || "$cache" -nt "$jar" ) ]]; then
+    echo "-XX:AOTCache=$cache"
+  fi
 }
