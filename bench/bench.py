@@ -46,7 +46,10 @@ def env_list(name, default):
 SIZE_GB = env_int("BENCH_SIZE_GB", 4)            # object size read, GiB
 TREE = env_int("BENCH_TREE", 100_000)            # files in the tree
 TREE_DIRS = env_int("BENCH_TREE_DIRS", max(1, TREE // 100))
-RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS
+RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS (the 1-reader first/warm table)
+RUNS_OTHER = env_int("BENCH_RUNS_OTHER", 1)      # rounds that also run seq4, rand and the tree tests
+# rand (O_DIRECT) and the tree tests do not depend on readahead: run them at the first read_ahead_kb only
+ALL_RA = os.environ.get("BENCH_ALL_TESTS_EVERY_RA", "0") == "1"
 RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 3)  # fio runtime per random-read run
 SWEEP_RUNS = env_int("BENCH_SWEEP_RUNS", 2)      # the sweep and the experiments: fewer runs, to stay < 25 min
 VARIANT_RUNS = env_int("BENCH_VARIANT_RUNS", 2)
@@ -1245,6 +1248,10 @@ def main():
                         if test in TREE_TESTS and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
                             continue
                         if test == "seq1first" and not s.fuse or s.only_tests and test not in s.only_tests:
+                            continue
+                        if test not in ("seq1first", "seq1") and rep >= RUNS_OTHER:
+                            continue
+                        if (test == "rand" or test in TREE_TESTS) and ra != RA_LIST[0] and not ALL_RA:
                             continue
                         r = measure(s, test)
                         results[(s.name, ra)].setdefault(test, []).append(r)

@@ -68,6 +68,9 @@ class Net:
     def __init__(self, ctx):
         self.ctx = ctx
         self.created = []
+        self.proxy = None
+        self.proxy_port = None
+        self.how = "loopback"
 
     def up(self):
         for ns in (SRV, CLI):
@@ -84,13 +87,50 @@ class Net:
         self.devs = {SRV: vs, CLI: vc}
 
     def netem(self, rtt_ms):
+        """RTT and a bandwidth cap between CLI and SRV: `tc netem delay RTT/2 rate R` on both veth ends where
+        the kernel has netem; else (CONFIG_NET_SCH_NETEM unset, as on this VM) `tc tbf rate R` on both ends
+        and the delay from bench/peers DelayProxy in SRV (RTT/2 each way), which the RTT rows then use"""
+        self.proxy_port = None
+        ok = True
         for ns, dev in self.devs.items():
             subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"],
                            stderr=subprocess.DEVNULL)
-            bench.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "netem",
-                       "delay", "%.1fms" % (rtt_ms / 2.0), "rate", RATE, "limit", "200000"])
-        r = subprocess.run(ns_cmd(CLI, ["ping", "-c", "3", "-q", NET + ".1"]), capture_output=True, text=True)
-        log("netem RTT %d ms, rate %s: %s" % (rtt_ms, RATE, (r.stdout.strip().splitlines() or ["(no ping)"])[-1]))
+            r = subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "netem",
+                                "delay", "%.1fms" % (rtt_ms / 2.0), "rate", RATE, "limit", "200000"],
+                               capture_output=True, text=True)
+            ok = ok and r.returncode == 0
+        if ok:
+            self.how = "`tc netem delay %.1fms rate %s` on both veth ends" % (rtt_ms / 2.0, RATE)
+        else:
+            for ns, dev in self.devs.items():
+                subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", dev, "root"],
+                               stderr=subprocess.DEVNULL)
+                bench.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", RATE,
+                           "burst", "8mb", "latency", "100ms"])
+            self.proxy_port = PORT + 10
+            if self.proxy is not None and self.proxy.poll() is None:
+                self.proxy.terminate()
+                self.proxy.wait()
+            self.proxy = subprocess.Popen(ns_cmd(SRV, [JAVA, "-cp", bench.PEERS_JAR,
+                                                       "io.github.purefuse.bench.peers.DelayProxy", NET + ".1",
+                                                       str(self.proxy_port), "127.0.0.1", str(PORT),
+                                                       "%d" % (rtt_ms // 2)]),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=True)
+            self.ctx.add_proc(self.proxy)
+            for _ in range(100):
+                r = subprocess.run(ns_cmd(CLI, ["curl", "-s", "-o", "/dev/null", "-m", "2", "-w",
+                                                "%{time_starttransfer}", "http://%s.1:%d/" % (NET, self.proxy_port)]),
+                                   capture_output=True, text=True)
+                if r.returncode == 0:
+                    break
+                time.sleep(0.2)
+            self.how = ("no netem in this kernel (CONFIG_NET_SCH_NETEM unset): `tc tbf rate %s` on both veth ends, "
+                        "RTT from bench/peers DelayProxy (+%d ms each way) in the server's namespace" % (
+                            RATE, rtt_ms // 2))
+        r = subprocess.run(ns_cmd(CLI, ["curl", "-s", "-o", "/dev/null", "-w", "%{time_starttransfer}",
+                                        endpoint(rtt_ms, self)]), capture_output=True, text=True)
+        log("RTT %d ms: %s; a GET / from the client namespace: first byte after %s s" % (rtt_ms, self.how, r.stdout))
 
     def _note(self):
         with open(os.path.join(self.ctx.work, "netns"), "w") as f:
@@ -124,16 +164,30 @@ class Ceph:
             self.up_ = False
 
 
-def endpoint(rtt):
-    return "http://127.0.0.1:%d" % PORT if rtt == 0 else "http://%s.1:%d" % (NET, PORT)
+NETWORK = None   # the Net of this run (its proxy port, when the RTT comes from DelayProxy)
+
+
+def endpoint(rtt, net=None):
+    net = net or NETWORK
+    if rtt == 0:
+        return "http://127.0.0.1:%d" % PORT
+    return "http://%s.1:%d" % (NET, net.proxy_port if net and net.proxy_port else PORT)
 
 
 def client_ns(rtt):
     return SRV if rtt == 0 else CLI
 
 
-def rclone_env(ceph, rtt):
+def plain_env():
+    """the environment without a custom CA bundle for AWS clients (plain http to our own server; rclone
+    refuses to start with AWS_CA_BUNDLE set)"""
     env = dict(os.environ)
+    env.pop("AWS_CA_BUNDLE", None)
+    return env
+
+
+def rclone_env(ceph, rtt):
+    env = plain_env()
     env.update({"RCLONE_CONFIG_BENCH_TYPE": "s3", "RCLONE_CONFIG_BENCH_PROVIDER": "Ceph",
                 "RCLONE_CONFIG_BENCH_ENDPOINT": endpoint(rtt), "RCLONE_CONFIG_BENCH_ACCESS_KEY_ID": ceph.key,
                 "RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY": ceph.secret, "RCLONE_CONFIG_BENCH_FORCE_PATH_STYLE": "true",
@@ -142,7 +196,7 @@ def rclone_env(ceph, rtt):
 
 
 def aws_env(ceph):
-    env = dict(os.environ)
+    env = plain_env()
     env.update({"AWS_ACCESS_KEY_ID": ceph.key, "AWS_SECRET_ACCESS_KEY": ceph.secret, "AWS_REGION": "us-east-1"})
     env.setdefault("JAVA_HOME", bench.JAVA_HOME)
     return env
@@ -231,7 +285,7 @@ class S3fs(Row):
         os.chmod(pw, 0o600)
         self._mount(ns_cmd(client_ns(rtt), ["s3fs", BUCKET, "{mnt}", "-f", "-o",
                                             "url=%s,use_path_request_style,passwd_file=%s,ro,endpoint=us-east-1"
-                                            % (endpoint(rtt), pw)]), dict(os.environ))
+                                            % (endpoint(rtt), pw)]), plain_env())
 
     def data(self):
         return os.path.join(self.mnt, KEY_OBJ)
@@ -350,7 +404,9 @@ def main():
     for sub in ("mnt", "logs"):
         os.makedirs(os.path.join(work, sub), exist_ok=True)
     ctx = bench.CTX = bench.Ctx(work)
+    global NETWORK
     net, ceph = Net(ctx), Ceph(ctx)
+    NETWORK = net
 
     def on_signal(signum, _frame):
         raise KeyboardInterrupt("signal %d" % signum)
@@ -398,11 +454,11 @@ def main():
         lines.append("Machine: nproc %s, %s, kernel %s, %s. Commit: %s. Load average at start %s, at end %s; "
                      "run took %.0f s. Server: Ceph radosgw 16.2 (Debian; one monitor, one memstore OSD, beast "
                      "frontend) in a network namespace of its own; clients at loopback (inside that namespace) and "
-                     "through a veth pair with `tc netem delay RTT/2 rate %s` on both ends. Object %d GiB; tree "
+                     "in a second namespace joined by a veth pair: %s. Object %d GiB; tree "
                      "%d files. Cold reads (drop_caches + prefault), median of %d; raw SDK = %d MiB ranged GETs, %d "
                      "in flight (bench/peers S3RangedGet). GB/s = 10^9 B/s; a cell slower than %d s is a timeout.\n" % (
                          mach["nproc"], mach["cpu"], mach["kernel"], mach["jdk"], mach["commit"], load0,
-                         bench.loadavg(), time.time() - t_start, RATE, bench.SIZE_GB, bench.TREE, RUNS, PART_MIB,
+                         bench.loadavg(), time.time() - t_start, net.how, bench.SIZE_GB, bench.TREE, RUNS, PART_MIB,
                          PARALLEL, TIMEOUT))
         hdr = ["client"] + ["seq 1 GiB GB/s @ %s" % ("loopback" if r == 0 else "%d ms RTT" % r) for r in RTT_MS]
         hdr += ["x raw @ %s" % ("loopback" if r == 0 else "%d ms" % r) for r in RTT_MS]
@@ -429,7 +485,7 @@ def main():
             bench.write_results(text)
             log("written to %s" % bench.RESULTS)
     finally:
-        ctx.cleanup()
+        ctx.cleanup()   # also stops the DelayProxy (a pid of ctx)
         ceph.stop()
         net.down()
         with open("/proc/self/mountinfo") as f:

@@ -40,6 +40,12 @@ ms client mode = crc
 ms service mode = crc
 ms cluster mode = crc
 ms bind ipv6 = false
+# a bench server: no CRC of data between the daemons (crc of headers stays), no per-request logging
+ms crc data = false
+debug ms = 0
+debug rgw = 0
+debug osd = 0
+debug monc = 0
 osd pool default size = 1
 osd pool default min size = 1
 mon allow pool size one = true
@@ -61,6 +67,8 @@ mon data avail crit = 0
 [client.rgw]
 rgw frontends = beast endpoint=$bind:$port
 rgw thread pool size = 64
+rgw enable ops log = false
+rgw enable usage log = false
 CONF
 trap 'stop' ERR
 ceph-mon -c "$conf" --mkfs -i a --fsid "$fsid" >"$dir/log/mkfs.out" 2>&1
