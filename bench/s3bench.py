@@ -128,7 +128,7 @@ class Net:
             self.how = ("no netem in this kernel (CONFIG_NET_SCH_NETEM unset): `tc tbf rate %s` on both veth ends, "
                         "RTT from bench/peers DelayProxy (+%d ms each way) in the server's namespace" % (
                             RATE, rtt_ms // 2))
-        r = subprocess.run(ns_cmd(CLI, ["curl", "-s", "-o", "/dev/null", "-w", "%{time_starttransfer}",
+        r = subprocess.run(ns_cmd(CLI, ["curl", "-s", "-m", "10", "-o", "/dev/null", "-w", "%{time_starttransfer}",
                                         endpoint(rtt_ms, self)]), capture_output=True, text=True)
         log("RTT %d ms: %s; a GET / from the client namespace: first byte after %s s" % (rtt_ms, self.how, r.stdout))
 
