@@ -8,6 +8,10 @@
 #                                   a pom or main source is newer than it, and write its runtime classpath to
 #                                   MODULE/target/runtime.classpath; tries offline (-o) first
 #   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
+#   purefuse_jvm_flags JAVA         print the flags that keep a purefuse JVM quiet and working on that java:
+#                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
+#                                   warns otherwise) and, from JDK 23 on, --sun-misc-unsafe-memory-access=allow
+#                                   (jffi and Netty use sun.misc.Unsafe; JDK 24+ warns otherwise; 21/22 reject it)
 #
 # PUREFUSE_ROOT is the repository root (the folder above bin/). Set PUREFUSE_REBUILD=1 to force a build.
 
@@ -46,6 +50,16 @@ purefuse_find_java() {
   echo "$best"
 }
 
+purefuse_jvm_flags() {
+  local v
+  v="$(purefuse_java_version "$1")"
+  if (( v >= 23 )); then
+    echo "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+  else
+    echo "--enable-native-access=ALL-UNNAMED"
+  fi
+}
+
 _purefuse_jar() {
   ls "$PUREFUSE_ROOT/$1"/target/*.jar 2>/dev/null | grep -v -- '-sources\.jar\|-javadoc\.jar\|-tests\.jar' | head -n1 || true
 }
@@ -71,8 +85,13 @@ purefuse_ensure_built() {
     _purefuse_needs_build "$module" || exit 0
     local goals=(package dependency:build-classpath -DskipTests -DincludeScope=runtime
                  -Dmdep.outputFile=target/runtime.classpath)
-    JAVA_HOME="$java_home" mvn -B -q -o -pl "$module" -am "${goals[@]}" >&2 \
-      || JAVA_HOME="$java_home" mvn -B -q -pl "$module" -am "${goals[@]}" >&2
+    # Maven runs on that JDK too; from JDK 23 on its own Guice/Guava would print sun.misc.Unsafe warnings.
+    local maven_opts="${MAVEN_OPTS:-}"
+    if (( $(purefuse_java_version "$java") >= 23 )); then
+      maven_opts="--sun-misc-unsafe-memory-access=allow $maven_opts"
+    fi
+    JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn -B -q -o -pl "$module" -am "${goals[@]}" >&2 \
+      || JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn -B -q -pl "$module" -am "${goals[@]}" >&2
   ) || { echo "build failed: cd $PUREFUSE_ROOT && mvn -B -pl $module -am package -DskipTests" >&2; return 1; }
 }
 

@@ -21,8 +21,11 @@ import java.util.TreeSet;
 import org.jspecify.annotations.NullMarked;
 
 /**
- * The module directions of DESIGN.md §1 and the house rules, checked on the production classes of
- * every module.
+ * The module directions and the house rules, checked on the production classes of every module.
+ * The directions: {@code fuse-api} depends on the JDK and JSpecify only; {@code fuse-kernel-channel} and
+ * {@code fuse-readonly-kit} know only {@code fuse-api} (not each other); the test kit {@code fuse-testing}
+ * mounts through the channel; applications ({@code examples}, {@code depotfs}) and the benchmarks sit on
+ * top and use only public API. The README's "Modules" section describes the same.
  */
 @AnalyzeClasses(packages = "io.github.purefuse", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -39,13 +42,15 @@ class ArchitectureTest {
             .layer("API").definedBy("io.github.purefuse.api..")
             .layer("Channel").definedBy("io.github.purefuse.channel..")
             .layer("Kit").definedBy("io.github.purefuse.kit..")
+            .layer("Testing").definedBy("io.github.purefuse.testing..")
             .layer("Apps").definedBy("io.github.purefuse.examples..", "io.github.purefuse.depotfs..")
             .layer("Bench").definedBy("io.github.purefuse.bench..")
             .whereLayer("Apps").mayOnlyBeAccessedByLayers("Bench")
-            .whereLayer("Channel").mayOnlyBeAccessedByLayers("Apps", "Bench")
+            .whereLayer("Channel").mayOnlyBeAccessedByLayers("Testing", "Apps", "Bench")
+            .whereLayer("Testing").mayNotBeAccessedByAnyLayer()
             .whereLayer("Kit").mayOnlyBeAccessedByLayers("Apps", "Bench")
             .withOptionalLayers(true)
-            .because("DESIGN.md §1: the channel and the kit know only fuse-api; applications sit on top");
+            .because("the channel and the kit know only fuse-api; the test kit mounts through the channel; applications sit on top");
 
     @ArchTest
     static final ArchRule nativeCallsStayInOnePackage = noClasses()
@@ -63,7 +68,7 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule applicationsUseOnlyPublicApi = noClasses()
             .that().resideInAnyPackage("io.github.purefuse.examples..", "io.github.purefuse.depotfs..",
-                    "io.github.purefuse.kit..")
+                    "io.github.purefuse.kit..", "io.github.purefuse.testing..")
             .should().dependOnClassesThat().resideInAPackage("io.github.purefuse.channel.internal..")
             .because("the channel's public surface is io.github.purefuse.channel only");
 

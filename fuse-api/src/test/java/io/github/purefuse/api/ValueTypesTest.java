@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.LinkTarget;
@@ -50,6 +51,18 @@ class ValueTypesTest {
         assertEquals("Read-only file system", Errno.EROFS.description());
         assertEquals("errno 200", Errno.of(200).name());
         assertSame(Failure.of(Errno.EIO), Failure.of(Errno.of(5)));
+    }
+
+    @Test
+    void attrBuilderTimesDefaultToOneRecentInstantNotTheEpoch() {
+        Attr a = Attr.builder(FileType.REGULAR).build();
+        Attr b = Attr.builder(FileType.DIRECTORY).build();
+        assertTrue(a.mtime().isAfter(java.time.Instant.parse("2020-01-01T00:00:00Z")), a.mtime().toString());
+        assertTrue(!a.mtime().isAfter(java.time.Instant.now()));
+        assertEquals(a.mtime(), a.atime());
+        assertEquals(a.mtime(), a.ctime());
+        assertEquals(a.mtime(), b.mtime(), "the same instant every time: stat shows stable times");
+        assertEquals(java.time.Instant.EPOCH, Attr.builder(FileType.REGULAR).times(java.time.Instant.EPOCH).build().mtime());
     }
 
     @Test

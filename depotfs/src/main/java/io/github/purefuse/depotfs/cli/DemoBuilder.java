@@ -50,6 +50,8 @@ public final class DemoBuilder {
     public static final String LONG_DIR = "directory-".repeat(60);
     private static final long MTIME_NS = 1_704_067_200_000_000_000L; // 2024-01-01T00:00:00Z
     private static final int PATTERN_CHUNK = 1 << 20;
+    /** The text at the start of each MiB of the large object; the rest of the MiB is zeros (a hole on disk). */
+    private static final int TEXT_BLOCK = 4096;
 
     private final WritableDepot depot;
     private final Progress progress;
@@ -219,13 +221,14 @@ public final class DemoBuilder {
                                 each file starts with a line about its name, then the full name
                 linked/one      the bundle doc/%s, linked once more ...
                 linked/deeper/two   ... and once more: one bundle, three paths, three inode numbers
-                big/%s   %d bytes of a repeating pattern (each MiB starts with its index)
+                big/%s   %d bytes: each MiB starts with 4 KiB of text naming its index, then zeros
                 """.formatted(docSource, shared, bigName, bigSize);
     }
 
     /**
-     * The large object's content at an offset: each MiB is a 64-byte header naming the MiB's index, then
-     * a fixed pattern of 64-byte lines.
+     * The large object's content at an offset: each MiB starts with a 4 KiB block of text (a 64-byte header
+     * naming the MiB's index, then a fixed 64-byte line repeated) and is zeros after it. The depot stores
+     * zero blocks as holes, so the 4 GiB object takes 16 MiB of disk.
      *
      * @param offset where, in bytes
      * @param length how many bytes, at most 1 MiB
@@ -254,7 +257,7 @@ public final class DemoBuilder {
             byte[] t = new byte[PATTERN_CHUNK];
             byte[] line = "depotfs demo: a large object of a deterministic repeating pattern\n".substring(0, 63)
                     .concat("\n").getBytes(StandardCharsets.US_ASCII);
-            for (int i = 0; i < t.length; i += line.length) {
+            for (int i = 0; i < TEXT_BLOCK; i += line.length) {
                 System.arraycopy(line, 0, t, i, line.length);
             }
             return t;

@@ -21,8 +21,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Builds a demo depot, mounts it and prints what to try.",
                 "The depot (built once, then cached) holds real files of this machine, names of 300 to",
-                "7,000 characters, a bundle linked at three paths and a 4 GiB object. Runs until Ctrl-C",
-                "or `depotfs unmount MOUNTPOINT`."})
+                "7,000 characters, a bundle linked at three paths and a 4 GiB object (mostly holes: the",
+                "demo takes the size of the imported tree plus 16 MiB of disk). Runs until Ctrl-C",
+                "or `depotfs unmount MOUNTPOINT`. `depotfs demo --clean` removes the demo depot."})
 final class DemoCommand implements Callable<Integer> {
 
     static final String BIG_NAME = "4GiB.bin";
@@ -47,6 +48,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "no progress bars")
     boolean quiet;
 
+    @Option(names = "--clean", description = "remove the demo depot (and the default mountpoint's directory) and exit;"
+            + " refuses while the demo is mounted")
+    boolean clean;
+
     @CommandLine.Mixin
     DepotfsCli.MountFlags flags = new DepotfsCli.MountFlags();
 
@@ -57,6 +62,9 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Path depotPath = depotDir != null ? depotDir : defaultDepotDir();
+        if (clean) {
+            return clean(out, depotPath);
+        }
         LocalDepot depot = LocalDepot.openOrCreate(depotPath);
         if (rebuild || depot.root(DemoBuilder.ROOT).isEmpty()) {
             Path src = source != null ? source : defaultSource();
@@ -64,7 +72,7 @@ final class DemoCommand implements Callable<Integer> {
                 throw new DepotException(DepotException.Reason.NOT_FOUND, "demo source " + src + " is not a directory");
             }
             long bigSize = bigMib << 20;
-            long need = bigSize + (256L << 20);
+            long need = bigMib * 4096 + (256L << 20);   // the big object is 4 KiB of text per MiB, the rest holes
             long free = Files.getFileStore(depot.directory()).getUsableSpace();
             if (free < need) {
                 throw new DepotException(DepotException.Reason.INVALID, String.format(Locale.ROOT,
@@ -90,6 +98,57 @@ final class DemoCommand implements Callable<Integer> {
         PrintStream stdout = System.out;
         new MountRunner(depot, mp, flags.settings(DemoBuilder.ROOT)).run(stdout, m -> printHints(stdout, m));
         return 0;
+    }
+
+    /** {@code --clean}: removes the demo depot directory and an empty default mountpoint; never while mounted. */
+    private int clean(PrintWriter out, Path depotPath) throws java.io.IOException {
+        for (Path mp : java.util.List.of(mountpoint, Path.of("/tmp/depotfs-demo/mnt"))) {
+            if (Mounts.at(mp).isPresent()) {
+                throw new DepotException(DepotException.Reason.INVALID, "the demo is mounted on " + mp + ": stop it first ("
+                        + Terminal.command() + " unmount " + Terminal.shellQuote(mp.toString()) + ")");
+            }
+        }
+        if (Files.exists(depotPath) && !(Files.isDirectory(depotPath.resolve("objects")) && Files.isDirectory(depotPath.resolve("refs")))) {
+            throw new DepotException(DepotException.Reason.INVALID, depotPath + " does not look like a depot; not removing it");
+        }
+        if (Files.exists(depotPath)) {
+            deleteTree(depotPath);
+            out.printf(Locale.ROOT, "removed the demo depot %s%n", depotPath);
+        } else {
+            out.printf(Locale.ROOT, "no demo depot at %s%n", depotPath);
+        }
+        Path defaultMp = Path.of("/tmp/depotfs-demo/mnt");
+        if (Files.isDirectory(defaultMp)) {
+            try {
+                Files.deleteIfExists(defaultMp);
+                Files.deleteIfExists(defaultMp.getParent());
+            } catch (java.nio.file.DirectoryNotEmptyException e) {
+                // something else lives there: leave it
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Deletes a tree (the depot's read-only files included). */
+    private static void deleteTree(Path root) throws java.io.IOException {
+        Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs)
+                    throws java.io.IOException {
+                Files.delete(file);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult postVisitDirectory(Path dir, java.io.IOException e) throws java.io.IOException {
+                if (e != null) {
+                    throw e;
+                }
+                Files.delete(dir);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     static Path defaultDepotDir() {

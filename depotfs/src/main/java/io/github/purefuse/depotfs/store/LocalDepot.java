@@ -20,6 +20,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
@@ -395,10 +396,11 @@ public final class LocalDepot implements WritableDepot {
                     }
                     buf.flip();
                     md.update(buf.array(), 0, buf.limit());
-                    while (buf.hasRemaining()) {
-                        out.write(buf);
-                    }
+                    writeSparse(out, buf, size);
                     size += n;
+                }
+                if (out.size() < size) {
+                    out.write(ByteBuffer.wrap(new byte[1]), size - 1);   // a hole up to the end
                 }
             }
             Hash hash = Hash.of(md.digest());
@@ -461,6 +463,40 @@ public final class LocalDepot implements WritableDepot {
         unsynced.add(target);
         unsynced.add(shard);
     }
+
+    /**
+     * Writes {@code buf} at {@code position}, skipping whole {@value #SPARSE_BLOCK}-byte blocks of zeros so
+     * that they stay holes in the file (a long run of zeros then costs no disk; reads return zeros).
+     */
+    private static void writeSparse(FileChannel out, ByteBuffer buf, long position) throws IOException {
+        byte[] a = buf.array();
+        int end = buf.limit();
+        int from = 0;
+        while (from < end) {
+            int to = Math.min(end, from + SPARSE_BLOCK);
+            if (to - from == SPARSE_BLOCK && Arrays.mismatch(a, from, to, ZEROS, 0, SPARSE_BLOCK) < 0) {
+                from = to;
+                continue;
+            }
+            int runEnd = to;
+            while (runEnd < end) {   // extend the write over the following non-zero blocks
+                int next = Math.min(end, runEnd + SPARSE_BLOCK);
+                if (next - runEnd == SPARSE_BLOCK && Arrays.mismatch(a, runEnd, next, ZEROS, 0, SPARSE_BLOCK) < 0) {
+                    break;
+                }
+                runEnd = next;
+            }
+            ByteBuffer run = ByteBuffer.wrap(a, from, runEnd - from);
+            long at = position + from;
+            while (run.hasRemaining()) {
+                at += out.write(run, at);
+            }
+            from = runEnd;
+        }
+    }
+
+    private static final int SPARSE_BLOCK = 4096;
+    private static final byte[] ZEROS = new byte[SPARSE_BLOCK];
 
     private Path newTempFile(String prefix) throws IOException {
         try {

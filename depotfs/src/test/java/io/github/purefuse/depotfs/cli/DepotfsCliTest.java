@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.store.Hash;
@@ -147,6 +148,28 @@ class DepotfsCliTest {
         assertEquals("doc", DepotfsCli.defaultRootName(Path.of("/usr/share/doc")));
         assertEquals("backup", DepotfsCli.defaultRootName(Path.of("backup.tar.gz")));
         assertEquals("my_files", DepotfsCli.defaultRootName(Path.of("my files")));
+    }
+
+    @Test
+    void demoCleanRemovesTheDemoDepotAndNothingElse() throws Exception {
+        Path depotDir = tmp.resolve("demo-depot");
+        LocalDepot.openOrCreate(depotDir).close();
+        Path notADepot = Files.createDirectories(tmp.resolve("precious"));
+        Files.writeString(notADepot.resolve("keep.txt"), "keep\n");
+        Path mp = tmp.resolve("no-mount");
+
+        Run refused = cli("demo", "--clean", "--depot", notADepot.toString(), mp.toString());
+        assertEquals(1, refused.exit());
+        assertTrue(refused.err().contains("does not look like a depot"), refused.err());
+        assertTrue(Files.exists(notADepot.resolve("keep.txt")));
+
+        Run clean = cli("demo", "--clean", "--depot", depotDir.toString(), mp.toString());
+        assertEquals(0, clean.exit(), clean.err());
+        assertTrue(clean.out().contains("removed the demo depot " + depotDir), clean.out());
+        assertFalse(Files.exists(depotDir));
+        Run again = cli("demo", "--clean", "--depot", depotDir.toString(), mp.toString());
+        assertEquals(0, again.exit(), again.err());
+        assertTrue(again.out().contains("no demo depot at"), again.out());
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.testing.TestMount;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -65,7 +66,7 @@ class CliIT {
         }
         for (Path mp : mountpoints) {
             if (TestMount.isMounted(mp)) {
-                TestMount.lazyUnmount(mp);
+                TestMount.forceUnmount(mp);
             }
         }
         Shell.run(Path.of("/"), "rm", "-rf", work.toString());

@@ -1,6 +1,5 @@
 package io.github.purefuse.depotfs.it;
 
-import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
@@ -12,10 +11,10 @@ import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
-import io.github.purefuse.kit.testing.ExpectedTree;
-import io.github.purefuse.kit.testing.MountedFs;
-import io.github.purefuse.kit.testing.Mounter;
-import io.github.purefuse.kit.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.ExpectedTree;
+import io.github.purefuse.testing.Mounter;
+import io.github.purefuse.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.TestMount;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -41,10 +40,8 @@ class DepotConformanceIT extends ReadOnlyConformanceSuite {
 
     @Override
     protected Mounter mounter() {
-        return mountpoint -> {
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, "tree", 0, 0), BufferLeases.pooled(), false);
-            return MountedFs.of(mountpoint, FuseSession.mount(mountpoint, handler, TestMount.options().build()));
-        };
+        return mountpoint -> TestMount.mountAt(mountpoint,
+                new DepotMount(DepotFileSystem.open(depot, "tree", 0, 0), BufferLeases.pooled(), false), TestMount.options().build());
     }
 
     @Override

@@ -14,6 +14,7 @@ import io.github.purefuse.depotfs.store.FaultInjectingDepot.Op;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.testing.TestMount;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;

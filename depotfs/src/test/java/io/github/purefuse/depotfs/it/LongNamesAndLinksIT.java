@@ -17,6 +17,7 @@ import io.github.purefuse.depotfs.tree.DepotTree;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
+import io.github.purefuse.testing.TestMount;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

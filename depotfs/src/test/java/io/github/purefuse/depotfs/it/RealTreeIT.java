@@ -12,6 +12,7 @@ import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.testing.TestMount;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -15,6 +15,7 @@ import io.github.purefuse.depotfs.store.s3.S3Depot;
 import io.github.purefuse.depotfs.store.s3.S3Location;
 import io.github.purefuse.depotfs.store.s3.S3Options;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.testing.TestMount;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -283,7 +284,7 @@ class S3MountIT {
                 p.waitFor(10, TimeUnit.SECONDS);
             }
             if (TestMount.isMounted(mp)) {
-                TestMount.lazyUnmount(mp);
+                TestMount.forceUnmount(mp);
             }
         }
     }

@@ -11,6 +11,7 @@ import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.testing.TestMount;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;

@@ -74,6 +74,35 @@ class LocalDepotTest {
     }
 
     @Test
+    void zeroBlocksAreStoredAsHolesAndReadBackAsZeros() throws Exception {
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            byte[] content = new byte[20 * 1024 * 1024 + 100];   // 4 KiB of data per MiB, zeros after it and at the end
+            for (int mib = 0; mib < 20; mib++) {
+                for (int i = 0; i < 4096; i++) {
+                    content[(mib << 20) + i] = (byte) ('a' + (mib + i) % 26);
+                }
+            }
+            WritableDepot.Stored s = put(d, content);
+            assertEquals(Hash.sha256(content), s.hash());
+            assertEquals(content.length, s.size());
+            try (DepotObject o = d.open(s.hash(), content.length)) {
+                Path file = o.localPath().orElseThrow();
+                assertEquals(content.length, Files.size(file));
+                Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).start();
+                String[] blocks = new String(stat.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip().split(" ");
+                assertEquals(0, stat.waitFor());
+                long onDisk = Long.parseLong(blocks[0]) * Long.parseLong(blocks[1]);
+                assertTrue(onDisk <= 2L * 1024 * 1024, "20 MiB stored in " + onDisk + " bytes of disk");
+                ByteBuffer all = ByteBuffer.allocate(content.length);
+                while (all.hasRemaining() && o.read(all, all.position()) > 0) {
+                    // read on
+                }
+                assertTrue(java.util.Arrays.equals(content, all.array()), "holes read back as zeros");
+            }
+        }
+    }
+
+    @Test
     void anObjectWhoseSizeDiffersFromTheManifestIsReportedOnOpen() throws Exception {
         try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             WritableDepot.Stored s = put(d, "hello".getBytes(StandardCharsets.UTF_8));

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.channel.testing.KernelTestMount;
-import io.github.purefuse.channel.testing.KernelTestMount.Result;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import io.github.purefuse.testing.Tools.Result;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -30,13 +31,13 @@ import org.junit.jupiter.api.Test;
 class HelloFsIT {
     static final Duration T = Duration.ofSeconds(60);
     static final long MIB = 1 << 20;
-    static KernelTestMount mount;
+    static TestMount mount;
     static Path mp;
 
     @BeforeAll
     static void mountHello() {
-        KernelTestMount.requireDevFuse();
-        mount = KernelTestMount.mount(new HelloFs(), MountOptions.builder().fsname("hello").subtype("hello")
+        TestMount.requireDevFuse();
+        mount = TestMount.mount(new HelloFs(), MountOptions.builder().fsname("hello").subtype("hello")
                 .installShutdownHook(false).build());
         mp = mount.path();
     }
@@ -49,7 +50,7 @@ class HelloFsIT {
     }
 
     static Result run(String... cmd) {
-        return KernelTestMount.run(T, cmd);
+        return Tools.run(T, cmd);
     }
 
     static String p(String name) {
@@ -76,7 +77,7 @@ class HelloFsIT {
     @Test
     void statShowsModeSizeLinksAndNanosecondTimes() {
         String out = run("env", "TZ=UTC", "stat", "-c", "%n|%A|%s|%h|%y|%F", mp.toString(), p("hello.txt"),
-                p("motd.txt"), p("hello.link"), p("large.bin")).ok();
+                p("motd.txt"), p("hello.link"), p("large.bin")).ok().out();
         assertEquals(String.join("\n",
                 mp + "|dr-xr-xr-x|0|2|2024-02-29 12:34:56.123456789 +0000|directory",
                 p("hello.txt") + "|-r--r--r--|14|1|2024-02-29 12:34:56.123456789 +0000|regular file",
@@ -87,7 +88,7 @@ class HelloFsIT {
 
     @Test
     void lsListsEveryEntryWithItsAttributes() {
-        List<String> lines = run("env", "LC_ALL=C", "ls", "-l", "--time-style=+%F", mp.toString()).ok().lines().toList();
+        List<String> lines = run("env", "LC_ALL=C", "ls", "-l", "--time-style=+%F", mp.toString()).ok().out().lines().toList();
         assertTrue(lines.get(0).startsWith("total "), lines.toString());
         assertEquals(5, lines.size(), lines.toString());
         assertTrue(lines.get(1).matches("lrwxrwxrwx 1 \\S+ \\S+ +9 2024-02-29 hello.link -> hello.txt"), lines.get(1));
@@ -98,16 +99,16 @@ class HelloFsIT {
 
     @Test
     void catAndReadlinkShowTheContent() {
-        assertEquals(HelloFs.HELLO, run("cat", p("hello.txt")).ok());
-        assertEquals(HelloFs.MOTD, run("cat", p("motd.txt")).ok());
-        assertEquals(HelloFs.HELLO, run("cat", p("hello.link")).ok(), "through the symlink");
-        assertEquals("hello.txt\n", run("readlink", p("hello.link")).ok());
+        assertEquals(HelloFs.HELLO, run("cat", p("hello.txt")).ok().out());
+        assertEquals(HelloFs.MOTD, run("cat", p("motd.txt")).ok().out());
+        assertEquals(HelloFs.HELLO, run("cat", p("hello.link")).ok().out(), "through the symlink");
+        assertEquals("hello.txt\n", run("readlink", p("hello.link")).ok().out());
     }
 
     @Test
     void findSeesTheWholeTree() {
         assertEquals(String.join("\n", mp.toString(), p("hello.link"), p("hello.txt"), p("large.bin"), p("motd.txt")) + "\n",
-                run("sh", "-c", "find \"$1\" | LC_ALL=C sort", "find", mp.toString()).ok());
+                run("sh", "-c", "find \"$1\" | LC_ALL=C sort", "find", mp.toString()).ok().out());
     }
 
     @Test
@@ -127,7 +128,7 @@ class HelloFsIT {
                 for e in sorted(os.scandir(sys.argv[1]), key=lambda e: e.name):
                     kind = 'l' if e.is_symlink() else 'd' if e.is_dir(follow_symlinks=False) else 'f' if e.is_file(follow_symlinks=False) else '?'
                     print(e.name, kind, e.inode())
-                """, mp.toString()).ok();
+                """, mp.toString()).ok().out();
         assertEquals("hello.link l 4\nhello.txt f 2\nlarge.bin f 5\nmotd.txt f 3\n", out);
     }
 
@@ -159,7 +160,7 @@ class HelloFsIT {
                     f.seek(size)
                     eof = f.read(10)
                 print(len(offsets), bad, len(eof))
-                """, p("large.bin")).ok();
+                """, p("large.bin")).ok().out();
         assertEquals("305 0 0\n", out);
     }
 
@@ -172,10 +173,10 @@ class HelloFsIT {
                 new String[] {"rm", "-f", p("hello.txt")},
                 new String[] {"sh", "-c", "echo x >> \"$1\"", "sh", p("hello.txt")})) {
             Result r = run(cmd);
-            assertNotEquals(0, r.exitCode(), String.join(" ", cmd));
+            assertNotEquals(0, r.exit(), String.join(" ", cmd));
             assertTrue(r.stderr().contains("Read-only file system"), String.join(" ", cmd) + ": " + r.stderr());
         }
-        assertEquals(HelloFs.HELLO, run("cat", p("hello.txt")).ok());
+        assertEquals(HelloFs.HELLO, run("cat", p("hello.txt")).ok().out());
     }
 
     @Test
@@ -230,8 +231,8 @@ class HelloFsIT {
 
     @Test
     void statfsReportsAReadOnlyFileSystem() {
-        assertEquals("65735546 4096 255\n", run("stat", "-f", "-c", "%t %S %l", mp.toString()).ok(),
+        assertEquals("65735546 4096 255\n", run("stat", "-f", "-c", "%t %S %l", mp.toString()).ok().out(),
                 "FUSE_SUPER_MAGIC, 4 KiB blocks, 255-byte names");
-        assertTrue(run("findmnt", "-n", "-o", "OPTIONS", mp.toString()).ok().startsWith("ro,"));
+        assertTrue(run("findmnt", "-n", "-o", "OPTIONS", mp.toString()).ok().out().startsWith("ro,"));
     }
 }

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.purefuse.channel.testing.KernelTestMount;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import io.github.purefuse.testing.UringParameter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,13 +42,13 @@ class HelloProcessIT {
 
     @BeforeAll
     static void fuse() {
-        KernelTestMount.requireDevFuse();
+        TestMount.requireDevFuse();
         assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " is executable");
     }
 
     @BeforeEach
     void dirs() throws IOException {
-        mp = KernelTestMount.newMountpoint();
+        mp = TestMount.newMountpoint();
         stderr = Files.createTempFile("purefuse-hello-", ".err");
     }
 
@@ -55,7 +57,7 @@ class HelloProcessIT {
         if (server != null && server.isAlive()) {
             server.destroyForcibly();
         }
-        KernelTestMount.forceUnmount(mp);
+        TestMount.forceUnmount(mp);
         Files.deleteIfExists(mp);
         Files.deleteIfExists(stderr);
     }
@@ -69,7 +71,7 @@ class HelloProcessIT {
         server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(stderr.toFile()).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!KernelTestMount.isMounted(mp)) {
+        while (!TestMount.isMounted(mp)) {
             if (!server.isAlive()) {
                 fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
             }
@@ -88,8 +90,8 @@ class HelloProcessIT {
     @Test
     void anUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
         start(List.of());
-        assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
-        KernelTestMount.run(T, "umount", mp.toString()).ok();
+        assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+        Tools.run(T, "umount", mp.toString()).ok();
         assertEquals(0, awaitExit(), Files.readString(stderr));
     }
 
@@ -102,10 +104,10 @@ class HelloProcessIT {
     @ValueSource(strings = {"TERM", "INT", "HUP"})
     void aSignalUnmountsAndExitsZero(String signal) throws Exception {
         start(List.of("env", "--default-signal=TERM,INT,HUP"));
-        KernelTestMount.run(T, "stat", mp.resolve("large.bin").toString()).ok();
-        KernelTestMount.run(T, "kill", "-" + signal, Long.toString(server.pid())).ok();
+        Tools.run(T, "stat", mp.resolve("large.bin").toString()).ok();
+        Tools.run(T, "kill", "-" + signal, Long.toString(server.pid())).ok();
         assertEquals(0, awaitExit(), Files.readString(stderr));
-        assertFalse(KernelTestMount.isMounted(mp), "unmounted on SIG" + signal);
+        assertFalse(TestMount.isMounted(mp), "unmounted on SIG" + signal);
     }
 
     @Test
@@ -118,32 +120,32 @@ class HelloProcessIT {
             assertEquals(1, p.exitValue());
             assertEquals(List.of("fuse-example: Cannot mount on " + mp + ": not empty (--nonempty mounts over what it holds)"),
                     Files.readAllLines(stderr).stream().filter(l -> l.startsWith("fuse-example:")).toList());
-            assertFalse(KernelTestMount.isMounted(mp));
+            assertFalse(TestMount.isMounted(mp));
             start(List.of(), "--nonempty");
-            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
             server.destroy();
             assertEquals(0, awaitExit(), Files.readString(stderr));
             assertEquals("kept\n", Files.readString(kept));
         } finally {
-            KernelTestMount.forceUnmount(mp);
+            TestMount.forceUnmount(mp);
             Files.deleteIfExists(kept);
         }
     }
 
     @Test
     void oneReadPerRequestAndOneWritevPerReplyUnderStrace() throws Exception {
-        if (KernelTestMount.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exitCode() != 0) {
-            KernelTestMount.unavailable("strace is not installed");
+        if (Tools.run(Duration.ofSeconds(10), "sh", "-c", "command -v strace").exit() != 0) {
+            TestMount.unavailable("strace is not installed");
         }
         Path trace = Files.createTempFile("purefuse-strace-", ".txt");
         try {
             start(List.of("strace", "-f", "-qq", "-y", "-s", "0", "-e", "trace=read,writev", "-o", trace.toString()),
-                    "--stats");
-            KernelTestMount.run(T, "ls", "-l", mp.toString()).ok();
-            KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
-            KernelTestMount.run(T, "find", mp.toString()).ok();
-            KernelTestMount.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
-            KernelTestMount.run(T, "umount", mp.toString()).ok();
+                    "--stats", "--transport", "dev");
+            Tools.run(T, "ls", "-l", mp.toString()).ok();
+            Tools.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
+            Tools.run(T, "find", mp.toString()).ok();
+            Tools.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=32").ok();
+            Tools.run(T, "umount", mp.toString()).ok();
             assertEquals(0, awaitExit(), Files.readString(stderr));
 
             Map<String, Long> stats = new HashMap<>();
@@ -162,6 +164,55 @@ class HelloProcessIT {
             assertEquals(writes, counts[1], "writev(2) calls on /dev/fuse == replies + notifications + failed writes");
         } finally {
             Files.deleteIfExists(trace);
+        }
+    }
+
+    /** On io_uring an unmount from outside ends the server with exit 0, as on /dev/fuse. */
+    @Test
+    void onIoUringAnUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            start(List.of(), "--transport", "io-uring", "--stats");
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+            Tools.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=16").ok();
+            Tools.run(T, "umount", mp.toString()).ok();
+            assertEquals(0, awaitExit(), Files.readString(stderr));
+            String err = Files.readString(stderr);
+            assertTrue(err.contains(", io_uring: "), "the ready line names the transport: " + err);
+            long ring = Long.parseLong(err.lines().filter(l -> l.startsWith("stats.ringRequests=")).findFirst()
+                    .orElseThrow().substring("stats.ringRequests=".length()));
+            assertTrue(ring >= 16, "READs came through the ring: " + err);
+        }
+    }
+
+    /** On io_uring SIGTERM runs the shutdown hook, which unmounts; exit 143. */
+    @Test
+    void onIoUringSigtermUnmountsAndExitsWith143() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            start(List.of(), "--transport", "io-uring");
+            Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok();
+            server.destroy(); // SIGTERM
+            assertEquals(143, awaitExit(), Files.readString(stderr));
+            assertFalse(TestMount.isMounted(mp), "unmounted by the shutdown hook");
+        }
+    }
+
+    /**
+     * kill -9 of an io_uring server: the kernel cancels the parked ring commands and ends the connection;
+     * the mount stays dead (ENOTCONN, or ECONNABORTED as here with {@code FUSE_ABORT_ERROR}) until it is
+     * unmounted.
+     */
+    @Test
+    void onIoUringKill9LeavesADeadMountThatUnmounts() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            start(List.of(), "--transport", "io-uring");
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+            server.destroyForcibly(); // SIGKILL
+            assertEquals(137, awaitExit());
+            Tools.Result r = Tools.run(T, "stat", mp.resolve("motd.txt").toString());
+            assertTrue(r.exit() != 0 && (r.stderr().contains("Transport endpoint is not connected")
+                    || r.stderr().contains("Software caused connection abort")), r.stderr());
+            Tools.run(T, "umount", mp.toString()).ok();
+            assertFalse(TestMount.isMounted(mp));
         }
     }
 

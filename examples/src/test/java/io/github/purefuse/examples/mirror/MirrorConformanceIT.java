@@ -2,11 +2,11 @@ package io.github.purefuse.examples.mirror;
 
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.KernelMount;
-import io.github.purefuse.kit.testing.ExpectedTree;
-import io.github.purefuse.kit.testing.MountedFs;
-import io.github.purefuse.kit.testing.Mounter;
-import io.github.purefuse.kit.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.examples.Shell;
+import io.github.purefuse.testing.ExpectedTree;
+import io.github.purefuse.testing.Mounter;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.ReadOnlyConformanceSuite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -21,18 +21,17 @@ class MirrorConformanceIT extends ReadOnlyConformanceSuite {
 
     MirrorConformanceIT() throws Exception {
         snapshotDir = Files.createTempDirectory("mirror-conformance-");
-        source = KernelMount.snapshot(Path.of("/usr/share/doc"), snapshotDir.resolve("doc"));
+        source = Shell.snapshot(Path.of("/usr/share/doc"), snapshotDir.resolve("doc"));
     }
 
     @AfterAll
     void deleteSnapshot() throws Exception {
-        KernelMount.exec(Path.of("/"), "rm", "-rf", snapshotDir.toString());
+        Shell.exec(Path.of("/"), "rm", "-rf", snapshotDir.toString());
     }
 
     @Override
     protected Mounter mounter() {
-        return mountpoint -> MountedFs.of(mountpoint, FuseSession.mount(mountpoint, new MirrorFileSystem(source, false),
-                MountOptions.builder().installShutdownHook(false).build()));
+        return TestMount.mounter(() -> new MirrorFileSystem(source, false));
     }
 
     @Override

@@ -3,10 +3,11 @@ package io.github.purefuse.examples.zip;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.kit.path.PathAdapter;
-import io.github.purefuse.kit.testing.ExpectedTree;
-import io.github.purefuse.kit.testing.MountedFs;
-import io.github.purefuse.kit.testing.Mounter;
-import io.github.purefuse.kit.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.ExpectedTree;
+import io.github.purefuse.testing.MountedFs;
+import io.github.purefuse.testing.Mounter;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.ReadOnlyConformanceSuite;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,11 +36,10 @@ class ZipConformanceIT extends ReadOnlyConformanceSuite {
     protected Mounter mounter() {
         return mountpoint -> {
             ZipFileSystem zip = ZipFileSystem.open(jar);
-            FuseSession session = FuseSession.mount(mountpoint, PathAdapter.builder(zip).immutable().build(),
-                    MountOptions.builder().installShutdownHook(false).build());
+            TestMount mount = TestMount.mountAt(mountpoint, PathAdapter.builder(zip).immutable().build(), TestMount.options().build());
             return MountedFs.of(mountpoint, () -> {
                 try (zip) {
-                    session.close();
+                    mount.close();
                 }
             });
         };

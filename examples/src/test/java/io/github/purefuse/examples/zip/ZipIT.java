@@ -1,12 +1,13 @@
 package io.github.purefuse.examples.zip;
 
-import static io.github.purefuse.examples.KernelMount.difference;
-import static io.github.purefuse.examples.KernelMount.run;
+import static io.github.purefuse.examples.Shell.difference;
+import static io.github.purefuse.examples.Shell.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.KernelMount;
+import io.github.purefuse.examples.Shell;
+import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -109,7 +110,7 @@ class ZipIT {
                     z.writestr(exe, '#!/bin/sh\\necho hi\\n')
                 """, archive.toString());
         try (ZipFileSystem zip = ZipFileSystem.open(archive);
-             KernelMount m = KernelMount.mount(PathAdapter.builder(zip).immutable().build(), MountOptions.defaults(), tmp)) {
+             TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), MountOptions.defaults())) {
             Path mnt = m.mountpoint();
             String listing = run(mnt, "find", ".", "-printf", "%P|%y|%m|%s|%l\n");
             List<String> lines = new ArrayList<>(listing.lines().toList());
@@ -124,7 +125,7 @@ class ZipIT {
             assertEquals("implicit parents\n", Files.readString(mnt.resolve("link")));
             assertEquals("2001-02-03 04:05:06\n", run(mnt, "date", "-r", "explicit", "+%F %T"));
             assertEquals("hi\n", run(mnt, "sh", "run.sh"));
-            KernelMount.Result lzma = KernelMount.exec(mnt, "cat", "lzma.txt");
+            Shell.Result lzma = Shell.exec(mnt, "cat", "lzma.txt");
             assertTrue(lzma.exit() != 0 && lzma.err().contains("Operation not supported"), lzma.err());
             // every other file's bytes, and random and backwards reads of big.txt (12 MiB: restarts)
             String expected = run(tmp, "python3", "-c", PY_SHA256, archive.toString()).lines()
@@ -140,7 +141,7 @@ class ZipIT {
 
     private void checkArchive(Path archive) throws Exception {
         try (ZipFileSystem zip = ZipFileSystem.open(archive);
-             KernelMount m = KernelMount.mount(PathAdapter.builder(zip).immutable().build(), MountOptions.defaults(), tmp)) {
+             TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), MountOptions.defaults())) {
             Path mnt = m.mountpoint();
             // unzip -l: every file with its size, every directory entry as a directory, nothing else
             TreeSet<String> files = new TreeSet<>();

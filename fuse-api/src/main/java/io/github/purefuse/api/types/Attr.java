@@ -54,8 +54,11 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
     }
 
     /**
-     * Starts a builder for a node of the given type: all numbers 0, times the epoch, nlink 1
-     * (2 for a directory), blocks computed from the size unless set.
+     * Starts a builder for a node of the given type: all numbers 0, nlink 1 (2 for a directory), blocks
+     * computed from the size unless set, and the three times set to one instant taken once per JVM, when
+     * this class is initialized (in practice: when the filesystem process started). So a node whose times
+     * are not set shows a recent date that stays the same on every {@code stat}, instead of 1970; set
+     * {@link Builder#times(Instant)} (or each time) where the data has real ones.
      *
      * @param type the node's type
      * @return a new builder
@@ -72,15 +75,18 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
         return b;
     }
 
+    /** The default atime, mtime and ctime of a builder: when this class was initialized. */
+    private static final Instant DEFAULT_TIME = Instant.now();
+
     /** A mutable builder for {@link Attr}; not thread-safe. */
     public static final class Builder {
         private final FileType type;
         private long ino;
         private long size;
         private long blocks = -1;
-        private Instant atime = Instant.EPOCH;
-        private Instant mtime = Instant.EPOCH;
-        private Instant ctime = Instant.EPOCH;
+        private Instant atime = DEFAULT_TIME;
+        private Instant mtime = DEFAULT_TIME;
+        private Instant ctime = DEFAULT_TIME;
         private int permissions;
         private int nlink;
         private int uid;

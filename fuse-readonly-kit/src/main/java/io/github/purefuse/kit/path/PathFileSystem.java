@@ -18,28 +18,25 @@ import org.jspecify.annotations.Nullable;
  * {@snippet :
  * class Hello implements PathFileSystem {
  *     static final byte[] TEXT = "Hello, world!\n".getBytes(StandardCharsets.UTF_8);
- *     static final FsPath FILE = FsPath.of("/hello.txt");
  *
  *     public List<PathEntry> list(FsPath dir) throws IOException {
  *         if (!dir.isRoot()) throw new NotDirectoryException(dir.toString());
- *         return List.of(new PathEntry("hello.txt", fileAttr()));
+ *         return List.of(new PathEntry("hello.txt", file()));
  *     }
  *     public Optional<Attr> stat(FsPath path) {
  *         if (path.isRoot()) return Optional.of(Attr.builder(FileType.DIRECTORY).permissions(0555).build());
- *         return path.equals(FILE) ? Optional.of(fileAttr()) : Optional.empty();
+ *         return path.equals(FsPath.of("/hello.txt")) ? Optional.of(file()) : Optional.empty();
  *     }
  *     public int read(FsPath file, long offset, ByteBuffer into) {
- *         int n = (int) Math.min(into.remaining(), TEXT.length - offset);
+ *         int n = (int) Math.max(0, Math.min(into.remaining(), TEXT.length - offset));
  *         into.put(TEXT, (int) offset, n);
  *         return n;
  *     }
- *     static Attr fileAttr() {
- *         return Attr.builder(FileType.REGULAR).permissions(0444).size(TEXT.length).build();
- *     }
+ *     static Attr file() { return Attr.builder(FileType.REGULAR).permissions(0444).size(TEXT.length).build(); }
  * }
  *
  * ReadOnlyFileSystem fs = PathAdapter.builder(new Hello()).immutable().build();
- * // mount fs with the channel's FuseSession
+ * // mount fs with fuse-kernel-channel's FuseSession.mount(mountpoint, fs, MountOptions.defaults())
  * }
  *
  * <h2>Rules</h2>

@@ -11,12 +11,12 @@ import io.github.purefuse.kit.inode.InodeTable;
 import io.github.purefuse.kit.names.NameShortener;
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.path.PathAdapter;
-import io.github.purefuse.kit.testing.ExpectedTree;
-import io.github.purefuse.kit.testing.MountedFs;
-import io.github.purefuse.kit.testing.Mounter;
-import io.github.purefuse.kit.testing.Mounts;
-import io.github.purefuse.kit.testing.ReadOnlyConformanceSuite;
-import io.github.purefuse.kit.testing.Tools;
+import io.github.purefuse.testing.ExpectedTree;
+import io.github.purefuse.testing.Mounter;
+import io.github.purefuse.testing.Mounts;
+import io.github.purefuse.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,7 +124,7 @@ class LargeDirectoryIT extends ReadOnlyConformanceSuite {
 
     @Override
     protected Mounter mounter() {
-        return Mounting.mounter(() -> PathAdapter.builder(SPEC.fs).immutable().build());
+        return TestMount.mounter(() -> PathAdapter.builder(SPEC.fs).immutable().build());
     }
 
     @Override
@@ -209,11 +209,8 @@ class LargeDirectoryIT extends ReadOnlyConformanceSuite {
         Path wd = Files.createTempDirectory("purefuse-kit-cold-");
         Path mp = Files.createDirectory(wd.resolve("mnt"));
         AtomicReference<PathAdapter> adapter = new AtomicReference<>();
-        MountedFs m = Mounting.mounter(() -> {
-            adapter.set(PathAdapter.builder(SPEC.fs).immutable().build());
-            return adapter.get();
-        }).mount(mp);
-        try {
+        adapter.set(PathAdapter.builder(SPEC.fs).immutable().build());
+        try (TestMount m = TestMount.mountAt(mp, adapter.get(), TestMount.options().build())) {
             long t0 = System.nanoTime();
             String count = Tools.run(mp, Duration.ofMinutes(5), "sh", "-c", "ls -f big | wc -l").ok().out().strip();
             long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -248,10 +245,6 @@ class LargeDirectoryIT extends ReadOnlyConformanceSuite {
             assertTrue(table.size() < 10, "the kernel forgot (almost) everything: " + table.size());
             assertTrue(table.slots() <= 4 * emptySlots, "the table shrank back: " + table.slots());
         } finally {
-            m.close();
-            if (Mounts.isMounted(mp)) {
-                Mounts.lazyUnmount(mp);
-            }
             Files.deleteIfExists(mp);
             Files.deleteIfExists(wd);
         }

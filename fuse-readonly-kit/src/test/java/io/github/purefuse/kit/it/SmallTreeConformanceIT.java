@@ -2,9 +2,10 @@ package io.github.purefuse.kit.it;
 
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.path.PathAdapter;
-import io.github.purefuse.kit.testing.ExpectedTree;
-import io.github.purefuse.kit.testing.Mounter;
-import io.github.purefuse.kit.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.ExpectedTree;
+import io.github.purefuse.testing.Mounter;
+import io.github.purefuse.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.TestMount;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
@@ -30,7 +31,7 @@ class SmallTreeConformanceIT extends ReadOnlyConformanceSuite {
 
     @Override
     protected Mounter mounter() {
-        return Mounting.mounter(() -> PathAdapter.builder(spec.fs).immutable().build());
+        return TestMount.mounter(() -> PathAdapter.builder(spec.fs).immutable().build());
     }
 
     @Override

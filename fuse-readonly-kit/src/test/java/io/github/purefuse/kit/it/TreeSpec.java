@@ -3,7 +3,7 @@ package io.github.purefuse.kit.it;
 import io.github.purefuse.kit.names.NameShortener;
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.support.MemoryFs;
-import io.github.purefuse.kit.testing.ExpectedTree;
+import io.github.purefuse.testing.ExpectedTree;
 
 /**
  * Builds a {@link MemoryFs} and the {@link ExpectedTree} a mount of it must show (names as listed:

@@ -1,0 +1,53 @@
+package io.github.purefuse.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExpectedTreeTest {
+
+    @Test
+    void fromDirectoryHoldsEveryTypeSpecialFilesIncluded(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a.txt"), "hello\n");
+        Files.createDirectories(dir.resolve("sub"));
+        Files.createSymbolicLink(dir.resolve("sub/link"), Path.of("../a.txt"));
+        Tools.run(dir, Duration.ofSeconds(30), "mkfifo", "fifo").ok();
+        try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            s.bind(UnixDomainSocketAddress.of(dir.resolve("socket")));
+        }
+        Files.createSymbolicLink(dir.resolve("null"), Path.of("/dev/null"));
+
+        ExpectedTree tree = ExpectedTree.fromDirectory(dir);
+
+        assertEquals(new ExpectedTree.File(6, ExpectedTree.sha256("hello\n".getBytes(StandardCharsets.UTF_8))),
+                tree.node("a.txt"));
+        assertEquals(new ExpectedTree.Dir(), tree.node("sub"));
+        assertEquals(new ExpectedTree.Symlink("../a.txt"), tree.node("sub/link"));
+        assertEquals(new ExpectedTree.Special(ExpectedTree.Special.FIFO), tree.node("fifo"));
+        assertEquals(new ExpectedTree.Special(ExpectedTree.Special.SOCKET), tree.node("socket"));
+        assertEquals(new ExpectedTree.Symlink("/dev/null"), tree.node("null"));
+        assertEquals(List.of("a.txt", "fifo", "null", "socket", "sub"), tree.children(""));
+    }
+
+    @Test
+    void specialTypesComeFromTheMode() {
+        assertEquals(ExpectedTree.Special.FIFO, ExpectedTree.Special.typeOf(0010644));
+        assertEquals(ExpectedTree.Special.SOCKET, ExpectedTree.Special.typeOf(0140755));
+        assertEquals(ExpectedTree.Special.CHARACTER_DEVICE, ExpectedTree.Special.typeOf(0020666));
+        assertEquals(ExpectedTree.Special.BLOCK_DEVICE, ExpectedTree.Special.typeOf(0060660));
+        assertEquals(null, ExpectedTree.Special.typeOf(0100644));
+        assertThrows(IllegalArgumentException.class, () -> new ExpectedTree.Special("pipe"));
+        assertEquals(new ExpectedTree.Special("fifo"),
+                ExpectedTree.builder().special("x/p", ExpectedTree.Special.FIFO).build().node("x/p"));
+    }
+}
