@@ -566,7 +566,8 @@ public final class DepotfsCli implements Callable<Integer> {
      */
     static MountException withDeadServerHint(MountException e) {
         String m = String.valueOf(e.getMessage());
-        if (!m.contains("Transport endpoint is not connected")) {
+        // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).
+        if (!m.contains("Transport endpoint is not connected") && !m.contains("Software caused connection abort")) {
             return e;
         }
         return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with "
