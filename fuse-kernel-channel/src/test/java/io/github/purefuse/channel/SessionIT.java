@@ -272,7 +272,8 @@ class SessionIT {
         TestFs fs = new TestFs();
         mount = mountTest(fs);
         Path mp = mount.path();
-        Process cat = new ProcessBuilder("cat", mp.resolve("slow").toString())
+        // env resets SIGINT/SIGTERM to their defaults: a background job inherits SIGINT ignored.
+        Process cat = new ProcessBuilder("env", "--default-signal=INT,TERM", "cat", mp.resolve("slow").toString())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         try {
             assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");

@@ -92,7 +92,7 @@ class UringIT {
             SessionIT.TestFs fs = new SessionIT.TestFs();
             mount = KernelTestMount.mount(fs, options(Transport.IO_URING).build());
             Path mp = mount.path();
-            Process cat = new ProcessBuilder("cat", mp.resolve("slow").toString())
+            Process cat = new ProcessBuilder("env", "--default-signal=INT,TERM", "cat", mp.resolve("slow").toString())
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
             try {
                 assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
