@@ -3,8 +3,8 @@ package io.github.purefuse.examples.hello;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.examples.ServeFlags;
 import io.github.purefuse.channel.SessionStats;
-import io.github.purefuse.channel.Transport;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -18,6 +18,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "hello", mixinStandardHelpOptions = true,
         description = "Mounts the hello filesystem (hello.txt, motd.txt, hello.link, a 5 GiB large.bin).")
 public final class HelloCommand implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     @Spec
     private CommandSpec spec;
 
@@ -34,10 +37,6 @@ public final class HelloCommand implements Callable<Integer> {
     @Option(names = "--auto-unmount", description = "Mount through fusermount3 -o auto_unmount.")
     private boolean autoUnmount;
 
-    @Option(names = "--transport", paramLabel = "auto|dev|io-uring", converter = io.github.purefuse.examples.TransportOption.class,
-            description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
-                    + "(/dev/fuse) or io-uring (fail if unavailable).")
-    private Transport transport;
 
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
     private boolean stats;
@@ -53,17 +52,14 @@ public final class HelloCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         MountOptions.Builder options = MountOptions.builder().fsname("hello").subtype("hello")
                 .readaheadKb(readaheadKb).autoUnmount(autoUnmount);
-        if (transport != null) {
-            options.transport(transport);
-        }
         if (readers != null) {
             options.readerThreads(readers);
         }
         FuseSession session;
         try {
-            session = FuseSession.mount(mountpoint, new HelloFs(), options.build());
+            session = FuseSession.mount(mountpoint, new HelloFs(), serve.apply(options).build());
         } catch (MountException e) {
-            err.println("fuse-example: " + e.getMessage());
+            err.println("fuse-example: " + ServeFlags.message(e));
             err.flush();
             return 1;
         }

@@ -3,7 +3,7 @@ package io.github.purefuse.examples.mirror;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.channel.Transport;
+import io.github.purefuse.examples.ServeFlags;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +22,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "mirror", mixinStandardHelpOptions = true,
         description = "Mounts a read-only mirror of a local directory.")
 public final class MirrorCommand implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     @Spec
     private CommandSpec spec;
 
@@ -36,10 +39,6 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "falls back to reads through this process when not available.")
     private boolean passthrough;
 
-    @Option(names = "--transport", paramLabel = "auto|dev|io-uring", converter = io.github.purefuse.examples.TransportOption.class,
-            description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
-                    + "(/dev/fuse) or io-uring (fail if unavailable).")
-    private Transport transport;
 
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
     private boolean stats;
@@ -58,16 +57,12 @@ public final class MirrorCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         MirrorFileSystem fs = new MirrorFileSystem(source, passthrough);
-        MountOptions.Builder b = MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough);
-        if (transport != null) {
-            b.transport(transport);
-        }
-        MountOptions options = b.build();
+        MountOptions options = serve.apply(MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough)).build();
         FuseSession session;
         try {
             session = FuseSession.mount(mountpoint, fs, options);
         } catch (MountException e) {
-            err.println("fuse-example: " + e.getMessage());
+            err.println("fuse-example: " + ServeFlags.message(e));
             err.flush();
             return 1;
         }
