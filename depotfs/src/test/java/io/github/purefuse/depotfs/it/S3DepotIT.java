@@ -173,8 +173,23 @@ class S3DepotIT {
             DepotException corrupt = assertThrows(DepotException.class, () -> d.open(entries.get(1).requireHash(), 7));
             assertEquals(DepotException.Reason.CORRUPT, corrupt.reason());
         }
+        // ls and verify through the CLI, with the SDK's credential chain (system properties here).
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        String[] common = {"--depot", loc.toString(), "--endpoint", server.endpoint().toString()};
+        assertEquals(0, io.github.purefuse.depotfs.cli.DepotfsCli.run(concat(new String[] {"ls"}, common, new String[] {"main"}),
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err.toString());
+        assertTrue(out.toString().contains(" big\n") && out.toString().contains(" small\n"), out.toString());
+        out.reset();
+        assertEquals(0, io.github.purefuse.depotfs.cli.DepotfsCli.run(concat(new String[] {"verify", "--quiet"}, common),
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err.toString());
+        assertTrue(out.toString().contains("1 manifests and 2 objects") && out.toString().endsWith("all intact\n"), out.toString());
         DepotException notADepot = assertThrows(DepotException.class,
                 () -> S3Depot.open(S3Location.parse("s3://depot-unit/none"), server.options()));
         assertEquals(DepotException.Reason.NOT_A_DEPOT, notADepot.reason());
+    }
+
+    private static String[] concat(String[]... parts) {
+        return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
     }
 }
