@@ -123,11 +123,13 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Imports a directory tree or a tar archive into a depot.",
                     "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are",
                     "deduplicated by content; running the same import again changes nothing.",
-                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. Entries that cannot",
-                    "be read are listed too; the rest is imported and the root moved, but the exit status is 1."},
+                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. What cannot be",
+                    "imported is listed too (unreadable entries, names that are not UTF-8, damaged tar headers,",
+                    "conflicting tar entries, extended attributes); the rest is imported and the root moved,",
+                    "but the exit status is 1."},
             exitCodeListHeading = "Exit status:%n",
-            exitCodeList = {"0:everything readable was imported",
-                    "1:an error; or some entries could not be read (the rest was imported)",
+            exitCodeList = {"0:everything was imported (except sockets, FIFOs, devices, other filesystems)",
+                    "1:an error; or some entries could not be imported (the rest was)",
                     "2:usage error"})
     static final class ImportCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "SOURCE", description = "a directory or a tar archive")
@@ -434,8 +436,15 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--stats", paramLabel = "FILE", description = "write statistics as JSON at exit")
         @Nullable Path stats;
 
+        @Option(names = "--stats-interval", paramLabel = "SECONDS",
+                description = "also rewrite the --stats file every SECONDS while serving, 1..86400")
+        @Nullable Integer statsInterval;
+
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
+
+        @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
+        boolean nonempty;
 
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
@@ -443,6 +452,10 @@ public final class DepotfsCli implements Callable<Integer> {
             p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
+            p = p != null ? p : rangeProblem("--stats-interval", statsInterval, 1, 86400);
+            if (p == null && statsInterval != null && stats == null) {
+                p = "--stats-interval needs --stats FILE";
+            }
             return p != null ? p : statsProblem(stats);
         }
 
@@ -453,7 +466,7 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
-                    threads == null ? 0 : threads, allowOther, stats);
+                    threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval);
         }
     }
 
@@ -499,12 +512,16 @@ public final class DepotfsCli implements Callable<Integer> {
     /** {@code depotfs mount --depot DIR MOUNTPOINT ...}. */
     @Command(name = "mount", mixinStandardHelpOptions = true,
             description = {"Mounts a depot read-only; serves it until unmounted or signalled.",
-                    "The top level lists the roots unless --root is given."})
+                    "The top level lists the roots unless --root is given.",
+                    "SIGTERM, SIGINT (Ctrl-C) and SIGHUP unmount it; depotfs then exits 0."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:unmounted (from outside, or on SIGTERM/SIGINT/SIGHUP)",
+                    "1:the mount failed or the depot cannot be read", "2:usage error"})
     static final class MountCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DepotAddress depotAddress = new DepotAddress();
 
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory (see --nonempty)")
         Path mountpoint;
 
         @Option(names = "--root", paramLabel = "NAME", description = "mount this root only")
