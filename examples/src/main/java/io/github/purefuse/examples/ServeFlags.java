@@ -2,16 +2,23 @@ package io.github.purefuse.examples;
 
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
- * What every example command shares about mounting and ending: {@code --nonempty}, and signals that end
+ * What every example command shares about mounting and ending: {@code --nonempty}, {@code --transport}, and signals that end
  * the session (SIGTERM, SIGINT, SIGHUP unmount; the command then returns 0, as a libfuse server exits).
  * Used as a picocli mixin: {@code @Mixin ServeFlags serve = new ServeFlags();}.
  */
 public final class ServeFlags {
     @Option(names = "--nonempty", description = "Mount over a directory that is not empty (hiding what it holds).")
     boolean nonempty;
+
+    @Option(names = "--transport", paramLabel = "auto|dev|io-uring", converter = TransportOption.class,
+            description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
+                    + "(/dev/fuse) or io-uring (fail if unavailable).")
+    @Nullable Transport transport;
 
     /** Creates the flags (picocli fills them). */
     public ServeFlags() {
@@ -24,6 +31,9 @@ public final class ServeFlags {
      * @return {@code options}
      */
     public MountOptions.Builder apply(MountOptions.Builder options) {
+        if (transport != null) {
+            options.transport(transport);
+        }
         return options.nonempty(nonempty).handleSignals(true);
     }
 

@@ -1,5 +1,7 @@
 package io.github.purefuse.depotfs.cli;
 
+import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
@@ -453,6 +455,11 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
 
+        @Option(names = "--transport", paramLabel = "auto|dev|io-uring",
+                description = "how requests travel: auto (io_uring when the kernel offers it; the default), dev "
+                        + "(/dev/fuse) or io-uring (fail with the reason if unavailable)")
+        @Nullable String transport;
+
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
             String p = rangeProblem("--readahead-kb", readaheadKb, 0, Integer.MAX_VALUE);
@@ -462,6 +469,13 @@ public final class DepotfsCli implements Callable<Integer> {
             p = p != null ? p : rangeProblem("--stats-interval", statsInterval, 1, 86400);
             if (p == null && statsInterval != null && stats == null) {
                 p = "--stats-interval needs --stats FILE";
+            }
+            if (p == null && transport != null) {
+                try {
+                    MountOptions.parseTransport(transport);
+                } catch (IllegalArgumentException e) {
+                    p = "--transport: " + e.getMessage();
+                }
             }
             return p != null ? p : statsProblem(stats);
         }
@@ -473,7 +487,8 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
-                    threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval);
+                    threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
+                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport));
         }
     }
 

@@ -7,6 +7,7 @@ import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.store.Depot;
@@ -43,10 +44,11 @@ final class MountRunner {
      * @param nonempty            mount over a directory that is not empty
      * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
      *                            for at exit only
+     * @param transport           the session's transport ({@code --transport})
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval) {
+                    boolean nonempty, int statsInterval, Transport transport) {
     }
 
     private final Depot depot;
@@ -78,7 +80,7 @@ final class MountRunner {
         DepotMount mount = new DepotMount(fs, BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
-                .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty())
+                .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty()).transport(settings.transport())
                 // SIGTERM/SIGINT/SIGHUP unmount and end the session; run() then returns and depotfs exits 0.
                 .handleSignals(true).installShutdownHook(false);
         if (settings.maxBackground() >= 0) {
@@ -111,7 +113,8 @@ final class MountRunner {
                 : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
-        out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + ") at " + s.mountpoint()
+        out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
+                + s.mountpoint()
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();
         onReady.accept(s.mountpoint());
@@ -189,6 +192,10 @@ final class MountRunner {
         root.put("totalRequests", stats.totalRequests());
         root.put("repliesWritten", stats.repliesWritten());
         root.put("writeErrors", stats.writeErrors());
+        root.put("transport", stats.transport().name());
+        root.put("transportDetail", stats.transportDetail());
+        root.put("ringRequests", stats.ringRequests());
+        root.put("deviceRequests", stats.deviceRequests());
         root.set("negotiated", json.valueToTree(s.negotiated()));
         ObjectNode set = root.putObject("settings");
         set.put("passthroughRequested", settings.passthrough());

@@ -37,6 +37,7 @@ public final class HelloCommand implements Callable<Integer> {
     @Option(names = "--auto-unmount", description = "Mount through fusermount3 -o auto_unmount.")
     private boolean autoUnmount;
 
+
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
     private boolean stats;
 
@@ -63,14 +64,17 @@ public final class HelloCommand implements Callable<Integer> {
             return 1;
         }
         var n = session.negotiated();
-        err.printf("Mounted hello on %s (FUSE %d.%d, device %s). Unmount with: umount %s%n",
-                session.mountpoint(), n.major(), n.minor(), session.deviceId(), session.mountpoint());
+        err.printf("Mounted hello on %s (FUSE %d.%d, device %s, %s). Unmount with: umount %s%n",
+                session.mountpoint(), n.major(), n.minor(), session.deviceId(), session.transportDetail(),
+                session.mountpoint());
         err.flush();
         session.awaitTermination();
         session.close();
         if (stats) {
             SessionStats st = session.stats();
             err.println("stats.requests=" + st.totalRequests());
+            err.println("stats.ringRequests=" + st.ringRequests());
+            err.println("stats.deviceRequests=" + st.deviceRequests());
             st.requests().forEach((op, count) -> err.println("stats.requests." + op + "=" + count));
             err.println("stats.readBytes=" + st.readBytes());
             err.println("stats.repliesWritten=" + st.repliesWritten());

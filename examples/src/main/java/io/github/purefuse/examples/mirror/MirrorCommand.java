@@ -39,6 +39,7 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "falls back to reads through this process when not available.")
     private boolean passthrough;
 
+
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
     private boolean stats;
 
@@ -65,8 +66,9 @@ public final class MirrorCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        err.printf("Mounted a mirror of %s on %s%s. Unmount with: umount %s%n", source.toAbsolutePath(),
-                session.mountpoint(), fs.passthroughActive() ? " (FUSE passthrough)" : "", session.mountpoint());
+        err.printf("Mounted a mirror of %s on %s (%s%s). Unmount with: umount %s%n", source.toAbsolutePath(),
+                session.mountpoint(), session.transportDetail(), fs.passthroughActive() ? ", FUSE passthrough" : "",
+                session.mountpoint());
         err.flush();
         session.awaitTermination();
         session.close();

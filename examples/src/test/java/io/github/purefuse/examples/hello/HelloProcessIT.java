@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.purefuse.channel.testing.KernelTestMount;
+import io.github.purefuse.channel.testing.UringParameter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -138,7 +139,7 @@ class HelloProcessIT {
         Path trace = Files.createTempFile("purefuse-strace-", ".txt");
         try {
             start(List.of("strace", "-f", "-qq", "-y", "-s", "0", "-e", "trace=read,writev", "-o", trace.toString()),
-                    "--stats");
+                    "--stats", "--transport", "dev");
             KernelTestMount.run(T, "ls", "-l", mp.toString()).ok();
             KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
             KernelTestMount.run(T, "find", mp.toString()).ok();
@@ -162,6 +163,55 @@ class HelloProcessIT {
             assertEquals(writes, counts[1], "writev(2) calls on /dev/fuse == replies + notifications + failed writes");
         } finally {
             Files.deleteIfExists(trace);
+        }
+    }
+
+    /** On io_uring an unmount from outside ends the server with exit 0, as on /dev/fuse. */
+    @Test
+    void onIoUringAnUnmountFromOutsideEndsTheServerWithExitZero() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            start(List.of(), "--transport", "io-uring", "--stats");
+            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+            KernelTestMount.run(T, "dd", "if=" + mp.resolve("large.bin"), "of=/dev/null", "bs=1M", "count=16").ok();
+            KernelTestMount.run(T, "umount", mp.toString()).ok();
+            assertEquals(0, awaitExit(), Files.readString(stderr));
+            String err = Files.readString(stderr);
+            assertTrue(err.contains(", io_uring: "), "the ready line names the transport: " + err);
+            long ring = Long.parseLong(err.lines().filter(l -> l.startsWith("stats.ringRequests=")).findFirst()
+                    .orElseThrow().substring("stats.ringRequests=".length()));
+            assertTrue(ring >= 16, "READs came through the ring: " + err);
+        }
+    }
+
+    /** On io_uring SIGTERM runs the shutdown hook, which unmounts; exit 143. */
+    @Test
+    void onIoUringSigtermUnmountsAndExitsWith143() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            start(List.of(), "--transport", "io-uring");
+            KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok();
+            server.destroy(); // SIGTERM
+            assertEquals(143, awaitExit(), Files.readString(stderr));
+            assertFalse(KernelTestMount.isMounted(mp), "unmounted by the shutdown hook");
+        }
+    }
+
+    /**
+     * kill -9 of an io_uring server: the kernel cancels the parked ring commands and ends the connection;
+     * the mount stays dead (ENOTCONN, or ECONNABORTED as here with {@code FUSE_ABORT_ERROR}) until it is
+     * unmounted.
+     */
+    @Test
+    void onIoUringKill9LeavesADeadMountThatUnmounts() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            start(List.of(), "--transport", "io-uring");
+            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+            server.destroyForcibly(); // SIGKILL
+            assertEquals(137, awaitExit());
+            KernelTestMount.Result r = KernelTestMount.run(T, "stat", mp.resolve("motd.txt").toString());
+            assertTrue(r.exitCode() != 0 && (r.stderr().contains("Transport endpoint is not connected")
+                    || r.stderr().contains("Software caused connection abort")), r.stderr());
+            KernelTestMount.run(T, "umount", mp.toString()).ok();
+            assertFalse(KernelTestMount.isMounted(mp));
         }
     }
 

@@ -4,6 +4,7 @@ import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.kit.testing.MountedFs;
 import io.github.purefuse.kit.testing.Mounter;
 import java.util.function.Supplier;
@@ -17,11 +18,22 @@ final class Mounting {
     static final MountOptions OPTIONS = MountOptions.builder().fsname("purefuse-kit-test").subtype("purefusekit")
             .installShutdownHook(false).build();
 
-    /** A mounter that serves a fresh filesystem from {@code fs} on each mount. */
+    /** A mounter that serves a fresh filesystem from {@code fs} on each mount, over {@code /dev/fuse}. */
     static Mounter mounter(Supplier<? extends ReadOnlyFileSystem> fs) {
+        return mounter(fs, Transport.DEV_FUSE);
+    }
+
+    /** A mounter that serves a fresh filesystem from {@code fs} on each mount, over {@code transport}. */
+    static Mounter mounter(Supplier<? extends ReadOnlyFileSystem> fs, Transport transport) {
+        MountOptions options = OPTIONS.toBuilder().transport(transport).build();
         return mountpoint -> {
             try {
-                return MountedFs.of(mountpoint, FuseSession.mount(mountpoint, fs.get(), OPTIONS));
+                FuseSession s = FuseSession.mount(mountpoint, fs.get(), options);
+                if (s.transport() != transport) {
+                    s.close();
+                    throw new AssertionError("asked for " + transport + ", got " + s.transportDetail());
+                }
+                return MountedFs.of(mountpoint, s);
             } catch (MountException e) {
                 boolean impossible = e.reason() == MountException.Reason.NO_DEV_FUSE
                         || e.reason() == MountException.Reason.PERMISSION_DENIED;

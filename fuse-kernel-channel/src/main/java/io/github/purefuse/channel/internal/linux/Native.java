@@ -87,6 +87,16 @@ public final class Native {
     }
 
     /**
+     * A jnr pointer to native memory (make it once and keep it: it is an object).
+     *
+     * @param address the address
+     * @return the pointer
+     */
+    public static Pointer pointer(long address) {
+        return Pointer.wrap(RT, address);
+    }
+
+    /**
      * {@code open(2)}.
      *
      * @param path  the file
@@ -151,15 +161,16 @@ public final class Native {
      * Exactly one {@code splice(2)}.
      *
      * @param fdIn      the source descriptor
-     * @param offInAddr address of an {@code off_t} the kernel reads and advances (a file source), or 0 (a pipe)
+     * @param offIn     an {@code off_t} the kernel reads and advances (a file source; see {@link #pointer}),
+     *                  or {@code null} (a pipe)
      * @param fdOut     the destination descriptor
      * @param len       the most bytes to move
      * @param flags     {@code SPLICE_F_*}
      * @return the bytes moved; 0 at the end of the source
      * @throws ErrnoException on failure (EINTR is the caller's)
      */
-    public static long splice(int fdIn, long offInAddr, int fdOut, long len, int flags) throws ErrnoException {
-        long n = C.splice(fdIn, offInAddr, fdOut, 0, len, flags);
+    public static long splice(int fdIn, @Nullable Pointer offIn, int fdOut, long len, int flags) throws ErrnoException {
+        long n = C.splice(fdIn, offIn, fdOut, null, len, flags);
         if (n < 0) {
             throw new ErrnoException("splice", errno());
         }
@@ -220,8 +231,6 @@ public final class Native {
     public static final int SEEK_DATA = 3;
     /** {@code SEEK_HOLE} for {@code lseek(2)}. */
     public static final int SEEK_HOLE = 4;
-    /** {@code ENXIO}: {@code lseek} found no data (or no hole) at or after the offset. */
-    public static final int ENXIO = Errno.ENXIO.code();
 
     /**
      * Exactly one {@code lseek(2)}.

@@ -1,6 +1,6 @@
 package io.github.purefuse.channel.internal.transport;
 
-import io.github.purefuse.api.types.Opcode;
+import io.github.purefuse.channel.internal.codec.Opcodes;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -120,7 +120,6 @@ public final class Counters {
     }
 
     private static String name(int opcode) {
-        Opcode op = Opcode.ofCode(opcode);
-        return op != null ? op.name() : "opcode " + opcode;
+        return Opcodes.name(opcode);
     }
 }

@@ -197,15 +197,35 @@ final class RingThread implements Runnable {
         }
     }
 
-    private void prepRegister(RingEntry e) {
+    /**
+     * The next SQE. The SQ has room for one command per entry plus the wake-up read, and the kernel
+     * consumes every SQE at each {@code io_uring_enter}, so it is never full; if it were, submit first.
+     */
+    private int sqe() {
         int sqe = ring.nextSqe();
+        if (sqe < 0) {
+            try {
+                ring.submit();
+            } catch (ErrnoException ex) {
+                throw new IllegalStateException("the SQ is full and io_uring_enter failed: " + ex.getMessage(), ex);
+            }
+            sqe = ring.nextSqe();
+            if (sqe < 0) {
+                throw new IllegalStateException("the SQ of fuse-uring-" + id + " is full");
+            }
+        }
+        return sqe;
+    }
+
+    private void prepRegister(RingEntry e) {
+        int sqe = sqe();
         ring.prep(sqe, IoUring.OP_URING_CMD, devFd, e.iovecAddress, 2, FUSE_IO_URING_CMD_REGISTER, e.index);
         ring.sqes().putShort(sqe + IoUring.SQE_CMD + 16, (short) e.qid);
         e.state = RingEntry.State.REGISTERED;
     }
 
     private void prepCommit(RingEntry e) {
-        int sqe = ring.nextSqe();
+        int sqe = sqe();
         ring.prep(sqe, IoUring.OP_URING_CMD, devFd, 0, 0, FUSE_IO_URING_CMD_COMMIT_AND_FETCH, e.index);
         ring.sqes().putLong(sqe + IoUring.SQE_CMD + 8, e.unique);
         ring.sqes().putShort(sqe + IoUring.SQE_CMD + 16, (short) e.qid);
@@ -213,7 +233,7 @@ final class RingThread implements Runnable {
     }
 
     private void armWake() {
-        int sqe = ring.nextSqe();
+        int sqe = sqe();
         ring.prep(sqe, IoUring.OP_READ, eventFd, Native.address(wakeIn), 8, 0, WAKE);
         wakeArmed = true;
     }
