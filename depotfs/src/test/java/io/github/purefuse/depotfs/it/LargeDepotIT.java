@@ -13,6 +13,7 @@ import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.testing.TestMount;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
