@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
  * The kit's read-only conformance checks on a mounted JSON document; the expected tree is the directory
  * Python's {@code json} module writes for the same file (also compared with {@code diff -r}).
  */
+// @start region="conformance"
 class JsonConformanceIT extends ReadOnlyConformanceSuite {
     private @Nullable Path work;
     private @Nullable Path json;
@@ -58,3 +59,4 @@ class JsonConformanceIT extends ReadOnlyConformanceSuite {
         }
     }
 }
+// @end
