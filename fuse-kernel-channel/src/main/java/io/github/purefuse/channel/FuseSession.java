@@ -9,7 +9,7 @@ import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
 import io.github.purefuse.channel.internal.linux.MountInfo;
 import io.github.purefuse.channel.internal.linux.Native;
-import io.github.purefuse.channel.internal.loop.Counters;
+import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.loop.DevFuse;
 import io.github.purefuse.channel.internal.loop.Engine;
 import io.github.purefuse.channel.internal.loop.InitNegotiation;

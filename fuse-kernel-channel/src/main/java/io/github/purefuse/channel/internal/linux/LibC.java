@@ -29,6 +29,18 @@ public interface LibC {
     /** {@code ssize_t read(int fd, void *buf, size_t count)}. */
     @ssize_t long read(int fd, @intptr_t long buf, @size_t long count);
 
+    /** {@code ssize_t pread(int fd, void *buf, size_t count, off_t offset)}. */
+    @ssize_t long pread(int fd, @intptr_t long buf, @size_t long count, long offset);
+
+    /** {@code ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)}; offsets by address, 0 for NULL. */
+    @ssize_t long splice(int fdIn, @intptr_t long offIn, int fdOut, @intptr_t long offOut, @size_t long len, int flags);
+
+    /** {@code ssize_t vmsplice(int fd, const struct iovec *iov, size_t nr_segs, unsigned flags)}. */
+    @ssize_t long vmsplice(int fd, @intptr_t long iov, @size_t long nrSegs, int flags);
+
+    /** {@code int fcntl(int fd, int cmd, int arg)}. */
+    int fcntl(int fd, int cmd, int arg);
+
     /** {@code off_t lseek(int fd, off_t offset, int whence)}. */
     long lseek(int fd, long offset, int whence);
 

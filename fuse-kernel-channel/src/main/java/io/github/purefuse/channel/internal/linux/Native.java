@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.linux;
 
+import io.github.purefuse.api.types.Errno;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -57,7 +58,9 @@ public final class Native {
     private static final int SOL_SOCKET = 1;
     private static final int SCM_RIGHTS = 1;
     private static final int WNOHANG = 1;
-    private static final int EINTR = 4;
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int F_SETPIPE_SZ = 1031;
+    private static final int F_GETPIPE_SZ = 1032;
 
     private static final LibC C = LibraryLoader.create(LibC.class).load("c");
     private static final Runtime RT = Runtime.getRuntime(C);
@@ -126,12 +129,99 @@ public final class Native {
         return (int) n;
     }
 
+    /**
+     * Exactly one {@code pread(2)}: reads at a file offset without moving the descriptor's offset.
+     *
+     * @param fd      the descriptor
+     * @param address where to read to
+     * @param length  the most bytes to read
+     * @param offset  the file offset
+     * @return the bytes read; 0 at or past the end of the file
+     * @throws ErrnoException on failure (EINTR is the caller's)
+     */
+    public static int pread(int fd, long address, int length, long offset) throws ErrnoException {
+        long n = C.pread(fd, address, length, offset);
+        if (n < 0) {
+            throw new ErrnoException("pread", errno());
+        }
+        return (int) n;
+    }
+
+    /**
+     * Exactly one {@code splice(2)}.
+     *
+     * @param fdIn      the source descriptor
+     * @param offInAddr address of an {@code off_t} the kernel reads and advances (a file source), or 0 (a pipe)
+     * @param fdOut     the destination descriptor
+     * @param len       the most bytes to move
+     * @param flags     {@code SPLICE_F_*}
+     * @return the bytes moved; 0 at the end of the source
+     * @throws ErrnoException on failure (EINTR is the caller's)
+     */
+    public static long splice(int fdIn, long offInAddr, int fdOut, long len, int flags) throws ErrnoException {
+        long n = C.splice(fdIn, offInAddr, fdOut, 0, len, flags);
+        if (n < 0) {
+            throw new ErrnoException("splice", errno());
+        }
+        return n;
+    }
+
+    /**
+     * Exactly one {@code vmsplice(2)}: maps user memory into a pipe (by reference, not copied: the memory
+     * must not change until the pipe was drained, unless the change is meant to travel).
+     *
+     * @param pipeWrite  the pipe's write end
+     * @param iovAddress address of {@code n} {@code struct iovec}
+     * @param n          the number of iovecs
+     * @return the bytes mapped
+     * @throws ErrnoException on failure
+     */
+    public static long vmsplice(int pipeWrite, long iovAddress, int n) throws ErrnoException {
+        long r = C.vmsplice(pipeWrite, iovAddress, n, 0);
+        if (r < 0) {
+            throw new ErrnoException("vmsplice", errno());
+        }
+        return r;
+    }
+
+    /**
+     * {@code fcntl(F_SETPIPE_SZ)}: resizes a pipe (unprivileged processes up to
+     * {@code /proc/sys/fs/pipe-max-size}).
+     *
+     * @param fd    either end of the pipe
+     * @param bytes the wanted capacity
+     * @return the capacity the kernel set (a power of two pages, at least {@code bytes})
+     * @throws ErrnoException on failure (EPERM above the unprivileged limit, EBUSY if it holds more)
+     */
+    public static int setPipeSize(int fd, int bytes) throws ErrnoException {
+        int r = C.fcntl(fd, F_SETPIPE_SZ, bytes);
+        if (r < 0) {
+            throw new ErrnoException("fcntl(F_SETPIPE_SZ)", errno());
+        }
+        return r;
+    }
+
+    /**
+     * {@code fcntl(F_GETPIPE_SZ)}.
+     *
+     * @param fd either end of the pipe
+     * @return its capacity in bytes
+     * @throws ErrnoException on failure
+     */
+    public static int pipeSize(int fd) throws ErrnoException {
+        int r = C.fcntl(fd, F_GETPIPE_SZ, 0);
+        if (r < 0) {
+            throw new ErrnoException("fcntl(F_GETPIPE_SZ)", errno());
+        }
+        return r;
+    }
+
     /** {@code SEEK_DATA} for {@code lseek(2)}. */
     public static final int SEEK_DATA = 3;
     /** {@code SEEK_HOLE} for {@code lseek(2)}. */
     public static final int SEEK_HOLE = 4;
     /** {@code ENXIO}: {@code lseek} found no data (or no hole) at or after the offset. */
-    public static final int ENXIO = 6;
+    public static final int ENXIO = Errno.ENXIO.code();
 
     /**
      * Exactly one {@code lseek(2)}.

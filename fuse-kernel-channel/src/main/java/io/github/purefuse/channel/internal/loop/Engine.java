@@ -11,6 +11,9 @@ import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -39,9 +42,9 @@ public final class Engine {
     /** How long it then waits for interrupted handlers. */
     public static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
     private static final int MIN_READ_BUFFER = 8192;
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
-    private static final int ENOENT = 2;
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
+    private static final int ENOENT = Errno.ENOENT.code();
 
     /**
      * The engine's settings.
@@ -67,7 +70,7 @@ public final class Engine {
 
     private final ReadOnlyFileSystem fs;
     private final Counters counters = new Counters();
-    private final DeviceReplies.WriteErrorLog errors = new DeviceReplies.WriteErrorLog();
+    private volatile @Nullable ReplyContext replies;
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
@@ -102,52 +105,47 @@ public final class Engine {
     private void init(FuseDevice mount, @Nullable Cloner cloner, Config config) throws IOException {
         RequestDecoder decoder = new RequestDecoder();
         ByteBuffer buffer = ByteBuffer.allocateDirect(MIN_READ_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+        DeviceQueue initPort = new DeviceQueue(mount, counters, MIN_READ_BUFFER, 0, null);
         Init init;
         for (;;) {
             init = readInit(mount, decoder, buffer);
             if (init.major() == InitNegotiation.MAJOR) {
                 break;
             }
-            ReplyEncoder encoder = new ReplyEncoder(InitNegotiation.SERVER_MINOR);
-            DeviceReplies replies = new DeviceReplies(mount, encoder, counters, errors);
+            ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, n) -> { });
             if (init.major() < InitNegotiation.MAJOR) {
-                replies.error(init, Errno.EIO);
+                new Exchange(init, initPort, early).error(Errno.EIO);
                 throw new IOException("the kernel speaks FUSE " + init.major() + "." + init.minor()
                         + "; this server needs major version 7");
             }
             // A newer major: answer with ours and expect a new INIT (fuse_kernel.h, "INIT request and reply").
-            ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
-            encoder.init(init.header().unique(), new InitOut(InitNegotiation.MAJOR, InitNegotiation.SERVER_MINOR,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0), s);
-            replies.write(new ByteBuffer[] {s}, 1, init.header().opcode());
+            new Exchange(init, initPort, early).replyInit(new InitOut(InitNegotiation.MAJOR,
+                    InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init());
         Negotiated n = result.negotiated();
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
-        DeviceReplies mountReplies = new DeviceReplies(mount, encoder, counters, errors);
-        ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
-        encoder.init(init.header().unique(), result.out(), s);
-        if (!mountReplies.write(new ByteBuffer[] {s}, 1, init.header().opcode())) {
-            throw new IOException("the kernel refused the INIT reply");
+        Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
+        replies = d.context();
+        Exchange initExchange = new Exchange(init, initPort, d.context());
+        initExchange.replyInit(result.out());
+        if (initExchange.verdict() != 0) {
+            throw new IOException("the kernel refused the INIT reply ("
+                    + Errno.of(Math.max(1, initExchange.verdict())).name() + ")");
         }
         decoder.minor(n.minor());
         negotiated = n;
         devices.add(mount);
-        Connection connection = new Connection(n, mountReplies, encoder, mount instanceof DevFuse d ? d : null);
+        Connection connection = new Connection(n, mount, encoder, counters, mount instanceof DevFuse df ? df : null);
         try {
             fs.init(connection);
         } catch (RuntimeException ex) {
             throw new IOException("the filesystem's init failed: " + ex, ex);
         }
-        Dispatcher d = new Dispatcher(fs, n.minor(), config.maxInFlight(), n.maxPages() * 4096);
         dispatcher = d;
-        List<DeviceReplies> sinks = new ArrayList<>();
-        sinks.add(mountReplies);
         for (int i = 1; i < config.readers() && cloner != null; i++) {
             try {
-                FuseDevice clone = cloner.cloneDevice();
-                devices.add(clone);
-                sinks.add(new DeviceReplies(clone, encoder, counters, errors));
+                devices.add(cloner.cloneDevice());
             } catch (IOException ex) {
                 LOG.log(Level.WARNING, "cannot clone /dev/fuse ({0}); serving with {1} reader(s)",
                         ex.getMessage(), devices.size());
@@ -155,10 +153,12 @@ public final class Engine {
             }
         }
         int bufferSize = Math.max(MIN_READ_BUFFER, 80 + n.maxWrite());
+        int maxData = n.maxPages() * 4096;
         liveReaders.set(devices.size());
         for (int i = 0; i < devices.size(); i++) {
-            Reader r = new Reader(devices.get(i), sinks.get(i), decoder, d, counters, bufferSize, this);
-            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(r);
+            DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this);
+            q.serve(decoder, d);
+            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
         }
     }
 
@@ -239,7 +239,10 @@ public final class Engine {
     /** Marks the session as ending: late write failures are no longer logged. */
     public void ending() {
         ending = true;
-        errors.quiet();
+        ReplyContext r = replies;
+        if (r != null) {
+            r.quiet();
+        }
     }
 
     boolean isEnding() {

@@ -1,4 +1,4 @@
-package io.github.purefuse.channel.internal.loop;
+package io.github.purefuse.channel.internal.transport;
 
 import io.github.purefuse.api.types.Opcode;
 import java.util.Map;
