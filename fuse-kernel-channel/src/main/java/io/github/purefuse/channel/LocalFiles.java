@@ -3,6 +3,7 @@ package io.github.purefuse.channel;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.linux.NativeFile;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -90,28 +91,17 @@ public final class LocalFiles {
         try {
             fd = Native.open(name, Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC);
         } catch (ErrnoException e) {
-            throw translate(name, e);
+            throw NativeFile.translate(name, e);
         }
         try {
             return Native.lseek(fd, offset, whence);
         } catch (ErrnoException e) {
-            if (e.errno() == Native.ENXIO) {
+            if (e.is(Errno.ENXIO)) {
                 return -1;
             }
-            throw translate(name, e);
+            throw NativeFile.translate(name, e);
         } finally {
             Native.close(fd);
         }
-    }
-
-    private static IOException translate(String file, ErrnoException e) {
-        int errno = e.errno();
-        if (errno == Errno.ENOENT.code()) {
-            return new NoSuchFileException(file);
-        }
-        if (errno == Errno.EACCES.code()) {
-            return new AccessDeniedException(file, null, new Errno(errno).description());
-        }
-        return new FileSystemException(file, null, new Errno(Math.max(1, Math.min(511, errno))).description());
     }
 }

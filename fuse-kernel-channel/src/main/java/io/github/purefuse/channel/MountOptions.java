@@ -53,11 +53,38 @@ import java.util.Objects;
  *                            only as root. Default {@code false}
  * @param installShutdownHook close the session (unmount) when the JVM shuts down, e.g. on SIGTERM or
  *                            SIGINT. Default {@code true}
+ * @param transport           how requests travel: {@link Transport#AUTO} (the default: FUSE over io_uring
+ *                            when the kernel offers it, {@code /dev/fuse} otherwise),
+ *                            {@link Transport#DEV_FUSE}, or {@link Transport#IO_URING} (mounting fails
+ *                            with the reason when it is not available). The system property
+ *                            {@code purefuse.transport} ({@code auto}, {@code dev}, {@code io-uring})
+ *                            overrides the default of the builder
+ * @param uringQueueDepth     io_uring: ring entries per queue (the kernel has one queue per possible CPU);
+ *                            each entry is a 288-byte header and a payload buffer of
+ *                            {@code max(8192, max_pages * 4096)} bytes (1 MiB at {@code max_pages} 256)
+ *                            and holds one request at a time, so it bounds the requests a queue has at
+ *                            the server. 0 (the default) picks 16, or fewer so that the entries of the
+ *                            mount take at most 64 MiB (queues × depth × (288 + payload)), at least 1
+ * @param uringThreads        io_uring: serving threads, each with its own ring; queue {@code q} is served
+ *                            by thread {@code q % threads}. 0 (the default) for one thread per queue;
+ *                            capped at the number of queues
+ * @param nonempty            mount over a directory that is not empty, hiding what it holds until the
+ *                            unmount (libfuse 2's {@code nonempty}). Default {@code false}: such a mount
+ *                            point is refused with {@link MountException.Reason#NOT_EMPTY}
+ * @param handleSignals       end the session on SIGTERM, SIGINT and SIGHUP instead of letting the JVM
+ *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
+ *                            and the program exits with the status it chooses, 0 after that clean unmount,
+ *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A signal the
+ *                            process inherited as ignored (e.g. SIGHUP under {@code nohup}) stays ignored;
+ *                            the JVM's own handling comes back when the last such session ends. For
+ *                            programs whose main job is the mount (command-line servers); default
+ *                            {@code false}: the JVM's handling (shutdown hooks, exit status 128 + signal)
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
                            int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
-                           int maxPages, boolean passthrough, boolean installShutdownHook) {
+                           int maxPages, boolean passthrough, boolean installShutdownHook, Transport transport,
+                           int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals) {
 
     /**
      * Validates the options.
@@ -81,6 +108,26 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         requireRange("maxBackground", maxBackground, 0, 0xFFFF);
         requireRange("congestionThreshold", congestionThreshold, 0, 0xFFFF);
         requireRange("maxPages", maxPages, 1, 0xFFFF);
+        Objects.requireNonNull(transport, "transport");
+        requireRange("uringQueueDepth", uringQueueDepth, 0, 4096);
+        requireRange("uringThreads", uringThreads, 0, 1024);
+    }
+
+    /**
+     * Parses a transport name as the command lines take it.
+     *
+     * @param name {@code auto}, {@code dev} (or {@code dev-fuse}) or {@code io-uring} (or {@code uring})
+     * @return the transport
+     * @throws IllegalArgumentException for any other name
+     */
+    public static Transport parseTransport(String name) {
+        return switch (name.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "auto" -> Transport.AUTO;
+            case "dev", "dev-fuse", "dev_fuse", "devfuse" -> Transport.DEV_FUSE;
+            case "io-uring", "io_uring", "uring", "iouring" -> Transport.IO_URING;
+            default -> throw new IllegalArgumentException("unknown transport '" + name
+                    + "' (expected auto, dev or io-uring)");
+        };
     }
 
     private static void requireRange(String name, int v, int min, int max) {
@@ -117,6 +164,11 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.maxPages = maxPages;
         b.passthrough = passthrough;
         b.installShutdownHook = installShutdownHook;
+        b.transport = transport;
+        b.uringQueueDepth = uringQueueDepth;
+        b.uringThreads = uringThreads;
+        b.nonempty = nonempty;
+        b.handleSignals = handleSignals;
         return b;
     }
 
@@ -155,9 +207,28 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private int maxPages = kernelMaxPagesLimit();
         private boolean passthrough;
         private boolean installShutdownHook = true;
+        private Transport transport = defaultTransport();
+        private int uringQueueDepth;
+        private int uringThreads;
+        private boolean nonempty;
+        private boolean handleSignals;
 
         private Builder() {
         }
+
+        private static Transport defaultTransport() {
+            String p = System.getProperty("purefuse.transport");
+            return p == null || p.isBlank() ? Transport.AUTO : parseTransport(p);
+        }
+
+        /** @param v the transport @return this builder */
+        public Builder transport(Transport v) { transport = v; return this; }
+
+        /** @param v io_uring entries per queue, 0 for the default @return this builder */
+        public Builder uringQueueDepth(int v) { uringQueueDepth = v; return this; }
+
+        /** @param v io_uring serving threads, 0 for one per queue @return this builder */
+        public Builder uringThreads(int v) { uringThreads = v; return this; }
 
         /** @param v the mount source shown by {@code df} @return this builder */
         public Builder fsname(String v) { fsname = v; return this; }
@@ -204,6 +275,12 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         /** @param v unmount on JVM shutdown @return this builder */
         public Builder installShutdownHook(boolean v) { installShutdownHook = v; return this; }
 
+        /** @param v mount over a non-empty directory @return this builder */
+        public Builder nonempty(boolean v) { nonempty = v; return this; }
+
+        /** @param v end the session on SIGTERM, SIGINT, SIGHUP (exit status then up to the program) @return this builder */
+        public Builder handleSignals(boolean v) { handleSignals = v; return this; }
+
         /**
          * Builds the options.
          *
@@ -213,7 +290,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public MountOptions build() {
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
                     readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
-                    maxPages, passthrough, installShutdownHook);
+                    maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads, nonempty,
+                    handleSignals);
         }
     }
 }

@@ -10,9 +10,11 @@
  * itself; no libfuse is involved. As root it mounts with {@code mount(2)}; otherwise, or with
  * {@code autoUnmount}, through the setuid helper {@code fusermount3}. Reader threads (platform
  * threads, one {@code /dev/fuse} descriptor each, the extra ones from {@code FUSE_DEV_IOC_CLONE}) do
- * exactly one {@code read(2)} per request; each handler call runs on its own virtual thread; each
- * reply is exactly one {@code writev(2)} on the descriptor its request came from, with READ data sent
- * straight from the handler's buffer.
+ * exactly one {@code read(2)} per request; each handler call runs on a (reused) virtual thread, except
+ * READs the filesystem says do not block ({@code readMayBlock}), which run on the reader thread into
+ * its reused buffer; each reply is exactly one {@code writev(2)} on the descriptor its request came
+ * from, with READ data sent straight from the handler's buffer, or, for a {@code FileRange} of a local
+ * file, one {@code splice(2)} of the whole message from a pipe the file's pages were spliced into.
  *
  * <h2>Device errors</h2>
  * <table>
@@ -22,8 +24,8 @@
  *   <tr><td>read</td><td>ENODEV</td><td>unmounted (the connection is gone)</td><td>ends cleanly</td></tr>
  *   <tr><td>read</td><td>ECONNABORTED</td><td>aborted through fusectl</td><td>ends cleanly</td></tr>
  *   <tr><td>read</td><td>other</td><td>a bug or a broken device</td><td>logs and ends</td></tr>
- *   <tr><td>writev</td><td>ENOENT</td><td>the request was interrupted or aborted</td><td>drops the reply quietly</td></tr>
- *   <tr><td>writev</td><td>other (EINVAL: malformed reply)</td><td>the caller got EIO</td><td>logs once per opcode, goes on</td></tr>
+ *   <tr><td>writev, splice</td><td>ENOENT</td><td>the request was interrupted or aborted</td><td>drops the reply quietly</td></tr>
+ *   <tr><td>writev, splice</td><td>other (EINVAL: malformed reply)</td><td>the caller got EIO</td><td>logs once per opcode, goes on</td></tr>
  * </table>
  *
  * <p>Kernel source: {@code fs/fuse/dev.c} ({@code fuse_dev_do_read}, {@code fuse_dev_do_write}),

@@ -290,7 +290,10 @@ public final class DepotMount implements ReadOnlyFileSystem {
             ByteBuffer into = lease.bytes();
             while (into.hasRemaining()) {
                 if (f.object().read(into, offset + into.position()) <= 0) {
-                    break;
+                    // The store's bytes end before the size the manifest states: a short reply would
+                    // look like the end of the file to the reader, so answer EIO instead.
+                    throw new DepotException(DepotException.Reason.CORRUPT, "the object ends at byte "
+                            + (offset + into.position()) + " of " + f.size());
                 }
             }
             into.flip();

@@ -1,8 +1,10 @@
 package io.github.purefuse.kit.path;
 
+import io.github.purefuse.api.types.LocalFile;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of one open of a file, for a {@link PathFileSystem} that keeps some (a decompressor and its
@@ -24,6 +26,30 @@ public interface OpenFile extends Closeable {
      * @throws IOException on an error (see {@link Errnos} for the errno the reader gets)
      */
     int read(long offset, ByteBuffer into) throws IOException;
+
+    /**
+     * Whether {@link #read} completes without blocking for long (a local file, memory, a cache hit): the
+     * {@link PathAdapter} then answers this open's READs on the transport's thread, into its reused
+     * buffer, without a hand-off to a virtual thread ({@code ReadOnlyFileSystem.readMayBlock}). The
+     * default, {@code false}, suits a remote store.
+     *
+     * @return whether reads of this open do not block
+     */
+    default boolean readsWithoutBlocking() {
+        return false;
+    }
+
+    /**
+     * The local file whose bytes are this open's bytes (file offset = open offset), if there is one: the
+     * adapter then answers READs with a {@code FileRange} of it, which the transport sends with
+     * {@code splice(2)} (no Java buffer, one copy instead of two). Open it with
+     * {@code FuseConnection.openLocal}; it stays this open's to close. The default: none.
+     *
+     * @return the local file, or {@code null} to read through {@link #read}
+     */
+    default @Nullable LocalFile localFile() {
+        return null;
+    }
 
     /**
      * Releases what this open holds; called once, at RELEASE. The default does nothing.

@@ -2,6 +2,7 @@ package io.github.purefuse.kit.path;
 
 import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
@@ -15,6 +16,7 @@ import io.github.purefuse.api.reply.NegativeEntry;
 import io.github.purefuse.api.reply.Ok;
 import io.github.purefuse.api.reply.OpenReply;
 import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
 import io.github.purefuse.api.reply.ReadlinkReply;
@@ -40,6 +42,7 @@ import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
@@ -304,6 +307,48 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
         } catch (IOException | RuntimeException e) {
             return failure("read", file == null ? request.header().nodeId().toString() : file.path().toString(), e);
+        }
+    }
+
+    /** READs of an open whose {@link OpenFile#readsWithoutBlocking()} says so run on the transport's thread. */
+    @Override
+    public boolean readMayBlock(Read request) {
+        OpenedFile file = files.get(request.fh().value());
+        OpenFile state = file == null ? null : file.state();
+        return state == null || !state.readsWithoutBlocking();
+    }
+
+    /**
+     * The inline READ of an {@link OpenFile} that does not block: a {@code FileRange} of its
+     * {@link OpenFile#localFile()} when it has one, else its bytes read into the transport's buffer.
+     */
+    @Override
+    public ReadReply read(Read request, ReadTarget target) {
+        OpenedFile file = files.get(request.fh().value());
+        OpenFile state = file == null ? null : file.state();
+        if (state == null) {
+            return read(request);
+        }
+        long offset = request.offset();
+        if (offset < 0 || offset >= file.size() || request.size() <= 0) {
+            return Data.EMPTY;
+        }
+        int n = (int) Math.min(request.size(), file.size() - offset);
+        try {
+            LocalFile local = state.localFile();
+            if (local != null) {
+                return new FileRange(local, offset, n);
+            }
+            ByteBuffer into = target.buffer();
+            into.limit(n);
+            while (into.hasRemaining()) {
+                if (state.read(offset + into.position(), into) <= 0) {
+                    break;
+                }
+            }
+            return target.filled();
+        } catch (IOException | RuntimeException e) {
+            return failure("read", file.path().toString(), e);
         }
     }
 

@@ -3,8 +3,10 @@ package io.github.purefuse.kit.path;
 import static io.github.purefuse.kit.support.Requests.O_RDONLY;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.reply.Attributes;
@@ -314,6 +316,70 @@ class PathAdapterTest {
         assertEquals(2, perOpen.closed.get());
         assertEquals(0, a.openFiles());
         assertEquals(0, leases.outstandingLeases());
+    }
+
+    @Test
+    void anOpenFileThatDoesNotBlockIsReadInlineIntoTheTransportsBuffer() {
+        PerOpenFs inner = new PerOpenFs();
+        PathFileSystem nonBlocking = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+                return inner.list(dir);
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+                return inner.stat(path);
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                throw new AssertionError("reads go to the OpenFile");
+            }
+
+            @Override
+            public OpenFile open(FsPath file) {
+                OpenFile o = inner.open(file);
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                        return o.read(offset, into);
+                    }
+
+                    @Override
+                    public boolean readsWithoutBlocking() {
+                        return true;
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(nonBlocking).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened open = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        var read = Requests.read(f, open.fh(), 16, 16);
+        assertFalse(a.readMayBlock(read), "the OpenFile said its reads do not block");
+        assertTrue(a.readMayBlock(Requests.read(f, FileHandle.of(999), 0, 16)), "an unknown handle may block");
+        ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+        Data filled = Data.leased(io.github.purefuse.api.types.BufferLease.unpooled(buffer));
+        io.github.purefuse.api.ReadTarget target = new io.github.purefuse.api.ReadTarget() {
+            @Override
+            public ByteBuffer buffer() {
+                return buffer;
+            }
+
+            @Override
+            public Data filled() {
+                buffer.flip();
+                return filled;
+            }
+        };
+        buffer.clear().limit(16);
+        assertSame(filled, a.read(read, target), "answered from the target, no lease taken");
+        byte[] got = new byte[buffer.remaining()];
+        buffer.get(got);
+        assertArrayEquals(java.util.Arrays.copyOfRange(DATA, 16, 32), got);
+        assertEquals(0, leases.outstandingLeases());
+        a.release(Requests.release(f, open.fh()));
     }
 
     @Test

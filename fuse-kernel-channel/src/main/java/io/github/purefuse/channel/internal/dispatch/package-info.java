@@ -1,9 +1,12 @@
 /**
- * Dispatch of decoded requests to a {@link io.github.purefuse.api.ReadOnlyFileSystem}: an exhaustive
+ * Dispatch of decoded requests to a {@link io.github.purefuse.api.ReadOnlyFileSystem}: the
+ * {@link io.github.purefuse.channel.internal.transport.RequestSink} of every transport. An exhaustive
  * {@code switch} over the sealed request type, the channel's own answers (EROFS for write-type
- * opcodes, ENOSYS/ENOTTY for the rest), FORGET on the reader thread, one (reused) virtual worker thread per handler call in flight
- * bounded by a semaphore, INTERRUPT by {@code unique}, and the lookup-count and buffer-lease
- * bookkeeping around replies. Internal: not part of the public API; it may change in any release.
+ * opcodes, ENOSYS/ENOTTY for the rest), FORGET and READs that do not block on the transport thread,
+ * one (reused) virtual worker thread per other handler call, bounded by a semaphore, and INTERRUPT by
+ * {@code unique}. Replies, leases, pages and lookup counts are the request's
+ * {@link io.github.purefuse.channel.internal.transport.Exchange}'s. Internal: not part of the public
+ * API; it may change in any release.
  */
 @NullMarked
 package io.github.purefuse.channel.internal.dispatch;

@@ -17,6 +17,10 @@ public final class Iovecs {
     private final long vecAddress;
     private ByteBuffer staging;
     private long stagingAddress;
+    /** The buffers of recent writes by slot and their base addresses: a writer reuses its buffers, so
+     * looking an address up (which allocates a jnr Pointer) happens once per buffer, not per write. */
+    private final ByteBuffer[] known;
+    private final long[] knownBase;
 
     /**
      * Creates an array.
@@ -29,6 +33,8 @@ public final class Iovecs {
         this.vecAddress = Native.address(vec);
         this.staging = ByteBuffer.allocateDirect(4096);
         this.stagingAddress = Native.address(staging);
+        this.known = new ByteBuffer[capacity];
+        this.knownBase = new long[capacity];
     }
 
     /**
@@ -62,7 +68,11 @@ public final class Iovecs {
             int len = b.remaining();
             long addr;
             if (b.isDirect()) {
-                addr = Native.address(b);
+                if (known[i] != b) {
+                    known[i] = b;
+                    knownBase[i] = Native.address(b) - b.position();
+                }
+                addr = knownBase[i] + b.position();
             } else {
                 staging.put(stagingPos, b, b.position(), len);
                 addr = stagingAddress + stagingPos;

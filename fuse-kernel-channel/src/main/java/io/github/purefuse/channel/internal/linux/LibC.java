@@ -32,8 +32,13 @@ public interface LibC {
     /** {@code ssize_t pread(int fd, void *buf, size_t count, off_t offset)}. */
     @ssize_t long pread(int fd, @intptr_t long buf, @size_t long count, long offset);
 
-    /** {@code ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)}; offsets by address, 0 for NULL. */
-    @ssize_t long splice(int fdIn, @intptr_t long offIn, int fdOut, @intptr_t long offOut, @size_t long len, int flags);
+    /**
+     * {@code ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)}.
+     * The offsets are {@link Pointer}s, not raw {@code intptr_t} addresses: with six primitive arguments
+     * jnr-ffi 2.2.17's fast path leaves the sixth register ({@code flags}) unset, and the kernel refuses
+     * the garbage with EINVAL (strace: {@code SPLICE_F_MOVE|SPLICE_F_MORE|0xd3945080}).
+     */
+    @ssize_t long splice(int fdIn, @Nullable Pointer offIn, int fdOut, @Nullable Pointer offOut, @size_t long len, int flags);
 
     /** {@code ssize_t vmsplice(int fd, const struct iovec *iov, size_t nr_segs, unsigned flags)}. */
     @ssize_t long vmsplice(int fd, @intptr_t long iov, @size_t long nrSegs, int flags);
@@ -100,4 +105,16 @@ public interface LibC {
 
     /** {@code int kill(pid_t pid, int sig)}. */
     int kill(int pid, int sig);
+
+    /**
+     * {@code long syscall(long number, ...)} with six integer arguments (unused ones 0), for system calls
+     * that glibc does not wrap ({@code io_uring_setup}, {@code io_uring_enter}).
+     */
+    long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+
+    /** {@code int eventfd(unsigned int initval, int flags)}. */
+    int eventfd(int initval, int flags);
+
+    /** {@code ssize_t write(int fd, const void *buf, size_t count)}. */
+    @ssize_t long write(int fd, @intptr_t long buf, @size_t long count);
 }

@@ -87,6 +87,16 @@ public final class Native {
     }
 
     /**
+     * A jnr pointer to native memory (make it once and keep it: it is an object).
+     *
+     * @param address the address
+     * @return the pointer
+     */
+    public static Pointer pointer(long address) {
+        return Pointer.wrap(RT, address);
+    }
+
+    /**
      * {@code open(2)}.
      *
      * @param path  the file
@@ -151,15 +161,16 @@ public final class Native {
      * Exactly one {@code splice(2)}.
      *
      * @param fdIn      the source descriptor
-     * @param offInAddr address of an {@code off_t} the kernel reads and advances (a file source), or 0 (a pipe)
+     * @param offIn     an {@code off_t} the kernel reads and advances (a file source; see {@link #pointer}),
+     *                  or {@code null} (a pipe)
      * @param fdOut     the destination descriptor
      * @param len       the most bytes to move
      * @param flags     {@code SPLICE_F_*}
      * @return the bytes moved; 0 at the end of the source
      * @throws ErrnoException on failure (EINTR is the caller's)
      */
-    public static long splice(int fdIn, long offInAddr, int fdOut, long len, int flags) throws ErrnoException {
-        long n = C.splice(fdIn, offInAddr, fdOut, 0, len, flags);
+    public static long splice(int fdIn, @Nullable Pointer offIn, int fdOut, long len, int flags) throws ErrnoException {
+        long n = C.splice(fdIn, offIn, fdOut, null, len, flags);
         if (n < 0) {
             throw new ErrnoException("splice", errno());
         }
@@ -220,8 +231,6 @@ public final class Native {
     public static final int SEEK_DATA = 3;
     /** {@code SEEK_HOLE} for {@code lseek(2)}. */
     public static final int SEEK_HOLE = 4;
-    /** {@code ENXIO}: {@code lseek} found no data (or no hole) at or after the offset. */
-    public static final int ENXIO = Errno.ENXIO.code();
 
     /**
      * Exactly one {@code lseek(2)}.
@@ -427,6 +436,130 @@ public final class Native {
             return -1;
         }
         return m.getInt(88 + 16);
+    }
+
+    /** {@code __NR_io_uring_setup} (the same number on x86_64 and aarch64). */
+    public static final long SYS_IO_URING_SETUP = 425;
+    /** {@code __NR_io_uring_enter}. */
+    public static final long SYS_IO_URING_ENTER = 426;
+    private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
+    /** {@code __NR_mmap}: jnr-ffi's binding of libc's {@code mmap} fails with EINVAL here, the raw call works. */
+    private static final long SYS_MMAP = AARCH64 ? 222 : 9;
+    /** {@code __NR_munmap}. */
+    private static final long SYS_MUNMAP = AARCH64 ? 215 : 11;
+    /** {@code PROT_READ | PROT_WRITE}. */
+    public static final int PROT_READ_WRITE = 0x1 | 0x2;
+    /** {@code MAP_SHARED | MAP_POPULATE}. */
+    public static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;
+    /** {@code EFD_CLOEXEC}. */
+    public static final int EFD_CLOEXEC = 02000000;
+
+    /**
+     * {@code io_uring_setup(2)}.
+     *
+     * @param entries   the submission queue size asked for (rounded up to a power of two by the kernel)
+     * @param paramsAddr the address of a 120-byte {@code struct io_uring_params}, flags filled in; the
+     *                   kernel writes back sizes, features and the ring offsets
+     * @return the ring's file descriptor
+     * @throws ErrnoException on failure (EINVAL for unknown flags, ENOMEM, EPERM when
+     *     {@code kernel.io_uring_disabled} forbids it, ENOSYS without io_uring)
+     */
+    public static int ioUringSetup(int entries, long paramsAddr) throws ErrnoException {
+        long fd = C.syscall(SYS_IO_URING_SETUP, entries, paramsAddr, 0, 0, 0, 0);
+        if (fd < 0) {
+            throw new ErrnoException("io_uring_setup", errno());
+        }
+        return (int) fd;
+    }
+
+    /**
+     * Exactly one {@code io_uring_enter(2)} without a signal mask.
+     *
+     * @param ringFd      the ring
+     * @param toSubmit    SQEs to submit
+     * @param minComplete completions to wait for (with {@code IORING_ENTER_GETEVENTS})
+     * @param flags       {@code IORING_ENTER_*}
+     * @return the number of SQEs consumed
+     * @throws ErrnoException on failure (EINTR while waiting, EBUSY/EAGAIN when the CQ overflows, ...)
+     */
+    public static int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags) throws ErrnoException {
+        long n = C.syscall(SYS_IO_URING_ENTER, ringFd, toSubmit, minComplete, flags, 0, 0);
+        if (n < 0) {
+            throw new ErrnoException("io_uring_enter", errno());
+        }
+        return (int) n;
+    }
+
+    /**
+     * {@code mmap(NULL, length, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_POPULATE, fd, offset)}.
+     *
+     * @param length the bytes to map
+     * @param fd     the descriptor (an io_uring)
+     * @param offset the offset ({@code IORING_OFF_*})
+     * @return the address of the mapping
+     * @throws ErrnoException on failure
+     */
+    public static long mmapShared(long length, int fd, long offset) throws ErrnoException {
+        long a = C.syscall(SYS_MMAP, 0, length, PROT_READ_WRITE, MAP_SHARED_POPULATE, fd, offset);
+        if (a == -1L) {
+            throw new ErrnoException("mmap", errno());
+        }
+        return a;
+    }
+
+    /**
+     * {@code munmap(2)}; errors are returned, not thrown.
+     *
+     * @param address the mapping
+     * @param length  its length
+     * @return 0, or the {@code errno}
+     */
+    public static int munmap(long address, long length) {
+        return C.syscall(SYS_MUNMAP, address, length, 0, 0, 0, 0) < 0 ? errno() : 0;
+    }
+
+    /**
+     * A direct buffer over native memory that this buffer does not own (an {@code mmap}ed ring): it must
+     * not be used after the memory is unmapped.
+     *
+     * @param address the memory
+     * @param length  its length in bytes
+     * @return a native-order buffer of that capacity
+     */
+    public static ByteBuffer wrap(long address, int length) {
+        return com.kenai.jffi.MemoryIO.getInstance().newDirectByteBuffer(address, length)
+                .order(java.nio.ByteOrder.nativeOrder());
+    }
+
+    /**
+     * {@code eventfd(0, EFD_CLOEXEC)}.
+     *
+     * @return the descriptor
+     * @throws ErrnoException on failure
+     */
+    public static int eventfd() throws ErrnoException {
+        int fd = C.eventfd(0, EFD_CLOEXEC);
+        if (fd < 0) {
+            throw new ErrnoException("eventfd", errno());
+        }
+        return fd;
+    }
+
+    /**
+     * Exactly one {@code write(2)} from native memory.
+     *
+     * @param fd      the descriptor
+     * @param address the bytes
+     * @param length  how many
+     * @return the bytes written
+     * @throws ErrnoException on failure
+     */
+    public static long write(int fd, long address, long length) throws ErrnoException {
+        long n = C.write(fd, address, length);
+        if (n < 0) {
+            throw new ErrnoException("write", errno());
+        }
+        return n;
     }
 
     /** {@return the real user id} */

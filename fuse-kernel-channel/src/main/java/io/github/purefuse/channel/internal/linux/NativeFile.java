@@ -45,7 +45,15 @@ public final class NativeFile implements LocalFile {
         }
     }
 
-    static IOException translate(String file, ErrnoException e) {
+    /**
+     * The JDK's exception for a failed call on a file.
+     *
+     * @param file the file's name
+     * @param e    the failure
+     * @return NoSuchFileException (ENOENT), AccessDeniedException (EACCES), else FileSystemException with
+     *     the C library's message
+     */
+    public static IOException translate(String file, ErrnoException e) {
         int errno = e.errno();
         if (errno == Errno.ENOENT.code()) {
             return new NoSuchFileException(file);

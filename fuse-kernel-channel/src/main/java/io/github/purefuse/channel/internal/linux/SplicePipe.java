@@ -3,6 +3,7 @@ package io.github.purefuse.channel.internal.linux;
 import io.github.purefuse.api.types.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pipe that carries one READ reply from a local file to {@code /dev/fuse} with {@code splice(2)}, the
@@ -32,13 +33,17 @@ public final class SplicePipe implements AutoCloseable {
     private final int capacity;
     private final ByteBuffer cells = ByteBuffer.allocateDirect(32).order(ByteOrder.nativeOrder());
     private final long cellsAddress;
+    private final jnr.ffi.Pointer offsetCell;
     private boolean broken;
+    private @Nullable ByteBuffer lastHeader;
+    private long lastHeaderBase;
 
     private SplicePipe(int readFd, int writeFd, int capacity) {
         this.readFd = readFd;
         this.writeFd = writeFd;
         this.capacity = capacity;
         this.cellsAddress = Native.address(cells);
+        this.offsetCell = Native.pointer(cellsAddress + 16);
     }
 
     /**
@@ -102,7 +107,11 @@ public final class SplicePipe implements AutoCloseable {
             throws ErrnoException, FileReadFailed {
         int h = header.position();
         header.putInt(h, OUT_HEADER + length);
-        cells.putLong(0, Native.address(header));
+        if (header != lastHeader) {
+            lastHeader = header;
+            lastHeaderBase = Native.address(header) - h;
+        }
+        cells.putLong(0, lastHeaderBase + h);
         cells.putLong(8, OUT_HEADER);
         cells.putLong(16, offset);
         broken = true; // until the whole message went through
@@ -113,7 +122,7 @@ public final class SplicePipe implements AutoCloseable {
         while (total < length) {
             long n;
             try {
-                n = Native.splice(fileFd, cellsAddress + 16, writeFd, length - total, SPLICE_F_NONBLOCK);
+                n = Native.splice(fileFd, offsetCell, writeFd, length - total, SPLICE_F_NONBLOCK);
             } catch (ErrnoException e) {
                 if (e.errno() == EINTR) {
                     continue;
@@ -128,7 +137,7 @@ public final class SplicePipe implements AutoCloseable {
         if (total != length) {
             header.putInt(h, OUT_HEADER + total); // the pipe maps this memory: the kernel reads the new len
         }
-        long sent = Native.splice(readFd, 0, devFd, OUT_HEADER + total, 0);
+        long sent = Native.splice(readFd, null, devFd, OUT_HEADER + total, 0);
         if (sent != OUT_HEADER + total) {
             throw new ErrnoException("splice to /dev/fuse (short: " + sent + ")", Errno.EIO.code());
         }

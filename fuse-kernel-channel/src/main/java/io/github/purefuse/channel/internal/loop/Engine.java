@@ -10,7 +10,10 @@ import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.uring.UringSupport;
+import io.github.purefuse.channel.internal.uring.UringTransport;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
@@ -46,14 +49,33 @@ public final class Engine {
     private static final int EAGAIN = Errno.EAGAIN.code();
     private static final int ENOENT = Errno.ENOENT.code();
 
+    /** The most direct memory the io_uring entries of one mount take with the default depth. */
+    public static final long URING_MEMORY_BUDGET = 64L << 20;
+
     /**
      * The engine's settings.
      *
-     * @param readers     reader threads (one descriptor each); at least 1
-     * @param maxInFlight the most handler calls running at once
-     * @param init        what to ask for in INIT
+     * @param readers      reader threads (one descriptor each) on {@code /dev/fuse}; at least 1. With
+     *                     io_uring one reader serves what stays on the device (FORGET, INTERRUPT)
+     * @param maxInFlight  the most handler calls running at once
+     * @param init         what to ask for in INIT
+     * @param transport    the transport wanted
+     * @param uringDepth   entries per io_uring queue; 0 for the default ({@link UringTransport#defaultDepth}
+     *                     within {@link #URING_MEMORY_BUDGET})
+     * @param uringThreads io_uring serving threads; 0 for one per queue
      */
-    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
+    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Transport transport,
+                         int uringDepth, int uringThreads) {
+        /**
+         * Settings for the {@code /dev/fuse} transport.
+         *
+         * @param readers     reader threads
+         * @param maxInFlight the most handler calls running at once
+         * @param init        what to ask for in INIT
+         */
+        public Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
+            this(readers, maxInFlight, init, Transport.DEV_FUSE, 0, 0);
+        }
     }
 
     /** Opens another descriptor on the same connection ({@code FUSE_DEV_IOC_CLONE}). */
@@ -79,6 +101,8 @@ public final class Engine {
     private volatile @Nullable Runnable onFatal;
     private @Nullable Dispatcher dispatcher;
     private @Nullable Negotiated negotiated;
+    private volatile @Nullable UringTransport uring;
+    private @Nullable String uringReason;
 
     private Engine(ReadOnlyFileSystem fs) {
         this.fs = fs;
@@ -122,7 +146,13 @@ public final class Engine {
             new Exchange(init, initPort, early).replyInit(new InitOut(InitNegotiation.MAJOR,
                     InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
-        InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init());
+        UringTransport ring = openRings(init, config, mount);
+        if (ring == null && config.transport() == Transport.IO_URING) {
+            ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
+            new Exchange(init, initPort, early).error(Errno.EIO);
+            throw new IOException("FUSE over io_uring is not available: " + uringReason);
+        }
+        InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
         Negotiated n = result.negotiated();
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
         Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
@@ -143,7 +173,26 @@ public final class Engine {
             throw new IOException("the filesystem's init failed: " + ex, ex);
         }
         dispatcher = d;
-        for (int i = 1; i < config.readers() && cloner != null; i++) {
+        if (ring != null) {
+            String failure;
+            try {
+                failure = ring.start(((DevFuse) mount).fd(), payloadBytes(n), d, decoder, d.context(), this::failed);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                failure = "interrupted while registering the ring entries";
+            }
+            if (failure != null) {
+                uringReason = failure;
+                if (config.transport() == Transport.IO_URING) {
+                    throw new IOException("FUSE over io_uring failed: " + failure);
+                }
+                LOG.log(Level.WARNING, "FUSE over io_uring failed ({0}); serving over /dev/fuse", failure);
+            } else {
+                uring = ring;
+            }
+        }
+        int readers = uring != null ? 1 : config.readers();
+        for (int i = 1; i < readers && cloner != null; i++) {
             try {
                 devices.add(cloner.cloneDevice());
             } catch (IOException ex) {
@@ -160,6 +209,58 @@ public final class Engine {
             q.serve(decoder, d);
             Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
         }
+    }
+
+    /** {@code max(8192, max_write, max_pages * 4096)}: the payload buffer the kernel requires per ring entry. */
+    private static int payloadBytes(Negotiated n) {
+        return Math.max(MIN_READ_BUFFER, Math.max(n.maxWrite(), n.maxPages() * 4096));
+    }
+
+    /**
+     * Creates the io_uring rings before INIT is answered, when the transport allows it and the kernel
+     * offers it; otherwise records why not. Once the kernel has processed an INIT reply that accepts
+     * io_uring, new requests wait until every queue has a registered entry, so the rings must exist first.
+     */
+    private @Nullable UringTransport openRings(Init init, Config config, FuseDevice mount) {
+        if (config.transport() == Transport.DEV_FUSE) {
+            uringReason = "the /dev/fuse transport was chosen";
+            return null;
+        }
+        if (!(mount instanceof DevFuse)) {
+            uringReason = "the device is not /dev/fuse";
+            return null;
+        }
+        String why = UringSupport.whyNotOffered(init);
+        if (why != null) {
+            uringReason = why;
+            LOG.log(Level.DEBUG, "serving over /dev/fuse: {0}", why);
+            return null;
+        }
+        Negotiated probe = InitNegotiation.negotiate(init, config.init(), true).negotiated();
+        int payload = payloadBytes(probe);
+        int queues = UringTransport.possibleCpus();
+        int depth = config.uringDepth() > 0 ? config.uringDepth()
+                : UringTransport.defaultDepth(queues, payload, URING_MEMORY_BUDGET);
+        int threads = config.uringThreads() > 0 ? Math.min(config.uringThreads(), queues) : queues;
+        try {
+            return UringTransport.open(queues, depth, threads);
+        } catch (ErrnoException e) {
+            uringReason = UringSupport.setupFailed(e);
+            if (config.transport() == Transport.AUTO) {
+                LOG.log(Level.WARNING, "serving over /dev/fuse: {0}", uringReason);
+            }
+            return null;
+        }
+    }
+
+    /** {@return the io_uring transport serving this session, or {@code null} on /dev/fuse} */
+    public @Nullable UringTransport uring() {
+        return uring;
+    }
+
+    /** {@return why the session does not serve over io_uring, or {@code null} when it does} */
+    public @Nullable String uringReason() {
+        return uring != null ? null : uringReason;
     }
 
     private Init readInit(FuseDevice mount, RequestDecoder decoder, ByteBuffer buffer) throws IOException {
@@ -281,6 +382,10 @@ public final class Engine {
 
     private void finish() {
         ending();
+        UringTransport ring = uring;
+        if (ring != null) {
+            ring.close();
+        }
         Dispatcher d = dispatcher;
         try {
             if (d != null && !d.awaitIdle(HANDLER_GRACE)) {
