@@ -461,6 +461,16 @@ def transport_args(server, cmd):
     return [], {"JAVA_TOOL_OPTIONS": (os.environ.get("JAVA_TOOL_OPTIONS", "") + " " + opt).strip()}
 
 
+def pin_dev(servers):
+    """plain hello/mirror/depotfs rows serve on /dev/fuse explicitly where the transport can be chosen:
+    the default (AUTO) picks io_uring whenever the fuse module's enable_uring is set"""
+    for s in servers:
+        if hasattr(s, "transport") and s.transport is None and isinstance(s, (Hello, Depotfs)) and (
+                transport_property() or has_option(s._cmd() if isinstance(s, Hello) else
+                                                   [os.path.join(ROOT, "bin", "depotfs"), "mount"], "--transport")):
+            s.transport = "dev"
+
+
 def split_transport(name):
     base, _, transport = name.partition("@")
     return base, transport or None
@@ -1218,12 +1228,14 @@ def main():
                 log("%s not available (not built yet, or no --transport yet): skipped" % n)
         if any(split_transport(s.name)[1] == "io-uring" for s in servers):
             enable_uring(ctx)
+        pin_dev(servers)
         for base in AOT_SERVERS:
             if base not in [s.name for s in servers] or java_version() < 25:
                 continue
             a = Depotfs(ctx, fx, False, variant="depotfs+aot") if base == "depotfs" else Mirror(ctx, fx)
             a.name = base + "+aot"
             a.only_tests = ("seq1first", "seq1")
+            pin_dev([a])
             a.extra_env = {"PUREFUSE_AOT": "train"}
             log("training the AOT cache of %s: mount, one cold read, unmount" % base)
             a.start(RA_LIST[0], MAX_BG, CONG)
@@ -1343,6 +1355,11 @@ def main():
                        "main table at max_background %d / congestion_threshold %d.\n" % (
                            load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
                            RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG))
+        pinned = [s.name for s in servers if getattr(s, "transport", None) == "dev"]
+        if pinned:
+            section.append("Rows without a transport in their name (%s) pin the /dev/fuse transport "
+                           "(`-Dpurefuse.transport=dev` or `--transport dev`); enable_uring was %s.\n" % (
+                               ", ".join(pinned), read_sys(URING_PARAM)))
         if getattr(fx, "import_seconds", None):
             section.append("depotfs import of the object and the tree: %.1f s.\n" % fx.import_seconds)
         section.append("### 1 reader, cold `dd bs=1M` (GB/s, median of %d; ratios to rawfuse -f and jnr-fuse of this run)\n\n"

@@ -128,6 +128,7 @@ def main():
         if any(n.startswith("depotfs") for n in SERVERS):
             fx.import_depot()
         servers = [make(ctx, fx, n) for n in SERVERS]
+        bench.pin_dev(servers)
         if any("@io-uring" in n for n in SERVERS):
             bench.enable_uring(ctx)
         for s in servers:
