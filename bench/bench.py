@@ -923,7 +923,7 @@ def loadavg():
 
 def main_table(results, servers):
     """results[(server, ra)][test] = list of runs"""
-    hdr = ("| server | read_ahead_kb | max_pages | max_bg / cong | 1 reader first GB/s | 1 reader warm GB/s "
+    hdr = ("| server | transport served (--stats) | read_ahead_kb | max_pages | max_bg / cong | 1 reader first GB/s | 1 reader warm GB/s "
            "| 4 readers GB/s | rand 4 KiB O_DIRECT IOPS | find s | ls -lR s | stat storm s "
            "| CPU s/GiB (1 rd) | JVM alloc/GiB (1 rd) | CPU s/GiB (4 rd) | CPU s (find) | alloc (find) |")
     lines = [hdr, "|" + "|".join(["---"] * (hdr.count("|") - 1)) + "|"]
@@ -937,8 +937,11 @@ def main_table(results, servers):
 
             def c(test, kind):
                 return fmt(med(t.get(test, [])), kind) + failed(t.get(test, []))
+            served = find_key(st.get("stats", {}), ("transport",))
+            ring = find_key(st.get("stats", {}), ("ringRequests",))
             lines.append("| %s |" % " | ".join([
-                label(s.name), str(st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a")),
+                label(s.name), "%s%s" % (served or "n/a", " (%s ring requests)" % ring if ring else ""),
+                str(st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a")),
                 str(st.get("max_pages") or "n/a"),
                 "%s / %s" % (st.get("max_bg"), st.get("cong")) if st.get("max_bg") else "n/a",
                 c("seq1first", "gbs"), c("seq1", "gbs"), c("seq4", "gbs"), c("rand", "iops"),
