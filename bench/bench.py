@@ -455,6 +455,8 @@ def transport_args(server, cmd):
     channel's -Dpurefuse.transport property through JAVA_TOOL_OPTIONS"""
     if not server.transport:
         return [], {}
+    if server.transport == "io-uring":
+        enable_uring(CTX)   # again before every mount: another process on this machine may have reset it
     if has_option(cmd, "--transport"):
         return ["--transport", server.transport], {}
     opt = "-Dpurefuse.transport=" + server.transport
@@ -1175,6 +1177,9 @@ def enable_uring(ctx):
         return
     if old not in ("Y", "1"):
         write_sys(URING_PARAM, "1")
+        if any(p == URING_PARAM for p, _ in ctx.restore):
+            log("enable_uring was reset to %s by someone else during the run; set to 1 again" % old)
+            return
         ctx.restore.append((URING_PARAM, old))
         with open(os.path.join(ctx.work, "restore"), "a") as f:
             f.write("%s %s\n" % (URING_PARAM, old))
