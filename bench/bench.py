@@ -974,7 +974,7 @@ def first_table(results, servers):
 
 def label(name):
     base, transport = split_transport(name)
-    return LABEL.get(base, base) + (" **[%s]**" % transport if transport else "")
+    return LABEL.get(base, base) + (" [%s]" % transport if transport else "")
 
 
 def issue_table(results, servers):
