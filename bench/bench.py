@@ -455,10 +455,22 @@ def transport_args(server, cmd):
     channel's -Dpurefuse.transport property through JAVA_TOOL_OPTIONS"""
     if not server.transport:
         return [], {}
+    if server.transport == "io-uring":
+        enable_uring(CTX)   # again before every mount: another process on this machine may have reset it
     if has_option(cmd, "--transport"):
         return ["--transport", server.transport], {}
     opt = "-Dpurefuse.transport=" + server.transport
     return [], {"JAVA_TOOL_OPTIONS": (os.environ.get("JAVA_TOOL_OPTIONS", "") + " " + opt).strip()}
+
+
+def pin_dev(servers):
+    """plain hello/mirror/depotfs rows serve on /dev/fuse explicitly where the transport can be chosen:
+    the default (AUTO) picks io_uring whenever the fuse module's enable_uring is set"""
+    for s in servers:
+        if hasattr(s, "transport") and s.transport is None and isinstance(s, (Hello, Depotfs)) and (
+                transport_property() or has_option(s._cmd() if isinstance(s, Hello) else
+                                                   [os.path.join(ROOT, "bin", "depotfs"), "mount"], "--transport")):
+            s.transport = "dev"
 
 
 def split_transport(name):
@@ -913,7 +925,7 @@ def loadavg():
 
 def main_table(results, servers):
     """results[(server, ra)][test] = list of runs"""
-    hdr = ("| server | read_ahead_kb | max_pages | max_bg / cong | 1 reader first GB/s | 1 reader warm GB/s "
+    hdr = ("| server | transport served (--stats) | read_ahead_kb | max_pages | max_bg / cong | 1 reader first GB/s | 1 reader warm GB/s "
            "| 4 readers GB/s | rand 4 KiB O_DIRECT IOPS | find s | ls -lR s | stat storm s "
            "| CPU s/GiB (1 rd) | JVM alloc/GiB (1 rd) | CPU s/GiB (4 rd) | CPU s (find) | alloc (find) |")
     lines = [hdr, "|" + "|".join(["---"] * (hdr.count("|") - 1)) + "|"]
@@ -927,8 +939,11 @@ def main_table(results, servers):
 
             def c(test, kind):
                 return fmt(med(t.get(test, [])), kind) + failed(t.get(test, []))
+            served = find_key(st.get("stats", {}), ("transport",))
+            ring = find_key(st.get("stats", {}), ("ringRequests",))
             lines.append("| %s |" % " | ".join([
-                label(s.name), str(st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a")),
+                label(s.name), "%s%s" % (served or "n/a", " (%s ring requests)" % ring if ring else ""),
+                str(st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a")),
                 str(st.get("max_pages") or "n/a"),
                 "%s / %s" % (st.get("max_bg"), st.get("cong")) if st.get("max_bg") else "n/a",
                 c("seq1first", "gbs"), c("seq1", "gbs"), c("seq4", "gbs"), c("rand", "iops"),
@@ -959,7 +974,7 @@ def first_table(results, servers):
 
 def label(name):
     base, transport = split_transport(name)
-    return LABEL.get(base, base) + (" **[%s]**" % transport if transport else "")
+    return LABEL.get(base, base) + (" [%s]" % transport if transport else "")
 
 
 def issue_table(results, servers):
@@ -1162,6 +1177,9 @@ def enable_uring(ctx):
         return
     if old not in ("Y", "1"):
         write_sys(URING_PARAM, "1")
+        if any(p == URING_PARAM for p, _ in ctx.restore):
+            log("enable_uring was reset to %s by someone else during the run; set to 1 again" % old)
+            return
         ctx.restore.append((URING_PARAM, old))
         with open(os.path.join(ctx.work, "restore"), "a") as f:
             f.write("%s %s\n" % (URING_PARAM, old))
@@ -1218,12 +1236,14 @@ def main():
                 log("%s not available (not built yet, or no --transport yet): skipped" % n)
         if any(split_transport(s.name)[1] == "io-uring" for s in servers):
             enable_uring(ctx)
+        pin_dev(servers)
         for base in AOT_SERVERS:
             if base not in [s.name for s in servers] or java_version() < 25:
                 continue
             a = Depotfs(ctx, fx, False, variant="depotfs+aot") if base == "depotfs" else Mirror(ctx, fx)
             a.name = base + "+aot"
             a.only_tests = ("seq1first", "seq1")
+            pin_dev([a])
             a.extra_env = {"PUREFUSE_AOT": "train"}
             log("training the AOT cache of %s: mount, one cold read, unmount" % base)
             a.start(RA_LIST[0], MAX_BG, CONG)
@@ -1235,12 +1255,13 @@ def main():
         results = {}
         for ra in RA_LIST:
             log("=== read_ahead_kb %d: mounting %s" % (ra, ", ".join(s.name for s in servers)))
-            for s in servers:
+            ra_servers = [s for s in servers if not (s.only_tests and ra != RA_LIST[0])]   # +aot: first ra only
+            for s in ra_servers:
                 s.start(ra, MAX_BG, CONG)
                 results[(s.name, ra)] = {"_settings": s.settings()}
                 log("%s settings %s" % (s.name, results[(s.name, ra)]["_settings"]))
             for rep in range(RUNS):
-                for s in servers:
+                for s in ra_servers:
                     if rep > 0 and s.fuse and "seq1first" in TESTS:
                         s.stop()   # a fresh mount per round: seq1first is the first read after mount
                         s.start(ra, MAX_BG, CONG)
@@ -1257,7 +1278,7 @@ def main():
                         results[(s.name, ra)].setdefault(test, []).append(r)
                         log("ra %d run %d %-12s %-5s %s" % (ra, rep + 1, s.name, test, {
                             k: (round(v, 3) if isinstance(v, float) else v) for k, v in (r or {}).items()}))
-            for s in servers:
+            for s in ra_servers:
                 s.stop()
                 st = results[(s.name, ra)]["_settings"]
                 st["max_pages"] = st.get("max_pages") or s.max_pages()
@@ -1266,7 +1287,7 @@ def main():
             # JVM allocation: depotfs --stats counts bytesAllocated from mount-ready to unmount, so each
             # figure comes from a mount of its own that serves exactly one cold test
             for s in servers:
-                if not s.stats_file:
+                if not s.stats_file or s.only_tests:
                     continue
                 for test in [t for t in ("seq1", "find") if t in TESTS]:
                     if test == "find" and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
@@ -1343,6 +1364,11 @@ def main():
                        "main table at max_background %d / congestion_threshold %d.\n" % (
                            load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
                            RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG))
+        pinned = [s.name for s in servers if getattr(s, "transport", None) == "dev"]
+        if pinned:
+            section.append("Rows without a transport in their name (%s) pin the /dev/fuse transport "
+                           "(`-Dpurefuse.transport=dev` or `--transport dev`); enable_uring was %s.\n" % (
+                               ", ".join(pinned), read_sys(URING_PARAM)))
         if getattr(fx, "import_seconds", None):
             section.append("depotfs import of the object and the tree: %.1f s.\n" % fx.import_seconds)
         section.append("### 1 reader, cold `dd bs=1M` (GB/s, median of %d; ratios to rawfuse -f and jnr-fuse of this run)\n\n"

@@ -20,9 +20,9 @@ from collections import defaultdict
 
 # kernel rules: (bucket, any of these symbols in the chain); first match wins, in this order
 KERNEL = [
-    ("reply writev(2) to /dev/fuse: kernel copy into page cache", ("fuse_dev_write", "fuse_dev_do_write",
+    ("reply to /dev/fuse (writev or splice): kernel copy into page cache", ("fuse_dev_write", "fuse_dev_do_write",
                                                                    "fuse_dev_splice_write"), True),
-    ("reply writev(2) to /dev/fuse: rest (end request, wake reader)", ("fuse_dev_write", "fuse_dev_do_write",
+    ("reply to /dev/fuse (writev or splice): rest (end request, wake reader)", ("fuse_dev_write", "fuse_dev_do_write",
                                                                       "fuse_dev_splice_write"), False),
     ("request read(2) from /dev/fuse (kernel)", ("fuse_dev_read", "fuse_dev_do_read"), None),
     ("io_uring (kernel: submit/complete)", ("io_uring_enter", "__do_sys_io_uring_enter", "io_uring_cmd",
@@ -30,7 +30,7 @@ KERNEL = [
     ("store read: pread(2) of the backing file (kernel copy)", ("__x64_sys_pread64", "__x64_sys_preadv",
                                                                 "__x64_sys_preadv2", "shmem_file_read_iter",
                                                                 "filemap_read"), None),
-    ("splice(2) (kernel)", ("__x64_sys_splice", "do_splice"), None),
+    ("splice(2) file -> pipe (kernel)", ("__x64_sys_splice", "do_splice"), None),
     ("hand-off: futex wait/wake (kernel)", ("__x64_sys_futex", "futex_wake", "futex_wait"), None),
     ("scheduler / context switch (kernel)", ("schedule", "__schedule", "finish_task_switch"), None),
     ("page faults (kernel)", ("exc_page_fault", "asm_exc_page_fault"), None),

@@ -128,6 +128,7 @@ def main():
         if any(n.startswith("depotfs") for n in SERVERS):
             fx.import_depot()
         servers = [make(ctx, fx, n) for n in SERVERS]
+        bench.pin_dev(servers)
         if any("@io-uring" in n for n in SERVERS):
             bench.enable_uring(ctx)
         for s in servers:
@@ -135,7 +136,18 @@ def main():
                 bench.log("%s not available: skipped" % s.name)
                 continue
             bench.log("profiling %s" % s.name)
-            out.append(profile_one(ctx, s, work))
+            try:
+                out.append(profile_one(ctx, s, work))
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                logs = sorted(os.listdir(os.path.join(work, "logs")))
+                tail = ""
+                for name in logs[::-1]:
+                    if name.startswith(s.name + "."):
+                        with open(os.path.join(work, "logs", name), errors="replace") as f:
+                            tail = " | ".join(line.strip() for line in f.readlines()[-3:])
+                        break
+                bench.log("%s failed: %s; server log: %s" % (s.name, e, tail))
+                out.append("**%s**: not profiled: %s (server log: %s)\n" % (bench.label(s.name), e, tail[:400]))
         mach = bench.machine()
         text = ("## Profile %s: where a READ's time goes (`bench/profile.sh`)\n\n" % mach["date"] +
                 ((os.environ.get("BENCH_NOTE") + "\n\n") if os.environ.get("BENCH_NOTE") else "") +
