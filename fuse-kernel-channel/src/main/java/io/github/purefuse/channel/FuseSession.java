@@ -126,7 +126,11 @@ public final class FuseSession implements AutoCloseable {
                     options.maxBackground(), options.congestionThreshold(), options.maxPages(),
                     MountOptions.kernelMaxPagesLimit(), overridesReaddirplus(fs), options.passthrough() && root);
             Engine.Config config = new Engine.Config(options.readerThreads(), options.maxInFlight(), settings,
-                    options.transport(), options.uringQueueDepth(), options.uringThreads());
+                    switch (options.transport()) {
+                        case AUTO -> Engine.Ring.PREFERRED;
+                        case DEV_FUSE -> Engine.Ring.OFF;
+                        case IO_URING -> Engine.Ring.REQUIRED;
+                    }, options.uringQueueDepth(), options.uringThreads());
             engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
         } catch (IOException | RuntimeException e) {
             undoMount(mp, viaFusermount, helper);

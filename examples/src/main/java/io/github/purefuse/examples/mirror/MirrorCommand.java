@@ -3,7 +3,7 @@ package io.github.purefuse.examples.mirror;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.ServeFlags;
+import io.github.purefuse.examples.cli.ServeFlags;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.github.purefuse.examples.zip;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.ServeFlags;
+import io.github.purefuse.examples.cli.ServeFlags;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;

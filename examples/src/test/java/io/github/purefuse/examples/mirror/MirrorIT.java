@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.examples.Shell;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.UringParameter;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.StandardProtocolFamily;
@@ -25,6 +27,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The mirror on the real kernel, compared with its source by real tools. */
 class MirrorIT {
@@ -36,13 +40,20 @@ class MirrorIT {
     @TempDir
     Path tmp;
 
-    @Test
-    void bigTreeLooksAndReadsLikeItsSource() throws Exception {
+    /**
+     * On both transports: big directories (READDIRPLUS pages of up to 128 KiB) after READs answered in the
+     * same io_uring entries caught a payload limit left behind by a READ, which lost the entry and hung
+     * {@code diff}.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"DEV_FUSE", "IO_URING"})
+    void bigTreeLooksAndReadsLikeItsSource(Transport transport) throws Exception {
         Path tree = Shell.snapshot(BIG_TREE, tmp.resolve("share"));   // packages may be installed meanwhile
         long files = countFiles(tree);
         assertTrue(files >= 10_000, "the tree should hold at least 10,000 files, has " + files);
         MirrorFileSystem fs = new MirrorFileSystem(tree, false);
-        try (TestMount m = TestMount.mount(fs, MountOptions.defaults())) {
+        try (UringParameter uring = transport == Transport.IO_URING ? UringParameter.enable() : null;
+             TestMount m = TestMount.mount(fs, MountOptions.builder().transport(transport).build())) {
             String expected = listing(tree);
             String actual = listing(m.mountpoint());
             assertEquals(expected.lines().count(), actual.lines().count(), "entries");
@@ -82,7 +93,7 @@ class MirrorIT {
         }
 
         MirrorFileSystem fs = new MirrorFileSystem(src, false);
-        try (TestMount m = TestMount.mount(fs, MountOptions.defaults())) {
+        try (TestMount m = TestMount.mount(fs, TestMount.options().build())) {
             Path mnt = m.mountpoint();
             // stat(1): type, ino, links, owner, mode, size, device numbers, times in ns
             List<String> names = names(src);
@@ -147,7 +158,7 @@ class MirrorIT {
     void passthroughReadsTheSameBytesWithoutReadRequests() throws Exception {
         Path source = Path.of(System.getProperty("java.home"));   // a JDK: 300 MiB, big and small files
         MirrorFileSystem fs = new MirrorFileSystem(source, true);
-        try (TestMount m = TestMount.mount(fs, MountOptions.builder().passthrough(true).build())) {
+        try (TestMount m = TestMount.mount(fs, TestMount.options().passthrough(true).build())) {
             run(tmp, "diff", "-r", "--no-dereference", source.toString(), m.mountpoint().toString());
             String files = "lib/modules lib/libjvm.so bin/java release";
             String cmd = "find %s -name libjvm.so -o -name modules -o -name release | sort | xargs sha256sum | sed 's|  %s/|  |'";

@@ -10,7 +10,6 @@ import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
-import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.uring.UringSupport;
 import io.github.purefuse.channel.internal.uring.UringTransport;
@@ -52,6 +51,16 @@ public final class Engine {
     /** The most direct memory the io_uring entries of one mount take with the default depth. */
     public static final long URING_MEMORY_BUDGET = 64L << 20;
 
+    /** What the engine does about FUSE over io_uring. */
+    public enum Ring {
+        /** Serve over {@code /dev/fuse} only. */
+        OFF,
+        /** Serve over io_uring when the kernel offers it, over {@code /dev/fuse} otherwise. */
+        PREFERRED,
+        /** Serve over io_uring or fail the mount with the reason. */
+        REQUIRED
+    }
+
     /**
      * The engine's settings.
      *
@@ -59,12 +68,13 @@ public final class Engine {
      *                     io_uring one reader serves what stays on the device (FORGET, INTERRUPT)
      * @param maxInFlight  the most handler calls running at once
      * @param init         what to ask for in INIT
-     * @param transport    the transport wanted
+     * @param ring         what to do about FUSE over io_uring (the public {@code Transport}, mapped by the
+     *                     session so that this package does not depend on the public one)
      * @param uringDepth   entries per io_uring queue; 0 for the default ({@link UringTransport#defaultDepth}
      *                     within {@link #URING_MEMORY_BUDGET})
      * @param uringThreads io_uring serving threads; 0 for one per queue
      */
-    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Transport transport,
+    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Ring ring,
                          int uringDepth, int uringThreads) {
         /**
          * Settings for the {@code /dev/fuse} transport.
@@ -74,7 +84,7 @@ public final class Engine {
          * @param init        what to ask for in INIT
          */
         public Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
-            this(readers, maxInFlight, init, Transport.DEV_FUSE, 0, 0);
+            this(readers, maxInFlight, init, Ring.OFF, 0, 0);
         }
     }
 
@@ -147,7 +157,7 @@ public final class Engine {
                     InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
         UringTransport ring = openRings(init, config, mount);
-        if (ring == null && config.transport() == Transport.IO_URING) {
+        if (ring == null && config.ring() == Ring.REQUIRED) {
             ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
             new Exchange(init, initPort, early).error(Errno.EIO);
             throw new IOException("FUSE over io_uring is not available: " + uringReason);
@@ -183,7 +193,7 @@ public final class Engine {
             }
             if (failure != null) {
                 uringReason = failure;
-                if (config.transport() == Transport.IO_URING) {
+                if (config.ring() == Ring.REQUIRED) {
                     throw new IOException("FUSE over io_uring failed: " + failure);
                 }
                 LOG.log(Level.WARNING, "FUSE over io_uring failed ({0}); serving over /dev/fuse", failure);
@@ -222,7 +232,7 @@ public final class Engine {
      * io_uring, new requests wait until every queue has a registered entry, so the rings must exist first.
      */
     private @Nullable UringTransport openRings(Init init, Config config, FuseDevice mount) {
-        if (config.transport() == Transport.DEV_FUSE) {
+        if (config.ring() == Ring.OFF) {
             uringReason = "the /dev/fuse transport was chosen";
             return null;
         }
@@ -246,7 +256,7 @@ public final class Engine {
             return UringTransport.open(queues, depth, threads);
         } catch (ErrnoException e) {
             uringReason = UringSupport.setupFailed(e);
-            if (config.transport() == Transport.AUTO) {
+            if (config.ring() == Ring.PREFERRED) {
                 LOG.log(Level.WARNING, "serving over /dev/fuse: {0}", uringReason);
             }
             return null;

@@ -95,6 +95,7 @@ final class RingEntry implements ReplyPort {
      *     the payload, EBADF once the ring has stopped
      */
     int deliver(ByteBuffer[] iov, int n) {
+        payload.clear();   // readTarget and sendFile narrow the limit; absolute puts below check against it
         long total = 0;
         for (int i = 0; i < n; i++) {
             total += iov[i].remaining();
@@ -124,7 +125,18 @@ final class RingEntry implements ReplyPort {
 
     @Override
     public void send(Exchange exchange, ByteBuffer[] iov, int n) {
-        exchange.sent(deliver(iov, n));
+        int verdict;
+        try {
+            verdict = deliver(iov, n);
+        } catch (RuntimeException e) {
+            // The entry must go back to the kernel whatever happened, or its queue loses a slot for good
+            // and the request waits forever: answer EIO instead.
+            owner.context().logFailure(opcode, "cannot copy the reply into the ring entry (" + e + "); answered EIO");
+            owner.context().encoder().error(unique, Errno.EIO, scratch);
+            header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
+            verdict = commit(0) ? EIO : EBADF;
+        }
+        exchange.sent(verdict);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.github.purefuse.examples;
+package io.github.purefuse.examples.cli;
 
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
