@@ -93,7 +93,7 @@ class MirrorIT {
         }
 
         MirrorFileSystem fs = new MirrorFileSystem(src, false);
-        try (TestMount m = TestMount.mount(fs, MountOptions.defaults())) {
+        try (TestMount m = TestMount.mount(fs, TestMount.options().build())) {
             Path mnt = m.mountpoint();
             // stat(1): type, ino, links, owner, mode, size, device numbers, times in ns
             List<String> names = names(src);
@@ -158,7 +158,7 @@ class MirrorIT {
     void passthroughReadsTheSameBytesWithoutReadRequests() throws Exception {
         Path source = Path.of(System.getProperty("java.home"));   // a JDK: 300 MiB, big and small files
         MirrorFileSystem fs = new MirrorFileSystem(source, true);
-        try (TestMount m = TestMount.mount(fs, MountOptions.builder().passthrough(true).build())) {
+        try (TestMount m = TestMount.mount(fs, TestMount.options().passthrough(true).build())) {
             run(tmp, "diff", "-r", "--no-dereference", source.toString(), m.mountpoint().toString());
             String files = "lib/modules lib/libjvm.so bin/java release";
             String cmd = "find %s -name libjvm.so -o -name modules -o -name release | sort | xargs sha256sum | sed 's|  %s/|  |'";

@@ -5,7 +5,6 @@ import static io.github.purefuse.examples.Shell.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.examples.Shell;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.kit.path.PathAdapter;
@@ -110,7 +109,7 @@ class ZipIT {
                     z.writestr(exe, '#!/bin/sh\\necho hi\\n')
                 """, archive.toString());
         try (ZipFileSystem zip = ZipFileSystem.open(archive);
-             TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), MountOptions.defaults())) {
+             TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), TestMount.options().build())) {
             Path mnt = m.mountpoint();
             String listing = run(mnt, "find", ".", "-printf", "%P|%y|%m|%s|%l\n");
             List<String> lines = new ArrayList<>(listing.lines().toList());
@@ -141,7 +140,7 @@ class ZipIT {
 
     private void checkArchive(Path archive) throws Exception {
         try (ZipFileSystem zip = ZipFileSystem.open(archive);
-             TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), MountOptions.defaults())) {
+             TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), TestMount.options().build())) {
             Path mnt = m.mountpoint();
             // unzip -l: every file with its size, every directory entry as a directory, nothing else
             TreeSet<String> files = new TreeSet<>();
