@@ -119,7 +119,8 @@ class HelloProcessIT {
             assertTrue(p.waitFor(T.toSeconds(), TimeUnit.SECONDS));
             assertEquals(1, p.exitValue());
             assertEquals(List.of("fuse-example: Cannot mount on " + mp + ": not empty (--nonempty mounts over what it holds)"),
-                    Files.readAllLines(stderr).stream().filter(l -> l.startsWith("fuse-example:")).toList());
+                    Files.readAllLines(stderr).stream().filter(l -> l.contains("fuse-example: ")) // after a first-use build's output
+                            .map(l -> l.substring(l.indexOf("fuse-example: "))).toList());
             assertFalse(TestMount.isMounted(mp));
             start(List.of(), "--nonempty");
             assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
