@@ -56,7 +56,10 @@ import io.github.purefuse.api.types.StatfsInfo;
  *
  * <h2>Interrupts</h2>
  * When the kernel sends {@code FUSE_INTERRUPT} for a request in flight (its caller got a signal), the
- * handler's thread is interrupted; a handler may then return {@code Failure(EINTR)}.
+ * request is marked ({@link Interrupts#requested()}); its thread is interrupted only inside
+ * {@link Interrupts#interruptibly}, so that no {@code FileChannel} of the filesystem closes itself. A
+ * handler may then return {@code Failure(EINTR)}, or simply finish. An interrupted request ends as its
+ * handler's reply or EINTR, never EIO: see {@link Interrupts} for the whole contract.
  *
  * <h2>Defaults</h2>
  * Defaults answer the way that costs the kernel the fewest requests. ENOSYS is remembered by the kernel

@@ -1,6 +1,7 @@
 package io.github.purefuse.kit.path;
 
 import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
@@ -480,12 +481,16 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     private <R> R failure(String op, String what, Exception e) {
         Errno errno = Errnos.of(e);
-        if (errno.equals(Errno.EIO)) {
+        if (errno.equals(Errno.EIO) && Interrupts.requested()) {
+            errno = Errno.EINTR; // an interrupted request ends as EINTR, never EIO (Interrupts)
+        }
+        Errno answer = errno;
+        if (answer.equals(Errno.EIO)) {
             LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO: " + e.getMessage(), e);
         } else {
-            LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
+            LOG.log(Level.DEBUG, () -> op + " " + what + ": " + answer);
         }
-        return failureReply(errno);
+        return failureReply(answer);
     }
 
     /** Settings of a {@link PathAdapter}; not thread-safe. */

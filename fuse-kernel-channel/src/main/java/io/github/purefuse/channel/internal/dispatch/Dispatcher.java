@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.dispatch;
 
+import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.Entry;
@@ -62,8 +63,9 @@ import java.util.function.Supplier;
  *   <tr><th>request</th><th>where</th><th>answer</th></tr>
  *   <tr><td>FORGET, BATCH_FORGET</td><td>reader thread</td><td>{@code fs.forget} per item; never
  *       replied (§4.4)</td></tr>
- *   <tr><td>INTERRUPT</td><td>reader thread</td><td>interrupts the handler's virtual thread; no reply
- *       (§4.16)</td></tr>
+ *   <tr><td>INTERRUPT</td><td>reader thread</td><td>raises the handler's
+ *       {@link io.github.purefuse.api.Interrupts} scope (its thread is interrupted only inside
+ *       {@code Interrupts.interruptibly}); no reply (§4.16)</td></tr>
  *   <tr><td>NOTIFY_REPLY</td><td>reader thread</td><td>ignored (this SDK sends no RETRIEVE); never
  *       replied</td></tr>
  *   <tr><td>every {@link WriteRequest}</td><td>reader thread</td><td>EROFS (§9.9: never ENOSYS)</td></tr>
@@ -77,7 +79,8 @@ import java.util.function.Supplier;
  * <p>Handler calls are bounded by a semaphore of {@code maxInFlight} permits that the reader thread
  * acquires before it starts the virtual thread: when the filesystem is slow, readers stop reading and
  * the kernel queues requests (backpressure). A handler that throws (or returns {@code null}) gets EIO
- * for that request and one log line; the session goes on.
+ * for that request and one log line (EINTR, at DEBUG, when the request was interrupted); the session
+ * goes on.
  *
  * <p>Lookup counts stay exact when a reply is lost: if the reply to a LOOKUP with an {@link Entry}, or
  * a READDIRPLUS page, is not accepted by the kernel (interrupted, aborted, rejected), the dispatcher
@@ -250,6 +253,11 @@ public final class Dispatcher {
         } catch (RuntimeException | Error e) {
             if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
                 throw vme;
+            }
+            if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
+                LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
+                        opcodeName(request), Long.toUnsignedString(request.header().unique()), e.toString());
+                return Failure.of(Errno.EINTR);
             }
             LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO",
                     opcodeName(request), Long.toUnsignedString(request.header().unique()), e.toString());
