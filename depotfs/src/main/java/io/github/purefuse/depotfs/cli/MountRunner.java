@@ -7,9 +7,9 @@ import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -48,7 +48,7 @@ final class MountRunner {
     private final Settings settings;
     private final AtomicBoolean finished = new AtomicBoolean();
     private @Nullable FuseSession session;
-    private @Nullable DepotMount handler;
+    private @Nullable PathAdapter handler;
     private long allocatedAtReady;
     private long readyNanos;
     private int readAheadKb = -1;
@@ -69,7 +69,7 @@ final class MountRunner {
      */
     void run(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
         DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
-        DepotMount mount = new DepotMount(fs, BufferLeases.pooled(), settings.passthrough());
+        PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
                 .readaheadKb(settings.readaheadKb()).installShutdownHook(false);
@@ -135,7 +135,8 @@ final class MountRunner {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         SessionStats stats = s.stats();
         ObjectNode root = json.createObjectNode();
-        DepotMount m = handler;
+        PathAdapter m = handler;
+        PathAdapter.Stats adapter = m == null ? null : m.stats();
         root.put("bytesRead", stats.readBytes());
         root.put("bytesAllocated", allocated);
         root.put("bytesAllocatedSource", "com.sun.management.ThreadMXBean.getTotalThreadAllocatedBytes, from mount ready to unmount");
@@ -151,14 +152,14 @@ final class MountRunner {
         ObjectNode set = root.putObject("settings");
         set.put("passthroughRequested", settings.passthrough());
         set.put("passthroughActive", m != null && m.passthroughActive());
-        set.put("passthroughOpens", m == null ? 0 : m.passthroughOpens());
+        set.put("passthroughOpens", adapter == null ? 0 : adapter.passthroughOpens());
         set.put("readaheadKbRequested", settings.readaheadKb());
         set.put("maxBackground", s.negotiated().maxBackground());
         set.put("congestionThreshold", s.negotiated().congestionThreshold());
         set.put("readerThreads", settings.threads());
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
-        root.put("readErrors", m == null ? 0 : m.readErrors());
+        root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);

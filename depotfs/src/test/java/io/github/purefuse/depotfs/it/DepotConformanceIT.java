@@ -2,7 +2,6 @@ package io.github.purefuse.depotfs.it;
 
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
 import io.github.purefuse.depotfs.importer.Progress;
@@ -12,6 +11,7 @@ import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.kit.testing.ExpectedTree;
 import io.github.purefuse.kit.testing.MountedFs;
 import io.github.purefuse.kit.testing.Mounter;
@@ -42,7 +42,7 @@ class DepotConformanceIT extends ReadOnlyConformanceSuite {
     @Override
     protected Mounter mounter() {
         return mountpoint -> {
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, "tree", 0, 0), BufferLeases.pooled(), false);
+            PathAdapter handler = DepotFileSystem.open(depot, "tree", 0, 0).handler(BufferLeases.pooled(), false);
             return MountedFs.of(mountpoint, FuseSession.mount(mountpoint, handler, TestMount.options().build()));
         };
     }

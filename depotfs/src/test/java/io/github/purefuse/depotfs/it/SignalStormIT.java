@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
 import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.kit.testing.SignalStorm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +44,7 @@ class SignalStormIT {
             depot.setRoot("r", null, r.bundle());
         }
         try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, "r", 0, 0), BufferLeases.pooled(), false);
+            PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 SignalStorm.Result opens = SignalStorm.openReadClose(m.path().resolve("small.txt"), STORM);
                 SignalStorm.Result direct = SignalStorm.directReads(m.path().resolve("big.bin"), STORM);
@@ -56,7 +56,7 @@ class SignalStormIT {
                         () -> assertEquals(Map.of(), direct.errors(), "O_DIRECT reads under SIGALRM: " + direct),
                         () -> assertEquals("ok", direct.after(), "the O_DIRECT descriptor after the storm: " + direct),
                         () -> assertTrue(interrupts > 0, "the kernel sent FUSE_INTERRUPTs: " + interrupts),
-                        () -> assertEquals(0, handler.readErrors(), "READs answered EIO"));
+                        () -> assertEquals(0, handler.stats().readErrors(), "READs answered EIO"));
             }
         }
     }

@@ -3,6 +3,8 @@ package io.github.purefuse.kit.path;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of one open of a file, for a {@link PathFileSystem} that keeps some (a decompressor and its
@@ -10,7 +12,11 @@ import java.nio.ByteBuffer;
  * {@link PathAdapter} sends that handle's READs to {@link #read} and calls {@link #close} at its RELEASE.
  *
  * <p>The kernel sends the READs of one open concurrently (readahead), so {@link #read} must be
- * thread-safe. After a lazy unmount or an aborted connection RELEASE may never come.
+ * thread-safe. After a lazy unmount or an aborted connection RELEASE may never come; the adapter closes
+ * what is left open when the session ends.
+ *
+ * <p>An open can ask the kernel for more: FUSE passthrough ({@link #passthroughFile()}), where the kernel
+ * reads a local file itself, and {@code FOPEN_KEEP_CACHE} ({@link #keepCache()}).
  */
 public interface OpenFile extends Closeable {
 
@@ -26,7 +32,33 @@ public interface OpenFile extends Closeable {
     int read(long offset, ByteBuffer into) throws IOException;
 
     /**
-     * Releases what this open holds; called once, at RELEASE. The default does nothing.
+     * The local regular file that holds exactly this file's bytes, for FUSE passthrough: with
+     * {@link PathAdapter.Builder#passthrough} on and the kernel willing, the OPEN reply names it as the
+     * backing file and the kernel reads it itself, with no READ reaching this process; the adapter then
+     * closes this {@code OpenFile} right away. All opens of one path must name the same file (the kernel
+     * ties a backing file to the inode).
+     *
+     * @return the file, or {@code null} (the default) to serve reads through {@link #read}
+     */
+    default @Nullable Path passthroughFile() {
+        return null;
+    }
+
+    /**
+     * Whether the kernel may keep the pages it cached for this file from earlier opens
+     * ({@code FOPEN_KEEP_CACHE}): right when the bytes cannot have changed since. Asked only when the
+     * adapter keeps caches ({@link PathAdapter.Builder#keepCache}, on by default); ignored for a
+     * passthrough open (the kernel refuses the two together).
+     *
+     * @return true (the default) to keep the cache, false to have the kernel drop it at this open
+     */
+    default boolean keepCache() {
+        return true;
+    }
+
+    /**
+     * Releases what this open holds; called once, at RELEASE (or at OPEN for a passthrough open, or when
+     * the session ends). The default does nothing.
      *
      * @throws IOException on an error (logged; the kernel ignores RELEASE replies)
      */

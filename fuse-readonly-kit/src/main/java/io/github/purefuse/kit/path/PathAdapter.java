@@ -47,20 +47,25 @@ import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.dir.DirectoryHandles;
 import io.github.purefuse.kit.dir.DirectoryListing;
+import io.github.purefuse.kit.file.FileHandles;
+import io.github.purefuse.kit.file.PassthroughFiles;
 import io.github.purefuse.kit.inode.InodeTable;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -86,9 +91,13 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Reads</b>: OPEN remembers the file's size; READ leases a pooled buffer of
  *       {@code min(request size, size - offset)} bytes ({@link BufferLeases}), lets
  *       {@link PathFileSystem#read} (or the {@link OpenFile} that {@link PathFileSystem#open} returned for
- *       this open) fill it and sends it without a copy; RELEASE closes the {@code OpenFile}.</li>
+ *       this open) fill it and sends it without a copy; RELEASE closes the {@code OpenFile}. Open files live in
+ *       {@link FileHandles}.</li>
+ *   <li><b>Passthrough</b> ({@link Builder#passthrough}): an {@code OpenFile} backed by a local file is
+ *       read by the kernel itself ({@link OpenFile#passthroughFile()}).</li>
  *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured;
- *       {@code FOPEN_KEEP_CACHE} on open (default), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
+ *       {@code FOPEN_KEEP_CACHE} on open (default; an {@code OpenFile} can turn it off for its open with
+ *       {@link OpenFile#keepCache()}), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
  *   <li><b>Errors</b>: exceptions become errnos ({@link Errnos}); opens for writing get
  *       EROFS.</li>
  * </ul>
@@ -112,14 +121,34 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final boolean keepCache;
     private final boolean cacheDirectories;
     private final DirectoryHandles directories = new DirectoryHandles();
-    private final ConcurrentHashMap<Long, OpenedFile> files = new ConcurrentHashMap<>();
-    private final AtomicLong nextFh = new AtomicLong(1);
+    private final FileHandles<OpenedFile> files = new FileHandles<>();
+    private final boolean passthroughWanted;
+    /** Backing files by path: every path is its own FUSE inode, and all opens of an inode share one. */
+    private volatile PassthroughFiles<FsPath> backings = PassthroughFiles.disabled();
+    private final LongAdder passthroughOpens = new LongAdder();
+    private final LongAdder readErrors = new LongAdder();
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
     private final int namesCacheLimit;
     private volatile @Nullable FuseConnection connection;
 
-    /** An open file: its size at OPEN, and the filesystem's per-open state if it keeps one. */
-    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state) {
+    /**
+     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one, and whether the
+     * kernel reads it through a backing file (then the state was closed at OPEN).
+     */
+    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state, boolean passthrough) {
+    }
+
+    /**
+     * What the adapter holds now and has done since it was built, for {@code --stats} and tests.
+     *
+     * @param nodes            paths the kernel holds a lookup count for, the root included
+     *                         ({@link InodeTable#size()})
+     * @param openFiles        open file handles (OPENs without their RELEASE yet)
+     * @param openDirectories  open directory handles
+     * @param passthroughOpens OPENs answered with FUSE passthrough so far
+     * @param readErrors       READs answered with EIO so far
+     */
+    public record Stats(int nodes, int openFiles, int openDirectories, long passthroughOpens, long readErrors) {
     }
 
     private record CachedNames(DirectoryNames names, long expiresAtNanos) {
@@ -136,6 +165,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         this.cacheDirectories = b.cacheDirectories;
         this.namesCacheLimit = b.namesCacheLimit;
         this.inoFromAttributes = b.inoFromAttributes;
+        this.passthroughWanted = b.passthrough;
         this.table = InodeTable.builder(FsPath.ROOT, FsPath::encoded).inoFromAttributes(b.inoFromAttributes).build();
     }
 
@@ -171,6 +201,19 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         return files.size();
     }
 
+    /** {@return what the adapter holds now and has done so far} */
+    public Stats stats() {
+        return new Stats(table.size(), files.size(), directories.size(), passthroughOpens.sum(), readErrors.sum());
+    }
+
+    /**
+     * {@return whether opens can use FUSE passthrough now: asked for with {@link Builder#passthrough}, offered
+     * by the session and not refused by the kernel}
+     */
+    public boolean passthroughActive() {
+        return backings.active();
+    }
+
     /** {@return the connection of the mount this adapter serves, once INIT was answered; for notifications} */
     public Optional<FuseConnection> connection() {
         return Optional.ofNullable(connection);
@@ -179,6 +222,17 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     @Override
     public void init(FuseConnection connection) {
         this.connection = connection;
+        if (passthroughWanted) {
+            backings = PassthroughFiles.of(connection);   // off, with a warning, if the session does not offer it
+        }
+    }
+
+    /** Closes what the opens that never got their RELEASE (unmount sends none) still hold. */
+    @Override
+    public void destroy() {
+        for (OpenedFile f : files.releaseAll()) {
+            closeOpen(f);
+        }
     }
 
     // ---------------------------------------------------------------------------------- lookup, attributes
@@ -260,10 +314,26 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 return Failure.of(Errno.EISDIR);
             }
             OpenFile state = fs.open(path);
-            long fh = nextFh.getAndIncrement();
-            files.put(fh, new OpenedFile(path, attr.get().size(), state));
-            return keepCache ? Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE)
-                    : Opened.of(FileHandle.of(fh));
+            long size = attr.get().size();
+            Path backing = state == null ? null : state.passthroughFile();
+            if (backing != null && backings.active()) {
+                OptionalInt backingId;
+                try {
+                    backingId = backings.open(path, backing);   // empty if the kernel refused the first one
+                } catch (IOException | RuntimeException e) {
+                    closeQuietly(path, state);
+                    throw e;
+                }
+                if (backingId.isPresent()) {
+                    closeQuietly(path, state);                 // the kernel reads the backing file itself
+                    passthroughOpens.increment();
+                    FileHandle fh = files.open(new OpenedFile(path, size, null, true));
+                    return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
+                }
+            }
+            FileHandle fh = files.open(new OpenedFile(path, size, state, false));
+            return keepCache && (state == null || state.keepCache()) ? Opened.of(fh, OpenFlag.KEEP_CACHE)
+                    : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
             return failure("open", path.toString(), e);
         }
@@ -271,15 +341,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public ReadReply read(Read request) {
-        OpenedFile file = files.get(request.fh().value());
+        OpenedFile file = files.get(request.fh());
         try {
-            if (file == null) {
+            if (file == null && !request.fh().equals(FileHandle.NONE)) {
+                return Failure.of(Errno.EBADF);                  // not open here (released, or never opened)
+            }
+            if (file == null) {                                  // fh 0: a read without an OPEN of ours
                 FsPath path = table.key(request.header().nodeId());
                 Optional<Attr> attr = path == null ? Optional.empty() : fs.stat(path);
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
-                file = new OpenedFile(path, attr.get().size(), null);
+                file = new OpenedFile(path, attr.get().size(), null, false);
             }
             long offset = request.offset();
             if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -304,22 +377,38 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            return failure("read", file == null ? request.header().nodeId().toString() : file.path().toString(), e);
+            ReadReply r = failure("read", file == null ? request.header().nodeId().toString() : file.path().toString(), e);
+            if (r.equals(Failure.of(Errno.EIO))) {
+                readErrors.increment();
+            }
+            return r;
         }
     }
 
     @Override
     public StatusReply release(Release request) {
-        OpenedFile file = files.remove(request.fh().value());
-        OpenFile state = file == null ? null : file.state();
-        if (state != null) {
-            try {
-                state.close();
-            } catch (IOException | RuntimeException e) {
-                LOG.log(Level.WARNING, () -> "release " + file.path() + ": closing its OpenFile failed", e);
-            }
+        OpenedFile file = files.release(request.fh());
+        if (file != null) {
+            closeOpen(file);
         }
         return Ok.INSTANCE;
+    }
+
+    /** Closes an open's state, or gives its backing file back: the last release of a path closes it. */
+    private void closeOpen(OpenedFile file) {
+        if (file.passthrough()) {
+            backings.release(file.path());
+        } else if (file.state() != null) {
+            closeQuietly(file.path(), file.state());
+        }
+    }
+
+    private static void closeQuietly(FsPath path, OpenFile state) {
+        try {
+            state.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, () -> "release " + path + ": closing its OpenFile failed", e);
+        }
     }
 
     // ---------------------------------------------------------------------------------- directories
@@ -505,6 +594,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         private BufferLeases leases = BufferLeases.pooled();
         private int namesCacheLimit = 1024;
         private boolean inoFromAttributes;
+        private boolean passthrough;
 
         private Builder(PathFileSystem fs) {
             this.fs = Objects.requireNonNull(fs, "fs");
@@ -611,6 +701,23 @@ public final class PathAdapter implements ReadOnlyFileSystem {
          */
         public Builder inoFromAttributes(boolean inoFromAttributes) {
             this.inoFromAttributes = inoFromAttributes;
+            return this;
+        }
+
+        /**
+         * Whether an open whose {@link OpenFile} names a {@linkplain OpenFile#passthroughFile() local file}
+         * is answered with FUSE passthrough ({@code FOPEN_PASSTHROUGH}, protocol 7.40, Linux 6.9+): the
+         * kernel reads that file itself and sends no READ for the open. Every open of one path shares one
+         * backing file ({@link PassthroughFiles}); the {@code OpenFile} is closed at OPEN, since its reads
+         * never come. The session must be mounted with passthrough requested; where the kernel or the
+         * process's privileges do not allow it, one WARNING is logged and reads go through the
+         * {@code OpenFile} ({@link #passthroughActive()} says which).
+         *
+         * @param passthrough default false
+         * @return this builder
+         */
+        public Builder passthrough(boolean passthrough) {
+            this.passthrough = passthrough;
             return this;
         }
 

@@ -246,7 +246,7 @@ class PathAdapterTest {
     }
 
     /** A MemoryFs whose opens keep state: each open reads through its own OpenFile, closed at RELEASE. */
-    static final class PerOpenFs implements PathFileSystem {
+    static class PerOpenFs implements PathFileSystem {
         final MemoryFs inner = new MemoryFs().file(FsPath.of("/f"), DATA).dir(FsPath.of("/d"));
         final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
@@ -314,6 +314,152 @@ class PathAdapterTest {
         assertEquals(2, perOpen.closed.get());
         assertEquals(0, a.openFiles());
         assertEquals(0, leases.outstandingLeases());
+    }
+
+    /** A connection whose passthrough hands out backing ids and records which are live. */
+    static final class FakeConnection implements io.github.purefuse.api.FuseConnection {
+        final Map<Integer, java.nio.file.Path> live = new java.util.HashMap<>();
+        int nextId = 1;
+
+        @Override
+        public io.github.purefuse.api.Negotiated negotiated() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public io.github.purefuse.api.Notifier notifier() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.Optional<Passthrough> passthrough() {
+            return java.util.Optional.of(file -> {
+                int id = nextId++;
+                live.put(id, file);
+                return new BackingFile() {
+                    @Override
+                    public int id() {
+                        return id;
+                    }
+
+                    @Override
+                    public void close() {
+                        live.remove(id);
+                    }
+                };
+            });
+        }
+    }
+
+    @Test
+    void anOpenFileWithALocalFileIsServedByPassthroughSharedByItsOpens() {
+        java.nio.file.Path local = java.nio.file.Path.of("/local/f");
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                OpenFile inner = super.open(file);
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                        return inner.read(offset, into);
+                    }
+
+                    @Override
+                    public java.nio.file.Path passthroughFile() {
+                        return local;
+                    }
+
+                    @Override
+                    public void close() throws java.io.IOException {
+                        inner.close();
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).passthrough(true).build();
+        FakeConnection kernel = new FakeConnection();
+        a.init(kernel);
+        assertTrue(a.passthroughActive());
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened one = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        Opened two = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(java.util.Set.of(OpenFlag.PASSTHROUGH), one.flags(), "no KEEP_CACHE with passthrough");
+        assertEquals(one.backingId(), two.backingId(), "one backing file per path");
+        assertEquals(Map.of(one.backingId(), local), kernel.live);
+        assertEquals(2, perOpen.closed.get(), "OpenFiles of passthrough opens are closed at OPEN");
+        assertEquals(2, a.stats().passthroughOpens());
+        a.release(Requests.release(f, one.fh()));
+        assertEquals(1, kernel.live.size(), "still used by the second open");
+        a.release(Requests.release(f, two.fh()));
+        assertEquals(Map.of(), kernel.live, "the last release closes the backing file");
+        assertEquals(0, a.stats().openFiles());
+    }
+
+    @Test
+    void withoutPassthroughTheSameOpenFileIsReadAndCanDeclineKeepCache() {
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                OpenFile inner = super.open(file);
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                        return inner.read(offset, into);
+                    }
+
+                    @Override
+                    public java.nio.file.Path passthroughFile() {
+                        return java.nio.file.Path.of("/local/f");
+                    }
+
+                    @Override
+                    public boolean keepCache() {
+                        return false;
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();   // passthrough not asked for
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(java.util.Set.of(), o.flags(), "the open declined FOPEN_KEEP_CACHE");
+        assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease().close();
+        assertTrue(perOpen.readsThroughHandles.get() > 0);
+        a.destroy();
+        assertEquals(0, a.stats().openFiles(), "destroy closes what is still open");
+    }
+
+    @Test
+    void aRequestThatFailsAfterFuseInterruptIsAnsweredEintrNotEio() {
+        PathFileSystem broken = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) {
+                return List.of();
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
+                if (path.isRoot()) {
+                    return fs.stat(path);
+                }
+                throw new java.io.IOException("the store failed");
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return -1;
+            }
+        };
+        PathAdapter a = PathAdapter.builder(broken).build();
+        assertEquals(Failure.of(Errno.EIO), a.lookup(Requests.lookup(NodeId.ROOT, "x")));
+        io.github.purefuse.api.Interrupts.Scope scope = new io.github.purefuse.api.Interrupts.Scope();
+        scope.bind();
+        try {
+            scope.raise();
+            assertEquals(Failure.of(Errno.EINTR), a.lookup(Requests.lookup(NodeId.ROOT, "x")));
+        } finally {
+            scope.unbind();
+        }
     }
 
     @Test
