@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountInfo;
 import io.github.purefuse.channel.MountOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,13 +79,7 @@ public final class KernelMount implements AutoCloseable {
     }
 
     private static boolean mounted(Path mp) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/mounts"))) {
-            String[] f = line.split(" ");
-            if (f.length > 1 && f[1].equals(mp.toString())) {
-                return true;
-            }
-        }
-        return false;
+        return MountInfo.at(mp.toAbsolutePath().normalize()).isPresent();
     }
 
     /**

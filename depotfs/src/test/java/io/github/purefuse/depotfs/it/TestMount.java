@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountInfo;
 import io.github.purefuse.channel.MountOptions;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -58,15 +58,9 @@ final class TestMount implements AutoCloseable {
         return session;
     }
 
-    /** {@return whether a mount is listed at this path in /proc/self/mounts} */
+    /** {@return whether a mount is listed at this path in /proc/self/mountinfo} */
     static boolean isMounted(Path mp) throws IOException {
-        String wanted = " " + mp.toAbsolutePath() + " ";
-        for (String line : Files.readAllLines(Path.of("/proc/self/mounts"), StandardCharsets.UTF_8)) {
-            if (line.contains(wanted)) {
-                return true;
-            }
-        }
-        return false;
+        return MountInfo.at(mp.toAbsolutePath().normalize()).isPresent();
     }
 
     static void lazyUnmount(Path mp) throws IOException, InterruptedException {

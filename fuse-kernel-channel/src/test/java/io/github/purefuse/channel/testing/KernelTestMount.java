@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountInfo;
 import io.github.purefuse.channel.MountOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -118,18 +119,14 @@ public final class KernelTestMount implements AutoCloseable {
     }
 
     /**
-     * Whether a path is a mount point now, per {@code /proc/self/mounts}.
+     * Whether a path is a mount point now, per {@code /proc/self/mountinfo} ({@link MountInfo}).
      *
      * @param mountpoint the path
      * @return whether it is mounted
      */
     public static boolean isMounted(Path mountpoint) {
-        String p = mountpoint.toAbsolutePath().normalize().toString().replace(" ", "\\040");
-        try (Stream<String> lines = Files.lines(Path.of("/proc/self/mounts"))) {
-            return lines.anyMatch(l -> {
-                String[] f = l.split(" ");
-                return f.length > 1 && f[1].equals(p);
-            });
+        try {
+            return MountInfo.at(mountpoint.toAbsolutePath().normalize()).isPresent();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -85,7 +85,7 @@ import org.junit.jupiter.api.TestInstance;
  *       exactly once.</li>
  *   <li>{@link #telldirSeekdirRewinddir}: perl's {@code telldir}/{@code seekdir} resume at the same entry,
  *       and {@code rewinddir} lists everything again.</li>
- *   <li>{@link #unmountCleansUp}: a second mount, once closed, is gone from {@code /proc/mounts}.</li>
+ *   <li>{@link #unmountCleansUp}: a second mount, once closed, is no mount point any more.</li>
  * </ul>
  * The tools needed: coreutils, findutils, diffutils, {@code python3} and {@code perl}.
  */
@@ -188,7 +188,7 @@ public abstract class ReadOnlyConformanceSuite {
                 } catch (Exception ignored) {
                     // reported below
                 }
-                throw new AssertionError("mounter returned, but " + mp + " is not in /proc/mounts");
+                throw new AssertionError("mounter returned, but " + mp + " is not a mount point");
             }
             return m;
         } catch (Exception | AssertionError e) {
@@ -227,8 +227,10 @@ public abstract class ReadOnlyConformanceSuite {
                 Files.deleteIfExists(p);
             }
         }
-        if (Mounts.fuseMountsUnder(wd).isEmpty()) {
+        try {
             Files.deleteIfExists(wd);
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+            // a mount point left behind (reported by the check that found it)
         }
     }
 
