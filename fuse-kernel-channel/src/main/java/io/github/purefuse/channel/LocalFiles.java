@@ -1,18 +1,31 @@
 package io.github.purefuse.channel;
 
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
- * Local-file calls that Java has no API for, for filesystems that mirror local files. Today:
- * {@code lseek(2)} with {@code SEEK_DATA} and {@code SEEK_HOLE}, to answer {@code FUSE_LSEEK} for sparse
- * files the way the source filesystem does.
+ * Local-file calls that Java has no API for, for filesystems that mirror local files:
+ * <ul>
+ *   <li>{@code lseek(2)} with {@code SEEK_DATA} and {@code SEEK_HOLE}, to answer {@code FUSE_LSEEK} for
+ *       sparse files the way the source filesystem does;</li>
+ *   <li>names byte for byte ({@link #name}, {@link #resolve}, {@link #bytes}): Linux names are bytes, and
+ *       the SDK hands them to handlers as {@link FileNames} strings (UTF-8, other bytes escaped). Java's
+ *       {@link Path} keeps a local name's bytes, but {@link Path#toString()} and
+ *       {@link Path#resolve(String)} go through the platform's file name charset, which replaces bytes
+ *       that are not UTF-8 by U+FFFD: two names then collide and neither opens. These convert exactly,
+ *       through the path's {@code file:} URI, whose percent escapes carry the raw bytes (no native call);
+ *       valid UTF-8 takes the plain {@code Path} calls when the platform's charset is UTF-8.</li>
+ * </ul>
  *
  * {@snippet :
  * public LseekReply lseek(Lseek request) {
@@ -24,6 +37,12 @@ import java.nio.file.Path;
  *         return Failure.of(Errno.EIO);
  *     }
  * }
+ *
+ * for (Path child : Files.newDirectoryStream(dir)) {
+ *     String name = LocalFiles.name(child);                  // for a DirEntry, a LOOKUP key ...
+ * }
+ * String latin1 = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9});
+ * Path back = LocalFiles.resolve(source, "dir/" + latin1);  // the local file dir/ c a f 0xE9
  * }
  *
  * <h2>Semantics (lseek(2) on Linux)</h2>
@@ -33,8 +52,8 @@ import java.nio.file.Path;
  * does {@code SEEK_DATA} when only a hole follows {@code offset}, and so do negative offsets (the kernel's
  * own FUSE_LSEEK never carries one).
  *
- * <p>Each call opens the file ({@code O_RDONLY | O_NONBLOCK | O_CLOEXEC}), seeks and closes it: Java's
- * {@code FileChannel} exposes no descriptor. Thread-safe.
+ * <p>Each seek opens the file ({@code O_RDONLY | O_NONBLOCK | O_CLOEXEC}, by its bytes), seeks and closes
+ * it: Java's {@code FileChannel} exposes no descriptor. Thread-safe.
  */
 public final class LocalFiles {
 
@@ -42,6 +61,9 @@ public final class LocalFiles {
     public static final int SEEK_DATA = Native.SEEK_DATA;
     /** {@code SEEK_HOLE} (4): the {@code whence} of a {@code FUSE_LSEEK} request that looks for a hole. */
     public static final int SEEK_HOLE = Native.SEEK_HOLE;
+
+    private static final boolean UTF8_PLATFORM = "UTF-8".equalsIgnoreCase(System.getProperty("sun.jnu.encoding", ""));
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private LocalFiles() {
     }
@@ -88,7 +110,7 @@ public final class LocalFiles {
         String name = file.toString();
         int fd;
         try {
-            fd = Native.open(name, Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC);
+            fd = Native.open(bytes(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
         } catch (ErrnoException e) {
             throw translate(name, e);
         }
@@ -102,6 +124,90 @@ public final class LocalFiles {
         } finally {
             Native.close(fd);
         }
+    }
+
+    /**
+     * The last name of a local path, as a {@link FileNames} string.
+     *
+     * @param file a path with at least one name
+     * @return its last name's bytes, decoded by {@link FileNames#decode}
+     * @throws IllegalArgumentException if the path has no name (the root)
+     */
+    public static String name(Path file) {
+        Path name = file.getFileName();
+        if (name == null) {
+            throw new IllegalArgumentException("no name: " + file);
+        }
+        String s = name.toString();
+        if (UTF8_PLATFORM && s.indexOf('\uFFFD') < 0) {
+            return s;                                    // exact: nothing was replaced
+        }
+        return FileNames.decode(bytes(name));
+    }
+
+    /**
+     * Resolves names against a local directory, byte for byte.
+     *
+     * @param dir      a local directory
+     * @param relative {@link FileNames} strings joined by {@code '/'} (as a mirror keeps the paths it
+     *                 serves); empty for {@code dir} itself
+     * @return the path whose names have exactly the bytes {@link FileNames#encode} gives for {@code relative}
+     * @throws IllegalArgumentException if {@code relative} holds a lone surrogate that stands for no byte
+     */
+    public static Path resolve(Path dir, String relative) {
+        if (relative.isEmpty()) {
+            return dir;
+        }
+        if (UTF8_PLATFORM && !FileNames.hasEscapes(relative)) {
+            return dir.resolve(relative);
+        }
+        StringBuilder uri = new StringBuilder("file://").append(dir.toAbsolutePath().toUri().getRawPath());
+        if (uri.charAt(uri.length() - 1) != '/') {
+            uri.append('/');
+        }
+        for (byte b : FileNames.encode(relative)) {
+            int c = b & 0xFF;
+            if (c == '/' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                    || c == '-' || c == '.' || c == '_' || c == '~') {
+                uri.append((char) c);
+            } else {
+                uri.append('%').append(HEX[c >> 4]).append(HEX[c & 15]);
+            }
+        }
+        return Path.of(URI.create(uri.toString()));
+    }
+
+    /**
+     * The bytes of a local path as the kernel has them (a link target from {@code Files.readSymbolicLink},
+     * say), relative or absolute.
+     *
+     * @param path the path
+     * @return its bytes, without a NUL
+     */
+    public static byte[] bytes(Path path) {
+        String s = path.toString();
+        if (UTF8_PLATFORM && s.indexOf('\uFFFD') < 0) {
+            return s.getBytes(StandardCharsets.UTF_8);
+        }
+        boolean relative = !path.isAbsolute();
+        String raw = (relative ? Path.of("/").resolve(path) : path).toUri().getRawPath();
+        if (relative) {
+            raw = raw.substring(1);
+        }
+        if (raw.length() > 1 && raw.endsWith("/") && !s.endsWith("/")) {
+            raw = raw.substring(0, raw.length() - 1);    // toUri marks a directory with a slash
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%' && i + 2 < raw.length()) {
+                out.write(Integer.parseInt(raw, i + 1, i + 3, 16));
+                i += 2;
+            } else {
+                out.write(c);                            // the raw path of a URI is ASCII
+            }
+        }
+        return out.toByteArray();
     }
 
     private static IOException translate(String file, ErrnoException e) {
