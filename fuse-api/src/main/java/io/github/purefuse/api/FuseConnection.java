@@ -1,5 +1,6 @@
 package io.github.purefuse.api;
 
+import io.github.purefuse.api.types.LocalFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -24,6 +25,22 @@ public interface FuseConnection {
      *     process's privileges do not allow it
      */
     Optional<Passthrough> passthrough();
+
+    /**
+     * Opens a local file read-only ({@code O_RDONLY | O_CLOEXEC}) for READ replies that send its bytes
+     * with {@link io.github.purefuse.api.reply.FileRange} ({@code splice(2)} on {@code /dev/fuse}) or read
+     * into a {@link io.github.purefuse.api.ReadTarget}. Works on every kernel and without privileges.
+     *
+     * @param file a regular local file (symbolic links are followed)
+     * @return the open file; close it when the last open handle using it is released
+     * @throws java.nio.file.NoSuchFileException   if it does not exist
+     * @throws java.nio.file.AccessDeniedException if it cannot be opened for reading
+     * @throws IOException                         for any other failure, or when this connection cannot
+     *     open local files (the default, for connections other than the SDK's)
+     */
+    default LocalFile openLocal(Path file) throws IOException {
+        throw new IOException("this connection cannot open local files: " + file);
+    }
 
     /** Registers backing files for FUSE passthrough ({@code FUSE_DEV_IOC_BACKING_OPEN}). */
     interface Passthrough {

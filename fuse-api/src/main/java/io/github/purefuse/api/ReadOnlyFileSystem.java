@@ -47,8 +47,9 @@ import io.github.purefuse.api.types.StatfsInfo;
  * <h2>Threads</h2>
  * Methods are called concurrently, each request on its own virtual thread, so a method may block on
  * store I/O (or wait for another thread to complete a future) without stalling other requests; reads
- * of one file run in parallel. Implementations must be thread-safe. FORGET and BATCH_FORGET reach
- * {@link #forget} on a reader thread and must not block.
+ * of one file run in parallel. READs that {@link #readMayBlock} says do not block run instead on the
+ * thread that read them from the kernel (see there). Implementations must be thread-safe. FORGET and
+ * BATCH_FORGET reach {@link #forget} on a reader thread and must not block.
  *
  * <h2>Replies</h2>
  * A method answers by returning: the SDK sends the reply exactly once. If a method throws, the caller
@@ -152,6 +153,48 @@ public interface ReadOnlyFileSystem {
      * @fuse.ownership a lease inside the returned {@code Data} is transferred to the SDK
      */
     ReadReply read(Read request);
+
+    /**
+     * Whether this READ may block for long (a remote store, a lock held elsewhere): the hint that picks the
+     * thread a READ runs on. Called on the transport's thread for every READ, before the read itself, so
+     * it must be cheap (a field, a flag of the open file) and must not block.
+     *
+     * <ul>
+     *   <li>{@code true} (the default): {@link #read(Read)} runs on a virtual thread, at most
+     *       {@code maxInFlight} at once (when they are all busy the transport stops reading and the kernel
+     *       queues: backpressure). A {@code FUSE_INTERRUPT} marks the request ({@link Interrupts}).</li>
+     *   <li>{@code false}: {@link #read(Read, ReadTarget)} runs right on the thread that read the request
+     *       from the kernel, into that thread's reused buffer: no hand-off, no queue, no allocation. Say
+     *       so only for reads that complete in about the time of a page-cache copy (memory, local files,
+     *       a cache hit): while it runs, that transport thread reads no other request. A
+     *       {@code FUSE_INTERRUPT} cannot stop it (the kernel gets the reply a moment later, which it
+     *       accepts or, when its caller gave up, drops).</li>
+     * </ul>
+     * A filesystem may answer per request: inline for a cached or local file, a virtual thread for one
+     * that must be fetched.
+     *
+     * @param request the READ (its handle, offset and size)
+     * @return whether it may block
+     */
+    default boolean readMayBlock(Read request) {
+        return true;
+    }
+
+    /**
+     * {@code FUSE_READ} for a request {@link #readMayBlock} said does not block: runs on the transport's
+     * thread and may answer into the transport's buffer ({@link ReadTarget#buffer()}, then
+     * {@link ReadTarget#filled()}), or with a {@code FileRange} of a local file (spliced, no Java buffer),
+     * a {@code Data} or a {@code Failure}. The default calls {@link #read(Read)}.
+     *
+     * @param request the handle, offset and size
+     * @param target  the transport's buffer for this READ; borrowed until this method returns
+     * @return the reply: at most {@code request.size()} bytes; fewer means end of file
+     * @fuse.validReplies {@code Data} (from {@code target.filled()} or a lease), {@code FileRange},
+     *     {@code Failure}
+     */
+    default ReadReply read(Read request, ReadTarget target) {
+        return read(request);
+    }
 
     /**
      * {@code FUSE_RELEASE}: the last reference to an open file is gone. The kernel ignores the answer.

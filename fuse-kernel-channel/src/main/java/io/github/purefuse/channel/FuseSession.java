@@ -8,7 +8,7 @@ import io.github.purefuse.channel.MountException.Reason;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
 import io.github.purefuse.channel.internal.linux.Native;
-import io.github.purefuse.channel.internal.loop.Counters;
+import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.loop.DevFuse;
 import io.github.purefuse.channel.internal.loop.Engine;
 import io.github.purefuse.channel.internal.loop.InitNegotiation;
@@ -120,7 +120,8 @@ public final class FuseSession implements AutoCloseable {
             InitNegotiation.Settings settings = new InitNegotiation.Settings(options.maxReadahead(),
                     options.maxBackground(), options.congestionThreshold(), options.maxPages(),
                     MountOptions.kernelMaxPagesLimit(), overridesReaddirplus(fs), options.passthrough() && root);
-            Engine.Config config = new Engine.Config(options.readerThreads(), options.maxInFlight(), settings);
+            Engine.Config config = new Engine.Config(options.readerThreads(), options.maxInFlight(), settings,
+                    options.transport(), options.uringQueueDepth(), options.uringThreads());
             engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
         } catch (IOException | RuntimeException e) {
             undoMount(mp, viaFusermount, helper);
@@ -343,7 +344,31 @@ public final class FuseSession implements AutoCloseable {
     public SessionStats stats() {
         Counters c = engine.counters();
         return new SessionStats(c.requestsByOpcode(), c.readBytes(), c.repliesWritten(), c.notificationsWritten(),
-                c.writeErrors());
+                c.writeErrors(), transport(), transportDetail(), c.ringRequests());
+    }
+
+    /** {@return the transport serving this session: {@link Transport#IO_URING} or {@link Transport#DEV_FUSE}} */
+    public Transport transport() {
+        return engine.uring() != null ? Transport.IO_URING : Transport.DEV_FUSE;
+    }
+
+    /**
+     * One line for a ready message or a log: on io_uring the queues, entries per queue, serving threads
+     * and the entries' memory (e.g. {@code io_uring: 2 queues x 16 entries, 2 threads, 32.0 MiB}); on
+     * {@code /dev/fuse} the readers and why io_uring is not used (e.g. {@code /dev/fuse: 2 readers
+     * (io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}).
+     *
+     * @return the description
+     */
+    public String transportDetail() {
+        var u = engine.uring();
+        if (u != null) {
+            return String.format(java.util.Locale.ROOT, "io_uring: %d queues x %d entries, %d threads, %.1f MiB",
+                    u.queues(), u.depth(), u.threads(), u.memoryBytes() / 1048576.0);
+        }
+        String why = engine.uringReason();
+        return "/dev/fuse: " + engine.readers() + " reader" + (engine.readers() == 1 ? "" : "s")
+                + (why == null ? "" : " (io_uring: " + why + ")");
     }
 
     /**

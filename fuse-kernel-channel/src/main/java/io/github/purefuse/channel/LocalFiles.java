@@ -4,10 +4,8 @@ import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
-import java.io.ByteArrayOutputStream;
+import io.github.purefuse.channel.internal.linux.PathBytes;
 import java.io.IOException;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -62,9 +60,6 @@ public final class LocalFiles {
     /** {@code SEEK_HOLE} (4): the {@code whence} of a {@code FUSE_LSEEK} request that looks for a hole. */
     public static final int SEEK_HOLE = Native.SEEK_HOLE;
 
-    private static final boolean UTF8_PLATFORM = "UTF-8".equalsIgnoreCase(System.getProperty("sun.jnu.encoding", ""));
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
-
     private LocalFiles() {
     }
 
@@ -110,7 +105,7 @@ public final class LocalFiles {
         String name = file.toString();
         int fd;
         try {
-            fd = Native.open(bytes(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
+            fd = Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
         } catch (ErrnoException e) {
             throw translate(name, e);
         }
@@ -134,15 +129,7 @@ public final class LocalFiles {
      * @throws IllegalArgumentException if the path has no name (the root)
      */
     public static String name(Path file) {
-        Path name = file.getFileName();
-        if (name == null) {
-            throw new IllegalArgumentException("no name: " + file);
-        }
-        String s = name.toString();
-        if (UTF8_PLATFORM && s.indexOf('\uFFFD') < 0) {
-            return s;                                    // exact: nothing was replaced
-        }
-        return FileNames.decode(bytes(name));
+        return PathBytes.name(file);
     }
 
     /**
@@ -155,26 +142,7 @@ public final class LocalFiles {
      * @throws IllegalArgumentException if {@code relative} holds a lone surrogate that stands for no byte
      */
     public static Path resolve(Path dir, String relative) {
-        if (relative.isEmpty()) {
-            return dir;
-        }
-        if (UTF8_PLATFORM && !FileNames.hasEscapes(relative)) {
-            return dir.resolve(relative);
-        }
-        StringBuilder uri = new StringBuilder("file://").append(dir.toAbsolutePath().toUri().getRawPath());
-        if (uri.charAt(uri.length() - 1) != '/') {
-            uri.append('/');
-        }
-        for (byte b : FileNames.encode(relative)) {
-            int c = b & 0xFF;
-            if (c == '/' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                    || c == '-' || c == '.' || c == '_' || c == '~') {
-                uri.append((char) c);
-            } else {
-                uri.append('%').append(HEX[c >> 4]).append(HEX[c & 15]);
-            }
-        }
-        return Path.of(URI.create(uri.toString()));
+        return PathBytes.resolve(dir, relative);
     }
 
     /**
@@ -185,29 +153,7 @@ public final class LocalFiles {
      * @return its bytes, without a NUL
      */
     public static byte[] bytes(Path path) {
-        String s = path.toString();
-        if (UTF8_PLATFORM && s.indexOf('\uFFFD') < 0) {
-            return s.getBytes(StandardCharsets.UTF_8);
-        }
-        boolean relative = !path.isAbsolute();
-        String raw = (relative ? Path.of("/").resolve(path) : path).toUri().getRawPath();
-        if (relative) {
-            raw = raw.substring(1);
-        }
-        if (raw.length() > 1 && raw.endsWith("/") && !s.endsWith("/")) {
-            raw = raw.substring(0, raw.length() - 1);    // toUri marks a directory with a slash
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%' && i + 2 < raw.length()) {
-                out.write(Integer.parseInt(raw, i + 1, i + 3, 16));
-                i += 2;
-            } else {
-                out.write(c);                            // the raw path of a URI is ASCII
-            }
-        }
-        return out.toByteArray();
+        return PathBytes.of(path);
     }
 
     private static IOException translate(String file, ErrnoException e) {

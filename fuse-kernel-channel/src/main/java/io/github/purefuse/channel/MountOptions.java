@@ -53,11 +53,27 @@ import java.util.Objects;
  *                            only as root. Default {@code false}
  * @param installShutdownHook close the session (unmount) when the JVM shuts down, e.g. on SIGTERM or
  *                            SIGINT. Default {@code true}
+ * @param transport           how requests travel: {@link Transport#AUTO} (the default: FUSE over io_uring
+ *                            when the kernel offers it, {@code /dev/fuse} otherwise),
+ *                            {@link Transport#DEV_FUSE}, or {@link Transport#IO_URING} (mounting fails
+ *                            with the reason when it is not available). The system property
+ *                            {@code purefuse.transport} ({@code auto}, {@code dev}, {@code io-uring})
+ *                            overrides the default of the builder
+ * @param uringQueueDepth     io_uring: ring entries per queue (the kernel has one queue per possible CPU);
+ *                            each entry is a 288-byte header and a payload buffer of
+ *                            {@code max(8192, max_pages * 4096)} bytes (1 MiB at {@code max_pages} 256)
+ *                            and holds one request at a time, so it bounds the requests a queue has at
+ *                            the server. 0 (the default) picks 16, or fewer so that the entries of the
+ *                            mount take at most 64 MiB (queues × depth × (288 + payload)), at least 1
+ * @param uringThreads        io_uring: serving threads, each with its own ring; queue {@code q} is served
+ *                            by thread {@code q % threads}. 0 (the default) for one thread per queue;
+ *                            capped at the number of queues
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
                            int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
-                           int maxPages, boolean passthrough, boolean installShutdownHook) {
+                           int maxPages, boolean passthrough, boolean installShutdownHook, Transport transport,
+                           int uringQueueDepth, int uringThreads) {
 
     /**
      * Validates the options.
@@ -81,6 +97,26 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         requireRange("maxBackground", maxBackground, 0, 0xFFFF);
         requireRange("congestionThreshold", congestionThreshold, 0, 0xFFFF);
         requireRange("maxPages", maxPages, 1, 0xFFFF);
+        Objects.requireNonNull(transport, "transport");
+        requireRange("uringQueueDepth", uringQueueDepth, 0, 4096);
+        requireRange("uringThreads", uringThreads, 0, 1024);
+    }
+
+    /**
+     * Parses a transport name as the command lines take it.
+     *
+     * @param name {@code auto}, {@code dev} (or {@code dev-fuse}) or {@code io-uring} (or {@code uring})
+     * @return the transport
+     * @throws IllegalArgumentException for any other name
+     */
+    public static Transport parseTransport(String name) {
+        return switch (name.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "auto" -> Transport.AUTO;
+            case "dev", "dev-fuse", "dev_fuse", "devfuse" -> Transport.DEV_FUSE;
+            case "io-uring", "io_uring", "uring", "iouring" -> Transport.IO_URING;
+            default -> throw new IllegalArgumentException("unknown transport '" + name
+                    + "' (expected auto, dev or io-uring)");
+        };
     }
 
     private static void requireRange(String name, int v, int min, int max) {
@@ -117,6 +153,9 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.maxPages = maxPages;
         b.passthrough = passthrough;
         b.installShutdownHook = installShutdownHook;
+        b.transport = transport;
+        b.uringQueueDepth = uringQueueDepth;
+        b.uringThreads = uringThreads;
         return b;
     }
 
@@ -155,9 +194,26 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private int maxPages = kernelMaxPagesLimit();
         private boolean passthrough;
         private boolean installShutdownHook = true;
+        private Transport transport = defaultTransport();
+        private int uringQueueDepth;
+        private int uringThreads;
 
         private Builder() {
         }
+
+        private static Transport defaultTransport() {
+            String p = System.getProperty("purefuse.transport");
+            return p == null || p.isBlank() ? Transport.AUTO : parseTransport(p);
+        }
+
+        /** @param v the transport @return this builder */
+        public Builder transport(Transport v) { transport = v; return this; }
+
+        /** @param v io_uring entries per queue, 0 for the default @return this builder */
+        public Builder uringQueueDepth(int v) { uringQueueDepth = v; return this; }
+
+        /** @param v io_uring serving threads, 0 for one per queue @return this builder */
+        public Builder uringThreads(int v) { uringThreads = v; return this; }
 
         /** @param v the mount source shown by {@code df} @return this builder */
         public Builder fsname(String v) { fsname = v; return this; }
@@ -213,7 +269,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public MountOptions build() {
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
                     readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
-                    maxPages, passthrough, installShutdownHook);
+                    maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads);
         }
     }
 }

@@ -158,6 +158,28 @@ class SessionIT {
 
     KernelTestMount mount;
 
+    /** {@return the transport these tests run on; {@link SessionUringIT} runs them on io_uring} */
+    Transport transport() {
+        return Transport.DEV_FUSE;
+    }
+
+    /** {@return test mount options on {@link #transport()}} */
+    MountOptions.Builder options() {
+        return MountOptions.builder().fsname("purefuse-test").subtype("purefusetest").installShutdownHook(false)
+                .transport(transport());
+    }
+
+    KernelTestMount mountTest(TestFs fs) {
+        KernelTestMount m = KernelTestMount.mount(fs, options().build());
+        assertEquals(transport(), m.session().transport(), m.session().transportDetail());
+        return m;
+    }
+
+    /** {@return how many /dev/fuse descriptors a session with {@code readers} readers opens} */
+    int descriptorsFor(int readers) {
+        return readers;
+    }
+
     @BeforeAll
     static void fuse() {
         KernelTestMount.requireDevFuse();
@@ -177,7 +199,7 @@ class SessionIT {
     @Test
     void mountIsReadyWhenMountReturnsAndCloseUnmounts() throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         FuseSession s = mount.session();
         assertTrue(KernelTestMount.isMounted(mp));
@@ -202,7 +224,7 @@ class SessionIT {
     @Test
     void anUnmountFromOutsideEndsTheSession() throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         run("stat", mp.resolve("hello").toString()).ok();
         run("umount", mp.toString()).ok();
@@ -228,7 +250,7 @@ class SessionIT {
             Files.delete(file);
         }
 
-        mount = KernelTestMount.mount(new TestFs());
+        mount = mountTest(new TestFs());
         Path mp = mount.path();
         e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()));
         assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
@@ -238,7 +260,7 @@ class SessionIT {
 
     @Test
     void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
-        mount = KernelTestMount.mount(new TestFs());
+        mount = mountTest(new TestFs());
         Path mp = mount.path();
         Result boom = run("cat", mp.resolve("boom").toString());
         assertNotEquals(0, boom.exitCode());
@@ -251,7 +273,7 @@ class SessionIT {
     @ValueSource(strings = {"INT", "TERM"})
     void aSignalledReaderDoesNotWedgeTheSession(String signal) throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         Process cat = new ProcessBuilder("cat", mp.resolve("slow").toString())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
@@ -271,7 +293,7 @@ class SessionIT {
     void abortCutsTheConnectionAndCloseRemovesTheMount() throws Exception {
         boolean fusectlBefore = fusectlMounted();
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = mountTest(fs);
         Path mp = mount.path();
         run("stat", mp.resolve("hello").toString()).ok();
         mount.session().abort();
@@ -294,8 +316,8 @@ class SessionIT {
     @Test
     void readersUseClonedDescriptors() throws Exception {
         long before = devFuseFds();
-        mount = KernelTestMount.mount(new TestFs(), MountOptions.builder().readerThreads(4).installShutdownHook(false).build());
-        assertEquals(before + 4, devFuseFds(), "one /dev/fuse descriptor per reader");
+        mount = KernelTestMount.mount(new TestFs(), options().readerThreads(4).build());
+        assertEquals(before + descriptorsFor(4), devFuseFds(), "one /dev/fuse descriptor per reader");
         run("cat", mount.path().resolve("hello").toString()).ok();
         mount.close();
         mount = null;
@@ -316,8 +338,8 @@ class SessionIT {
 
     @Test
     void autoUnmountMountsThroughFusermount3() throws Exception {
-        mount = KernelTestMount.mount(new TestFs(), MountOptions.builder().autoUnmount(true)
-                .fsname("purefuse-auto").subtype("autotest").installShutdownHook(false).build());
+        mount = KernelTestMount.mount(new TestFs(), options().autoUnmount(true)
+                .fsname("purefuse-auto").subtype("autotest").build());
         Path mp = mount.path();
         assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
         String line = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
@@ -330,7 +352,7 @@ class SessionIT {
     @Test
     void notificationsReachTheKernel() throws Exception {
         TestFs fs = new TestFs();
-        mount = KernelTestMount.mount(fs);
+        mount = mountTest(fs);
         run("cat", mount.path().resolve("hello").toString()).ok();
         assertTrue(fs.connection.notifier().invalInode(NodeId.of(2), 0, 0), "a cached node");
         assertFalse(fs.connection.notifier().invalInode(NodeId.of(999), 0, 0), "an unknown node: ENOENT");
@@ -349,7 +371,7 @@ class SessionIT {
             Files.write(backing, content);
             TestFs fs = new TestFs();
             fs.backing = backing;
-            mount = KernelTestMount.mount(fs, MountOptions.builder().passthrough(true).installShutdownHook(false).build());
+            mount = KernelTestMount.mount(fs, options().passthrough(true).build());
             if (fs.connection.passthrough().isEmpty()) {
                 KernelTestMount.unavailable("the kernel did not accept FUSE_PASSTHROUGH");
             }

@@ -1,6 +1,7 @@
 package io.github.purefuse.examples.hello;
 
 import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
@@ -72,10 +73,12 @@ import org.jspecify.annotations.Nullable;
  * Opens need no handler: the default OPEN answer (ENOSYS) tells the kernel to open every file itself,
  * with its page cache kept, and never ask again. {@link #read} answers with at most
  * {@code request.size()} bytes; fewer means end of file. The small files answer from a byte array
- * ({@link Data#of}, one copy). {@code large.bin} is filled into a direct buffer taken from a small pool
- * and handed over as a {@link BufferLease}: the SDK writes it to {@code /dev/fuse} straight from that
- * buffer and closes the lease afterwards, which returns the buffer to the pool. Memory use therefore
- * does not grow with the number or size of reads.
+ * ({@link Data#of}, one copy) or, since everything is in memory and never blocks, straight into the
+ * transport's own buffer: {@link #readMayBlock} says {@code false}, so the SDK calls
+ * {@link #read(Read, ReadTarget)} on the thread that read the request, with that thread's reused buffer
+ * ({@link ReadTarget}): no hand-off to another thread, no pool, no allocation per READ. The plain
+ * {@link #read(Read)} stays for transports without a buffer of their own: it fills a direct buffer from
+ * a small pool and hands it over as a {@link BufferLease}, which the SDK closes after the write.
  *
  * <h2>5. Directories: {@code readdir} and {@code readdirplus}</h2>
  * The handler adds entries to the request's {@link DirectoryPage} until it is full; each entry carries
@@ -216,6 +219,38 @@ public class HelloFs implements ReadOnlyFileSystem {
         return n != null && n.type() == FileType.SYMLINK ? LinkTarget.of(LINK_TARGET) : Failure.of(Errno.EINVAL);
     }
 
+    /** Everything here is in memory: READs run on the thread that read them, without a hand-off. */
+    @Override
+    public boolean readMayBlock(Read request) {
+        return false;
+    }
+
+    /**
+     * The inline READ: the bytes go straight into the transport's reused buffer ({@code target}), so no
+     * buffer is taken from a pool and nothing is allocated per READ.
+     */
+    @Override
+    public ReadReply read(Read request, ReadTarget target) {
+        Node n = node(request.header().nodeid());
+        if (n == null || n.type() != FileType.REGULAR) {
+            return Failure.of(Errno.EISDIR);
+        }
+        long offset = request.offset();
+        if (offset < 0 || offset >= n.size()) {
+            return Data.EMPTY;
+        }
+        int length = (int) Math.min(Integer.toUnsignedLong(request.size()), n.size() - offset);
+        ByteBuffer out = target.buffer();
+        byte[] bytes = n.bytes();
+        if (bytes != null) {
+            out.put(bytes, (int) offset, length);
+        } else {
+            fill(out, offset, length);
+        }
+        return target.filled();
+    }
+
+    /** The READ for a transport without its own buffer: the same bytes, in a pooled lease. */
     @Override
     public ReadReply read(Read request) {
         Node n = node(request.header().nodeid());
@@ -231,20 +266,25 @@ public class HelloFs implements ReadOnlyFileSystem {
         if (bytes != null) {
             return Data.of(java.util.Arrays.copyOfRange(bytes, (int) offset, (int) offset + length));
         }
-        // large.bin. This is where the kit's pooled leases will plug in: PooledLeases.allocate(length).
         PooledBuffer lease = PooledBuffer.take(buffers, length);
         ByteBuffer out = lease.bytes();
+        fill(out, offset, length);
+        out.flip();
+        return Data.leased(lease);
+    }
+
+    /** Writes {@code large.bin}'s bytes {@code [offset, offset + length)} at {@code out}'s position. */
+    private static void fill(ByteBuffer out, long offset, int length) {
         long o = offset;
-        while (out.hasRemaining()) {
+        int end = out.position() + length;
+        while (out.position() < end) {
             int k = (int) (o & (PAGE - 1));
-            int chunk = Math.min(PAGE - k, out.remaining());
+            int chunk = Math.min(PAGE - k, end - out.position());
             int from = (int) ((o >>> 12) & 0xFF) * PAGE + k;
             out.put(out.position(), PATTERN, from, chunk);
             out.position(out.position() + chunk);
             o += chunk;
         }
-        out.flip();
-        return Data.leased(lease);
     }
 
     @Override

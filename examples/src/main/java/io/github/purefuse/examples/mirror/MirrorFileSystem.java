@@ -4,6 +4,7 @@ import static io.github.purefuse.kit.file.LocalAttributes.lstat;
 
 import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
@@ -17,6 +18,7 @@ import io.github.purefuse.api.reply.LseekReply;
 import io.github.purefuse.api.reply.Ok;
 import io.github.purefuse.api.reply.OpenReply;
 import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
 import io.github.purefuse.api.reply.ReadlinkReply;
@@ -44,6 +46,7 @@ import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.channel.LocalFiles;
@@ -52,7 +55,6 @@ import io.github.purefuse.kit.dir.DirectoryHandles;
 import io.github.purefuse.kit.dir.DirectoryListing;
 import io.github.purefuse.kit.file.FileHandles;
 import io.github.purefuse.kit.file.LocalAttributes;
-import io.github.purefuse.kit.file.LocalFileReader;
 import io.github.purefuse.kit.file.PassthroughFiles;
 import io.github.purefuse.kit.inode.InodeTable;
 import io.github.purefuse.kit.path.Errnos;
@@ -96,8 +98,10 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
     private final boolean passthroughWanted;
     private volatile PassthroughFiles<String> backings = PassthroughFiles.disabled();
 
-    /** One open of a file: its path, and a reader unless the kernel reads a backing file itself. */
-    private record OpenFile(String key, @Nullable LocalFileReader reader) {
+    private volatile @Nullable FuseConnection connection;
+
+    /** One open of a file: its path, and the open local file unless the kernel reads a backing file itself. */
+    private record OpenFile(String key, @Nullable LocalFile reader) {
     }
 
     /**
@@ -132,6 +136,7 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
 
     @Override
     public void init(FuseConnection connection) {
+        this.connection = connection;
         if (passthroughWanted) {
             backings = PassthroughFiles.of(connection);   // off, with a warning, if the kernel does not offer it
         }
@@ -241,10 +246,30 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
                 return new Opened(files.open(new OpenFile(key, null)), EnumSet.of(OpenFlag.PASSTHROUGH),
                         backingId.getAsInt());
             }
-            return Opened.of(files.open(new OpenFile(key, LocalFileReader.open(path(key)))));
+            FuseConnection c = connection;
+            if (c == null) {
+                throw new IOException("not initialized");
+            }
+            return Opened.of(files.open(new OpenFile(key, c.openLocal(path(key)))));
         } catch (IOException e) {
             return failure("open", key, e);
         }
+    }
+
+    /** Local files answer at page-cache speed: READs run on the thread that read them, no hand-off. */
+    @Override
+    public boolean readMayBlock(Read request) {
+        return false;
+    }
+
+    /**
+     * The bytes of the open local file, sent by the transport itself ({@code splice(2)} on
+     * {@code /dev/fuse}: the file's pages go to the kernel without passing through Java). The file may
+     * end sooner; the reply then says so.
+     */
+    @Override
+    public ReadReply read(Read request, ReadTarget target) {
+        return read(request);
     }
 
     @Override
@@ -253,11 +278,7 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
         if (file == null || file.reader() == null) {
             return Failure.of(Errno.EBADF);
         }
-        try {   // pread(2) until the lease is full or the file ends, surviving FUSE_INTERRUPT (EINTR)
-            return Data.leased(file.reader().readFully(leases, request.offset(), request.size()));
-        } catch (IOException e) {
-            return failure("read", file.key(), e);
-        }
+        return new FileRange(file.reader(), request.offset(), request.size());
     }
 
     @Override
@@ -269,7 +290,7 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
             } else if (file != null) {
                 backings.release(file.key());   // the last release of a node closes its backing file
             }
-        } catch (IOException e) {
+        } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "close " + file.key(), e);
         }
         return Ok.INSTANCE;

@@ -1,7 +1,7 @@
 package io.github.purefuse.api.reply;
 
 /**
- * The replies the kernel accepts for {@code FUSE_READ}: {@code Data, Failure}.
+ * The replies the kernel accepts for {@code FUSE_READ}: {@code Data, FileRange, Failure}.
  */
-public sealed interface ReadReply extends FuseReply permits Data, Failure {
+public sealed interface ReadReply extends FuseReply permits Data, FileRange, Failure {
 }

@@ -2,6 +2,7 @@ package io.github.purefuse.channel.internal.codec;
 
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FuseReply;
@@ -174,6 +175,8 @@ public final class ReplyEncoder {
                 }
                 return withPayload(scratch, iov, bytes, unique);
             }
+            case FileRange f -> throw new IllegalArgumentException(
+                    "a FileRange is read and sent by the transport (ReplyPort.sendFile), not encoded");
             case PageReady p -> {
                 int size = switch (request) {
                     case Readdir r -> r.size();

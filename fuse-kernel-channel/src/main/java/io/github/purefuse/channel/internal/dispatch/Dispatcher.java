@@ -2,11 +2,10 @@ package io.github.purefuse.channel.internal.dispatch;
 
 import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadOnlyFileSystem;
-import io.github.purefuse.api.reply.Data;
-import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FuseReply;
-import io.github.purefuse.api.reply.PageReady;
+import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.request.Access;
 import io.github.purefuse.api.request.BatchForget;
 import io.github.purefuse.api.request.Bmap;
@@ -43,7 +42,16 @@ import io.github.purefuse.api.request.Unknown;
 import io.github.purefuse.api.request.WriteRequest;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.Opcode;
 import io.github.purefuse.channel.internal.codec.DirentPage;
+import io.github.purefuse.channel.internal.codec.Opcodes;
+import io.github.purefuse.channel.internal.codec.ProtocolException;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
+import io.github.purefuse.channel.internal.transport.ReplyPort;
+import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -56,53 +64,46 @@ import java.util.function.Supplier;
 
 /**
  * Routes each decoded request: an exhaustive {@code switch} over the sealed
- * {@link FuseRequest} hierarchy, so that a new opcode does not compile until it is handled here.
+ * {@link FuseRequest} hierarchy, so that a new opcode does not compile until it is handled here. Every
+ * request that expects a reply gets an {@link Exchange}, which answers it.
  *
  * <table>
  *   <caption>Who answers what</caption>
  *   <tr><th>request</th><th>where</th><th>answer</th></tr>
- *   <tr><td>FORGET, BATCH_FORGET</td><td>reader thread</td><td>{@code fs.forget} per item; never
+ *   <tr><td>FORGET, BATCH_FORGET</td><td>transport thread</td><td>{@code fs.forget} per item; never
  *       replied (§4.4)</td></tr>
- *   <tr><td>INTERRUPT</td><td>reader thread</td><td>raises the handler's
+ *   <tr><td>INTERRUPT</td><td>transport thread</td><td>raises the handler's
  *       {@link io.github.purefuse.api.Interrupts} scope (its thread is interrupted only inside
  *       {@code Interrupts.interruptibly}); no reply (§4.16)</td></tr>
- *   <tr><td>NOTIFY_REPLY</td><td>reader thread</td><td>ignored (this SDK sends no RETRIEVE); never
+ *   <tr><td>NOTIFY_REPLY</td><td>transport thread</td><td>ignored (this SDK sends no RETRIEVE); never
  *       replied</td></tr>
- *   <tr><td>every {@link WriteRequest}</td><td>reader thread</td><td>EROFS (§9.9: never ENOSYS)</td></tr>
- *   <tr><td>IOCTL</td><td>reader thread</td><td>ENOTTY (§4.19)</td></tr>
- *   <tr><td>GETLK, SETLK, BMAP, SYNCFS, unknown opcodes</td><td>reader thread</td><td>ENOSYS</td></tr>
- *   <tr><td>DESTROY</td><td>reader thread</td><td>success (fuseblk only; a plain mount never sends it)</td></tr>
- *   <tr><td>INIT (a second one)</td><td>reader thread</td><td>EIO; the session answered the first</td></tr>
+ *   <tr><td>every {@link WriteRequest}</td><td>transport thread</td><td>EROFS (§9.9: never ENOSYS)</td></tr>
+ *   <tr><td>IOCTL</td><td>transport thread</td><td>ENOTTY (§4.19)</td></tr>
+ *   <tr><td>GETLK, SETLK, BMAP, SYNCFS, unknown opcodes</td><td>transport thread</td><td>ENOSYS</td></tr>
+ *   <tr><td>DESTROY</td><td>transport thread</td><td>success (fuseblk only; a plain mount never sends it)</td></tr>
+ *   <tr><td>INIT (a second one)</td><td>transport thread</td><td>EIO; the session answered the first</td></tr>
+ *   <tr><td>READ that {@code fs.readMayBlock} says does not block</td><td>transport thread</td><td>
+ *       {@code fs.read(request, target)} into the port's reused buffer</td></tr>
  *   <tr><td>everything else</td><td>a worker virtual thread (reused)</td><td>the handler's reply</td></tr>
  * </table>
  *
- * <p>Handler calls are bounded by a semaphore of {@code maxInFlight} permits that the reader thread
- * acquires before it starts the virtual thread: when the filesystem is slow, readers stop reading and
- * the kernel queues requests (backpressure). A handler that throws (or returns {@code null}) gets EIO
- * for that request and one log line (EINTR, at DEBUG, when the request was interrupted); the session
- * goes on.
- *
- * <p>Lookup counts stay exact when a reply is lost: if the reply to a LOOKUP with an {@link Entry}, or
- * a READDIRPLUS page, is not accepted by the kernel (interrupted, aborted, rejected), the dispatcher
- * calls {@code fs.forget(nodeid, 1)} for each entry the kernel never took. A READ's
- * {@link io.github.purefuse.api.types.BufferLease} is closed exactly once after its reply was written,
- * whatever the outcome.
+ * <p>Handler calls on virtual threads are bounded by a semaphore of {@code maxInFlight} permits that the
+ * transport thread acquires before it hands the call over: when the filesystem is slow, the transport
+ * stops reading and the kernel queues requests (backpressure). A handler that throws (or returns
+ * {@code null}) gets EIO for that request and one log line (EINTR, at DEBUG, when its request was
+ * interrupted: {@link io.github.purefuse.api.Interrupts}); the session goes on. Lookup counts, leases
+ * and pages are the {@link Exchange}'s: see there.
  */
-public final class Dispatcher {
+public final class Dispatcher implements RequestSink {
     private static final Logger LOG = System.getLogger(Dispatcher.class.getName());
 
-    /**
-     * Benchmark experiment (bench/RESULTS.md), off by default: answer READ on the reader thread that read
-     * it, like the C reference server, instead of handing it to a new virtual thread. Saves the hand-off
-     * (futex wake, context switch, a virtual thread and its Netty thread-locals per READ). Only for
-     * filesystems whose reads do not block for long (local files); no interrupt binding, no permit.
-     */
-    private static final boolean INLINE_READS = Boolean.getBoolean("purefuse.experiment.inlineReads");
     private final ReadOnlyFileSystem fs;
     private final int minor;
     private final Semaphore permits;
     private final InterruptTable interrupts = new InterruptTable();
     private final PagePool pages;
+    private final java.util.function.Consumer<ByteBuffer> givePage;
+    private final ReplyContext context;
     private final ThreadFactory handlers = Thread.ofVirtual().name("fuse-handler-", 0).factory();
     /** Workers waiting for a job; {@code tryTransfer} hands a job to one of them, if any waits. */
     private final LinkedTransferQueue<Runnable> idleWorkers = new LinkedTransferQueue<>();
@@ -114,25 +115,27 @@ public final class Dispatcher {
      * Creates a dispatcher.
      *
      * @param fs          the filesystem
-     * @param minor       the negotiated protocol minor version (for the directory page layout)
-     * @param maxInFlight the most handler calls running at once
+     * @param encoder     the encoder for the negotiated minor version
+     * @param counters    the session's counters
+     * @param maxInFlight the most handler calls running at once on virtual threads
      * @param maxPageSize the largest READDIR reply in bytes ({@code max_pages * 4096})
      */
-    public Dispatcher(ReadOnlyFileSystem fs, int minor, int maxInFlight, int maxPageSize) {
+    public Dispatcher(ReadOnlyFileSystem fs, ReplyEncoder encoder, Counters counters, int maxInFlight, int maxPageSize) {
         this.fs = fs;
-        this.minor = minor;
+        this.minor = encoder.minor();
         this.permits = new Semaphore(maxInFlight);
         this.pages = new PagePool(maxPageSize, 8);
+        this.givePage = pages::give;
+        this.context = new ReplyContext(encoder, counters, this::forget);
     }
 
-    /**
-     * Handles one request; called on the reader thread of the descriptor it was read from.
-     *
-     * @param request the request
-     * @param sink    the reply path of that descriptor
-     * @throws InterruptedException if the reader thread was interrupted while waiting for a permit
-     */
-    public void dispatch(FuseRequest request, ReplySink sink) throws InterruptedException {
+    /** {@return the reply state every exchange of this session shares} */
+    public ReplyContext context() {
+        return context;
+    }
+
+    @Override
+    public void request(FuseRequest request, ReplyPort port) throws InterruptedException {
         switch (request) {
             case Forget r -> forget(r.header().nodeid(), r.nlookup());
             case BatchForget r -> {
@@ -144,42 +147,53 @@ public final class Dispatcher {
             case NotifyReply r -> {
                 // Answers a RETRIEVE, which this SDK never sends; the kernel expects no reply.
             }
-            case WriteRequest r -> sink.error(r, Errno.EROFS);
-            case Ioctl r -> sink.error(r, Errno.ENOTTY);
-            case Getlk r -> sink.error(r, Errno.ENOSYS);
-            case Setlk r -> sink.error(r, Errno.ENOSYS);
-            case Bmap r -> sink.error(r, Errno.ENOSYS);
-            case Syncfs r -> sink.error(r, Errno.ENOSYS);
-            case Unknown r -> sink.error(r, Errno.ENOSYS);
-            case Destroy r -> sink.ok(r);
-            case Init r -> sink.error(r, Errno.EIO);
-            case Lookup r -> spawn(r, () -> lookup(r, sink));
-            case Getattr r -> spawn(r, () -> simple(r, sink, () -> fs.getattr(r)));
-            case Statx r -> spawn(r, () -> simple(r, sink, () -> fs.statx(r)));
-            case Readlink r -> spawn(r, () -> simple(r, sink, () -> fs.readlink(r)));
-            case Open r -> spawn(r, () -> simple(r, sink, () -> fs.open(r)));
-            case Read r -> {
-                if (INLINE_READS) {
-                    read(r, sink);
-                } else {
-                    spawn(r, () -> read(r, sink));
-                }
-            }
-            case Release r -> spawn(r, () -> simple(r, sink, () -> fs.release(r)));
-            case Opendir r -> spawn(r, () -> simple(r, sink, () -> fs.opendir(r)));
-            case Readdir r -> spawn(r, () -> directory(r, r.size(), false, sink));
-            case Readdirplus r -> spawn(r, () -> directory(r, r.size(), true, sink));
-            case Releasedir r -> spawn(r, () -> simple(r, sink, () -> fs.releasedir(r)));
-            case Statfs r -> spawn(r, () -> simple(r, sink, () -> fs.statfs(r)));
-            case Getxattr r -> spawn(r, () -> simple(r, sink, () -> fs.getxattr(r)));
-            case Listxattr r -> spawn(r, () -> simple(r, sink, () -> fs.listxattr(r)));
-            case Access r -> spawn(r, () -> simple(r, sink, () -> fs.access(r)));
-            case Flush r -> spawn(r, () -> simple(r, sink, () -> fs.flush(r)));
-            case Fsync r -> spawn(r, () -> simple(r, sink, () -> fs.fsync(r)));
-            case Fsyncdir r -> spawn(r, () -> simple(r, sink, () -> fs.fsyncdir(r)));
-            case Lseek r -> spawn(r, () -> simple(r, sink, () -> fs.lseek(r)));
-            case Poll r -> spawn(r, () -> simple(r, sink, () -> fs.poll(r)));
+            case WriteRequest r -> exchange(r, port).error(Errno.EROFS);
+            case Ioctl r -> exchange(r, port).error(Errno.ENOTTY);
+            case Getlk r -> exchange(r, port).error(Errno.ENOSYS);
+            case Setlk r -> exchange(r, port).error(Errno.ENOSYS);
+            case Bmap r -> exchange(r, port).error(Errno.ENOSYS);
+            case Syncfs r -> exchange(r, port).error(Errno.ENOSYS);
+            case Unknown r -> exchange(r, port).error(Errno.ENOSYS);
+            case Destroy r -> exchange(r, port).ok();
+            case Init r -> exchange(r, port).error(Errno.EIO);
+            case Lookup r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.lookup(r))));
+            case Getattr r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.getattr(r))));
+            case Statx r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.statx(r))));
+            case Readlink r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.readlink(r))));
+            case Open r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.open(r))));
+            case Read r -> read(r, port);
+            case Release r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.release(r))));
+            case Opendir r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.opendir(r))));
+            case Readdir r -> spawn(exchange(r, port), x -> directory(x, r, r.size(), false));
+            case Readdirplus r -> spawn(exchange(r, port), x -> directory(x, r, r.size(), true));
+            case Releasedir r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.releasedir(r))));
+            case Statfs r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.statfs(r))));
+            case Getxattr r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.getxattr(r))));
+            case Listxattr r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.listxattr(r))));
+            case Access r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.access(r))));
+            case Flush r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.flush(r))));
+            case Fsync r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.fsync(r))));
+            case Fsyncdir r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.fsyncdir(r))));
+            case Lseek r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.lseek(r))));
+            case Poll r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.poll(r))));
         }
+    }
+
+    @Override
+    public void malformed(ProtocolException error, ReplyPort port) {
+        LOG.log(Level.WARNING, "malformed request: {0}", error.getMessage());
+        if (error.headerComplete() && expectsReply(error.opcode())) {
+            Exchange.ofFrame(error.unique(), error.opcode(), port, context).error(Errno.EIO);
+        }
+    }
+
+    private static boolean expectsReply(int opcode) {
+        return opcode != Opcode.FUSE_FORGET.code() && opcode != Opcode.FUSE_BATCH_FORGET.code()
+                && opcode != Opcode.FUSE_NOTIFY_REPLY.code() && opcode != Opcode.FUSE_INTERRUPT.code();
+    }
+
+    private Exchange exchange(FuseRequest request, ReplyPort port) {
+        return new Exchange(request, port, context);
     }
 
     private void forget(long nodeid, long nlookup) {
@@ -193,23 +207,72 @@ public final class Dispatcher {
         }
     }
 
-    private void spawn(FuseRequest request, Runnable task) throws InterruptedException {
-        permits.acquire();
-        InterruptTable.InFlight f = interrupts.register(request.header().unique());
+    /**
+     * READ: inline when the filesystem says it does not block (no permit, no hand-off, no interrupt
+     * binding: it is over before an INTERRUPT could matter), else on a worker like everything else.
+     */
+    private void read(Read r, ReplyPort port) throws InterruptedException {
+        boolean mayBlock;
+        try {
+            mayBlock = fs.readMayBlock(r);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "readMayBlock threw {0}; the READ runs on a virtual thread", e.toString());
+            mayBlock = true;
+        }
+        if (mayBlock) {
+            spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.read(r))));
+            return;
+        }
+        Exchange x = exchange(r, port);
+        ReadTarget target = port.readTarget(r.size());
+        ReadReply reply;
+        try {
+            reply = target != null ? fs.read(r, target) : fs.read(r);
+            if (reply == null) {
+                LOG.log(Level.WARNING, "handler for FUSE_READ (unique {0}) returned null; answered EIO",
+                        Long.toUnsignedString(r.header().unique()));
+                reply = Failure.of(Errno.EIO);
+            }
+        } catch (RuntimeException | Error e) {
+            reply = failed(r, e);
+        }
+        x.reply(reply);
+    }
+
+    /** A handler call for one exchange. */
+    @FunctionalInterface
+    private interface Job {
+        void run(Exchange exchange);
+    }
+
+    private void spawn(Exchange exchange, Job task) throws InterruptedException {
+        try {
+            permits.acquire();
+        } catch (InterruptedException e) {
+            exchange.error(Errno.EINTR);
+            throw e;
+        }
+        InterruptTable.InFlight f = interrupts.register(exchange.unique());
         synchronized (idleLock) {
             active++;
         }
-        Runnable job = () -> run(f, task);
+        Runnable job = () -> run(f, exchange, task);
         if (!idleWorkers.tryTransfer(job)) {
             handlers.newThread(() -> work(job)).start();
         }
     }
 
     /** Runs one handler call on the current worker thread, bound to its request for interrupts. */
-    private void run(InterruptTable.InFlight f, Runnable task) {
+    private void run(InterruptTable.InFlight f, Exchange exchange, Job task) {
         try {
             f.bind();
-            task.run();
+            task.run(exchange);
+        } catch (RuntimeException | Error e) {
+            if (!exchange.replied()) {
+                exchange.reply(failed(null, e));
+            } else {
+                LOG.log(Level.WARNING, "after answering {0}: {1}", Opcodes.name(exchange.opcode()), e.toString());
+            }
         } finally {
             f.unbind(); // from here on no INTERRUPT of this request can reach the worker
             interrupts.done(f);
@@ -241,78 +304,43 @@ public final class Dispatcher {
         }
     }
 
-    private FuseReply call(FuseRequest request, Supplier<? extends FuseReply> handler) {
+    private static <R extends FuseReply> FuseReply call(FuseRequest request, Supplier<R> handler) {
         try {
             FuseReply reply = handler.get();
             if (reply == null) {
                 LOG.log(Level.WARNING, "handler for {0} (unique {1}) returned null; answered EIO",
-                        opcodeName(request), Long.toUnsignedString(request.header().unique()));
+                        Opcodes.name(request.header().opcode()), Long.toUnsignedString(request.header().unique()));
                 return Failure.of(Errno.EIO);
             }
             return reply;
         } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
-                throw vme;
-            }
-            if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
-                LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
-                        opcodeName(request), Long.toUnsignedString(request.header().unique()), e.toString());
-                return Failure.of(Errno.EINTR);
-            }
-            LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO",
-                    opcodeName(request), Long.toUnsignedString(request.header().unique()), e.toString());
-            return Failure.of(Errno.EIO);
+            return failed(request, e);
         }
     }
 
-    private static String opcodeName(FuseRequest request) {
-        var op = request.header().knownOpcode();
-        return op != null ? op.name() : "opcode " + request.header().opcode();
-    }
-
-    private void simple(FuseRequest request, ReplySink sink, Supplier<? extends FuseReply> handler) {
-        sink.reply(request, call(request, handler), null);
-    }
-
-    private void lookup(Lookup request, ReplySink sink) {
-        FuseReply reply = call(request, () -> fs.lookup(request));
-        boolean delivered = sink.reply(request, reply, null);
-        if (!delivered && reply instanceof Entry e) {
-            forget(e.nodeId().value(), 1);
+    private static Failure failed(@org.jspecify.annotations.Nullable FuseRequest request, Throwable e) {
+        if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+            throw vme;
         }
-    }
-
-    private void read(Read request, ReplySink sink) {
-        FuseReply reply = call(request, () -> fs.read(request));
-        try {
-            sink.reply(request, reply, null);
-        } finally {
-            if (reply instanceof Data d) {
-                try {
-                    d.lease().close();
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "closing the lease of a READ reply threw {0}", e.toString());
-                }
-            }
+        if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
+            LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
+                    request == null ? "a request" : Opcodes.name(request.header().opcode()),
+                    request == null ? "?" : Long.toUnsignedString(request.header().unique()), e.toString());
+            return Failure.of(Errno.EINTR);
         }
+        LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO",
+                request == null ? "a request" : Opcodes.name(request.header().opcode()),
+                request == null ? "?" : Long.toUnsignedString(request.header().unique()), e.toString());
+        return Failure.of(Errno.EIO);
     }
 
-    private void directory(FuseRequest request, int size, boolean plus, ReplySink sink) {
+    private void directory(Exchange exchange, FuseRequest request, int size, boolean plus) {
         ByteBuffer buffer = pages.take(size);
-        try {
-            DirentPage page = new DirentPage(buffer, size, plus, minor);
-            FuseReply reply = call(request, () -> plus
-                    ? fs.readdirplus((Readdirplus) request, page)
-                    : fs.readdir((Readdir) request, page));
-            boolean delivered = sink.reply(request, reply, reply instanceof PageReady ? page : null);
-            if (plus && !(delivered && reply instanceof PageReady)) {
-                for (int i = 0, n = page.lookupCount(); i < n; i++) {
-                    forget(page.lookupNodeId(i), 1);
-                }
-            }
-        } finally {
-            pages.give(buffer);
-        }
+        DirentPage page = new DirentPage(buffer, size, plus, minor);
+        exchange.attachPage(page, buffer, givePage);
+        exchange.reply(call(request, () -> plus
+                ? fs.readdirplus((Readdirplus) request, page)
+                : fs.readdir((Readdir) request, page)));
     }
 
     /** Interrupts every running handler (used when the session shuts down and handlers linger). */

@@ -32,6 +32,18 @@ public interface LibC {
     /** {@code ssize_t read(int fd, void *buf, size_t count)}. */
     @ssize_t long read(int fd, @intptr_t long buf, @size_t long count);
 
+    /** {@code ssize_t pread(int fd, void *buf, size_t count, off_t offset)}. */
+    @ssize_t long pread(int fd, @intptr_t long buf, @size_t long count, long offset);
+
+    /** {@code ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)}; offsets by address, 0 for NULL. */
+    @ssize_t long splice(int fdIn, @intptr_t long offIn, int fdOut, @intptr_t long offOut, @size_t long len, int flags);
+
+    /** {@code ssize_t vmsplice(int fd, const struct iovec *iov, size_t nr_segs, unsigned flags)}. */
+    @ssize_t long vmsplice(int fd, @intptr_t long iov, @size_t long nrSegs, int flags);
+
+    /** {@code int fcntl(int fd, int cmd, int arg)}. */
+    int fcntl(int fd, int cmd, int arg);
+
     /** {@code off_t lseek(int fd, off_t offset, int whence)}. */
     long lseek(int fd, long offset, int whence);
 
@@ -91,4 +103,16 @@ public interface LibC {
 
     /** {@code int kill(pid_t pid, int sig)}. */
     int kill(int pid, int sig);
+
+    /**
+     * {@code long syscall(long number, ...)} with six integer arguments (unused ones 0), for system calls
+     * that glibc does not wrap ({@code io_uring_setup}, {@code io_uring_enter}).
+     */
+    long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+
+    /** {@code int eventfd(unsigned int initval, int flags)}. */
+    int eventfd(int initval, int flags);
+
+    /** {@code ssize_t write(int fd, const void *buf, size_t count)}. */
+    @ssize_t long write(int fd, @intptr_t long buf, @size_t long count);
 }

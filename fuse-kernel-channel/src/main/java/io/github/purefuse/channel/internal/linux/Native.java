@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.linux;
 
+import io.github.purefuse.api.types.Errno;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -57,7 +58,9 @@ public final class Native {
     private static final int SOL_SOCKET = 1;
     private static final int SCM_RIGHTS = 1;
     private static final int WNOHANG = 1;
-    private static final int EINTR = 4;
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int F_SETPIPE_SZ = 1031;
+    private static final int F_GETPIPE_SZ = 1032;
 
     private static final LibC C = LibraryLoader.create(LibC.class).load("c");
     private static final Runtime RT = Runtime.getRuntime(C);
@@ -144,12 +147,99 @@ public final class Native {
         return (int) n;
     }
 
+    /**
+     * Exactly one {@code pread(2)}: reads at a file offset without moving the descriptor's offset.
+     *
+     * @param fd      the descriptor
+     * @param address where to read to
+     * @param length  the most bytes to read
+     * @param offset  the file offset
+     * @return the bytes read; 0 at or past the end of the file
+     * @throws ErrnoException on failure (EINTR is the caller's)
+     */
+    public static int pread(int fd, long address, int length, long offset) throws ErrnoException {
+        long n = C.pread(fd, address, length, offset);
+        if (n < 0) {
+            throw new ErrnoException("pread", errno());
+        }
+        return (int) n;
+    }
+
+    /**
+     * Exactly one {@code splice(2)}.
+     *
+     * @param fdIn      the source descriptor
+     * @param offInAddr address of an {@code off_t} the kernel reads and advances (a file source), or 0 (a pipe)
+     * @param fdOut     the destination descriptor
+     * @param len       the most bytes to move
+     * @param flags     {@code SPLICE_F_*}
+     * @return the bytes moved; 0 at the end of the source
+     * @throws ErrnoException on failure (EINTR is the caller's)
+     */
+    public static long splice(int fdIn, long offInAddr, int fdOut, long len, int flags) throws ErrnoException {
+        long n = C.splice(fdIn, offInAddr, fdOut, 0, len, flags);
+        if (n < 0) {
+            throw new ErrnoException("splice", errno());
+        }
+        return n;
+    }
+
+    /**
+     * Exactly one {@code vmsplice(2)}: maps user memory into a pipe (by reference, not copied: the memory
+     * must not change until the pipe was drained, unless the change is meant to travel).
+     *
+     * @param pipeWrite  the pipe's write end
+     * @param iovAddress address of {@code n} {@code struct iovec}
+     * @param n          the number of iovecs
+     * @return the bytes mapped
+     * @throws ErrnoException on failure
+     */
+    public static long vmsplice(int pipeWrite, long iovAddress, int n) throws ErrnoException {
+        long r = C.vmsplice(pipeWrite, iovAddress, n, 0);
+        if (r < 0) {
+            throw new ErrnoException("vmsplice", errno());
+        }
+        return r;
+    }
+
+    /**
+     * {@code fcntl(F_SETPIPE_SZ)}: resizes a pipe (unprivileged processes up to
+     * {@code /proc/sys/fs/pipe-max-size}).
+     *
+     * @param fd    either end of the pipe
+     * @param bytes the wanted capacity
+     * @return the capacity the kernel set (a power of two pages, at least {@code bytes})
+     * @throws ErrnoException on failure (EPERM above the unprivileged limit, EBUSY if it holds more)
+     */
+    public static int setPipeSize(int fd, int bytes) throws ErrnoException {
+        int r = C.fcntl(fd, F_SETPIPE_SZ, bytes);
+        if (r < 0) {
+            throw new ErrnoException("fcntl(F_SETPIPE_SZ)", errno());
+        }
+        return r;
+    }
+
+    /**
+     * {@code fcntl(F_GETPIPE_SZ)}.
+     *
+     * @param fd either end of the pipe
+     * @return its capacity in bytes
+     * @throws ErrnoException on failure
+     */
+    public static int pipeSize(int fd) throws ErrnoException {
+        int r = C.fcntl(fd, F_GETPIPE_SZ, 0);
+        if (r < 0) {
+            throw new ErrnoException("fcntl(F_GETPIPE_SZ)", errno());
+        }
+        return r;
+    }
+
     /** {@code SEEK_DATA} for {@code lseek(2)}. */
     public static final int SEEK_DATA = 3;
     /** {@code SEEK_HOLE} for {@code lseek(2)}. */
     public static final int SEEK_HOLE = 4;
     /** {@code ENXIO}: {@code lseek} found no data (or no hole) at or after the offset. */
-    public static final int ENXIO = 6;
+    public static final int ENXIO = Errno.ENXIO.code();
 
     /**
      * Exactly one {@code lseek(2)}.
@@ -355,6 +445,130 @@ public final class Native {
             return -1;
         }
         return m.getInt(88 + 16);
+    }
+
+    /** {@code __NR_io_uring_setup} (the same number on x86_64 and aarch64). */
+    public static final long SYS_IO_URING_SETUP = 425;
+    /** {@code __NR_io_uring_enter}. */
+    public static final long SYS_IO_URING_ENTER = 426;
+    private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
+    /** {@code __NR_mmap}: jnr-ffi's binding of libc's {@code mmap} fails with EINVAL here, the raw call works. */
+    private static final long SYS_MMAP = AARCH64 ? 222 : 9;
+    /** {@code __NR_munmap}. */
+    private static final long SYS_MUNMAP = AARCH64 ? 215 : 11;
+    /** {@code PROT_READ | PROT_WRITE}. */
+    public static final int PROT_READ_WRITE = 0x1 | 0x2;
+    /** {@code MAP_SHARED | MAP_POPULATE}. */
+    public static final int MAP_SHARED_POPULATE = 0x01 | 0x8000;
+    /** {@code EFD_CLOEXEC}. */
+    public static final int EFD_CLOEXEC = 02000000;
+
+    /**
+     * {@code io_uring_setup(2)}.
+     *
+     * @param entries   the submission queue size asked for (rounded up to a power of two by the kernel)
+     * @param paramsAddr the address of a 120-byte {@code struct io_uring_params}, flags filled in; the
+     *                   kernel writes back sizes, features and the ring offsets
+     * @return the ring's file descriptor
+     * @throws ErrnoException on failure (EINVAL for unknown flags, ENOMEM, EPERM when
+     *     {@code kernel.io_uring_disabled} forbids it, ENOSYS without io_uring)
+     */
+    public static int ioUringSetup(int entries, long paramsAddr) throws ErrnoException {
+        long fd = C.syscall(SYS_IO_URING_SETUP, entries, paramsAddr, 0, 0, 0, 0);
+        if (fd < 0) {
+            throw new ErrnoException("io_uring_setup", errno());
+        }
+        return (int) fd;
+    }
+
+    /**
+     * Exactly one {@code io_uring_enter(2)} without a signal mask.
+     *
+     * @param ringFd      the ring
+     * @param toSubmit    SQEs to submit
+     * @param minComplete completions to wait for (with {@code IORING_ENTER_GETEVENTS})
+     * @param flags       {@code IORING_ENTER_*}
+     * @return the number of SQEs consumed
+     * @throws ErrnoException on failure (EINTR while waiting, EBUSY/EAGAIN when the CQ overflows, ...)
+     */
+    public static int ioUringEnter(int ringFd, int toSubmit, int minComplete, int flags) throws ErrnoException {
+        long n = C.syscall(SYS_IO_URING_ENTER, ringFd, toSubmit, minComplete, flags, 0, 0);
+        if (n < 0) {
+            throw new ErrnoException("io_uring_enter", errno());
+        }
+        return (int) n;
+    }
+
+    /**
+     * {@code mmap(NULL, length, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_POPULATE, fd, offset)}.
+     *
+     * @param length the bytes to map
+     * @param fd     the descriptor (an io_uring)
+     * @param offset the offset ({@code IORING_OFF_*})
+     * @return the address of the mapping
+     * @throws ErrnoException on failure
+     */
+    public static long mmapShared(long length, int fd, long offset) throws ErrnoException {
+        long a = C.syscall(SYS_MMAP, 0, length, PROT_READ_WRITE, MAP_SHARED_POPULATE, fd, offset);
+        if (a == -1L) {
+            throw new ErrnoException("mmap", errno());
+        }
+        return a;
+    }
+
+    /**
+     * {@code munmap(2)}; errors are returned, not thrown.
+     *
+     * @param address the mapping
+     * @param length  its length
+     * @return 0, or the {@code errno}
+     */
+    public static int munmap(long address, long length) {
+        return C.syscall(SYS_MUNMAP, address, length, 0, 0, 0, 0) < 0 ? errno() : 0;
+    }
+
+    /**
+     * A direct buffer over native memory that this buffer does not own (an {@code mmap}ed ring): it must
+     * not be used after the memory is unmapped.
+     *
+     * @param address the memory
+     * @param length  its length in bytes
+     * @return a native-order buffer of that capacity
+     */
+    public static ByteBuffer wrap(long address, int length) {
+        return com.kenai.jffi.MemoryIO.getInstance().newDirectByteBuffer(address, length)
+                .order(java.nio.ByteOrder.nativeOrder());
+    }
+
+    /**
+     * {@code eventfd(0, EFD_CLOEXEC)}.
+     *
+     * @return the descriptor
+     * @throws ErrnoException on failure
+     */
+    public static int eventfd() throws ErrnoException {
+        int fd = C.eventfd(0, EFD_CLOEXEC);
+        if (fd < 0) {
+            throw new ErrnoException("eventfd", errno());
+        }
+        return fd;
+    }
+
+    /**
+     * Exactly one {@code write(2)} from native memory.
+     *
+     * @param fd      the descriptor
+     * @param address the bytes
+     * @param length  how many
+     * @return the bytes written
+     * @throws ErrnoException on failure
+     */
+    public static long write(int fd, long address, long length) throws ErrnoException {
+        long n = C.write(fd, address, length);
+        if (n < 0) {
+            throw new ErrnoException("write", errno());
+        }
+        return n;
     }
 
     /** {@return the real user id} */

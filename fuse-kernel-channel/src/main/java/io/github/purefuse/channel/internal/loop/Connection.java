@@ -3,12 +3,16 @@ package io.github.purefuse.channel.internal.loop;
 import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.Notifier;
+import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.linux.NativeFile;
+import io.github.purefuse.channel.internal.transport.Counters;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -28,16 +32,45 @@ final class Connection implements FuseConnection {
     private static final Logger LOG = System.getLogger(Connection.class.getName());
 
     private final Negotiated negotiated;
-    private final DeviceReplies replies;
+    private final FuseDevice mount;
     private final ReplyEncoder encoder;
+    private final Counters counters;
     private final @Nullable DevFuse device;
     private final Notifier notifier = new DeviceNotifier();
 
-    Connection(Negotiated negotiated, DeviceReplies replies, ReplyEncoder encoder, @Nullable DevFuse device) {
+    Connection(Negotiated negotiated, FuseDevice mount, ReplyEncoder encoder, Counters counters,
+               @Nullable DevFuse device) {
         this.negotiated = negotiated;
-        this.replies = replies;
+        this.mount = mount;
         this.encoder = encoder;
+        this.counters = counters;
         this.device = device;
+    }
+
+    @Override
+    public LocalFile openLocal(Path file) throws IOException {
+        return NativeFile.open(file);
+    }
+
+    /**
+     * Writes one notification ({@code unique = 0}) with one {@code writev} on the mount's descriptor.
+     *
+     * @return {@code true} if the kernel acted on it, {@code false} if it did not know the node or name
+     *     (ENOENT)
+     * @throws ErrnoException any other failure (EINVAL, ENAMETOOLONG, ENOTEMPTY, ...)
+     */
+    private boolean notification(ByteBuffer[] iov, int n) throws ErrnoException {
+        try {
+            mount.writev(iov, n);
+            counters.notificationWritten();
+            return true;
+        } catch (ErrnoException e) {
+            counters.writeError();
+            if (e.is(Errno.ENOENT)) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -100,7 +133,7 @@ final class Connection implements FuseConnection {
         public boolean invalInode(NodeId nodeId, long offset, long length) throws IOException {
             ByteBuffer s = scratch(64);
             encoder.notifyInvalInode(s, nodeId.value(), offset, length);
-            return replies.notification(new ByteBuffer[] {s}, 1);
+            return notification(new ByteBuffer[] {s}, 1);
         }
 
         @Override
@@ -108,7 +141,7 @@ final class Connection implements FuseConnection {
             byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyInvalEntry(s, parent.value(), n, 0);
-            return replies.notification(new ByteBuffer[] {s}, 1);
+            return notification(new ByteBuffer[] {s}, 1);
         }
 
         @Override
@@ -116,7 +149,7 @@ final class Connection implements FuseConnection {
             byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyDelete(s, parent.value(), child.value(), n);
-            return replies.notification(new ByteBuffer[] {s}, 1);
+            return notification(new ByteBuffer[] {s}, 1);
         }
 
         @Override
@@ -124,7 +157,7 @@ final class Connection implements FuseConnection {
             ByteBuffer s = scratch(64);
             ByteBuffer[] iov = new ByteBuffer[4];
             int n = encoder.notifyStore(s, iov, nodeId.value(), offset, data);
-            return replies.notification(iov, n);
+            return notification(iov, n);
         }
 
         @Override
@@ -135,7 +168,7 @@ final class Connection implements FuseConnection {
             }
             ByteBuffer s = scratch(64 + 8 * ids.length);
             encoder.notifyPrune(s, ids);
-            return replies.notification(new ByteBuffer[] {s}, 1);
+            return notification(new ByteBuffer[] {s}, 1);
         }
     }
 }

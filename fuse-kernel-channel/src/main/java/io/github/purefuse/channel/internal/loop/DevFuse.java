@@ -1,10 +1,12 @@
 package io.github.purefuse.channel.internal.loop;
 
+import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Iovecs;
 import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.linux.NativeFile;
+import io.github.purefuse.channel.internal.linux.SplicePipe;
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,12 +19,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so a late reply from a lingering handler can never reach another file that reused the number.
  */
 public final class DevFuse implements FuseDevice {
-    private static final int EBADF = 9;
+    private static final int EBADF = Errno.EBADF.code();
 
     private final int fd;
     private final AtomicInteger refs = new AtomicInteger(1);
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ConcurrentLinkedQueue<Iovecs> iovecs = new ConcurrentLinkedQueue<>();
+    /** One iovec array per writing thread (reader threads and the reused handler threads): no pool traffic per reply. */
+    private final ThreadLocal<Iovecs> iovecs = ThreadLocal.withInitial(() -> new Iovecs(8));
     /** The last read buffer and its base address: a descriptor has one reader, which reuses its buffer. */
     private ByteBuffer readBuffer = ByteBuffer.allocate(0);
     private long readBase;
@@ -104,14 +107,38 @@ public final class DevFuse implements FuseDevice {
         if (!acquire()) {
             throw new ErrnoException("writev", EBADF);
         }
-        Iovecs v = iovecs.poll();
-        if (v == null) {
-            v = new Iovecs(8);
+        try {
+            return iovecs.get().writev(fd, iov, n);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Sends one READ reply whose data are spliced from a local file (see {@link SplicePipe#reply}).
+     *
+     * @param pipe   the calling thread's pipe
+     * @param header the out-header, direct
+     * @param file   the file
+     * @param offset the file offset
+     * @param length the bytes wanted
+     * @return the data bytes sent
+     * @throws ErrnoException from the device splice (ENOENT: interrupted), or EBADF when closed
+     * @throws SplicePipe.FileReadFailed when the file could not be read (the device was not written)
+     */
+    public int spliceReply(SplicePipe pipe, ByteBuffer header, NativeFile file, long offset, int length)
+            throws ErrnoException, SplicePipe.FileReadFailed {
+        if (!acquire()) {
+            throw new ErrnoException("splice", EBADF);
         }
         try {
-            return v.writev(fd, iov, n);
+            int in = file.acquire();
+            try {
+                return pipe.reply(fd, header, in, offset, length);
+            } finally {
+                file.release();
+            }
         } finally {
-            iovecs.offer(v);
             release();
         }
     }

@@ -10,7 +10,13 @@ import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.uring.UringSupport;
+import io.github.purefuse.channel.internal.uring.UringTransport;
+import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -39,18 +45,37 @@ public final class Engine {
     /** How long it then waits for interrupted handlers. */
     public static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
     private static final int MIN_READ_BUFFER = 8192;
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
-    private static final int ENOENT = 2;
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
+    private static final int ENOENT = Errno.ENOENT.code();
+
+    /** The most direct memory the io_uring entries of one mount take with the default depth. */
+    public static final long URING_MEMORY_BUDGET = 64L << 20;
 
     /**
      * The engine's settings.
      *
-     * @param readers     reader threads (one descriptor each); at least 1
-     * @param maxInFlight the most handler calls running at once
-     * @param init        what to ask for in INIT
+     * @param readers      reader threads (one descriptor each) on {@code /dev/fuse}; at least 1. With
+     *                     io_uring one reader serves what stays on the device (FORGET, INTERRUPT)
+     * @param maxInFlight  the most handler calls running at once
+     * @param init         what to ask for in INIT
+     * @param transport    the transport wanted
+     * @param uringDepth   entries per io_uring queue; 0 for the default ({@link UringTransport#defaultDepth}
+     *                     within {@link #URING_MEMORY_BUDGET})
+     * @param uringThreads io_uring serving threads; 0 for one per queue
      */
-    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
+    public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Transport transport,
+                         int uringDepth, int uringThreads) {
+        /**
+         * Settings for the {@code /dev/fuse} transport.
+         *
+         * @param readers     reader threads
+         * @param maxInFlight the most handler calls running at once
+         * @param init        what to ask for in INIT
+         */
+        public Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
+            this(readers, maxInFlight, init, Transport.DEV_FUSE, 0, 0);
+        }
     }
 
     /** Opens another descriptor on the same connection ({@code FUSE_DEV_IOC_CLONE}). */
@@ -67,7 +92,7 @@ public final class Engine {
 
     private final ReadOnlyFileSystem fs;
     private final Counters counters = new Counters();
-    private final DeviceReplies.WriteErrorLog errors = new DeviceReplies.WriteErrorLog();
+    private volatile @Nullable ReplyContext replies;
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
@@ -76,6 +101,8 @@ public final class Engine {
     private volatile @Nullable Runnable onFatal;
     private @Nullable Dispatcher dispatcher;
     private @Nullable Negotiated negotiated;
+    private volatile @Nullable UringTransport uring;
+    private @Nullable String uringReason;
 
     private Engine(ReadOnlyFileSystem fs) {
         this.fs = fs;
@@ -102,52 +129,72 @@ public final class Engine {
     private void init(FuseDevice mount, @Nullable Cloner cloner, Config config) throws IOException {
         RequestDecoder decoder = new RequestDecoder();
         ByteBuffer buffer = ByteBuffer.allocateDirect(MIN_READ_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+        DeviceQueue initPort = new DeviceQueue(mount, counters, MIN_READ_BUFFER, 0, null);
         Init init;
         for (;;) {
             init = readInit(mount, decoder, buffer);
             if (init.major() == InitNegotiation.MAJOR) {
                 break;
             }
-            ReplyEncoder encoder = new ReplyEncoder(InitNegotiation.SERVER_MINOR);
-            DeviceReplies replies = new DeviceReplies(mount, encoder, counters, errors);
+            ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, n) -> { });
             if (init.major() < InitNegotiation.MAJOR) {
-                replies.error(init, Errno.EIO);
+                new Exchange(init, initPort, early).error(Errno.EIO);
                 throw new IOException("the kernel speaks FUSE " + init.major() + "." + init.minor()
                         + "; this server needs major version 7");
             }
             // A newer major: answer with ours and expect a new INIT (fuse_kernel.h, "INIT request and reply").
-            ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
-            encoder.init(init.header().unique(), new InitOut(InitNegotiation.MAJOR, InitNegotiation.SERVER_MINOR,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0), s);
-            replies.write(new ByteBuffer[] {s}, 1, init.header().opcode());
+            new Exchange(init, initPort, early).replyInit(new InitOut(InitNegotiation.MAJOR,
+                    InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
-        InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init());
+        UringTransport ring = openRings(init, config, mount);
+        if (ring == null && config.transport() == Transport.IO_URING) {
+            ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
+            new Exchange(init, initPort, early).error(Errno.EIO);
+            throw new IOException("FUSE over io_uring is not available: " + uringReason);
+        }
+        InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
         Negotiated n = result.negotiated();
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
-        DeviceReplies mountReplies = new DeviceReplies(mount, encoder, counters, errors);
-        ByteBuffer s = ByteBuffer.allocateDirect(128).order(ByteOrder.LITTLE_ENDIAN);
-        encoder.init(init.header().unique(), result.out(), s);
-        if (!mountReplies.write(new ByteBuffer[] {s}, 1, init.header().opcode())) {
-            throw new IOException("the kernel refused the INIT reply");
+        Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
+        replies = d.context();
+        Exchange initExchange = new Exchange(init, initPort, d.context());
+        initExchange.replyInit(result.out());
+        if (initExchange.verdict() != 0) {
+            throw new IOException("the kernel refused the INIT reply ("
+                    + Errno.of(Math.max(1, initExchange.verdict())).name() + ")");
         }
         decoder.minor(n.minor());
         negotiated = n;
         devices.add(mount);
-        Connection connection = new Connection(n, mountReplies, encoder, mount instanceof DevFuse d ? d : null);
+        Connection connection = new Connection(n, mount, encoder, counters, mount instanceof DevFuse df ? df : null);
         try {
             fs.init(connection);
         } catch (RuntimeException ex) {
             throw new IOException("the filesystem's init failed: " + ex, ex);
         }
-        Dispatcher d = new Dispatcher(fs, n.minor(), config.maxInFlight(), n.maxPages() * 4096);
         dispatcher = d;
-        List<DeviceReplies> sinks = new ArrayList<>();
-        sinks.add(mountReplies);
-        for (int i = 1; i < config.readers() && cloner != null; i++) {
+        if (ring != null) {
+            String failure;
             try {
-                FuseDevice clone = cloner.cloneDevice();
-                devices.add(clone);
-                sinks.add(new DeviceReplies(clone, encoder, counters, errors));
+                failure = ring.start(((DevFuse) mount).fd(), payloadBytes(n), d, decoder, d.context(), this::failed);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                failure = "interrupted while registering the ring entries";
+            }
+            if (failure != null) {
+                uringReason = failure;
+                if (config.transport() == Transport.IO_URING) {
+                    throw new IOException("FUSE over io_uring failed: " + failure);
+                }
+                LOG.log(Level.WARNING, "FUSE over io_uring failed ({0}); serving over /dev/fuse", failure);
+            } else {
+                uring = ring;
+            }
+        }
+        int readers = uring != null ? 1 : config.readers();
+        for (int i = 1; i < readers && cloner != null; i++) {
+            try {
+                devices.add(cloner.cloneDevice());
             } catch (IOException ex) {
                 LOG.log(Level.WARNING, "cannot clone /dev/fuse ({0}); serving with {1} reader(s)",
                         ex.getMessage(), devices.size());
@@ -155,11 +202,65 @@ public final class Engine {
             }
         }
         int bufferSize = Math.max(MIN_READ_BUFFER, 80 + n.maxWrite());
+        int maxData = n.maxPages() * 4096;
         liveReaders.set(devices.size());
         for (int i = 0; i < devices.size(); i++) {
-            Reader r = new Reader(devices.get(i), sinks.get(i), decoder, d, counters, bufferSize, this);
-            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(r);
+            DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this);
+            q.serve(decoder, d);
+            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
         }
+    }
+
+    /** {@code max(8192, max_write, max_pages * 4096)}: the payload buffer the kernel requires per ring entry. */
+    private static int payloadBytes(Negotiated n) {
+        return Math.max(MIN_READ_BUFFER, Math.max(n.maxWrite(), n.maxPages() * 4096));
+    }
+
+    /**
+     * Creates the io_uring rings before INIT is answered, when the transport allows it and the kernel
+     * offers it; otherwise records why not. Once the kernel has processed an INIT reply that accepts
+     * io_uring, new requests wait until every queue has a registered entry, so the rings must exist first.
+     */
+    private @Nullable UringTransport openRings(Init init, Config config, FuseDevice mount) {
+        if (config.transport() == Transport.DEV_FUSE) {
+            uringReason = "the /dev/fuse transport was chosen";
+            return null;
+        }
+        if (!(mount instanceof DevFuse)) {
+            uringReason = "the device is not /dev/fuse";
+            return null;
+        }
+        String why = UringSupport.whyNotOffered(init);
+        if (why != null) {
+            uringReason = why;
+            LOG.log(Level.DEBUG, "serving over /dev/fuse: {0}", why);
+            return null;
+        }
+        Negotiated probe = InitNegotiation.negotiate(init, config.init(), true).negotiated();
+        int payload = payloadBytes(probe);
+        int queues = UringTransport.possibleCpus();
+        int depth = config.uringDepth() > 0 ? config.uringDepth()
+                : UringTransport.defaultDepth(queues, payload, URING_MEMORY_BUDGET);
+        int threads = config.uringThreads() > 0 ? Math.min(config.uringThreads(), queues) : queues;
+        try {
+            return UringTransport.open(queues, depth, threads);
+        } catch (ErrnoException e) {
+            uringReason = UringSupport.setupFailed(e);
+            if (config.transport() == Transport.AUTO) {
+                LOG.log(Level.WARNING, "serving over /dev/fuse: {0}", uringReason);
+            }
+            return null;
+        }
+    }
+
+    /** {@return the io_uring transport serving this session, or {@code null} on /dev/fuse} */
+    public @Nullable UringTransport uring() {
+        return uring;
+    }
+
+    /** {@return why the session does not serve over io_uring, or {@code null} when it does} */
+    public @Nullable String uringReason() {
+        return uring != null ? null : uringReason;
     }
 
     private Init readInit(FuseDevice mount, RequestDecoder decoder, ByteBuffer buffer) throws IOException {
@@ -239,7 +340,10 @@ public final class Engine {
     /** Marks the session as ending: late write failures are no longer logged. */
     public void ending() {
         ending = true;
-        errors.quiet();
+        ReplyContext r = replies;
+        if (r != null) {
+            r.quiet();
+        }
     }
 
     boolean isEnding() {
@@ -278,6 +382,10 @@ public final class Engine {
 
     private void finish() {
         ending();
+        UringTransport ring = uring;
+        if (ring != null) {
+            ring.close();
+        }
         Dispatcher d = dispatcher;
         try {
             if (d != null && !d.awaitIdle(HANDLER_GRACE)) {

@@ -8,6 +8,7 @@ import static io.github.purefuse.channel.internal.abi.InitFlags.EXPLICIT_INVAL_D
 import static io.github.purefuse.channel.internal.abi.InitFlags.INIT_EXT;
 import static io.github.purefuse.channel.internal.abi.InitFlags.MAX_PAGES;
 import static io.github.purefuse.channel.internal.abi.InitFlags.NO_EXPORT_SUPPORT;
+import static io.github.purefuse.channel.internal.abi.InitFlags.OVER_IO_URING;
 import static io.github.purefuse.channel.internal.abi.InitFlags.PARALLEL_DIROPS;
 import static io.github.purefuse.channel.internal.abi.InitFlags.PASSTHROUGH;
 import static io.github.purefuse.channel.internal.abi.InitFlags.READDIRPLUS_AUTO;
@@ -100,6 +101,21 @@ public final class InitNegotiation {
      * @return the reply and the negotiated settings
      */
     public static Result negotiate(Init init, Settings settings) {
+        return negotiate(init, settings, false);
+    }
+
+    /**
+     * Computes the INIT reply, optionally accepting {@code FUSE_OVER_IO_URING} (flags2 bit 9), which the
+     * kernel offers only with {@code /sys/module/fuse/parameters/enable_uring} set; the server must have
+     * its rings ready, because once the kernel has processed this reply new requests wait until every
+     * queue has a registered entry.
+     *
+     * @param init        the kernel's INIT (major 7)
+     * @param settings    what the server wants
+     * @param overIoUring accept FUSE over io_uring if offered
+     * @return the reply and the negotiated settings
+     */
+    public static Result negotiate(Init init, Settings settings, boolean overIoUring) {
         int minor = Math.min(init.minor(), SERVER_MINOR);
         long offered = init.flags();
         if ((offered & INIT_EXT) == 0) {
@@ -112,6 +128,9 @@ public final class InitNegotiation {
         }
         if (settings.passthrough()) {
             want |= PASSTHROUGH;
+        }
+        if (overIoUring) {
+            want |= OVER_IO_URING;
         }
         long flags = want & offered;
         if ((flags & INIT_EXT) == 0) {

@@ -2,6 +2,7 @@ package io.github.purefuse.channel.internal.tools;
 
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FuseReply;
@@ -225,6 +226,7 @@ public final class FuseDecode {
             case Opened o -> "fh=" + Long.toUnsignedString(o.fh().value()) + " open_flags=" + o.flags()
                     + (o.backingId() != 0 ? " backing_id=" + o.backingId() : "");
             case Data d -> "data=" + d.length() + " bytes";
+            case FileRange f -> "file range=" + f.length() + " bytes";
             case LinkTarget t -> "target=\"" + new String(t.target(), StandardCharsets.UTF_8) + "\"";
             case Statistics s -> "blocks=" + s.info().blocks() + " bfree=" + s.info().bfree() + " bavail=" + s.info().bavail()
                     + " files=" + s.info().files() + " ffree=" + s.info().ffree() + " bsize=" + s.info().bsize()

@@ -1,14 +1,17 @@
 package io.github.purefuse.channel.internal.dispatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.LookupReply;
 import io.github.purefuse.api.reply.ReadReply;
@@ -27,9 +30,14 @@ import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
-import io.github.purefuse.channel.internal.codec.DirentPage;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyPort;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -50,10 +58,13 @@ class DispatcherTest {
         return new RequestHeader(80, opcode, unique, nodeid, 0, 0, 0, 0);
     }
 
-    /** Records replies and answers as told. */
-    static final class Sink implements ReplySink {
-        final List<FuseReply> replies = new CopyOnWriteArrayList<>();
+    /** A transport's port that records what it was asked to send and gives the verdict it is told. */
+    static final class Sink implements ReplyPort, ReadTarget {
         final List<Errno> errors = new CopyOnWriteArrayList<>();
+        final List<Integer> lengths = new CopyOnWriteArrayList<>();
+        final List<String> files = new CopyOnWriteArrayList<>();
+        final ByteBuffer target = ByteBuffer.allocateDirect(1 << 20);
+        final Data filled = Data.leased(BufferLease.unpooled(target));
         volatile boolean accept;
 
         Sink(boolean accept) {
@@ -61,30 +72,46 @@ class DispatcherTest {
         }
 
         @Override
-        public boolean reply(FuseRequest request, FuseReply reply, @Nullable DirentPage page) {
-            replies.add(reply);
-            return accept;
+        public void send(Exchange exchange, ByteBuffer[] iov, int n) {
+            int len = iov[0].getInt(iov[0].position()) ;
+            int error = iov[0].getInt(iov[0].position() + 4);
+            long total = 0;
+            for (int i = 0; i < n; i++) {
+                total += iov[i].remaining();
+            }
+            assertEquals(len, total, "fuse_out_header.len is the frame's length");
+            if (error != 0) {
+                errors.add(Errno.of(-error));
+            }
+            lengths.add(len);
+            exchange.sent(accept ? 0 : Errno.ENOENT.code());
         }
 
         @Override
-        public boolean error(FuseRequest request, Errno errno) {
-            errors.add(errno);
-            return accept;
+        public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
+            files.add(file.path() + "@" + offset + "+" + length);
+            exchange.sentFile(accept ? 0 : Errno.ENOENT.code(), length);
         }
 
         @Override
-        public boolean error(long unique, int opcode, Errno errno) {
-            errors.add(errno);
-            return accept;
+        public @Nullable ReadTarget readTarget(int size) {
+            target.clear().limit(size);
+            return this;
         }
 
         @Override
-        public boolean ok(FuseRequest request) {
-            return accept;
+        public ByteBuffer buffer() {
+            return target;
+        }
+
+        @Override
+        public Data filled() {
+            target.flip();
+            return filled;
         }
     }
 
-    static final class Fs implements ReadOnlyFileSystem {
+    static class Fs implements ReadOnlyFileSystem {
         final List<String> forgets = new CopyOnWriteArrayList<>();
         final AtomicInteger closes = new AtomicInteger();
 
@@ -139,15 +166,19 @@ class DispatcherTest {
         }
     }
 
-    private static void run(Dispatcher d, FuseRequest r, ReplySink sink) throws Exception {
-        d.dispatch(r, sink);
+    static Dispatcher dispatcher(ReadOnlyFileSystem fs) {
+        return new Dispatcher(fs, new ReplyEncoder(45), new Counters(), 4, 1 << 20);
+    }
+
+    private static void run(Dispatcher d, FuseRequest r, Sink sink) throws Exception {
+        d.request(r, sink);
         assertTrue(d.awaitIdle(Duration.ofSeconds(10)));
     }
 
     @Test
     void aLookupReplyTheKernelNeverGotIsForgotten() throws Exception {
         Fs fs = new Fs();
-        Dispatcher d = new Dispatcher(fs, 45, 4, 1 << 20);
+        Dispatcher d = dispatcher(fs);
         run(d, new Lookup(header(1, 2, 1), "n"), new Sink(true));
         assertEquals(List.of(), fs.forgets);
         run(d, new Lookup(header(1, 4, 1), "n"), new Sink(false));
@@ -157,7 +188,7 @@ class DispatcherTest {
     @Test
     void readdirplusEntriesOfALostPageAreForgottenDotsAndPlainEntriesExcepted() throws Exception {
         Fs fs = new Fs();
-        Dispatcher d = new Dispatcher(fs, 45, 4, 1 << 20);
+        Dispatcher d = dispatcher(fs);
         Readdirplus r = new Readdirplus(header(44, 6, 1), FileHandle.NONE, 0, 4096, 0);
         run(d, r, new Sink(true));
         assertEquals(List.of(), fs.forgets);
@@ -168,7 +199,7 @@ class DispatcherTest {
     @Test
     void aReadLeaseIsClosedOnceWhetherOrNotTheWriteSucceeds() throws Exception {
         Fs fs = new Fs();
-        Dispatcher d = new Dispatcher(fs, 45, 4, 1 << 20);
+        Dispatcher d = dispatcher(fs);
         Read r = new Read(header(15, 8, 7), FileHandle.NONE, 0, 4096, 0, 0, 0);
         run(d, r, new Sink(true));
         run(d, r, new Sink(false));
@@ -178,19 +209,95 @@ class DispatcherTest {
     @Test
     void aThrowingHandlerGetsEio() throws Exception {
         Sink sink = new Sink(true);
-        run(new Dispatcher(new Fs(), 45, 4, 1 << 20), new Getattr(header(3, 10, 7), 0, FileHandle.NONE), sink);
-        assertEquals(List.of(Failure.of(Errno.EIO)), sink.replies);
+        run(dispatcher(new Fs()), new Getattr(header(3, 10, 7), 0, FileHandle.NONE), sink);
+        assertEquals(List.of(Errno.EIO), sink.errors);
     }
 
     @Test
     void forgetsRunInlineAndAreNeverAnswered() throws Exception {
         Fs fs = new Fs();
         Sink sink = new Sink(true);
-        Dispatcher d = new Dispatcher(fs, 45, 4, 1 << 20);
-        d.dispatch(new BatchForget(header(42, 12, 0), List.of(new BatchForget.Item(NodeId.of(5), 2),
+        Dispatcher d = dispatcher(fs);
+        d.request(new BatchForget(header(42, 12, 0), List.of(new BatchForget.Item(NodeId.of(5), 2),
                 new BatchForget.Item(NodeId.of(6), 1))), sink);
         assertEquals(List.of("5:2", "6:1"), fs.forgets, "done before dispatch returns");
-        assertEquals(List.of(), sink.replies);
+        assertEquals(List.of(), sink.lengths);
         assertEquals(List.of(), sink.errors);
+    }
+
+    /** A filesystem whose reads do not block: they answer into the port's buffer, or with a file range. */
+    static class InlineFs extends Fs {
+        volatile @Nullable Thread readThread;
+        final LocalFile file = new LocalFile() {
+            @Override
+            public Path path() {
+                return Path.of("/data/f");
+            }
+
+            @Override
+            public int read(ByteBuffer into, long position) {
+                return 0;
+            }
+
+            @Override
+            public long size() {
+                return 0;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+
+        @Override
+        public boolean readMayBlock(Read request) {
+            return false;
+        }
+
+        @Override
+        public ReadReply read(Read request, ReadTarget target) {
+            readThread = Thread.currentThread();
+            if (request.offset() >= 4096) {
+                return new FileRange(file, request.offset(), request.size());
+            }
+            target.buffer().put((byte) 1).put((byte) 2);
+            return target.filled();
+        }
+    }
+
+    @Test
+    void aReadThatDoesNotBlockRunsOnTheTransportThreadIntoItsBuffer() throws Exception {
+        InlineFs fs = new InlineFs();
+        Sink sink = new Sink(true);
+        Dispatcher d = dispatcher(fs);
+        d.request(new Read(header(15, 20, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
+        assertEquals(Thread.currentThread(), fs.readThread, "no hand-off");
+        assertEquals(List.of(16 + 2), sink.lengths, "header and the two bytes written into the target");
+        assertEquals(0, d.inFlight());
+        d.request(new Read(header(15, 22, 7), FileHandle.NONE, 8192, 4096, 0, 0, 0), sink);
+        assertEquals(List.of("/data/f@8192+4096"), sink.files, "a FileRange goes to the port's sendFile");
+        assertEquals(List.of(), fs.forgets);
+    }
+
+    @Test
+    void aSecondReplyToOneRequestIsRefused() {
+        Exchange x = new Exchange(new Getattr(header(3, 30, 7), 0, FileHandle.NONE), new Sink(true),
+                dispatcher(new Fs()).context());
+        x.error(Errno.EIO);
+        assertThrows(IllegalStateException.class, () -> x.error(Errno.EIO));
+    }
+
+    @Test
+    void aFileRangeLongerThanTheReadIsAnsweredWithEio() throws Exception {
+        InlineFs fs = new InlineFs() {
+            @Override
+            public ReadReply read(Read request, ReadTarget target) {
+                return new FileRange(file, 0, request.size() + 1);
+            }
+        };
+        Sink sink = new Sink(true);
+        dispatcher(fs).request(new Read(header(15, 24, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
+        assertEquals(List.of(Errno.EIO), sink.errors);
+        assertEquals(List.of(), sink.files);
     }
 }

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.LookupReply;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
@@ -24,8 +26,14 @@ import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.channel.internal.transport.Counters;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +42,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Drives the engine through a fake device that refuses partial or merged messages: proves that each
@@ -45,7 +54,7 @@ class EngineFramingTest {
     static final byte[] FILE = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** A tiny filesystem: root with one file "a" (nodeid 2); "boom" makes the handler throw. */
-    static final class TinyFs implements ReadOnlyFileSystem {
+    static class TinyFs implements ReadOnlyFileSystem {
         final AtomicInteger leasesClosed = new AtomicInteger();
         final AtomicInteger destroyed = new AtomicInteger();
         final List<String> forgets = new CopyOnWriteArrayList<>();
@@ -213,5 +222,77 @@ class EngineFramingTest {
         assertArrayEquals(FILE, payload);
         assertEquals(1, fs.leasesClosed.get());
         assertEquals(engine.negotiated(), fs.connection.negotiated());
+    }
+
+    /**
+     * READs that do not block: answered on the reader thread into its buffer (offset 0) or as a
+     * {@code FileRange} of a local file (offset 4, copied on a fake device: it cannot splice), each still
+     * one read and one writev whose length is the header's.
+     */
+    @Test
+    void inlineReadsAreOneWholeFrameEachToo(@TempDir Path dir) throws Exception {
+        Path local = Files.write(dir.resolve("f"), FILE);
+        List<String> threads = new CopyOnWriteArrayList<>();
+        TinyFs fs = new TinyFs() {
+            volatile LocalFile file;
+
+            @Override
+            public void init(FuseConnection connection) {
+                super.init(connection);
+                try {
+                    file = connection.openLocal(local);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+
+            @Override
+            public boolean readMayBlock(Read request) {
+                return false;
+            }
+
+            @Override
+            public ReadReply read(Read request, ReadTarget target) {
+                threads.add(Thread.currentThread().getName());
+                if (request.offset() == 0) {
+                    target.buffer().put(FILE, 0, Math.min(request.size(), FILE.length));
+                    return target.filled();
+                }
+                return new FileRange(file, request.offset(), request.size());
+            }
+
+            @Override
+            public void destroy() {
+                file.close();
+                super.destroy();
+            }
+        };
+        BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
+        FakeDevice mount = new FakeDevice(frames);
+        frames.add(Frames.init(2, 45));
+        Engine engine = Engine.start(mount, null, fs, config(1));
+        int n = 20;
+        for (int i = 0; i < n; i++) {
+            frames.add(Frames.readIn(Frames.READ, 10 + 4L * i, 2, 0, 0, 4096));
+            frames.add(Frames.readIn(Frames.READ, 12 + 4L * i, 2, 0, 4, 4096));
+        }
+        awaitReplies(List.of(mount), 1 + 2 * n);
+        frames.add(FakeDevice.END);
+        assertTrue(engine.awaitTermination(Duration.ofSeconds(20)));
+
+        assertEquals(List.of(), mount.violations);
+        assertEquals(1 + 2 * n, mount.reads.get(), "one read per frame");
+        assertEquals(1 + 2 * n, mount.writevs.get(), "one writev per reply");
+        for (int i = 0; i < n; i++) {
+            byte[] whole = mount.replyTo(10 + 4L * i);
+            assertEquals(16 + FILE.length, Frames.len(whole));
+            assertArrayEquals(FILE, java.util.Arrays.copyOfRange(whole, 16, whole.length));
+            byte[] tail = mount.replyTo(12 + 4L * i);
+            assertEquals(16 + FILE.length - 4, Frames.len(tail), "the file ends: fewer bytes, len says so");
+            assertArrayEquals(java.util.Arrays.copyOfRange(FILE, 4, FILE.length),
+                    java.util.Arrays.copyOfRange(tail, 16, tail.length));
+        }
+        assertEquals(List.of("fuse-reader-0"), threads.stream().distinct().toList(), "no hand-off");
+        assertEquals(2L * n * FILE.length - 4L * n, engine.counters().readBytes());
     }
 }

@@ -1,4 +1,4 @@
-package io.github.purefuse.channel.internal.loop;
+package io.github.purefuse.channel.internal.transport;
 
 import io.github.purefuse.api.types.Opcode;
 import java.util.Map;
@@ -11,6 +11,7 @@ public final class Counters {
     private final LongAdder[] requests = new LongAdder[64];
     private final ConcurrentHashMap<Integer, LongAdder> otherRequests = new ConcurrentHashMap<>();
     private final LongAdder framesRead = new LongAdder();
+    private final LongAdder ringRequests = new LongAdder();
     private final LongAdder readBytes = new LongAdder();
     private final LongAdder repliesWritten = new LongAdder();
     private final LongAdder notificationsWritten = new LongAdder();
@@ -35,6 +36,25 @@ public final class Counters {
         } else {
             otherRequests.computeIfAbsent(opcode, k -> new LongAdder()).increment();
         }
+    }
+
+    /**
+     * Counts one request delivered by an io_uring completion (not a device read).
+     *
+     * @param opcode its opcode
+     */
+    public void ringRequest(int opcode) {
+        ringRequests.increment();
+        if (opcode >= 0 && opcode < requests.length) {
+            requests[opcode].increment();
+        } else {
+            otherRequests.computeIfAbsent(opcode, k -> new LongAdder()).increment();
+        }
+    }
+
+    /** {@return requests delivered through the io_uring transport} */
+    public long ringRequests() {
+        return ringRequests.sum();
     }
 
     /**

@@ -1,0 +1,152 @@
+package io.github.purefuse.channel.internal.linux;
+
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.LocalFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A {@link LocalFile} on a raw descriptor ({@code O_RDONLY | O_CLOEXEC}), so that a transport can
+ * {@code splice(2)} from it. Reference-counted like {@code DevFuse}: {@link #close()} closes the
+ * descriptor only once no read or splice is using it, so a late reply never reads a reused number.
+ */
+public final class NativeFile implements LocalFile {
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int SEEK_END = 2;
+
+    private final Path path;
+    private final int fd;
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private volatile boolean closed;
+
+    private NativeFile(Path path, int fd) {
+        this.path = path;
+        this.fd = fd;
+    }
+
+    /**
+     * Opens a file read-only.
+     *
+     * @param path the file
+     * @return the open file
+     * @throws IOException NoSuchFileException, AccessDeniedException, or FileSystemException with the
+     *     C library's message
+     */
+    public static NativeFile open(Path path) throws IOException {
+        try {
+            return new NativeFile(path, Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC, path.toString()));
+        } catch (ErrnoException e) {
+            throw translate(path.toString(), e);
+        }
+    }
+
+    static IOException translate(String file, ErrnoException e) {
+        int errno = e.errno();
+        if (errno == Errno.ENOENT.code()) {
+            return new NoSuchFileException(file);
+        }
+        if (errno == Errno.EACCES.code()) {
+            return new AccessDeniedException(file, null, Errno.EACCES.description());
+        }
+        return new FileSystemException(file, null, new Errno(Math.max(1, Math.min(511, errno))).description());
+    }
+
+    /**
+     * Takes a reference for a read or splice.
+     *
+     * @return the descriptor
+     * @throws ErrnoException EBADF if the file was closed
+     */
+    public int acquire() throws ErrnoException {
+        for (;;) {
+            int r = refs.get();
+            if (r == 0) {
+                throw new ErrnoException("read(" + path + ")", Errno.EBADF.code());
+            }
+            if (refs.compareAndSet(r, r + 1)) {
+                return fd;
+            }
+        }
+    }
+
+    /** Gives back a reference taken with {@link #acquire()}. */
+    public void release() {
+        if (refs.decrementAndGet() == 0) {
+            Native.close(fd);
+        }
+    }
+
+    @Override
+    public Path path() {
+        return path;
+    }
+
+    @Override
+    public int read(ByteBuffer into, long position) throws IOException {
+        if (position < 0) {
+            throw new IllegalArgumentException("negative position " + position);
+        }
+        int len = into.remaining();
+        if (len == 0) {
+            return 0;
+        }
+        if (!into.isDirect()) {
+            ByteBuffer tmp = ByteBuffer.allocateDirect(len);
+            int n = read(tmp, position);
+            into.put(tmp.flip());
+            return n;
+        }
+        int d = acquire();
+        try {
+            long address = Native.address(into);
+            for (;;) {
+                try {
+                    int n = Native.pread(d, address, len, position);
+                    into.position(into.position() + n);
+                    return n;
+                } catch (ErrnoException e) {
+                    if (e.errno() != EINTR) {
+                        throw translate(path.toString(), e);
+                    }
+                }
+            }
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public long size() throws IOException {
+        int d = acquire();
+        try {
+            return Native.lseek(d, 0, SEEK_END);
+        } catch (ErrnoException e) {
+            throw translate(path.toString(), e);
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+            }
+            release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "NativeFile[" + path + "]";
+    }
+}

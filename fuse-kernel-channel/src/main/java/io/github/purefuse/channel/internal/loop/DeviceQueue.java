@@ -1,0 +1,337 @@
+package io.github.purefuse.channel.internal.loop;
+
+import io.github.purefuse.api.ReadTarget;
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.api.types.BufferLease;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.LocalFile;
+import io.github.purefuse.channel.internal.codec.ProtocolException;
+import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.NativeFile;
+import io.github.purefuse.channel.internal.linux.SplicePipe;
+import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyPort;
+import io.github.purefuse.channel.internal.transport.RequestSink;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code /dev/fuse} transport for one descriptor: a platform thread that does one blocking
+ * {@code read(2)} per request into its own direct buffer, decodes the frame and delivers it to the
+ * {@link RequestSink} with itself as the {@link ReplyPort}; replies go back on the same descriptor with
+ * one {@code writev(2)} each (a reply must be written on the descriptor its request was read from), or,
+ * for a {@code FileRange}, with {@code splice(2)} through a pipe.
+ *
+ * <p>The reader thread owns a second direct buffer of {@code max_pages * 4096} bytes, the
+ * {@link ReadTarget} of READs that run inline, and its own splice pipe: a READ that does not block
+ * allocates nothing here. Replies from handler threads use the device's per-thread iovecs and a small
+ * pool of pipes.
+ *
+ * <p>Read errors (fuse-protocol.md §7.1): EINTR, EAGAIN and ENOENT mean "try again"; ENODEV (unmounted)
+ * and ECONNABORTED (aborted, with {@code FUSE_ABORT_ERROR}) end the reader cleanly; anything else is
+ * logged and ends the reader, which ends the session once all readers have ended.
+ */
+final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
+    private static final Logger LOG = System.getLogger(DeviceQueue.class.getName());
+    private static final int ENOENT = Errno.ENOENT.code();
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int EBADF = Errno.EBADF.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
+    private static final int ENODEV = Errno.ENODEV.code();
+    private static final int ECONNABORTED = Errno.ECONNABORTED.code();
+    private static final int EIO = Errno.EIO.code();
+    private static final int OUT_HEADER = Exchange.OUT_HEADER;
+    /** Splice a FileRange only from this size on; below it pread + writev is as cheap (bench: see package docs). */
+    static final int SPLICE_MIN = Integer.getInteger("purefuse.spliceMinBytes", 16 * 1024);
+
+    private final FuseDevice device;
+    private final Counters counters;
+    private final int bufferSize;
+    private final int maxData;
+    private final @Nullable Engine engine;
+    private @Nullable RequestDecoder decoder;
+    private @Nullable RequestSink sink;
+    private volatile @Nullable Thread thread;
+    /** The reader thread's READ buffer and the reply that sends it. */
+    private final ByteBuffer target;
+    private final Data targetData;
+    private @Nullable SplicePipe pipe;
+    private boolean pipeFailed;
+    private final ConcurrentLinkedQueue<SplicePipe> pipes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ByteBuffer> fallbackBuffers = new ConcurrentLinkedQueue<>();
+
+    /**
+     * Creates the transport of one descriptor.
+     *
+     * @param device     the descriptor
+     * @param counters   the session's counters
+     * @param bufferSize the request buffer size ({@code max(8192, 80 + max_write)})
+     * @param maxData    the largest READ reply ({@code max_pages * 4096})
+     * @param engine     the engine to tell about failures and the end, or {@code null} (INIT only)
+     */
+    DeviceQueue(FuseDevice device, Counters counters, int bufferSize, int maxData, @Nullable Engine engine) {
+        this.device = device;
+        this.counters = counters;
+        this.bufferSize = bufferSize;
+        this.maxData = maxData;
+        this.engine = engine;
+        this.target = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
+        this.targetData = Data.leased(BufferLease.unpooled(target));
+    }
+
+    /**
+     * Sets where decoded requests go; call before starting the thread.
+     *
+     * @param decoder the decoder for the negotiated minor
+     * @param sink    the dispatcher
+     */
+    void serve(RequestDecoder decoder, RequestSink sink) {
+        this.decoder = decoder;
+        this.sink = sink;
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        Engine e = engine;
+        try {
+            loop();
+        } catch (RuntimeException | Error ex) {
+            LOG.log(Level.ERROR, "reader " + Thread.currentThread().getName() + " failed", ex);
+            if (e != null) {
+                e.failed(ex);
+            }
+        } finally {
+            closePipes();
+            if (e != null) {
+                e.readerEnded();
+            }
+        }
+    }
+
+    private void loop() {
+        RequestDecoder d = decoder;
+        RequestSink s = sink;
+        Engine e = engine;
+        if (d == null || s == null || e == null) {
+            throw new IllegalStateException("serve() was not called");
+        }
+        ByteBuffer buffer = ByteBuffer.allocateDirect(bufferSize).order(ByteOrder.LITTLE_ENDIAN);
+        for (;;) {
+            buffer.clear();
+            int n;
+            try {
+                n = device.read(buffer);
+            } catch (ErrnoException ex) {
+                int errno = ex.errno();
+                if (errno == EINTR || errno == EAGAIN || errno == ENOENT) {
+                    continue;
+                }
+                if (errno == ENODEV || errno == ECONNABORTED || (errno == EBADF && e.isEnding())) {
+                    return;
+                }
+                LOG.log(Level.ERROR, "reading /dev/fuse failed: {0}; the session ends", ex.getMessage());
+                e.failed(ex);
+                return;
+            }
+            if (n <= 0) {
+                LOG.log(Level.ERROR, "reading /dev/fuse returned {0}; the session ends", n);
+                return;
+            }
+            buffer.limit(n);
+            FuseRequest request;
+            try {
+                request = d.decode(buffer);
+            } catch (ProtocolException ex) {
+                counters.frameRead(ex.opcode());
+                s.malformed(ex, this);
+                continue;
+            }
+            counters.frameRead(request.header().opcode());
+            try {
+                s.request(request, this);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private boolean onReaderThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    // ------------------------------------------------------------------ ReplyPort
+
+    @Override
+    public void send(Exchange exchange, ByteBuffer[] iov, int n) {
+        exchange.sent(write(exchange.opcode(), iov, n));
+    }
+
+    /** One {@code writev}; returns 0 or the errno (EIO for a short write, logged). */
+    int write(int opcode, ByteBuffer[] iov, int n) {
+        long expected = 0;
+        for (int i = 0; i < n; i++) {
+            expected += iov[i].remaining();
+        }
+        try {
+            long written = device.writev(iov, n);
+            if (written != expected) {
+                counters.writeError();
+                LOG.log(Level.DEBUG, "writev wrote {0} of {1} bytes", written, expected);
+                return EIO;
+            }
+            return 0;
+        } catch (ErrnoException e) {
+            return e.errno();
+        }
+    }
+
+    @Override
+    public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
+        if (length >= SPLICE_MIN && file instanceof NativeFile nf && device instanceof DevFuse dev) {
+            boolean mine = onReaderThread();
+            SplicePipe p = mine ? readerPipe() : pipes.poll();
+            if (p == null && !mine) {
+                p = openPipe();
+            }
+            if (p != null && p.fits(offset, length)) {
+                try {
+                    int sent = dev.spliceReply(p, header, nf, offset, length);
+                    exchange.sentFile(0, sent);
+                    return;
+                } catch (SplicePipe.FileReadFailed e) {
+                    LOG.log(Level.DEBUG, "splice from {0} failed: {1}", nf.path(), e.getMessage());
+                    exchange.sentFile(errorReply(exchange, header, e.errno()), 0);
+                    return;
+                } catch (ErrnoException e) {
+                    exchange.sentFile(e.errno(), 0);
+                    return;
+                } finally {
+                    give(p, mine);
+                }
+            } else if (p != null) {
+                give(p, mine);
+            }
+        }
+        copyFile(exchange, header, file, offset, length);
+    }
+
+    /** The plain path: {@code pread} into a buffer, then one {@code writev} of header and data. */
+    private void copyFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
+        boolean mine = onReaderThread();
+        ByteBuffer b = mine ? target : fallbackBuffers.poll();
+        if (b == null) {
+            b = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        try {
+            b.clear().limit(Math.min(length, b.capacity()));
+            int total = 0;
+            try {
+                while (b.hasRemaining()) {
+                    int n = file.read(b, offset + total);
+                    if (n <= 0) {
+                        break;
+                    }
+                    total += n;
+                }
+            } catch (IOException e) {
+                LOG.log(Level.DEBUG, "reading {0} failed: {1}", file.path(), e.getMessage());
+                exchange.sentFile(errorReply(exchange, header, EIO), 0);
+                return;
+            }
+            b.flip();
+            int h = header.position();
+            header.limit(h + OUT_HEADER);
+            header.putInt(h, OUT_HEADER + total);
+            ByteBuffer[] iov = {header, b};
+            exchange.sentFile(write(exchange.opcode(), iov, total > 0 ? 2 : 1), total);
+        } finally {
+            if (!mine) {
+                fallbackBuffers.offer(b);
+            }
+        }
+    }
+
+    /** Rewrites the header as an error reply and writes it; returns the verdict. */
+    private int errorReply(Exchange exchange, ByteBuffer header, int errno) {
+        int h = header.position();
+        header.limit(h + OUT_HEADER);
+        header.putInt(h, OUT_HEADER);
+        header.putInt(h + 4, -(errno > 0 && errno < 512 ? errno : EIO));
+        return write(exchange.opcode(), new ByteBuffer[] {header}, 1);
+    }
+
+    private @Nullable SplicePipe readerPipe() {
+        SplicePipe p = pipe;
+        if (p == null && !pipeFailed) {
+            p = openPipe();
+            if (p == null) {
+                pipeFailed = true;
+            }
+            pipe = p;
+        }
+        return p;
+    }
+
+    private @Nullable SplicePipe openPipe() {
+        try {
+            return SplicePipe.open(maxData);
+        } catch (ErrnoException e) {
+            LOG.log(Level.DEBUG, "no splice pipe ({0}); READ replies are copied", e.getMessage());
+            return null;
+        }
+    }
+
+    private void give(SplicePipe p, boolean mine) {
+        if (p.broken()) {
+            p.close();
+            if (mine) {
+                pipe = null;
+            }
+        } else if (!mine) {
+            pipes.offer(p);
+        }
+    }
+
+    private void closePipes() {
+        SplicePipe p = pipe;
+        pipe = null;
+        if (p != null) {
+            p.close();
+        }
+        for (SplicePipe q; (q = pipes.poll()) != null; ) {
+            q.close();
+        }
+    }
+
+    @Override
+    public @Nullable ReadTarget readTarget(int size) {
+        if (!onReaderThread()) {
+            return null;
+        }
+        target.clear().limit(Math.min(Math.max(size, 0), target.capacity()));
+        return this;
+    }
+
+    // ------------------------------------------------------------------ ReadTarget (reader thread only)
+
+    @Override
+    public ByteBuffer buffer() {
+        return target;
+    }
+
+    @Override
+    public Data filled() {
+        target.flip();
+        return targetData;
+    }
+}

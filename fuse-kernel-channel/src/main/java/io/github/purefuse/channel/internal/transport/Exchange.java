@@ -1,0 +1,347 @@
+package io.github.purefuse.channel.internal.transport;
+
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.reply.FileRange;
+import io.github.purefuse.api.reply.FuseReply;
+import io.github.purefuse.api.reply.Ok;
+import io.github.purefuse.api.reply.PageReady;
+import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.types.BufferLease;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.channel.internal.codec.DirentPage;
+import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one owner of a request, from the frame it was read from to the kernel's verdict on its reply.
+ * Created by the dispatcher for every request that a transport delivers ({@link RequestSink}); the
+ * handler's answer goes to {@link #reply}, which is the only place a reply is encoded and handed to a
+ * transport ({@link ReplyPort}); the transport's verdict comes back to {@link #sent}, which is the only
+ * place that
+ * <ul>
+ *   <li>counts the reply (written, failed, READ bytes) and logs a failure once per opcode (ENOENT is
+ *       the kernel saying the request was interrupted or aborted: dropped quietly, fuse-protocol.md §7.2);</li>
+ *   <li>closes the {@link BufferLease} of a {@link Data} reply, whatever happened;</li>
+ *   <li>gives back a directory page's buffer;</li>
+ *   <li>undoes the lookup counts the reply carried when the kernel did not take it: an {@link Entry}
+ *       (one lookup of its node), a READDIRPLUS page (one per entry, also when the handler answered
+ *       something other than {@link PageReady}). The filesystem counts a lookup when it makes the entry;
+ *       the kernel gives it back with FORGET, and a refused reply gives it back here with the same
+ *       {@code forget}: one count, one way down.</li>
+ * </ul>
+ *
+ * <p>A reply is sent exactly once: a second {@code reply} is a programming error
+ * ({@link IllegalStateException}). Not thread-safe beyond that hand-over: the handler thread calls
+ * {@code reply}, the transport calls {@code sent} once (on any thread, after it stopped reading the
+ * parts).
+ */
+public final class Exchange {
+    private static final Logger LOG = System.getLogger(Exchange.class.getName());
+    private static final int ENOENT = Errno.ENOENT.code();
+
+    private final @Nullable FuseRequest request;
+    private final long unique;
+    private final int opcode;
+    private final ReplyPort port;
+    private final ReplyContext context;
+    private boolean replied;
+    private @Nullable BufferLease lease;
+    private long dataBytes;
+    private long entryNode;
+    private @Nullable DirentPage page;
+    private @Nullable ByteBuffer pageBuffer;
+    private @Nullable Consumer<ByteBuffer> pageRelease;
+    private boolean pageSent;
+    private volatile int verdict = -1;
+
+    /**
+     * Takes ownership of a decoded request.
+     *
+     * @param request the request
+     * @param port    where its reply goes (the transport it came from)
+     * @param context the session's shared reply state
+     */
+    public Exchange(FuseRequest request, ReplyPort port, ReplyContext context) {
+        this.request = request;
+        this.unique = request.header().unique();
+        this.opcode = request.header().opcode();
+        this.port = port;
+        this.context = context;
+    }
+
+    private Exchange(long unique, int opcode, ReplyPort port, ReplyContext context) {
+        this.request = null;
+        this.unique = unique;
+        this.opcode = opcode;
+        this.port = port;
+        this.context = context;
+    }
+
+    /**
+     * Takes ownership of a frame that could not be decoded (it can only be answered with an error).
+     *
+     * @param unique  the frame's {@code unique}
+     * @param opcode  the frame's opcode
+     * @param port    where the reply goes
+     * @param context the session's shared reply state
+     * @return the exchange
+     */
+    public static Exchange ofFrame(long unique, int opcode, ReplyPort port, ReplyContext context) {
+        return new Exchange(unique, opcode, port, context);
+    }
+
+    /** {@return the request's {@code unique}} */
+    public long unique() {
+        return unique;
+    }
+
+    /** {@return the request's opcode} */
+    public int opcode() {
+        return opcode;
+    }
+
+    /** {@return the port the reply leaves by} */
+    public ReplyPort port() {
+        return port;
+    }
+
+    /**
+     * Attaches the READDIR/READDIRPLUS page the handler will fill, before the handler runs: the exchange
+     * then sends it with a {@link PageReady} reply, undoes its entries' lookups unless the kernel took
+     * them, and gives its buffer back after the verdict.
+     *
+     * @param page    the page
+     * @param buffer  the page's buffer
+     * @param release takes the buffer back (a pool's {@code give})
+     */
+    public void attachPage(DirentPage page, ByteBuffer buffer, Consumer<ByteBuffer> release) {
+        this.page = page;
+        this.pageBuffer = buffer;
+        this.pageRelease = release;
+    }
+
+    /**
+     * Encodes and sends the reply: the only place a reply is written. Never throws for a bad reply: a
+     * reply that cannot be encoded is answered with EIO and logged once per opcode.
+     *
+     * @param reply the handler's reply
+     * @throws IllegalStateException if this request was answered already
+     */
+    public void reply(FuseReply reply) {
+        FuseRequest r = request;
+        if (r == null) {
+            throw new IllegalStateException("a malformed frame can only be answered with an error");
+        }
+        begin();
+        if (reply instanceof Data d) {
+            lease = d.lease();
+        } else if (reply instanceof Entry e) {
+            entryNode = e.nodeId().value();
+        } else if (reply instanceof PageReady) {
+            pageSent = true;
+        } else if (reply instanceof FileRange f) {
+            sendFile(r, f);
+            return;
+        }
+        ReplyContext.Scratch s = context.scratch();
+        ByteBuffer[] iov = s.iov;
+        int n;
+        try {
+            n = context.encoder().encode(r, reply, s.scratch, iov, page);
+        } catch (RuntimeException e) {
+            context.logFailure(opcode, "cannot encode the reply " + reply.getClass().getSimpleName() + " (" + e
+                    + "); answered EIO");
+            long lost = entryNode; // the kernel never sees the entry: give its lookup back now
+            entryNode = 0;
+            if (lost != 0) {
+                undo(lost);
+            }
+            pageSent = false;      // the page's lookups go back with the verdict
+            context.encoder().error(unique, Errno.EIO, s.scratch);
+            Arrays.fill(iov, null);
+            iov[0] = s.scratch;
+            n = 1;
+        }
+        if (lease != null && n > 1) {
+            dataBytes = iov[1].remaining();
+        }
+        try {
+            port.send(this, iov, n);
+        } finally {
+            Arrays.fill(iov, null);
+        }
+    }
+
+    private void sendFile(FuseRequest r, FileRange f) {
+        ReplyContext.Scratch s = context.scratch();
+        if (!(r instanceof Read read) || Integer.toUnsignedLong(f.length()) > Integer.toUnsignedLong(read.size())) {
+            context.logFailure(opcode, "a FileRange of " + f.length() + " bytes cannot answer "
+                    + r.getClass().getSimpleName() + "; answered EIO");
+            context.encoder().error(unique, Errno.EIO, s.scratch);
+            s.iov[0] = s.scratch;
+            try {
+                port.send(this, s.iov, 1);
+            } finally {
+                s.iov[0] = null;
+            }
+            return;
+        }
+        dataBytes = f.length();
+        context.encoder().ok(unique, s.scratch); // header: unique, error 0; the port sets len
+        port.sendFile(this, s.scratch, f.file(), f.offset(), f.length());
+    }
+
+    /**
+     * Sends an error reply ({@code fuse_out_header} only, {@code error = -errno}).
+     *
+     * @param errno the error
+     * @throws IllegalStateException if this request was answered already
+     */
+    public void error(Errno errno) {
+        begin();
+        ReplyContext.Scratch s = context.scratch();
+        context.encoder().error(unique, errno, s.scratch);
+        s.iov[0] = s.scratch;
+        try {
+            port.send(this, s.iov, 1);
+        } finally {
+            s.iov[0] = null;
+        }
+    }
+
+    /**
+     * Sends the INIT reply ({@code fuse_init_out} sized for the negotiated minor).
+     *
+     * @param out the values
+     * @throws IllegalStateException if this request was answered already
+     */
+    public void replyInit(InitOut out) {
+        begin();
+        ReplyContext.Scratch s = context.scratch();
+        context.encoder().init(unique, out, s.scratch);
+        s.iov[0] = s.scratch;
+        try {
+            port.send(this, s.iov, 1);
+        } finally {
+            s.iov[0] = null;
+        }
+    }
+
+    /** {@return the kernel's verdict: 0 accepted, an errno, or -1 while none came yet} */
+    public int verdict() {
+        return verdict;
+    }
+
+    /**
+     * Sends an empty success reply (DESTROY).
+     *
+     * @throws IllegalStateException if this request was answered already
+     */
+    public void ok() {
+        reply(Ok.INSTANCE);
+    }
+
+    private void begin() {
+        if (replied) {
+            throw new IllegalStateException("request " + Long.toUnsignedString(unique) + " was answered already");
+        }
+        replied = true;
+    }
+
+    /** {@return whether a reply was handed to the port} */
+    public boolean replied() {
+        return replied;
+    }
+
+    /**
+     * The transport's verdict on the reply: called exactly once by the port, after it stopped reading the
+     * parts. Counts, logs, closes the lease, gives the page back and undoes refused lookups.
+     *
+     * @param errno 0 if the kernel accepted the whole reply, else the errno of the failure (ENOENT: the
+     *              request was interrupted or aborted; EBADF: the device is closed; EINVAL: the kernel
+     *              refused the reply)
+     */
+    public void sent(int errno) {
+        verdict(errno, dataBytes);
+    }
+
+    /**
+     * The verdict on a {@link ReplyPort#sendFile} reply, with the data bytes the file gave (fewer than
+     * asked for at its end; 0 when its read failed and the port answered EIO instead).
+     *
+     * @param errno as for {@link #sent(int)}
+     * @param bytes the data bytes sent
+     */
+    public void sentFile(int errno, int bytes) {
+        verdict(errno, bytes);
+    }
+
+    private void verdict(int errno, long dataBytes) {
+        Counters counters = context.counters();
+        boolean ok = errno == 0;
+        try {
+            if (ok) {
+                counters.replyWritten();
+                if (dataBytes > 0) {
+                    counters.readBytes(dataBytes);
+                }
+            } else {
+                counters.writeError();
+                if (errno != ENOENT) {
+                    context.logFailure(opcode, new Errno(Math.max(1, Math.min(errno, 511))).name()
+                            + " (" + new Errno(Math.max(1, Math.min(errno, 511))).description() + ")");
+                }
+                if (entryNode != 0) {
+                    undo(entryNode);
+                }
+            }
+            DirentPage p = page;
+            if (p != null && p.plus() && !(ok && pageSent)) {
+                for (int i = 0, n = p.lookupCount(); i < n; i++) {
+                    undo(p.lookupNodeId(i));
+                }
+            }
+        } finally {
+            release();
+            verdict = errno;
+        }
+    }
+
+    private void undo(long nodeid) {
+        try {
+            context.undo().forget(nodeid, 1);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "forget(nodeid {0}, 1) threw {1}", Long.toUnsignedString(nodeid), e.toString());
+        }
+    }
+
+    private void release() {
+        BufferLease l = lease;
+        lease = null;
+        if (l != null) {
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "closing the lease of a READ reply threw {0}", e.toString());
+            }
+        }
+        ByteBuffer b = pageBuffer;
+        Consumer<ByteBuffer> give = pageRelease;
+        pageBuffer = null;
+        page = null;
+        if (b != null && give != null) {
+            give.accept(b);
+        }
+    }
+
+    /** The out-header size, for ports that split header and body (io_uring's {@code in_out}). */
+    public static final int OUT_HEADER = ReplyEncoder.OUT_HEADER;
+}

@@ -1,0 +1,94 @@
+package io.github.purefuse.channel.internal.transport;
+
+import io.github.purefuse.channel.internal.codec.Opcodes;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every {@link Exchange} of a session shares: the encoder for the negotiated minor, the counters,
+ * the once-per-opcode log of failed replies, the undo of lookup counts (the filesystem's
+ * {@code forget}), and per-thread encoding buffers. Thread-safe.
+ */
+public final class ReplyContext {
+    private static final Logger LOG = System.getLogger(ReplyContext.class.getName());
+    /** Scratch size: the header plus the largest reply struct ({@code fuse_statx_out}, 288 bytes); payloads travel in their own buffers. */
+    static final int SCRATCH_BYTES = 512;
+
+    /** Gives back lookup references the kernel never took (an entry reply it refused). */
+    @FunctionalInterface
+    public interface LookupUndo {
+        /**
+         * Forgets lookups of one node, as a FORGET from the kernel would.
+         *
+         * @param nodeid  the node
+         * @param nlookup how many
+         */
+        void forget(long nodeid, long nlookup);
+    }
+
+    /** One thread's buffers for encoding a reply; the port reads them only during its call. */
+    static final class Scratch {
+        final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer[] iov = new ByteBuffer[4];
+    }
+
+    private final ReplyEncoder encoder;
+    private final Counters counters;
+    private final LookupUndo undo;
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    private final ConcurrentHashMap<Integer, Boolean> logged = new ConcurrentHashMap<>();
+    private volatile boolean quiet;
+
+    /**
+     * Creates the shared part of a session's exchanges.
+     *
+     * @param encoder  the encoder for the negotiated minor
+     * @param counters the session's counters
+     * @param undo     where refused entry replies give their lookups back
+     */
+    public ReplyContext(ReplyEncoder encoder, Counters counters, LookupUndo undo) {
+        this.encoder = encoder;
+        this.counters = counters;
+        this.undo = undo;
+    }
+
+    /** {@return the encoder} */
+    public ReplyEncoder encoder() {
+        return encoder;
+    }
+
+    /** {@return the counters} */
+    public Counters counters() {
+        return counters;
+    }
+
+    LookupUndo undo() {
+        return undo;
+    }
+
+    Scratch scratch() {
+        return scratch.get();
+    }
+
+    /** Stops logging failed replies (the session is ending: late replies are expected to fail). */
+    public void quiet() {
+        quiet = true;
+    }
+
+    /**
+     * Logs a failed reply unless one was logged for this opcode already.
+     *
+     * @param opcode  the opcode answered
+     * @param message what failed
+     */
+    public void logFailure(int opcode, String message) {
+        if (!quiet && logged.putIfAbsent(opcode, Boolean.TRUE) == null) {
+            LOG.log(Level.WARNING, "reply to {0} failed: {1} (further failures for this opcode are not logged)",
+                    Opcodes.name(opcode), message);
+        }
+    }
+}

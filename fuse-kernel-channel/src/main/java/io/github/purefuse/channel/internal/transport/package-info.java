@@ -1,0 +1,37 @@
+/**
+ * The transport seam: one owner per request, from the frame it was read from to the kernel's verdict on
+ * its reply, whatever carries the bytes ({@code read}/{@code writev} on {@code /dev/fuse} today, FUSE over
+ * io_uring next).
+ *
+ * <ul>
+ *   <li>A transport thread reads one whole frame, decodes it and delivers it to a {@link
+ *       io.github.purefuse.channel.internal.transport.RequestSink} (the dispatcher) together with the
+ *       {@link io.github.purefuse.channel.internal.transport.ReplyPort} its reply must leave by.</li>
+ *   <li>The dispatcher wraps it in an {@link io.github.purefuse.channel.internal.transport.Exchange},
+ *       runs the handler (inline, or on a bounded virtual thread), and hands the reply to
+ *       {@code Exchange.reply}: the one place a reply is encoded and given to the port.</li>
+ *   <li>The port writes it as one message (one {@code writev}, one splice, one ring commit) and reports
+ *       the kernel's verdict to {@code Exchange.sent}: the one place that counts, closes the lease, gives
+ *       pages back and undoes the lookup counts of a refused entry reply.</li>
+ * </ul>
+ *
+ * <h2>A READ's way on {@code /dev/fuse}</h2>
+ * Our types between {@code read(2)} and {@code writev(2)} (or {@code splice(2)}) and the release of the
+ * lease, for a READ that does not block:
+ * <ol>
+ *   <li>{@code loop.DeviceQueue}: the reader thread: {@code read(2)} into its buffer, the port, the
+ *       reused {@code ReadTarget}, the splice pipe;</li>
+ *   <li>{@code loop.DevFuse}: the descriptor (one system call per message);</li>
+ *   <li>{@code linux.Native}: the system calls (jnr-ffi);</li>
+ *   <li>{@code codec.RequestDecoder}: the frame to a {@code Read} record;</li>
+ *   <li>{@code dispatch.Dispatcher}: the route (inline or virtual thread);</li>
+ *   <li>{@code transport.Exchange}: the owner: reply, verdict, lease;</li>
+ *   <li>{@code codec.ReplyEncoder}: the out-header;</li>
+ *   <li>{@code transport.Counters}: the statistics.</li>
+ * </ol>
+ * Internal: not part of the public API; it may change in any release.
+ */
+@NullMarked
+package io.github.purefuse.channel.internal.transport;
+
+import org.jspecify.annotations.NullMarked;

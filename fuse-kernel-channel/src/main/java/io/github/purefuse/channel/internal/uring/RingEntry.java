@@ -1,0 +1,183 @@
+package io.github.purefuse.channel.internal.uring;
+
+import io.github.purefuse.api.ReadTarget;
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.types.BufferLease;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.LocalFile;
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyPort;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One registered ring entry ({@code struct fuse_ring_ent} on the kernel's side): a 288-byte
+ * {@code fuse_uring_req_header} and a payload buffer, both registered with
+ * {@code FUSE_IO_URING_CMD_REGISTER}, owned by one {@link RingThread}. The entry holds at most one
+ * request at a time, from the completion that delivered it to the {@code COMMIT_AND_FETCH} that answers
+ * it, so the entry itself is the request's {@link ReplyPort}: whichever thread sends the reply writes it
+ * into the entry's buffers and hands the entry to its ring thread, which submits the commit.
+ *
+ * <h2>Layout ({@code include/uapi/linux/fuse.h})</h2>
+ * Header: {@code in_out[128]} at 0 (the kernel writes {@code fuse_in_header} there; the server writes
+ * {@code fuse_out_header}), {@code op_in[128]} at 128 (the opcode's first argument, e.g.
+ * {@code fuse_read_in}), {@code fuse_uring_ent_in_out} at 256 ({@code flags} u64, {@code commit_id} u64
+ * at 264 = the request's {@code unique}, {@code payload_sz} u32 at 272). Payload: the remaining request
+ * arguments (a name, xattr name, ...), and on commit the reply body after {@code fuse_out_header}.
+ *
+ * <p>A reply's bytes are copied into the payload (READ data from its lease, directory pages from their
+ * page), except a READ answered inline into {@link #readTarget} (the payload itself) or with a
+ * {@code FileRange} ({@code pread} straight into the payload): then the only copy is the kernel's, from
+ * the payload into the page cache at commit.
+ */
+final class RingEntry implements ReplyPort {
+    /** {@code sizeof(struct fuse_uring_req_header)}. */
+    static final int HEADER_BYTES = 288;
+    static final int OP_IN = 128;
+    static final int OP_IN_BYTES = 128;
+    static final int COMMIT_ID = 264;
+    static final int PAYLOAD_SZ = 272;
+    private static final int SCRATCH_BYTES = 512;
+    private static final int EIO = 5;
+    private static final int EBADF = 9;
+
+    /** The entry's states, seen by its ring thread only. */
+    enum State {
+        /** REGISTER submitted, no request yet. */
+        REGISTERED,
+        /** A request is in the buffers, being served. */
+        SERVING,
+        /** The reply is written; the commit waits in the ring thread's queue or the SQ. */
+        COMMITTING,
+        /** The kernel ended the entry ({@code -ENOTCONN} at unmount, or another error). */
+        DEAD
+    }
+
+    final int index;
+    final int qid;
+    final ByteBuffer header;
+    final ByteBuffer payload;
+    final long iovecAddress;
+    private final RingThread owner;
+    private final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final long payloadAddress;
+    private final Target target;
+    State state = State.REGISTERED;
+    long unique;
+    int opcode;
+    /** Link in the ring thread's commit stack. */
+    @Nullable RingEntry next;
+
+    RingEntry(int index, int qid, ByteBuffer header, ByteBuffer payload, long iovecAddress, RingThread owner) {
+        this.index = index;
+        this.qid = qid;
+        this.header = header.order(ByteOrder.LITTLE_ENDIAN);
+        this.payload = payload.order(ByteOrder.LITTLE_ENDIAN);
+        this.iovecAddress = iovecAddress;
+        this.owner = owner;
+        this.payloadAddress = Native.address(payload);
+        this.target = new Target();
+    }
+
+    /**
+     * Copies one encoded reply into the entry ({@code fuse_out_header} into {@code in_out}, the rest into
+     * the payload, skipping a part that already lies where it would be copied: a READ answered into
+     * {@link #readTarget}) and hands the entry to its ring thread for {@code COMMIT_AND_FETCH}.
+     *
+     * @param iov the parts, {@code fuse_out_header} first, each from position to limit
+     * @param n   how many parts
+     * @return the verdict: 0 once the commit is handed over (the kernel reports nothing about a commit: a
+     *     reply it rejects fails the caller's system call, not the command), EIO for a reply larger than
+     *     the payload, EBADF once the ring has stopped
+     */
+    int deliver(ByteBuffer[] iov, int n) {
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            total += iov[i].remaining();
+        }
+        if (total - ReplyEncoder.OUT_HEADER > payload.capacity()) {
+            owner.context().logFailure(opcode, "a reply of " + total + " bytes exceeds the ring payload of "
+                    + payload.capacity() + "; answered EIO");
+            owner.context().encoder().error(unique, Errno.EIO, scratch);
+            header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
+            return commit(0) ? EIO : EBADF;
+        }
+        ByteBuffer first = iov[0];
+        header.put(0, first, first.position(), ReplyEncoder.OUT_HEADER);
+        int rest = first.remaining() - ReplyEncoder.OUT_HEADER;
+        payload.put(0, first, first.position() + ReplyEncoder.OUT_HEADER, rest);
+        int at = rest;
+        for (int i = 1; i < n; i++) {
+            ByteBuffer b = iov[i];
+            int len = b.remaining();
+            if (!b.isDirect() || Native.address(b) != payloadAddress + at) {
+                payload.put(at, b, b.position(), len);
+            }
+            at += len;
+        }
+        return commit(at) ? 0 : EBADF;
+    }
+
+    @Override
+    public void send(Exchange exchange, ByteBuffer[] iov, int n) {
+        exchange.sent(deliver(iov, n));
+    }
+
+    @Override
+    public void sendFile(Exchange exchange, ByteBuffer outHeader, LocalFile file, long offset, int length) {
+        ByteBuffer into = payload.clear().limit(length);
+        int got = 0;
+        try {
+            while (into.hasRemaining()) {
+                int r = file.read(into, offset + got);
+                if (r <= 0) {
+                    break;
+                }
+                got += r;
+            }
+        } catch (IOException e) {
+            owner.context().logFailure(opcode, "reading " + file.path() + " failed (" + e.getMessage() + "); answered EIO");
+            owner.context().encoder().error(unique, Errno.EIO, scratch);
+            header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
+            exchange.sentFile(commit(0) ? 0 : EBADF, 0);
+            return;
+        }
+        header.put(0, outHeader, outHeader.position(), ReplyEncoder.OUT_HEADER);
+        header.putInt(0, ReplyEncoder.OUT_HEADER + got);
+        exchange.sentFile(commit(got) ? 0 : EBADF, got);
+    }
+
+    @Override
+    public @Nullable ReadTarget readTarget(int size) {
+        payload.clear().limit(Math.min(size, payload.capacity()));
+        return target;
+    }
+
+    /** The payload as a {@link ReadTarget}: a READ answered inline is written where the commit reads it. */
+    private final class Target implements ReadTarget {
+        private final ByteBuffer view = payload.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        private final Data filled = Data.leased(BufferLease.unpooled(view));
+
+        @Override
+        public ByteBuffer buffer() {
+            return payload;
+        }
+
+        @Override
+        public Data filled() {
+            view.limit(payload.position()).position(0);
+            return filled;
+        }
+    }
+
+    /** Sets {@code payload_sz} and hands the entry to its ring thread; {@code false} once it stopped. */
+    boolean commit(int payloadBytes) {
+        header.putInt(PAYLOAD_SZ, payloadBytes);
+        return owner.commit(this);
+    }
+
+}

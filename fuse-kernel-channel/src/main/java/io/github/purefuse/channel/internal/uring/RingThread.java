@@ -1,0 +1,387 @@
+package io.github.purefuse.channel.internal.uring;
+
+import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.channel.internal.codec.ProtocolException;
+import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.IoUring;
+import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
+import io.github.purefuse.channel.internal.transport.RequestSink;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One serving thread of the io_uring transport: a platform thread that owns one {@link IoUring} and the
+ * entries of the queues it serves, and makes every {@code io_uring_enter} on it. The kernel copies a
+ * request into an entry in the context of the task that submitted the entry's command, so keeping all
+ * submissions on this thread keeps that work here too.
+ *
+ * <h2>The loop</h2>
+ * <ol>
+ *   <li>Submit a REGISTER per entry ({@code -EAGAIN}, INIT not yet processed, is retried) and an
+ *       {@code IORING_OP_READ} of the wake-up eventfd.</li>
+ *   <li>Wait for completions. A completion with {@code res = 0} carries a request: the frame is
+ *       reassembled from {@code in_out}, {@code op_in} and the payload, decoded and dispatched with the
+ *       entry as its reply sink. A handler that answers on this thread puts the commit straight into the
+ *       SQ; one that answers on another thread pushes the entry onto a lock-free stack and, if this
+ *       thread sleeps, writes the eventfd.</li>
+ *   <li>Before sleeping, every queued commit becomes a {@code COMMIT_AND_FETCH} SQE; the same
+ *       {@code io_uring_enter} submits them and waits.</li>
+ *   <li>{@code -ENOTCONN} (unmount, abort, {@code umount} from outside) or {@code -ECONNABORTED} ends an
+ *       entry; the thread ends when every entry has ended, or when the transport is closed.</li>
+ * </ol>
+ */
+final class RingThread implements Runnable {
+    private static final Logger LOG = System.getLogger(RingThread.class.getName());
+    private static final int FUSE_IO_URING_CMD_REGISTER = 1;
+    private static final int FUSE_IO_URING_CMD_COMMIT_AND_FETCH = 2;
+    private static final long WAKE = -1L;
+    private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
+    private static final int EBUSY = 16;
+    private static final int ENOTCONN = 107;
+    private static final int ECONNABORTED = 103;
+    private static final int ECANCELED = 125;
+    private static final int IN_HEADER = 40;
+    private static final long REGISTER_RETRY_NANOS = 5_000_000_000L;
+
+    private final int id;
+    private final IoUring ring;
+    private final int devFd;
+    private final RingEntry[] entries;
+    private final UringTransport transport;
+    private final int eventFd;
+    private final ByteBuffer wakeIn = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+    private final ByteBuffer wakeOut = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder()).putLong(0, 1L);
+    private final long wakeOutAddress;
+    private final AtomicReference<@Nullable RingEntry> commits = new AtomicReference<>();
+    private final AtomicBoolean sleeping = new AtomicBoolean();
+    /** 1 while the thread runs, +1 per wake in progress; the eventfd is closed when it drops to 0. */
+    private final java.util.concurrent.atomic.AtomicInteger eventFdRefs = new java.util.concurrent.atomic.AtomicInteger(1);
+    private final long[] cqeData;
+    private final int[] cqeRes;
+    /** Where a request frame is reassembled for the decoder (reused: a decoded record keeps no reference to it). */
+    private final ByteBuffer frame;
+    private final CompletableFuture<@Nullable String> registered = new CompletableFuture<>();
+    private volatile boolean stopping;
+    private @Nullable Thread thread;
+    private int live;
+    private boolean wakeArmed;
+
+    RingThread(int id, IoUring ring, int devFd, int[] qids, int depth, int payloadBytes, UringTransport transport)
+            throws ErrnoException {
+        this.id = id;
+        this.ring = ring;
+        this.devFd = devFd;
+        this.transport = transport;
+        this.eventFd = Native.eventfd();
+        this.wakeOutAddress = Native.address(wakeOut);
+        int n = qids.length * depth;
+        this.entries = new RingEntry[n];
+        ByteBuffer headers = ByteBuffer.allocateDirect(n * 512 + 4096).alignedSlice(4096);
+        ByteBuffer iovecs = ByteBuffer.allocateDirect(n * 32).order(ByteOrder.nativeOrder());
+        long iovecBase = Native.address(iovecs);
+        for (int i = 0; i < n; i++) {
+            ByteBuffer h = headers.slice(i * 512, RingEntry.HEADER_BYTES);
+            ByteBuffer p = ByteBuffer.allocateDirect(payloadBytes + 4095).alignedSlice(4096).limit(payloadBytes).slice();
+            iovecs.putLong(32 * i, Native.address(h));
+            iovecs.putLong(32 * i + 8, RingEntry.HEADER_BYTES);
+            iovecs.putLong(32 * i + 16, Native.address(p));
+            iovecs.putLong(32 * i + 24, payloadBytes);
+            entries[i] = new RingEntry(i, qids[i / depth], h, p, iovecBase + 32L * i, this);
+        }
+        this.cqeData = new long[ring.cqEntries()];
+        this.cqeRes = new int[ring.cqEntries()];
+        this.frame = ByteBuffer.allocateDirect(IN_HEADER + RingEntry.OP_IN_BYTES + payloadBytes)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        this.live = n;
+    }
+
+    void start() {
+        thread = Thread.ofPlatform().daemon(true).name("fuse-uring-" + id).start(this);
+    }
+
+    /** {@return completed with {@code null} once every REGISTER was accepted, or with the reason it failed} */
+    CompletableFuture<@Nullable String> registered() {
+        return registered;
+    }
+
+    ReplyContext context() {
+        return transport.context();
+    }
+
+    /** Queues an entry's commit; called by the thread that wrote the reply. */
+    boolean commit(RingEntry e) {
+        if (stopping) {
+            return false;
+        }
+        if (Thread.currentThread() == thread) {
+            prepCommit(e);
+            return true;
+        }
+        RingEntry head;
+        do {
+            head = commits.get();
+            e.next = head;
+        } while (!commits.compareAndSet(head, e));
+        if (sleeping.get() && sleeping.compareAndSet(true, false)) {
+            wake();
+        }
+        return true;
+    }
+
+    /**
+     * Writes the eventfd, unless the thread has ended: the descriptor is reference-counted (like
+     * {@code DevFuse}), so a late waker can never write into a file that reused the number.
+     */
+    private void wake() {
+        int r;
+        do {
+            r = eventFdRefs.get();
+            if (r == 0) {
+                return;
+            }
+        } while (!eventFdRefs.compareAndSet(r, r + 1));
+        try {
+            Native.write(eventFd, wakeOutAddress, 8);
+        } catch (ErrnoException ex) {
+            LOG.log(Level.WARNING, "cannot wake {0}: {1}", "fuse-uring-" + id, ex.getMessage());
+        } finally {
+            releaseEventFd();
+        }
+    }
+
+    private void releaseEventFd() {
+        if (eventFdRefs.decrementAndGet() == 0) {
+            Native.close(eventFd);
+        }
+    }
+
+    /** Asks the thread to end (the session ends), and wakes it. */
+    void stop() {
+        stopping = true;
+        wake();
+    }
+
+    void join(long millis) throws InterruptedException {
+        Thread t = thread;
+        if (t != null) {
+            t.join(millis);
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            if (register()) {
+                loop();
+            }
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.ERROR, "io_uring thread " + id + " failed", e);
+            registered.complete("the io_uring thread failed: " + e);
+            transport.failed(e);
+        } finally {
+            stopping = true;
+            ring.close();
+            releaseEventFd();
+            transport.threadEnded();
+        }
+    }
+
+    private void prepRegister(RingEntry e) {
+        int sqe = ring.nextSqe();
+        ring.prep(sqe, IoUring.OP_URING_CMD, devFd, e.iovecAddress, 2, FUSE_IO_URING_CMD_REGISTER, e.index);
+        ring.sqes().putShort(sqe + IoUring.SQE_CMD + 16, (short) e.qid);
+        e.state = RingEntry.State.REGISTERED;
+    }
+
+    private void prepCommit(RingEntry e) {
+        int sqe = ring.nextSqe();
+        ring.prep(sqe, IoUring.OP_URING_CMD, devFd, 0, 0, FUSE_IO_URING_CMD_COMMIT_AND_FETCH, e.index);
+        ring.sqes().putLong(sqe + IoUring.SQE_CMD + 8, e.unique);
+        ring.sqes().putShort(sqe + IoUring.SQE_CMD + 16, (short) e.qid);
+        e.state = RingEntry.State.COMMITTING;
+    }
+
+    private void armWake() {
+        int sqe = ring.nextSqe();
+        ring.prep(sqe, IoUring.OP_READ, eventFd, Native.address(wakeIn), 8, 0, WAKE);
+        wakeArmed = true;
+    }
+
+    /** Registers every entry; the kernel answers a bad REGISTER at once, a good one only with a request. */
+    private boolean register() {
+        long deadline = System.nanoTime() + REGISTER_RETRY_NANOS;
+        for (RingEntry e : entries) {
+            prepRegister(e);
+        }
+        armWake();
+        for (;;) {
+            try {
+                ring.submit();
+            } catch (ErrnoException ex) {
+                registered.complete("io_uring_enter failed: " + ex.getMessage());
+                return false;
+            }
+            int n = reap();
+            int again = 0;
+            String failure = null;
+            for (int k = 0; k < n; k++) {
+                long ud = cqeData[k];
+                int res = cqeRes[k];
+                if (ud == WAKE) {
+                    wakeArmed = false;
+                    continue;
+                }
+                RingEntry e = entries[(int) ud];
+                if (res == 0) {
+                    serve(e);
+                } else if (res == -EAGAIN && System.nanoTime() < deadline) {
+                    again++;
+                    prepRegister(e);
+                } else {
+                    e.state = RingEntry.State.DEAD;
+                    live--;
+                    failure = describe(res);
+                }
+            }
+            if (failure != null) {
+                registered.complete(failure);
+                return false;
+            }
+            if (again == 0) {
+                if (!wakeArmed) {
+                    armWake();
+                }
+                registered.complete(null);
+                return true;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException ex) {
+                registered.complete("interrupted while registering");
+                return false;
+            }
+        }
+    }
+
+    static String describe(int res) {
+        int errno = -res;
+        return switch (errno) {
+            case 95 -> "the kernel refused FUSE io_uring commands (EOPNOTSUPP: "
+                    + "/sys/module/fuse/parameters/enable_uring was turned off)";
+            case 22 -> "the kernel rejected a ring entry (EINVAL: buffer sizes or queue id)";
+            case EAGAIN -> "the kernel had not processed INIT after 5 s (EAGAIN)";
+            default -> "REGISTER failed: " + new Errno(Math.max(errno, 1)).name();
+        };
+    }
+
+    private int reap() {
+        int n = ring.ready();
+        for (int k = 0; k < n; k++) {
+            cqeData[k] = ring.userData(k);
+            cqeRes[k] = ring.res(k);
+        }
+        ring.advance(n);
+        return n;
+    }
+
+    private void loop() {
+        while (live > 0 && !stopping) {
+            drainCommits();
+            sleeping.set(true);
+            if (commits.get() != null || stopping) {
+                sleeping.set(false);
+                continue;
+            }
+            try {
+                ring.submitAndWait(1);
+            } catch (ErrnoException ex) {
+                if (ex.errno() != EINTR && ex.errno() != EAGAIN && ex.errno() != EBUSY) {
+                    sleeping.set(false);
+                    LOG.log(Level.ERROR, "io_uring_enter failed: {0}; the ring thread ends", ex.getMessage());
+                    transport.failed(ex);
+                    return;
+                }
+            }
+            sleeping.set(false);
+            int n = reap();
+            for (int k = 0; k < n; k++) {
+                long ud = cqeData[k];
+                int res = cqeRes[k];
+                if (ud == WAKE) {
+                    armWake();
+                    continue;
+                }
+                RingEntry e = entries[(int) ud];
+                if (res == 0) {
+                    serve(e);
+                } else {
+                    if (res != -ENOTCONN && res != -ECONNABORTED && res != -ECANCELED && !stopping) {
+                        LOG.log(Level.WARNING, "ring entry {0} of queue {1} ended: {2}", e.index, e.qid,
+                                new Errno(Math.max(-res, 1)).name());
+                    }
+                    e.state = RingEntry.State.DEAD;
+                    live--;
+                }
+            }
+        }
+    }
+
+    private void drainCommits() {
+        RingEntry e = commits.getAndSet(null);
+        while (e != null) {
+            RingEntry next = e.next;
+            e.next = null;
+            prepCommit(e);
+            e = next;
+        }
+    }
+
+    /** Decodes the request an entry received and dispatches it with the entry as its sink. */
+    private void serve(RingEntry e) {
+        ByteBuffer h = e.header;
+        int len = h.getInt(0);
+        int opcode = h.getInt(4);
+        int payloadSz = h.getInt(RingEntry.PAYLOAD_SZ);
+        e.unique = h.getLong(RingEntry.COMMIT_ID);
+        e.opcode = opcode;
+        e.state = RingEntry.State.SERVING;
+        int arg0 = len - IN_HEADER - payloadSz;
+        transport.context().counters().ringRequest(opcode);
+        if (arg0 < 0 || arg0 > RingEntry.OP_IN_BYTES || payloadSz < 0 || payloadSz > e.payload.capacity()) {
+            LOG.log(Level.WARNING, "malformed ring request: len {0}, payload_sz {1}, opcode {2}", len, payloadSz, opcode);
+            Exchange.ofFrame(e.unique, opcode, e, transport.context()).error(Errno.EIO);
+            return;
+        }
+        ByteBuffer f = frame.clear();
+        f.put(0, h, 0, IN_HEADER);
+        f.put(IN_HEADER, h, RingEntry.OP_IN, arg0);
+        f.put(IN_HEADER + arg0, e.payload, 0, payloadSz);
+        f.limit(len);
+        RequestSink sink = transport.sink();
+        FuseRequest request;
+        try {
+            request = transport.decoder().decode(f);
+        } catch (ProtocolException ex) {
+            sink.malformed(ex, e);
+            return;
+        }
+        try {
+            sink.request(request, e);
+        } catch (InterruptedException ex) {
+            // The sink answered EINTR; this thread ends with the session.
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+    }
+}

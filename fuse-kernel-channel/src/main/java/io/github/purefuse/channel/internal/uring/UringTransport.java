@@ -1,0 +1,255 @@
+package io.github.purefuse.channel.internal.uring;
+
+import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.dispatch.Dispatcher;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.IoUring;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
+import io.github.purefuse.channel.internal.transport.RequestSink;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * FUSE over io_uring (Linux 6.14+, protocol 7.42): requests arrive as completions of
+ * {@code IORING_OP_URING_CMD} commands on the {@code /dev/fuse} descriptor, replies leave with the next
+ * command ({@code COMMIT_AND_FETCH}), so one {@code io_uring_enter} answers a request and waits for the
+ * next. {@code FORGET}, {@code BATCH_FORGET}, {@code INTERRUPT} and notifications stay on
+ * {@code /dev/fuse}: the session keeps one device reader beside the ring.
+ *
+ * <h2>Shape</h2>
+ * The kernel has one queue per possible CPU ({@code /sys/devices/system/cpu/possible}) and routes a
+ * request to the queue of the CPU its caller runs on; every queue needs at least one registered entry
+ * before the kernel switches over, and once {@code FUSE_OVER_IO_URING} was negotiated, new requests
+ * wait until it has (the switch happens during the session's start). This transport serves
+ * {@code queues} queues of {@code depth} entries with {@code threads} {@link RingThread}s, each with its
+ * own ring; queue {@code q} belongs to thread {@code q % threads}.
+ *
+ * <h2>Memory</h2>
+ * {@code queues × depth × (288 + payload)} bytes of direct memory, the payload being
+ * {@code max(8192, max_write, max_pages × 4096)} (1 MiB at {@code max_pages = 256}), plus one frame
+ * buffer of the payload's size per thread.
+ *
+ * <h2>A READ's way (the types it passes)</h2>
+ * {@link IoUring} (the completion) → {@link RingThread} (frame reassembled from header and payload) →
+ * {@link RequestDecoder} → {@code Read} → {@link Dispatcher} → the filesystem's {@code Data} and its
+ * {@code BufferLease} → {@link RingEntry} (encoded by {@link ReplyEncoder}, copied into the payload) →
+ * {@link IoUring} (the commit). The copy into the payload is the price of the current handler API, which
+ * lets the filesystem choose the buffer; the kernel then copies the payload into the page cache.
+ */
+public final class UringTransport {
+    private final List<IoUring> rings;
+    private final int queues;
+    private final int depth;
+    private final List<RingThread> threads = new ArrayList<>();
+    private volatile @Nullable RequestSink sink;
+    private volatile @Nullable RequestDecoder decoder;
+    private volatile @Nullable ReplyContext context;
+    private volatile @Nullable Consumer<Throwable> onFailure;
+    private int payloadBytes;
+
+    private UringTransport(List<IoUring> rings, int queues, int depth) {
+        this.rings = rings;
+        this.queues = queues;
+        this.depth = depth;
+    }
+
+    /**
+     * The number of queues the kernel expects: {@code num_possible_cpus()}, from
+     * {@code /sys/devices/system/cpu/possible} (e.g. {@code 0-1} is 2, {@code 0-3,8-11} is 8).
+     *
+     * @return the count, at least 1
+     */
+    public static int possibleCpus() {
+        try {
+            String s = Files.readString(Path.of("/sys/devices/system/cpu/possible"), StandardCharsets.US_ASCII).strip();
+            return countCpus(s);
+        } catch (IOException | RuntimeException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    static int countCpus(String list) {
+        int n = 0;
+        for (String part : list.split(",")) {
+            int dash = part.indexOf('-');
+            if (dash < 0) {
+                Integer.parseInt(part.strip());
+                n++;
+            } else {
+                n += Integer.parseInt(part.substring(dash + 1).strip()) - Integer.parseInt(part.substring(0, dash).strip()) + 1;
+            }
+        }
+        return Math.max(1, n);
+    }
+
+    /**
+     * The default depth: 16 entries per queue, fewer if the mount's ring memory would exceed
+     * {@code budget} bytes, at least 1.
+     *
+     * @param queues       the queues
+     * @param payloadBytes the payload buffer per entry
+     * @param budget       the most bytes for all entries
+     * @return the depth
+     */
+    public static int defaultDepth(int queues, int payloadBytes, long budget) {
+        long perEntry = RingEntry.HEADER_BYTES + (long) payloadBytes;
+        return (int) Math.max(1, Math.min(16, budget / (perEntry * queues)));
+    }
+
+    /**
+     * Creates the rings (before INIT is answered, so that a failure can still turn io_uring down).
+     *
+     * @param queues  queues to serve (the possible CPUs)
+     * @param depth   entries per queue, at least 1
+     * @param threads serving threads, 1..queues
+     * @return the transport, not started
+     * @throws ErrnoException if a ring cannot be created (EPERM when {@code kernel.io_uring_disabled}
+     *     forbids it, ENOSYS without io_uring, ENOMEM)
+     */
+    public static UringTransport open(int queues, int depth, int threads) throws ErrnoException {
+        List<IoUring> rings = new ArrayList<>();
+        int perThread = (queues + threads - 1) / threads;
+        int sq = Integer.highestOneBit(perThread * depth) << 1; // a power of two > entries: room for the wake-up read
+        try {
+            for (int t = 0; t < threads; t++) {
+                rings.add(IoUring.create(sq, 2 * sq, IoUring.SETUP_SQE128 | IoUring.SETUP_CQSIZE));
+            }
+        } catch (ErrnoException e) {
+            rings.forEach(IoUring::close);
+            throw e;
+        }
+        return new UringTransport(rings, queues, depth);
+    }
+
+    /** {@return the queues served} */
+    public int queues() {
+        return queues;
+    }
+
+    /** {@return entries per queue} */
+    public int depth() {
+        return depth;
+    }
+
+    /** {@return the serving threads} */
+    public int threads() {
+        return rings.size();
+    }
+
+    /** {@return the payload buffer of each entry, in bytes (0 before {@link #start})} */
+    public int payloadBytes() {
+        return payloadBytes;
+    }
+
+    /** {@return the direct memory of the ring entries and frame buffers, in bytes} */
+    public long memoryBytes() {
+        return (long) queues * depth * (RingEntry.HEADER_BYTES + payloadBytes) + (long) rings.size() * payloadBytes;
+    }
+
+    /**
+     * Registers the entries and starts serving. Call after the INIT reply was written (the kernel answers
+     * REGISTER with {@code -EAGAIN} before) and the dispatcher exists.
+     *
+     * @param devFd        the {@code /dev/fuse} descriptor of the connection
+     * @param payloadBytes the payload size: {@code max(8192, max_write, max_pages * 4096)}
+     * @param sink         where decoded requests go (the dispatcher), each with its entry as the port
+     * @param decoder      the request decoder for the negotiated minor
+     * @param context      the session's reply context (encoder, counters, failure log)
+     * @param onFailure    called when a ring thread fails unexpectedly
+     * @return {@code null} once every queue has its entries registered, else the reason it failed (the
+     *     transport is then closed)
+     * @throws InterruptedException if interrupted while waiting for the threads
+     */
+    public @Nullable String start(int devFd, int payloadBytes, RequestSink sink, RequestDecoder decoder,
+                                  ReplyContext context, Consumer<Throwable> onFailure) throws InterruptedException {
+        this.payloadBytes = payloadBytes;
+        this.sink = sink;
+        this.decoder = decoder;
+        this.context = context;
+        this.onFailure = onFailure;
+        int n = rings.size();
+        try {
+            for (int t = 0; t < n; t++) {
+                List<Integer> mine = new ArrayList<>();
+                for (int q = t; q < queues; q += n) {
+                    mine.add(q);
+                }
+                int[] qids = mine.stream().mapToInt(Integer::intValue).toArray();
+                threads.add(new RingThread(t, rings.get(t), devFd, qids, depth, payloadBytes, this));
+            }
+        } catch (ErrnoException e) {
+            rings.forEach(IoUring::close);
+            return "cannot create the ring threads: " + e.getMessage();
+        }
+        threads.forEach(RingThread::start);
+        for (RingThread t : threads) {
+            String failure;
+            try {
+                failure = t.registered().get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                failure = "registering the ring entries did not finish: " + e;
+            }
+            if (failure != null) {
+                close();
+                return failure;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Stops the ring threads and waits for them (bounded); closing each ring cancels its parked commands.
+     * Call once the connection has ended and the handlers are done. Idempotent.
+     */
+    public void close() {
+        threads.forEach(RingThread::stop);
+        for (RingThread t : threads) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+    }
+
+    RequestSink sink() {
+        return require(sink);
+    }
+
+    RequestDecoder decoder() {
+        return require(decoder);
+    }
+
+    ReplyContext context() {
+        return require(context);
+    }
+
+    void failed(Throwable t) {
+        Consumer<Throwable> c = onFailure;
+        if (c != null) {
+            c.accept(t);
+        }
+    }
+
+    void threadEnded() {
+        // The session's end is driven by the device reader (ENODEV/ECONNABORTED); nothing to do here.
+    }
+
+    private static <T> T require(@Nullable T v) {
+        if (v == null) {
+            throw new IllegalStateException("the io_uring transport was not started");
+        }
+        return v;
+    }
+}

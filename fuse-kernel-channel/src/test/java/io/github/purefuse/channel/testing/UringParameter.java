@@ -1,0 +1,75 @@
+package io.github.purefuse.channel.testing;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Sets the FUSE module parameter {@code enable_uring} for tests of the io_uring transport, and puts the
+ * previous value back. A test that needs io_uring sets it itself (as root) instead of relying on the
+ * machine's state; when it cannot (no such parameter, not root), the test fails: an io_uring test
+ * never passes by skipping.
+ *
+ * {@snippet :
+ * try (UringParameter p = UringParameter.enable()) {
+ *     // mounts with Transport.IO_URING
+ * }
+ * }
+ */
+public final class UringParameter implements AutoCloseable {
+    /** {@code /sys/module/fuse/parameters/enable_uring}. */
+    public static final Path FILE = Path.of("/sys/module/fuse/parameters/enable_uring");
+
+    private final String before;
+
+    private UringParameter(String before) {
+        this.before = before;
+    }
+
+    /**
+     * Writes {@code Y} to the parameter.
+     *
+     * @return a handle whose {@link #close()} writes back the previous value
+     */
+    public static UringParameter enable() {
+        return set("Y");
+    }
+
+    /**
+     * Writes {@code N} to the parameter (new connections are then offered no io_uring; connections that
+     * use it keep it).
+     *
+     * @return a handle whose {@link #close()} writes back the previous value
+     */
+    public static UringParameter disable() {
+        return set("N");
+    }
+
+    private static UringParameter set(String value) {
+        try {
+            String before = Files.readString(FILE, StandardCharsets.US_ASCII).strip();
+            Files.writeString(FILE, value, StandardCharsets.US_ASCII);
+            String now = Files.readString(FILE, StandardCharsets.US_ASCII).strip();
+            if (!now.equals(value)) {
+                fail(FILE + " reads " + now + " after writing " + value);
+            }
+            return new UringParameter(before);
+        } catch (IOException e) {
+            return fail("cannot set " + FILE + " to " + value + " (the io_uring tests need Linux 6.14+ with "
+                    + "CONFIG_FUSE_IO_URING, run as root): " + e);
+        }
+    }
+
+    /** Puts the previous value back. */
+    @Override
+    public void close() {
+        try {
+            Files.writeString(FILE, before, StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            fail("cannot restore " + FILE + " to " + before + ": " + e);
+        }
+    }
+}
