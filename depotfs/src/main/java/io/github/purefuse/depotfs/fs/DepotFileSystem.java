@@ -325,8 +325,10 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     /**
-     * Opens an object for one OPEN: its READs go to the open object ({@code pread} for a local depot, in
-     * parallel), and its file, when the depot keeps it locally, is offered for FUSE passthrough.
+     * Opens an object for one OPEN. When the depot keeps the object in a local file, that file is offered
+     * to the adapter ({@link OpenFile#localPath()}): the kernel reads it with FUSE passthrough, or READs
+     * run on the transport's thread and splice its pages. Otherwise (a remote depot) READs go to the open
+     * object on virtual threads, in parallel.
      *
      * @param file the file
      * @return the open object; closed at RELEASE
@@ -354,7 +356,7 @@ public final class DepotFileSystem implements PathFileSystem {
         }
 
         @Override
-        public @Nullable Path passthroughFile() {
+        public @Nullable Path localPath() {
             return object.localPath().orElse(null);
         }
 

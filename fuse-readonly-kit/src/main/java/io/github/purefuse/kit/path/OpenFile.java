@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  * thread-safe. After a lazy unmount or an aborted connection RELEASE may never come; the adapter closes
  * what is left open when the session ends.
  *
- * <p>An open can ask the kernel for more: FUSE passthrough ({@link #passthroughFile()}), where the kernel
- * reads a local file itself, and {@code FOPEN_KEEP_CACHE} ({@link #keepCache()}).
+ * <p>An open can ask the kernel for more: reading a local file without a Java buffer ({@link #localPath()}: FUSE
+ * passthrough, or splice), reads on the transport's thread ({@link #readMayBlock()}) and
+ * {@code FOPEN_KEEP_CACHE} ({@link #keepCache()}).
  */
 public interface OpenFile extends Closeable {
 
@@ -32,16 +33,30 @@ public interface OpenFile extends Closeable {
     int read(long offset, ByteBuffer into) throws IOException;
 
     /**
-     * The local regular file that holds exactly this file's bytes, for FUSE passthrough: with
+     * The local regular file that holds exactly this file's bytes, if there is one. With
      * {@link PathAdapter.Builder#passthrough} on and the kernel willing, the OPEN reply names it as the
-     * backing file and the kernel reads it itself, with no READ reaching this process; the adapter then
-     * closes this {@code OpenFile} right away. All opens of one path must name the same file (the kernel
-     * ties a backing file to the inode).
+     * FUSE passthrough backing file and the kernel reads it itself, with no READ reaching this process;
+     * otherwise the adapter opens it for the transport ({@code FuseConnection.openLocal}) and answers
+     * READs on the transport's thread with its pages ({@code FileRange}, spliced on {@code /dev/fuse}).
+     * Either way the adapter closes this {@code OpenFile} right away; if the file cannot be opened, READs
+     * go to {@link #read}. All opens of one path must name the same file (the kernel ties a backing file
+     * to the inode), and its size must be the size {@code stat} gave.
      *
      * @return the file, or {@code null} (the default) to serve reads through {@link #read}
      */
-    default @Nullable Path passthroughFile() {
+    default @Nullable Path localPath() {
         return null;
+    }
+
+    /**
+     * Whether {@link #read} may block for long (see {@code ReadOnlyFileSystem.readMayBlock}): true (the
+     * default) runs each READ on a virtual thread; false runs it on the transport's thread, into the
+     * transport's own buffer, with no hand-off: right for bytes in memory.
+     *
+     * @return whether a read may block
+     */
+    default boolean readMayBlock() {
+        return true;
     }
 
     /**

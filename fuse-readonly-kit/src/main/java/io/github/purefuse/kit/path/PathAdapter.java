@@ -2,12 +2,14 @@ package io.github.purefuse.kit.path;
 
 import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.Interrupts;
+import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.GetxattrReply;
 import io.github.purefuse.api.reply.LinkTarget;
 import io.github.purefuse.api.reply.ListxattrReply;
@@ -42,6 +44,7 @@ import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.kit.buffer.BufferLeases;
@@ -93,8 +96,11 @@ import org.jspecify.annotations.Nullable;
  *       {@link PathFileSystem#read} (or the {@link OpenFile} that {@link PathFileSystem#open} returned for
  *       this open) fill it and sends it without a copy; RELEASE closes the {@code OpenFile}. Open files live in
  *       {@link FileHandles}.</li>
- *   <li><b>Passthrough</b> ({@link Builder#passthrough}): an {@code OpenFile} backed by a local file is
- *       read by the kernel itself ({@link OpenFile#passthroughFile()}).</li>
+ *   <li><b>Local files</b>: an {@code OpenFile} whose bytes are a local file ({@link OpenFile#localPath()})
+ *       is read by the kernel itself with FUSE passthrough ({@link Builder#passthrough}), else its READs run
+ *       on the transport's thread ({@link #readMayBlock}) and answer with a {@link FileRange} of the file,
+ *       which the transport splices to the kernel. An {@code OpenFile} whose
+ *       {@link OpenFile#readMayBlock()} is false fills the transport's buffer the same way.</li>
  *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured;
  *       {@code FOPEN_KEEP_CACHE} on open (default; an {@code OpenFile} can turn it off for its open with
  *       {@link OpenFile#keepCache()}), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
@@ -132,10 +138,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private volatile @Nullable FuseConnection connection;
 
     /**
-     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one, and whether the
-     * kernel reads it through a backing file (then the state was closed at OPEN).
+     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one, whether the kernel
+     * reads it through a backing file, or the local file whose bytes READs send (in both cases the state
+     * was closed at OPEN).
      */
-    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state, boolean passthrough) {
+    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state, boolean passthrough,
+                              @Nullable LocalFile local) {
     }
 
     /**
@@ -315,7 +323,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             OpenFile state = fs.open(path);
             long size = attr.get().size();
-            Path backing = state == null ? null : state.passthroughFile();
+            Path backing = state == null ? null : state.localPath();
             if (backing != null && backings.active()) {
                 OptionalInt backingId;
                 try {
@@ -327,13 +335,20 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (backingId.isPresent()) {
                     closeQuietly(path, state);                 // the kernel reads the backing file itself
                     passthroughOpens.increment();
-                    FileHandle fh = files.open(new OpenedFile(path, size, null, true));
+                    FileHandle fh = files.open(new OpenedFile(path, size, null, true, null));
                     return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
                 }
             }
-            FileHandle fh = files.open(new OpenedFile(path, size, state, false));
-            return keepCache && (state == null || state.keepCache()) ? Opened.of(fh, OpenFlag.KEEP_CACHE)
-                    : Opened.of(fh);
+            boolean cache = keepCache && (state == null || state.keepCache());
+            LocalFile local = backing == null ? null : openLocal(path, backing);
+            FileHandle fh;
+            if (local != null) {
+                closeQuietly(path, state);                     // READs send the local file's bytes
+                fh = files.open(new OpenedFile(path, size, null, false, local));
+            } else {
+                fh = files.open(new OpenedFile(path, size, state, false, null));
+            }
+            return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
             return failure("open", path.toString(), e);
         }
@@ -352,7 +367,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
-                file = new OpenedFile(path, attr.get().size(), null, false);
+                file = new OpenedFile(path, attr.get().size(), null, false, null);
             }
             long offset = request.offset();
             if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -363,9 +378,11 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             try {
                 ByteBuffer into = lease.bytes();
                 OpenFile state = file.state();
+                LocalFile local = file.local();
                 while (into.hasRemaining()) {
                     long at = offset + into.position();
-                    int got = state != null ? state.read(at, into) : fs.read(file.path(), at, into);
+                    int got = local != null ? local.read(into, at)
+                            : state != null ? state.read(at, into) : fs.read(file.path(), at, into);
                     if (got <= 0) {
                         break;
                     }
@@ -377,12 +394,66 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            ReadReply r = failure("read", file == null ? request.header().nodeId().toString() : file.path().toString(), e);
-            if (r.equals(Failure.of(Errno.EIO))) {
-                readErrors.increment();
-            }
-            return r;
+            return readFailure(file == null ? request.header().nodeId().toString() : file.path().toString(), e);
         }
+    }
+
+    /**
+     * Whether a READ may block: not for an open served from a local file (its bytes are spliced or read at
+     * page-cache speed) nor for one whose {@link OpenFile#readMayBlock()} says so; those run on the
+     * transport's thread ({@link #read(Read, ReadTarget)}).
+     */
+    @Override
+    public boolean readMayBlock(Read request) {
+        OpenedFile file = files.get(request.fh());
+        if (file == null) {
+            return true;
+        }
+        OpenFile state = file.state();
+        return file.local() == null && (state == null || state.readMayBlock());
+    }
+
+    /**
+     * A READ that does not block: an open served from a local file answers with a {@link FileRange} of it
+     * (the transport splices its pages to the kernel); an {@link OpenFile} fills the transport's buffer.
+     */
+    @Override
+    public ReadReply read(Read request, ReadTarget target) {
+        OpenedFile file = files.get(request.fh());
+        if (file == null || file.local() == null && file.state() == null) {
+            return read(request);
+        }
+        long offset = request.offset();
+        if (offset < 0 || offset >= file.size() || request.size() <= 0) {
+            return Data.EMPTY;
+        }
+        int n = (int) Math.min(request.size(), file.size() - offset);
+        LocalFile local = file.local();
+        if (local != null) {
+            return new FileRange(local, offset, n);
+        }
+        OpenFile state = java.util.Objects.requireNonNull(file.state());
+        ByteBuffer into = target.buffer();
+        into.limit(into.position() + n);
+        try {
+            while (into.hasRemaining()) {
+                if (state.read(offset + into.position(), into) <= 0) {
+                    break;
+                }
+            }
+            return target.filled();
+        } catch (IOException | RuntimeException e) {
+            return readFailure(file.path().toString(), e);
+        }
+    }
+
+    /** The errno of a failed READ; EIO counts in {@link Stats#readErrors()}. */
+    private ReadReply readFailure(String what, Exception e) {
+        ReadReply r = failure("read", what, e);
+        if (r.equals(Failure.of(Errno.EIO))) {
+            readErrors.increment();
+        }
+        return r;
     }
 
     @Override
@@ -398,8 +469,25 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private void closeOpen(OpenedFile file) {
         if (file.passthrough()) {
             backings.release(file.path());
+        } else if (file.local() != null) {
+            file.local().close();
         } else if (file.state() != null) {
             closeQuietly(file.path(), file.state());
+        }
+    }
+
+    /** The local file for READ replies, or null when the connection cannot open it (then the OpenFile reads). */
+    private @Nullable LocalFile openLocal(FsPath path, Path file) {
+        FuseConnection c = connection;
+        if (c == null) {
+            return null;
+        }
+        try {
+            return c.openLocal(file);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "open " + path + ": " + file + " cannot be opened for splicing (" + e
+                    + "); reads go through its OpenFile");
+            return null;
         }
     }
 
@@ -705,7 +793,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
 
         /**
-         * Whether an open whose {@link OpenFile} names a {@linkplain OpenFile#passthroughFile() local file}
+         * Whether an open whose {@link OpenFile} names a {@linkplain OpenFile#localPath() local file}
          * is answered with FUSE passthrough ({@code FOPEN_PASSTHROUGH}, protocol 7.40, Linux 6.9+): the
          * kernel reads that file itself and sends no READ for the open. Every open of one path shares one
          * backing file ({@link PassthroughFiles}); the {@code OpenFile} is closed at OPEN, since its reads
