@@ -11,9 +11,10 @@ import picocli.CommandLine.Command;
  * subcommand class listed in {@code subcommands} below; adding an example means adding its class there.
  *
  * <p>Every subcommand mounts in the foreground and returns when the filesystem is unmounted. Exit
- * codes: 0 after a clean unmount (from outside with {@code umount}/{@code fusermount3 -u}); 143 after
- * SIGTERM and 130 after SIGINT (Ctrl-C), with the mount removed by the session's shutdown hook (the
- * JVM's usual 128 + signal number); 1 when mounting fails; 2 for bad arguments.
+ * codes: 0 after a clean unmount, from outside ({@code umount}, {@code fusermount3 -u}) or on SIGTERM,
+ * SIGINT (Ctrl-C) or SIGHUP, which unmount first ({@link io.github.purefuse.channel.MountOptions#handleSignals()},
+ * as libfuse servers do); 1 when mounting fails (a mount point that is not empty needs
+ * {@code --nonempty}); 2 for bad arguments.
  */
 @Command(name = "fuse-example", mixinStandardHelpOptions = true,
         description = "Mounts one of the purefuse example filesystems (read-only) until it is unmounted.",

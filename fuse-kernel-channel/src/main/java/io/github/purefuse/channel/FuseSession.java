@@ -8,6 +8,7 @@ import io.github.purefuse.channel.MountException.Reason;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
 import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.linux.ShutdownSignals;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.loop.DevFuse;
 import io.github.purefuse.channel.internal.loop.Engine;
@@ -39,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * ready for use. The session then ends in one of three ways, after which {@link #awaitTermination}
  * returns:
  * <ul>
- *   <li>{@link #close()} (or the JVM shutdown hook, on SIGTERM/SIGINT): unmounts with
+ *   <li>{@link #close()} (or the JVM shutdown hook, on SIGTERM/SIGINT; or, with
+ *       {@link MountOptions#handleSignals()}, the session's own SIGTERM/SIGINT/SIGHUP handler, after
+ *       which the program decides its exit status): unmounts with
  *       {@code umount2(mountpoint, 0)}, lazily ({@code MNT_DETACH}) if the mount is busy, or with
  *       {@code fusermount3 -u -z} when not root;</li>
  *   <li>an unmount from outside ({@code umount}, {@code fusermount3 -u}): the readers see ENODEV;</li>
@@ -70,6 +73,7 @@ public final class FuseSession implements AutoCloseable {
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AtomicBoolean helperReleased = new AtomicBoolean();
     private volatile @Nullable Thread shutdownHook;
+    private volatile @Nullable AutoCloseable signalRegistration;
 
     private FuseSession(Path mountpoint, String deviceId, Engine engine, boolean viaFusermount,
                         Fusermount.@Nullable Mounted helper) {
@@ -100,7 +104,7 @@ public final class FuseSession implements AutoCloseable {
      */
     public static FuseSession mount(Path mountpoint, ReadOnlyFileSystem fs, MountOptions options)
             throws MountException {
-        Path mp = checkMountpoint(mountpoint);
+        Path mp = checkMountpoint(mountpoint, options.nonempty());
         boolean root = Native.geteuid() == 0;
         boolean viaFusermount = !root || options.autoUnmount();
         int fd;
@@ -141,6 +145,9 @@ public final class FuseSession implements AutoCloseable {
                 session.shutdownHook = null;
             }
         }
+        if (options.handleSignals()) {
+            session.signalRegistration = ShutdownSignals.register(session::close);
+        }
         engine.onFatal(session::close);
         engine.termination().whenComplete((v, t) -> session.terminated());
         LOG.log(Level.DEBUG, "mounted {0} ({1}), {2} reader(s)", mp, deviceId, engine.readers());
@@ -156,7 +163,7 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    private static Path checkMountpoint(Path mountpoint) throws MountException {
+    private static Path checkMountpoint(Path mountpoint, boolean nonempty) throws MountException {
         Path abs = mountpoint.toAbsolutePath().normalize();
         if (!Files.exists(abs)) {
             throw new MountException(Reason.MOUNTPOINT_MISSING, mountpoint,
@@ -183,6 +190,19 @@ public final class FuseSession implements AutoCloseable {
             throw new MountException(Reason.ALREADY_MOUNTED, mountpoint, "Cannot mount on " + real
                     + ": already a mount point (" + existing.get().fsType() + " from " + existing.get().source() + ")",
                     null);
+        }
+        if (!nonempty) {
+            boolean empty;
+            try (var entries = Files.newDirectoryStream(real)) {
+                empty = !entries.iterator().hasNext();
+            } catch (IOException e) {
+                // Unreadable to us: let mount(2) or the helper decide.
+                empty = true;
+            }
+            if (!empty) {
+                throw new MountException(Reason.NOT_EMPTY, mountpoint, "Cannot mount on " + real
+                        + ": not empty (the nonempty option mounts over what it holds)", null);
+            }
         }
         return real;
     }
@@ -515,6 +535,14 @@ public final class FuseSession implements AutoCloseable {
     }
 
     private void terminated() {
+        AutoCloseable signals = signalRegistration;
+        if (signals != null) {
+            try {
+                signals.close();
+            } catch (Exception e) {
+                // never thrown
+            }
+        }
         Throwable failure = engine.failure();
         if (failure != null) {
             LOG.log(Level.WARNING, "the session on {0} ended after an error: {1}", mountpoint, failure.toString());

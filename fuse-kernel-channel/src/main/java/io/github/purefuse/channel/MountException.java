@@ -25,6 +25,11 @@ public final class MountException extends IOException {
          */
         ALREADY_MOUNTED,
         /**
+         * The mount point is a directory that is not empty, and {@link MountOptions#nonempty()} is not
+         * set: the mount would hide what it holds.
+         */
+        NOT_EMPTY,
+        /**
          * {@code /dev/fuse} is missing, or the kernel has no {@code fuse} file system ({@code ENODEV}),
          * or the {@code fusermount3} helper reported so.
          */

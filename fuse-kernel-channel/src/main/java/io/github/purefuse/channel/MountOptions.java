@@ -68,12 +68,23 @@ import java.util.Objects;
  * @param uringThreads        io_uring: serving threads, each with its own ring; queue {@code q} is served
  *                            by thread {@code q % threads}. 0 (the default) for one thread per queue;
  *                            capped at the number of queues
+ * @param nonempty            mount over a directory that is not empty, hiding what it holds until the
+ *                            unmount (libfuse 2's {@code nonempty}). Default {@code false}: such a mount
+ *                            point is refused with {@link MountException.Reason#NOT_EMPTY}
+ * @param handleSignals       end the session on SIGTERM, SIGINT and SIGHUP instead of letting the JVM
+ *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
+ *                            and the program exits with the status it chooses, 0 after that clean unmount,
+ *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A signal the
+ *                            process inherited as ignored (e.g. SIGHUP under {@code nohup}) stays ignored;
+ *                            the JVM's own handling comes back when the last such session ends. For
+ *                            programs whose main job is the mount (command-line servers); default
+ *                            {@code false}: the JVM's handling (shutdown hooks, exit status 128 + signal)
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
                            int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
                            int maxPages, boolean passthrough, boolean installShutdownHook, Transport transport,
-                           int uringQueueDepth, int uringThreads) {
+                           int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals) {
 
     /**
      * Validates the options.
@@ -156,6 +167,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.transport = transport;
         b.uringQueueDepth = uringQueueDepth;
         b.uringThreads = uringThreads;
+        b.nonempty = nonempty;
+        b.handleSignals = handleSignals;
         return b;
     }
 
@@ -197,6 +210,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private Transport transport = defaultTransport();
         private int uringQueueDepth;
         private int uringThreads;
+        private boolean nonempty;
+        private boolean handleSignals;
 
         private Builder() {
         }
@@ -260,6 +275,12 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         /** @param v unmount on JVM shutdown @return this builder */
         public Builder installShutdownHook(boolean v) { installShutdownHook = v; return this; }
 
+        /** @param v mount over a non-empty directory @return this builder */
+        public Builder nonempty(boolean v) { nonempty = v; return this; }
+
+        /** @param v end the session on SIGTERM, SIGINT, SIGHUP (exit status then up to the program) @return this builder */
+        public Builder handleSignals(boolean v) { handleSignals = v; return this; }
+
         /**
          * Builds the options.
          *
@@ -269,7 +290,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public MountOptions build() {
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
                     readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
-                    maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads);
+                    maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads, nonempty,
+                    handleSignals);
         }
     }
 }

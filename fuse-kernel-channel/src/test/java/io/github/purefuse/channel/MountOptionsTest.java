@@ -1,6 +1,7 @@
 package io.github.purefuse.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,8 @@ class MountOptionsTest {
         assertEquals(256, o.maxInFlight());
         assertEquals(MountOptions.kernelMaxPagesLimit(), o.maxPages());
         assertTrue(o.installShutdownHook());
+        assertFalse(o.nonempty(), "a non-empty mount point is refused unless asked for");
+        assertFalse(o.handleSignals(), "an embedding program keeps the JVM's signal handling unless it asks");
         assertEquals(o, o.toBuilder().build());
     }
 

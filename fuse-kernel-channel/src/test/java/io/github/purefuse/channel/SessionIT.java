@@ -259,6 +259,30 @@ class SessionIT {
     }
 
     @Test
+    void aNonEmptyMountPointIsRefusedUnlessNonemptyIsSet() throws Exception {
+        Path mp = KernelTestMount.newMountpoint();
+        Path kept = Files.writeString(mp.resolve("kept.txt"), "what the mount would hide\n");
+        try {
+            MountException e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(),
+                    MountOptions.builder().installShutdownHook(false).build()));
+            assertEquals(MountException.Reason.NOT_EMPTY, e.reason());
+            assertEquals("Cannot mount on " + mp.toRealPath() + ": not empty (the nonempty option mounts over what it holds)",
+                    e.getMessage());
+            assertFalse(KernelTestMount.isMounted(mp));
+            try (FuseSession s = FuseSession.mount(mp, new TestFs(),
+                    MountOptions.builder().nonempty(true).installShutdownHook(false).build())) {
+                assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok());
+                assertFalse(Files.exists(mp.resolve("kept.txt")), "hidden while mounted");
+            }
+            assertEquals("what the mount would hide\n", Files.readString(kept), "back after the unmount");
+        } finally {
+            KernelTestMount.forceUnmount(mp);
+            Files.deleteIfExists(kept);
+            Files.deleteIfExists(mp);
+        }
+    }
+
+    @Test
     void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
         mount = mountTest(new TestFs());
         Path mp = mount.path();

@@ -112,8 +112,8 @@ public final class DepotfsCli implements Callable<Integer> {
         return 2;
     }
 
-    static LocalDepot openDepot(Path dir) throws IOException {
-        return LocalDepot.open(dir);
+    static WritableDepot openDepot(DepotAddress address) throws IOException {
+        return address.open(false);
     }
 
     // ------------------------------------------------------------------ import
@@ -123,18 +123,20 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Imports a directory tree or a tar archive into a depot.",
                     "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are",
                     "deduplicated by content; running the same import again changes nothing.",
-                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. Entries that cannot",
-                    "be read are listed too; the rest is imported and the root moved, but the exit status is 1."},
+                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. What cannot be",
+                    "imported is listed too (unreadable entries, names that are not UTF-8, damaged tar headers,",
+                    "conflicting tar entries, extended attributes); the rest is imported and the root moved,",
+                    "but the exit status is 1."},
             exitCodeListHeading = "Exit status:%n",
-            exitCodeList = {"0:everything readable was imported",
-                    "1:an error; or some entries could not be read (the rest was imported)",
+            exitCodeList = {"0:everything was imported (except sockets, FIFOs, devices, other filesystems)",
+                    "1:an error; or some entries could not be imported (the rest was)",
                     "2:usage error"})
     static final class ImportCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "SOURCE", description = "a directory or a tar archive")
         Path source;
 
-        @Option(names = "--depot", required = true, paramLabel = "DEPOT_DIR", description = "the depot (created if missing)")
-        Path depotDir;
+        @CommandLine.Mixin
+        DepotAddress depotAddress = new DepotAddress();
 
         @Option(names = "--root", paramLabel = "NAME", description = "root to point at the import (default: the source's name)")
         @Nullable String root;
@@ -164,24 +166,26 @@ public final class DepotfsCli implements Callable<Integer> {
             if (!Files.exists(source)) {
                 throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
             }
-            if (Files.exists(depotDir)) {
+            Optional<Path> depotDir = depotAddress.localDirectory();
+            if (depotDir.isPresent() && Files.exists(depotDir.get())) {
                 Path src = source.toRealPath();
-                Path dep = depotDir.toRealPath();
+                Path dep = depotDir.get().toRealPath();
                 if (src.equals(dep)) {
                     throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source
                             + ": the source is the depot itself");
                 }
                 if (src.startsWith(dep)) {
                     throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source
-                            + ": the source is inside the depot " + depotDir);
+                            + ": the source is inside the depot " + depotDir.get());
                 }
             }
             String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
             if (threadsProblem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
             }
-            try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
-                ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), Set.of(depot.directory()))
+            try (WritableDepot depot = depotAddress.open(true)) {
+                Set<Path> exclude = depot instanceof LocalDepot local ? Set.of(local.directory()) : Set.of();
+                ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), exclude)
                         .crossMounts(crossMounts).importPath(source);
                 Optional<Hash> before = depot.root(rootName);
                 depot.setRoot(rootName, before.orElse(null), r.bundle());
@@ -256,8 +260,8 @@ public final class DepotfsCli implements Callable<Integer> {
     static final class LsCommand implements Callable<Integer> {
         private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneId.systemDefault());
 
-        @Option(names = "--depot", required = true, paramLabel = "DEPOT_DIR", description = "the depot")
-        Path depotDir;
+        @CommandLine.Mixin
+        DepotAddress depotAddress = new DepotAddress();
 
         @Parameters(index = "0", arity = "0..1", paramLabel = "PATH", description = "e.g. share/doc/bash")
         @Nullable String path;
@@ -268,7 +272,7 @@ public final class DepotfsCli implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
-            try (LocalDepot depot = openDepot(depotDir)) {
+            try (WritableDepot depot = openDepot(depotAddress)) {
                 if (path == null) {
                     java.util.SortedMap<String, String> lines = new java.util.TreeMap<>();
                     java.util.SortedMap<String, String> broken = new java.util.TreeMap<>(depot.brokenRoots());
@@ -325,8 +329,8 @@ public final class DepotfsCli implements Callable<Integer> {
                     "Rewrites the manifests up to the root and moves the root atomically; refuses cycles.",
                     "NEW_PATH may also be a new root name."})
     static final class LinkCommand implements Callable<Integer> {
-        @Option(names = "--depot", required = true, paramLabel = "DEPOT_DIR", description = "the depot")
-        Path depotDir;
+        @CommandLine.Mixin
+        DepotAddress depotAddress = new DepotAddress();
 
         @Parameters(index = "0", paramLabel = "EXISTING_PATH", description = "e.g. share/doc/bash")
         String existing;
@@ -339,7 +343,7 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            try (LocalDepot depot = openDepot(depotDir)) {
+            try (WritableDepot depot = openDepot(depotAddress)) {
                 DepotPath from = DepotPath.parse(existing);
                 DepotPath to = DepotPath.parse(newPath);
                 Hash root = DepotTree.link(depot, from, to);
@@ -356,8 +360,8 @@ public final class DepotfsCli implements Callable<Integer> {
     @Command(name = "verify", mixinStandardHelpOptions = true,
             description = "Checks every manifest and object reachable from the roots against its SHA-256 and size.")
     static final class VerifyCommand implements Callable<Integer> {
-        @Option(names = "--depot", required = true, paramLabel = "DEPOT_DIR", description = "the depot")
-        Path depotDir;
+        @CommandLine.Mixin
+        DepotAddress depotAddress = new DepotAddress();
 
         @Option(names = "--threads", paramLabel = "N", description = "objects hashed at once (default: ${DEFAULT-VALUE})")
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -376,7 +380,7 @@ public final class DepotfsCli implements Callable<Integer> {
             if (threadsProblem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
             }
-            try (LocalDepot depot = openDepot(depotDir)) {
+            try (WritableDepot depot = openDepot(depotAddress)) {
                 io.github.purefuse.depotfs.importer.Progress p = Terminal.progress(!quiet);
                 AtomicLong total = new AtomicLong();
                 long t0 = System.nanoTime();
@@ -432,8 +436,15 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--stats", paramLabel = "FILE", description = "write statistics as JSON at exit")
         @Nullable Path stats;
 
+        @Option(names = "--stats-interval", paramLabel = "SECONDS",
+                description = "also rewrite the --stats file every SECONDS while serving, 1..86400")
+        @Nullable Integer statsInterval;
+
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
+
+        @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
+        boolean nonempty;
 
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
@@ -441,6 +452,10 @@ public final class DepotfsCli implements Callable<Integer> {
             p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
+            p = p != null ? p : rangeProblem("--stats-interval", statsInterval, 1, 86400);
+            if (p == null && statsInterval != null && stats == null) {
+                p = "--stats-interval needs --stats FILE";
+            }
             return p != null ? p : statsProblem(stats);
         }
 
@@ -451,7 +466,7 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
-                    threads == null ? 0 : threads, allowOther, stats);
+                    threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval);
         }
     }
 
@@ -497,12 +512,16 @@ public final class DepotfsCli implements Callable<Integer> {
     /** {@code depotfs mount --depot DIR MOUNTPOINT ...}. */
     @Command(name = "mount", mixinStandardHelpOptions = true,
             description = {"Mounts a depot read-only; serves it until unmounted or signalled.",
-                    "The top level lists the roots unless --root is given."})
+                    "The top level lists the roots unless --root is given.",
+                    "SIGTERM, SIGINT (Ctrl-C) and SIGHUP unmount it; depotfs then exits 0."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:unmounted (from outside, or on SIGTERM/SIGINT/SIGHUP)",
+                    "1:the mount failed or the depot cannot be read", "2:usage error"})
     static final class MountCommand implements Callable<Integer> {
-        @Option(names = "--depot", required = true, paramLabel = "DEPOT_DIR", description = "the depot")
-        Path depotDir;
+        @CommandLine.Mixin
+        DepotAddress depotAddress = new DepotAddress();
 
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory (see --nonempty)")
         Path mountpoint;
 
         @Option(names = "--root", paramLabel = "NAME", description = "mount this root only")
@@ -513,7 +532,7 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            LocalDepot depot = openDepot(depotDir);
+            WritableDepot depot = openDepot(depotAddress);
             try {
                 new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
             } catch (MountException e) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Mounts a depot, prints one line when the mount is ready, serves it until it is unmounted or the
- * process is signalled (SIGINT, SIGTERM: the mount is unmounted first), and writes the statistics file.
+ * process is signalled (SIGINT, SIGTERM, SIGHUP: the mount is unmounted, {@link #run} returns and
+ * depotfs exits 0, as a libfuse server does), and writes the statistics file.
  */
 final class MountRunner {
 
@@ -38,9 +40,13 @@ final class MountRunner {
      * @param threads             reader threads, 0 for the session's default
      * @param allowOther          allow_other
      * @param stats               where to write statistics at exit, or null
+     * @param nonempty            mount over a directory that is not empty
+     * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
+     *                            for at exit only
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
-                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats) {
+                    int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
+                    boolean nonempty, int statsInterval) {
     }
 
     private final Depot depot;
@@ -72,7 +78,9 @@ final class MountRunner {
         PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
-                .readaheadKb(settings.readaheadKb()).installShutdownHook(false);
+                .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty())
+                // SIGTERM/SIGINT/SIGHUP unmount and end the session; run() then returns and depotfs exits 0.
+                .handleSignals(true).installShutdownHook(false);
         if (settings.maxBackground() >= 0) {
             b.maxBackground(settings.maxBackground());
         }
@@ -82,7 +90,16 @@ final class MountRunner {
         if (settings.threads() > 0) {
             b.readerThreads(settings.threads());
         }
-        FuseSession s = FuseSession.mount(mountpoint, mount, b.build());
+        FuseSession s;
+        try {
+            s = FuseSession.mount(mountpoint, mount, b.build());
+        } catch (MountException e) {
+            if (e.reason() == MountException.Reason.NOT_EMPTY) {
+                throw new MountException(e.reason(), e.mountpoint(), "Cannot mount on " + Mounts.canonical(mountpoint)
+                        + ": not empty (--nonempty mounts over what it holds, hiding it until the unmount)", e);
+            }
+            throw e;
+        }
         session = s;
         handler = mount;
         Thread hook = new Thread(this::finish, "depotfs-unmount");
@@ -98,7 +115,16 @@ final class MountRunner {
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();
         onReady.accept(s.mountpoint());
+        Thread periodic = null;
+        Path statsFile = settings.stats();
+        if (statsFile != null && settings.statsInterval() > 0) {
+            periodic = Thread.ofPlatform().daemon().name("depotfs-stats").start(() -> writeStatsEvery(statsFile));
+        }
         s.awaitTermination();
+        if (periodic != null) {
+            periodic.interrupt();
+            periodic.join();
+        }
         finish();
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
@@ -131,7 +157,23 @@ final class MountRunner {
         }
     }
 
-    private void writeStats(Path file, FuseSession s, long allocated, double seconds) throws IOException {
+    private void writeStatsEvery(Path file) {
+        FuseSession s = java.util.Objects.requireNonNull(session);
+        while (!finished.get()) {
+            try {
+                Thread.sleep(settings.statsInterval() * 1000L);
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("depotfs: cannot write statistics to " + file + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private synchronized void writeStats(Path file, FuseSession s, long allocated, double seconds) throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         SessionStats stats = s.stats();
         ObjectNode root = json.createObjectNode();
@@ -160,11 +202,18 @@ final class MountRunner {
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
+        // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
+        root.put("nodes", adapter == null ? 0 : adapter.nodes());
+        root.put("openFiles", adapter == null ? 0 : adapter.openFiles());
+        root.put("openDirectories", adapter == null ? 0 : adapter.openDirectories());
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        Files.writeString(file, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8);
+        // Readers of a periodically rewritten file never see half of it.
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+        Files.writeString(tmp, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** {@return the mount's read_ahead_kb as the kernel reports it, or -1} */

@@ -352,7 +352,14 @@ public final class DepotFileSystem implements PathFileSystem {
     private record ObjectFile(DepotObject object) implements OpenFile {
         @Override
         public int read(long offset, ByteBuffer into) throws IOException {
-            return object.read(into, offset);
+            int n = object.read(into, offset);
+            if (n <= 0 && into.hasRemaining() && offset < object.size()) {
+                // The store's bytes end before the size the manifest states: a short reply would look
+                // like the end of the file to the reader, so answer EIO instead.
+                throw new DepotException(DepotException.Reason.CORRUPT, "the object ends at byte " + offset
+                        + " of " + object.size());
+            }
+            return n;
         }
 
         @Override

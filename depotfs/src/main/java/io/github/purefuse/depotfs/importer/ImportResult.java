@@ -28,8 +28,11 @@ public record ImportResult(Hash bundle, long files, long directories, long symli
     }
 
     /**
-     * How many entries could not be imported because of an error (not counting what is skipped by
-     * design: sockets, FIFOs, devices, other filesystems, invalid names).
+     * How many entries (or parts of entries, such as extended attributes) the source holds and the import
+     * did not store: unreadable entries, names the depot cannot hold, damaged tar headers, conflicting tar
+     * entries, extended attributes. Not counted: what is skipped by design (sockets, FIFOs, devices,
+     * other filesystems, the depot itself, a tar entry replaced by a later one of the same name).
+     * {@code depotfs import} exits 1 when this is not 0.
      *
      * @return the number of skipped entries with {@link Skipped#error()} set
      */
@@ -42,9 +45,10 @@ public record ImportResult(Hash bundle, long files, long directories, long symli
      *
      * @param path   where it was in the source (relative to the source's top, {@code /}-separated)
      * @param reason why, e.g. "socket", "permission denied", "name is not valid UTF-8"
-     * @param error  true if it was left out because reading it failed (permission denied, vanished, an
-     *               I/O error), false if it is left out by design (a socket, FIFO, device, mount point
-     *               or a name the depot cannot hold)
+     * @param error  true if the source has it and the depot did not get it (permission denied, vanished,
+     *               an I/O error; a name that is not UTF-8 or too long; a damaged tar header; a conflict;
+     *               extended attributes), false if it is left out by design (a socket, FIFO, device,
+     *               mount point, or a tar entry replaced by a later one)
      */
     public record Skipped(String path, String reason, boolean error) {
 

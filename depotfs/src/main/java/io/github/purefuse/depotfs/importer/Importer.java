@@ -24,6 +24,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -44,6 +45,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarConstants;
+import org.apache.commons.compress.archivers.tar.TarUtils;
 import org.apache.commons.compress.compressors.CompressorException;
 import org.apache.commons.compress.compressors.CompressorStreamFactory;
 import org.jspecify.annotations.Nullable;
@@ -59,10 +62,25 @@ import org.jspecify.annotations.Nullable;
  * <p>What is imported: directories, regular files (content, size, mtime in ns, owner-execute bit) and
  * symbolic links (target as is, also when it points outside the tree); tar hard links become one more
  * entry for the same object. Skipped by design and reported: sockets, FIFOs and devices, directories on
- * other filesystems (unless {@link #crossMounts}), names that are not valid UTF-8 or longer than 7,000
- * bytes, symlink targets longer than 4,095 bytes, and tar entries whose path contains {@code ..}.
- * Skipped as errors ({@link ImportResult.Skipped#error()}, counted by {@link ImportResult#errors()}):
- * files, directories and symlinks that cannot be read; what was readable is still imported.
+ * other filesystems (unless {@link #crossMounts}).
+ *
+ * <p>Everything else the source holds and the depot does not get is listed as not imported
+ * ({@link ImportResult.Skipped#error()}, counted by {@link ImportResult#errors()}, which makes
+ * {@code depotfs import} exit 1); what could be imported still is:
+ * <ul>
+ *   <li>entries that cannot be read (permission denied, vanished, I/O errors);</li>
+ *   <li>names the depot cannot hold: not valid UTF-8 (Linux names are bytes; a depot name is Unicode),
+ *       longer than 7,000 bytes; symlink targets longer than 4,095 bytes;</li>
+ *   <li>extended attributes ({@code user.*} ones of a directory tree; every {@code SCHILY.xattr.*} and
+ *       {@code LIBARCHIVE.xattr.*} pax record of a tar): the entry is imported, its attributes are listed;</li>
+ *   <li>tar only: entries whose path contains {@code ..}; hard links to files not in the archive; a
+ *       header whose checksum is wrong (the import then skips block by block to the next valid header, as
+ *       GNU tar does: nothing in a damaged header is taken for an entry); a regular-file entry whose name
+ *       ends in {@code /} (its data is skipped by its size); and conflicts: an entry below a path that
+ *       the archive has as a file or symlink, or a file or symlink where the archive has a directory (the
+ *       first one is kept). A file or symlink followed by another of the same name is replaced, as tar
+ *       extracts it; that is listed as skipped by design.</li>
+ * </ul>
  */
 public final class Importer {
 
@@ -218,7 +236,7 @@ public final class Importer {
                 String name = d.getFileName().toString();
                 String problem = Names.problem(name);
                 if (problem != null) {
-                    skip(rel(top, d), problem);
+                    fail(rel(top, d), problem);
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 if (!crossMounts && topDevice != null && !topDevice.equals(device(d))) {
@@ -230,6 +248,7 @@ public final class Importer {
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 Dir node = new Dir(name, nanos(attrs.lastModifiedTime()), true);
+                reportXattrs(d, rel(top, d));
                 stack.peek().children.put(name, node);
                 stack.push(node);
                 return FileVisitResult.CONTINUE;
@@ -241,7 +260,7 @@ public final class Importer {
                 String display = rel(top, f);
                 String problem = Names.problem(name);
                 if (problem != null) {
-                    skip(display, problem);
+                    fail(display, problem);
                     return FileVisitResult.CONTINUE;
                 }
                 if (exclude.contains(f)) {
@@ -259,7 +278,7 @@ public final class Importer {
                     }
                     String tp = Names.targetProblem(target);
                     if (tp != null) {
-                        skip(display, tp);
+                        fail(display, tp);
                     } else {
                         stack.peek().children.put(name, new Link(name, target, mtime));
                     }
@@ -268,6 +287,7 @@ public final class Importer {
                             ? p.permissions().contains(PosixFilePermission.OWNER_EXECUTE)
                             : Files.isExecutable(f);
                     File node = new File(name, display, f, attrs.size(), mtime, exec);
+                    reportXattrs(f, display);
                     stack.peek().children.put(name, node);
                     work.add(node);
                     total[0] += attrs.size();
@@ -382,6 +402,33 @@ public final class Importer {
         }
     }
 
+    /**
+     * Lists a file's or directory's {@code user.*} extended attributes as not imported. The JDK sees only
+     * that namespace: ACLs and {@code security.*} labels of a directory tree are not looked at.
+     */
+    private void reportXattrs(Path p, String display) {
+        List<String> names;
+        try {
+            UserDefinedFileAttributeView view = Files.getFileAttributeView(p, UserDefinedFileAttributeView.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (view == null) {
+                return;
+            }
+            names = view.list();
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return; // no xattr support here: nothing to lose
+        }
+        if (!names.isEmpty()) {
+            xattrsNotImported(display, names.stream().map(n -> "user." + n).toList());
+        }
+    }
+
+    private void xattrsNotImported(String display, List<String> names) {
+        List<String> sorted = new ArrayList<>(names);
+        Collections.sort(sorted);
+        fail(display, "extended attributes not imported (a depot holds none): " + String.join(", ", sorted));
+    }
+
     /** A short reason for an I/O error, without the path the exception repeats. */
     static String reason(IOException e) {
         if (e instanceof AccessDeniedException) {
@@ -432,11 +479,8 @@ public final class Importer {
              InputStream buffered = new BufferedInputStream(raw, 1 << 16);
              InputStream data = decompress(buffered, tar);
              InputStream checked = requireTar(data, tar);
-             TarArchiveInputStream in = new TarArchiveInputStream(checked, "UTF-8")) {
-            TarArchiveEntry e;
-            while ((e = in.getNextEntry()) != null) {
-                addTarEntry(root, e, in);
-            }
+             Blocks blocks = new Blocks(checked)) {
+            readTar(root, blocks);
         } catch (DepotException e) {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
@@ -491,6 +535,47 @@ public final class Importer {
         return b;
     }
 
+    /**
+     * Reads the entries of an archive. commons-compress parses the headers; two of its habits are
+     * corrected here, because both turn file data into entries: it returns headers whose checksum is
+     * wrong (each is listed, and the reader skips block by block to the next header whose checksum is
+     * right, as GNU tar does), and it takes a regular-file entry whose name ends in {@code /} for a
+     * directory and does not skip its data (the data is skipped here, by the header's size).
+     */
+    private void readTar(Dir root, Blocks blocks) throws IOException {
+        TarArchiveInputStream in = new TarArchiveInputStream(blocks, "UTF-8");
+        while (true) {
+            TarArchiveEntry e = in.getNextEntry();
+            if (e == null) {
+                return;
+            }
+            long headerAt = blocks.position() - TarConstants.DEFAULT_RCDSIZE;
+            if (!e.isCheckSumOK()) {
+                long resumed = blocks.skipToNextHeader();
+                fail("(archive at byte " + headerAt + ")", "bad tar header (checksum mismatch): "
+                        + (resumed < 0 ? "it and the rest of the archive are not imported"
+                        : "not imported; resumed at the next valid header, at byte " + resumed));
+                if (resumed < 0) {
+                    return;
+                }
+                in = new TarArchiveInputStream(blocks, "UTF-8");
+                continue;
+            }
+            byte flag = e.getLinkFlag();
+            boolean regularType = flag == TarConstants.LF_NORMAL || flag == TarConstants.LF_OLDNORM
+                    || flag == TarConstants.LF_CONTIG;
+            if (regularType && e.getName().endsWith("/") && !e.isPaxHeader() && !e.isGNULongNameEntry()) {
+                // commons-compress reads it as a directory and would parse its data as the next header.
+                long padded = (e.getSize() + TarConstants.DEFAULT_RCDSIZE - 1) / TarConstants.DEFAULT_RCDSIZE
+                        * TarConstants.DEFAULT_RCDSIZE;
+                blocks.skipExactly(padded);
+                fail(e.getName(), "a regular-file entry whose name ends in '/' (" + e.getSize() + " bytes): not imported");
+                continue;
+            }
+            addTarEntry(root, e, in);
+        }
+    }
+
     private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in) throws IOException {
         String rawName = e.getName();
         List<String> parts = new ArrayList<>();
@@ -499,12 +584,12 @@ public final class Importer {
                 continue;
             }
             if (p.equals("..")) {
-                skip(rawName, "path contains '..'");
+                fail(rawName, "path contains '..'");
                 return;
             }
             String problem = Names.problem(p);
             if (problem != null) {
-                skip(rawName, problem);
+                fail(rawName, problem);
                 return;
             }
             parts.add(p);
@@ -517,48 +602,64 @@ public final class Importer {
             }
             return;
         }
+        String display = String.join("/", parts);
         Dir parent = root;
         for (int i = 0; i < parts.size() - 1; i++) {
             Node n = parent.children.get(parts.get(i));
-            Dir d;
             if (n instanceof Dir existing) {
-                d = existing;
-            } else {
-                d = new Dir(parts.get(i), 0, false);
+                parent = existing;
+            } else if (n == null) {
+                Dir d = new Dir(parts.get(i), 0, false);
                 parent.children.put(parts.get(i), d);
+                parent = d;
+            } else {
+                fail(display, (n instanceof Link ? "a symlink" : "a file") + ", not a directory, is at "
+                        + String.join("/", parts.subList(0, i + 1)) + " in the archive");
+                return;
             }
-            parent = d;
         }
         String name = parts.get(parts.size() - 1);
-        String display = String.join("/", parts);
+        Node existing = parent.children.get(name);
         if (e.isDirectory()) {
-            if (parent.children.get(name) instanceof Dir d) {
+            if (existing instanceof Dir d) {
                 d.mtimeNs = mtime;
                 d.mtimeKnown = true;
+            } else if (existing != null) {
+                fail(display, "conflicts with the " + (existing instanceof Link ? "symlink " : "file ") + display
+                        + " of the archive");
             } else {
                 parent.children.put(name, new Dir(name, mtime, true));
             }
-        } else if (e.isSymbolicLink()) {
+            reportTarXattrs(display, e);
+            return;
+        }
+        if (existing instanceof Dir) {
+            fail(display, "conflicts with the directory " + display + " of the archive");
+            return;
+        }
+        Node node;
+        if (e.isSymbolicLink()) {
             String target = e.getLinkName();
             String tp = Names.targetProblem(target);
             if (tp != null) {
-                skip(display, tp);
+                fail(display, tp);
                 return;
             }
-            parent.children.put(name, new Link(name, target, mtime));
+            node = new Link(name, target, mtime);
         } else if (e.isLink()) {
             Node target = find(root, e.getLinkName());
-            if (target instanceof File f && f.hash != null) {
-                File copy = new File(name, display, null, f.size, f.mtimeNs, f.executable);
-                copy.hash = f.hash;
-                parent.children.put(name, copy);
-                deduped.incrementAndGet();
-            } else {
-                skip(display, "hard link to a file not in the archive: " + e.getLinkName());
+            if (!(target instanceof File f) || f.hash == null) {
+                fail(display, "hard link to a file not in the archive: " + e.getLinkName());
+                return;
             }
+            File copy = new File(name, display, null, f.size, f.mtimeNs, f.executable);
+            copy.hash = f.hash;
+            deduped.incrementAndGet();
+            node = copy;
         } else if (e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
             // Before isFile(): commons-compress calls every entry a file whose name has no trailing '/'.
             skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device" : "FIFO");
+            return;
         } else if (e.isFile()) {
             WritableDepot.Stored s = depot.putObject(new StreamChannel(in), null);
             if (s.size() != e.getSize()) {
@@ -572,9 +673,136 @@ public final class Importer {
             } else {
                 newObjects.incrementAndGet();
             }
-            parent.children.put(name, f);
+            node = f;
         } else {
-            skip(display, "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
+            fail(display, "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
+            return;
+        }
+        if (existing != null) {
+            skip(display, "replaced by a later entry of the same name in the archive");
+        }
+        parent.children.put(name, node);
+        reportTarXattrs(display, e);
+    }
+
+    /** Lists the extended attributes (and ACLs) that pax records carry for an imported entry. */
+    private void reportTarXattrs(String display, TarArchiveEntry e) {
+        List<String> names = new ArrayList<>();
+        for (String key : e.getExtraPaxHeaders().keySet()) {
+            if (key.startsWith("SCHILY.xattr.")) {
+                names.add(key.substring("SCHILY.xattr.".length()));
+            } else if (key.startsWith("LIBARCHIVE.xattr.")) {
+                names.add(key.substring("LIBARCHIVE.xattr.".length()));
+            } else if (key.startsWith("SCHILY.acl.")) {
+                names.add("ACL " + key.substring("SCHILY.acl.".length()));
+            } else if (key.equals("RHT.security.selinux")) {
+                names.add("security.selinux");
+            }
+        }
+        if (!names.isEmpty()) {
+            xattrsNotImported(display, names.stream().distinct().toList());
+        }
+    }
+
+    /**
+     * The decompressed archive under commons-compress's reader: counts the bytes it consumed (a
+     * header's position), skips entry data it would not, and finds the next valid header after a bad one.
+     */
+    private static final class Blocks extends FilterInputStream {
+        private long position;
+        private byte @Nullable [] pending;
+        private int pendingAt;
+
+        Blocks(InputStream in) {
+            super(in);
+        }
+
+        long position() {
+            return position;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) == 1 ? one[0] & 0xFF : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            byte[] p = pending;
+            if (p != null) {
+                int n = Math.min(len, p.length - pendingAt);
+                System.arraycopy(p, pendingAt, b, off, n);
+                pendingAt += n;
+                if (pendingAt == p.length) {
+                    pending = null;
+                }
+                position += n;
+                return n;
+            }
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                position += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            byte[] buf = new byte[8192];
+            long done = 0;
+            while (done < n) {
+                int r = read(buf, 0, (int) Math.min(buf.length, n - done));
+                if (r < 0) {
+                    break;
+                }
+                done += r;
+            }
+            return done;
+        }
+
+        void skipExactly(long n) throws IOException {
+            if (skip(n) != n) {
+                throw new java.io.EOFException("the archive ends inside an entry's data");
+            }
+        }
+
+        /**
+         * Reads 512-byte blocks until one is a tar header with a right checksum and leaves it to be read
+         * again.
+         *
+         * @return the header's position, or -1 at the end of the archive (or an all-zero block)
+         */
+        long skipToNextHeader() throws IOException {
+            byte[] block = new byte[TarConstants.DEFAULT_RCDSIZE];
+            while (true) {
+                long at = position;
+                int n = readNBytes(block, 0, block.length);
+                if (n < block.length) {
+                    return -1;
+                }
+                boolean zero = true;
+                for (byte x : block) {
+                    if (x != 0) {
+                        zero = false;
+                        break;
+                    }
+                }
+                if (zero) {
+                    return -1;
+                }
+                if (TarUtils.verifyCheckSum(block) && TarArchiveInputStream.matches(block, block.length)) {
+                    pending = block;
+                    pendingAt = 0;
+                    position = at;
+                    return at;
+                }
+            }
+        }
+
+        @Override
+        public boolean markSupported() {
+            return false;
         }
     }
 

@@ -12,7 +12,7 @@ import java.util.List;
  * @param totalBytes bytes of all objects reachable from the bundle
  * @param totalNodes entries reachable from the bundle, itself not counted
  */
-record ManifestDraft(List<BundleEntry> entries, long totalBytes, long totalNodes) {
+public record ManifestDraft(List<BundleEntry> entries, long totalBytes, long totalNodes) {
 
     /**
      * Sorts and checks entries: every object entry names a stored object of its size, every bundle
@@ -25,7 +25,7 @@ record ManifestDraft(List<BundleEntry> entries, long totalBytes, long totalNodes
      *     an object that is not stored, or whatever reading a child manifest throws
      * @throws IOException if the depot cannot be read
      */
-    static ManifestDraft of(WritableDepot depot, List<BundleEntry> entries) throws IOException {
+    public static ManifestDraft of(WritableDepot depot, List<BundleEntry> entries) throws IOException {
         List<BundleEntry> sorted;
         try {
             sorted = ManifestCodec.sorted(entries);
@@ -61,7 +61,7 @@ record ManifestDraft(List<BundleEntry> entries, long totalBytes, long totalNodes
     }
 
     /** {@return the canonical manifest bytes} */
-    byte[] encode() {
+    public byte[] encode() {
         return ManifestCodec.encode(entries, totalBytes, totalNodes);
     }
 }

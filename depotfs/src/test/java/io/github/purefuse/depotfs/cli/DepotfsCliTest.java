@@ -101,6 +101,40 @@ class DepotfsCliTest {
     }
 
     @Test
+    void anImportThatLeavesSomethingOutSaysSoAndExits1() throws Exception {
+        // The issue's failures 2, 3 and 4 in one archive written by Python's tarfile.
+        Path tar = tmp.resolve("mixed.tar");
+        String script = """
+                import tarfile, io, sys
+                with tarfile.open(sys.argv[1], 'w', format=tarfile.PAX_FORMAT) as t:
+                    def add(name, data=b'', **kw):
+                        ti = tarfile.TarInfo(name); ti.size = len(data)
+                        for k, v in kw.items(): setattr(ti, k, v)
+                        t.addfile(ti, io.BytesIO(data))
+                    add('bad/v/', b'x' * 29)
+                    add('ok.txt', b'normal file\\n')
+                    add('caf\\udce9', b'latin-1')
+                    add('d/x', b'1')
+                    add('d/x/y', b'2')
+                    add('xa', b'4', pax_headers={'SCHILY.xattr.user.foo': 'bar'})
+                """;
+        Process p = new ProcessBuilder("python3", "-c", script, tar.toString()).redirectErrorStream(true).start();
+        String py = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), py);
+        Path depotDir = tmp.resolve("depot");
+        Run r = cli("import", tar.toString(), "--depot", depotDir.toString(), "--root", "r", "-q");
+        assertEquals(1, r.exit(), r.err());
+        List<String> lines = r.err().lines().toList();
+        assertTrue(lines.contains("depotfs: could not import bad/v/: a regular-file entry whose name ends in '/' (29 bytes): not imported"), r.err());
+        assertTrue(lines.contains("depotfs: could not import d/x/y: a file, not a directory, is at d/x in the archive"), r.err());
+        assertTrue(lines.contains("depotfs: could not import xa: extended attributes not imported (a depot holds none): user.foo"), r.err());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("depotfs: could not import caf") && l.contains("not valid UTF-8")), r.err());
+        assertEquals("depotfs: 4 entries could not be imported (listed above); the rest is in root 'r'", lines.get(lines.size() - 1));
+        Run ls = cli("ls", "--depot", depotDir.toString(), "r");
+        assertEquals(List.of("d", "ok.txt", "xa"), ls.out().lines().map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList());
+    }
+
+    @Test
     void usageErrorsExitWith2() {
         Run r = cli("import");
         assertEquals(2, r.exit());

@@ -121,7 +121,7 @@ class ImporterTest {
         }
         MemoryDepot depot = new MemoryDepot();
         ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tar);
-        assertEquals(List.of(new ImportResult.Skipped("../escape", "path contains '..'")), r.skipped());
+        assertEquals(List.of(new ImportResult.Skipped("../escape", "path contains '..'", true)), r.skipped());
         assertEquals(3, r.files());
         assertEquals(2, r.newObjects());
         Bundle top = depot.bundle(depot.bundle(r.bundle()).entry("top").orElseThrow().requireHash());

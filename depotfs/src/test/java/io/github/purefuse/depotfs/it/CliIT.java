@@ -86,11 +86,13 @@ class CliIT {
 
     /** Starts {@code depotfs mount} in its own JVM and waits for its ready line. */
     private Process startMount(Path mp, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        // The signals' default dispositions, whatever this JVM inherited (a background job ignores SIGINT).
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
+                ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 DepotfsCli.class.getName(), "mount", "--depot", depotDir.toString(), mp.toString()));
         if (Runtime.version().feature() >= 23) {
-            cmd.add(1, "--sun-misc-unsafe-memory-access=allow");
+            cmd.add(3, "--sun-misc-unsafe-memory-access=allow");
         }
         cmd.addAll(List.of(extra));
         Process p = new ProcessBuilder(cmd).redirectError(work.resolve("mount-" + mp.getFileName() + ".err").toFile()).start();
@@ -112,6 +114,7 @@ class CliIT {
         assertEquals(Files.mismatch(source.resolve("sub/big.bin"), mp.resolve("main/sub/big.bin")), -1L);
         p.destroy(); // SIGTERM
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the mount process ends on SIGTERM");
+        assertEquals(0, p.exitValue(), "a clean unmount on request exits 0, as libfuse servers do");
         assertFalse(TestMount.isMounted(mp), "unmounted on SIGTERM");
         JsonNode json = new ObjectMapper().readTree(stats.toFile());
         assertTrue(json.get("bytesRead").asLong() >= (3 << 20) + 21, json.toString());
@@ -121,6 +124,69 @@ class CliIT {
         assertEquals(32, json.get("negotiated").get("maxBackground").asInt());
         assertEquals(24, json.get("negotiated").get("congestionThreshold").asInt());
         assertEquals(45, json.get("negotiated").get("minor").asInt());
+    }
+
+    @Test
+    void statsReportTheNodeTableAndOpenHandlesWhileServing() throws Exception {
+        Path mp = newMountpoint("live");
+        Path stats = work.resolve("live.json");
+        Process p = startMount(mp, "--root", "main", "--stats", stats.toString(), "--stats-interval", "1");
+        try (FileChannel open = FileChannel.open(mp.resolve("sub/big.bin"));
+             var listing = Files.newDirectoryStream(mp.resolve("sub"))) {
+            JsonNode held = awaitStats(stats, j -> j.path("openFiles").asInt() == 1 && j.path("openDirectories").asInt() == 1);
+            assertTrue(held.get("nodes").asInt() >= 3, "the root, sub and big.bin: " + held);
+            assertTrue(open.size() > 0 && listing.iterator().hasNext());
+        }
+        JsonNode released = awaitStats(stats, j -> j.path("openFiles").asInt() == 0 && j.path("openDirectories").asInt() == 0);
+        assertTrue(released.get("nodes").asInt() >= 1, released.toString());
+        p.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertEquals(0, new ObjectMapper().readTree(stats.toFile()).get("openFiles").asInt());
+    }
+
+    private static JsonNode awaitStats(Path stats, java.util.function.Predicate<JsonNode> wanted) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(stats)) {
+                last = new ObjectMapper().readTree(stats.toFile());
+                if (wanted.test(last)) {
+                    return last;
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the statistics never showed it; last: " + last);
+    }
+
+    @Test
+    void ctrlCAndSighupUnmountAndExitZero() throws Exception {
+        for (String signal : List.of("INT", "HUP")) {
+            Path mp = newMountpoint("sig" + signal);
+            Process p = startMount(mp, "--root", "main");
+            assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+            Shell.ok(work, "kill", "-" + signal, Long.toString(p.pid()));
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the mount process ends on SIG" + signal);
+            assertEquals(0, p.exitValue(), "SIG" + signal + ": " + Files.readString(work.resolve("mount-" + mp.getFileName() + ".err")));
+            assertFalse(TestMount.isMounted(mp), "unmounted on SIG" + signal);
+        }
+    }
+
+    @Test
+    void aMountPointThatIsNotEmptyIsRefusedWithTheFlagThatAllowsIt() throws Exception {
+        Path mp = newMountpoint("full");
+        Files.writeString(mp.resolve("kept.txt"), "kept\n");
+        Run r = cli("mount", "--depot", depotDir.toString(), mp.toString(), "--root", "main");
+        expectError(r, "depotfs: Cannot mount on " + mp.toRealPath()
+                + ": not empty (--nonempty mounts over what it holds, hiding it until the unmount)");
+        assertFalse(TestMount.isMounted(mp));
+        Process p = startMount(mp, "--root", "main", "--nonempty");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        p.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertEquals("kept\n", Files.readString(mp.resolve("kept.txt")), "back after the unmount");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.github.purefuse.examples.hello;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.examples.ServeFlags;
 import io.github.purefuse.channel.SessionStats;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -17,6 +18,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "hello", mixinStandardHelpOptions = true,
         description = "Mounts the hello filesystem (hello.txt, motd.txt, hello.link, a 5 GiB large.bin).")
 public final class HelloCommand implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     @Spec
     private CommandSpec spec;
 
@@ -52,9 +56,9 @@ public final class HelloCommand implements Callable<Integer> {
         }
         FuseSession session;
         try {
-            session = FuseSession.mount(mountpoint, new HelloFs(), options.build());
+            session = FuseSession.mount(mountpoint, new HelloFs(), serve.apply(options).build());
         } catch (MountException e) {
-            err.println("fuse-example: " + e.getMessage());
+            err.println("fuse-example: " + ServeFlags.message(e));
             err.flush();
             return 1;
         }

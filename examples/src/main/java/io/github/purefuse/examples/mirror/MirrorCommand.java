@@ -3,6 +3,7 @@ package io.github.purefuse.examples.mirror;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.examples.ServeFlags;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "mirror", mixinStandardHelpOptions = true,
         description = "Mounts a read-only mirror of a local directory.")
 public final class MirrorCommand implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     @Spec
     private CommandSpec spec;
 
@@ -52,12 +56,12 @@ public final class MirrorCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         MirrorFileSystem fs = new MirrorFileSystem(source, passthrough);
-        MountOptions options = MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough).build();
+        MountOptions options = serve.apply(MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough)).build();
         FuseSession session;
         try {
             session = FuseSession.mount(mountpoint, fs, options);
         } catch (MountException e) {
-            err.println("fuse-example: " + e.getMessage());
+            err.println("fuse-example: " + ServeFlags.message(e));
             err.flush();
             return 1;
         }

@@ -3,6 +3,7 @@ package io.github.purefuse.examples.zip;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.examples.ServeFlags;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,6 +22,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "zip", mixinStandardHelpOptions = true,
         description = "Mounts a .zip or .jar archive read-only.")
 public final class ZipCommand implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     @Spec
     private CommandSpec spec;
 
@@ -56,9 +60,9 @@ public final class ZipCommand implements Callable<Integer> {
             PathAdapter fs = PathAdapter.builder(zip).immutable().build();
             FuseSession session;
             try {
-                session = FuseSession.mount(mountpoint, fs, MountOptions.builder().fsname("zip").subtype("zip").build());
+                session = FuseSession.mount(mountpoint, fs, serve.apply(MountOptions.builder().fsname("zip").subtype("zip")).build());
             } catch (MountException e) {
-                err.println("fuse-example: " + e.getMessage());
+                err.println("fuse-example: " + ServeFlags.message(e));
                 err.flush();
                 return 1;
             }

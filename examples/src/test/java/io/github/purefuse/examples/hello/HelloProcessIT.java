@@ -22,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code bin/fuse-example hello MOUNTPOINT} as a separate process: how it ends (exit codes), and a
@@ -91,14 +93,41 @@ class HelloProcessIT {
         assertEquals(0, awaitExit(), Files.readString(stderr));
     }
 
-    /** SIGTERM runs the session's shutdown hook, which unmounts; the JVM then exits with 128 + 15 = 143. */
-    @Test
-    void sigtermUnmountsAndExitsWith143() throws Exception {
-        start(List.of());
+    /**
+     * SIGTERM and SIGINT (Ctrl-C) unmount, and the server then exits 0, as a libfuse server does: the user
+     * asked for the end and got a clean unmount. The server starts with the signals' default dispositions
+     * ({@code env --default-signal}), whatever this JVM inherited.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"TERM", "INT", "HUP"})
+    void aSignalUnmountsAndExitsZero(String signal) throws Exception {
+        start(List.of("env", "--default-signal=TERM,INT,HUP"));
         KernelTestMount.run(T, "stat", mp.resolve("large.bin").toString()).ok();
-        server.destroy(); // SIGTERM
-        assertEquals(143, awaitExit(), Files.readString(stderr));
-        assertFalse(KernelTestMount.isMounted(mp), "unmounted by the shutdown hook");
+        KernelTestMount.run(T, "kill", "-" + signal, Long.toString(server.pid())).ok();
+        assertEquals(0, awaitExit(), Files.readString(stderr));
+        assertFalse(KernelTestMount.isMounted(mp), "unmounted on SIG" + signal);
+    }
+
+    @Test
+    void aMountPointThatIsNotEmptyIsRefusedUnlessNonempty() throws Exception {
+        Path kept = Files.writeString(mp.resolve("kept.txt"), "kept\n");
+        try {
+            Process p = new ProcessBuilder(LAUNCHER.toString(), "hello", mp.toString())
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(stderr.toFile()).start();
+            assertTrue(p.waitFor(T.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(1, p.exitValue());
+            assertEquals(List.of("fuse-example: Cannot mount on " + mp + ": not empty (--nonempty mounts over what it holds)"),
+                    Files.readAllLines(stderr).stream().filter(l -> l.startsWith("fuse-example:")).toList());
+            assertFalse(KernelTestMount.isMounted(mp));
+            start(List.of(), "--nonempty");
+            assertEquals(HelloFs.HELLO, KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString()).ok());
+            server.destroy();
+            assertEquals(0, awaitExit(), Files.readString(stderr));
+            assertEquals("kept\n", Files.readString(kept));
+        } finally {
+            KernelTestMount.forceUnmount(mp);
+            Files.deleteIfExists(kept);
+        }
     }
 
     @Test

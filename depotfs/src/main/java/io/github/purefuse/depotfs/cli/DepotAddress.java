@@ -1,0 +1,107 @@
+package io.github.purefuse.depotfs.cli;
+
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.depotfs.store.WritableDepot;
+import io.github.purefuse.depotfs.store.s3.S3Depot;
+import io.github.purefuse.depotfs.store.s3.S3Location;
+import io.github.purefuse.depotfs.store.s3.S3Options;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code --depot} flag of every command and the flags that say how to reach an S3 depot: a local
+ * directory, or {@code s3://BUCKET/PREFIX} with {@code --endpoint}, {@code --region}, {@code --anonymous}.
+ * The one place that turns a depot address into a depot.
+ */
+final class DepotAddress {
+
+    @Option(names = "--depot", required = true, paramLabel = "DEPOT",
+            description = "the depot: a directory, or s3://BUCKET/PREFIX")
+    String depot = "";
+
+    @Option(names = "--endpoint", paramLabel = "URL",
+            description = "S3 server (e.g. http://127.0.0.1:9000), addressed path-style; default: AWS S3")
+    @Nullable String endpoint;
+
+    @Option(names = "--region", paramLabel = "REGION",
+            description = "S3 signing region (default: AWS_REGION, the profile, else us-east-1)")
+    @Nullable String region;
+
+    @Option(names = "--anonymous",
+            description = "unsigned S3 requests (public buckets); default: the AWS SDK's credential chain "
+                    + "(AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, container and instance roles)")
+    boolean anonymous;
+
+    @Option(names = "--s3-timeout", paramLabel = "SECONDS",
+            description = "longest an S3 request may take, retries included (default 30); a read of a store "
+                    + "that stopped answering fails with EIO after that")
+    @Nullable Integer timeoutSeconds;
+
+    @Option(names = "--s3-http-client", paramLabel = "KIND",
+            description = "the AWS SDK's HTTP client: CRT (default: less CPU per byte and per request here) or NETTY")
+    S3Options.HttpClientKind httpClient = S3Options.HttpClientKind.CRT;
+
+    /** {@return whether the depot is in S3} */
+    boolean isS3() {
+        return depot.startsWith(S3Location.SCHEME);
+    }
+
+    /** {@return the local depot directory, or empty for an S3 depot} */
+    Optional<Path> localDirectory() {
+        return isS3() ? Optional.empty() : Optional.of(Path.of(depot));
+    }
+
+    /**
+     * Opens the depot.
+     *
+     * @param create create it if missing (import)
+     * @return the depot
+     * @throws DepotException for a bad address or flags that do not fit it
+     * @throws IOException if the depot cannot be opened
+     */
+    WritableDepot open(boolean create) throws IOException {
+        if (!isS3()) {
+            if (endpoint != null || region != null || anonymous || timeoutSeconds != null) {
+                throw new DepotException(DepotException.Reason.INVALID,
+                        "--endpoint, --region, --anonymous and --s3-timeout apply to s3:// depots only");
+            }
+            return create ? LocalDepot.openOrCreate(Path.of(depot)) : LocalDepot.open(Path.of(depot));
+        }
+        S3Location location = S3Location.parse(depot);
+        S3Options options = s3Options();
+        return create ? S3Depot.openOrCreate(location, options) : S3Depot.open(location, options);
+    }
+
+    S3Options s3Options() throws DepotException {
+        URI uri = null;
+        if (endpoint != null) {
+            try {
+                uri = new URI(endpoint);
+            } catch (URISyntaxException e) {
+                throw new DepotException(DepotException.Reason.INVALID, "--endpoint " + endpoint + ": not a URL");
+            }
+            if (uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+                throw new DepotException(DepotException.Reason.INVALID, "--endpoint " + endpoint
+                        + ": expected http://HOST[:PORT] or https://HOST[:PORT]");
+            }
+        }
+        String p = DepotfsCli.rangeProblem("--s3-timeout", timeoutSeconds, 1, 3600);
+        if (p != null) {
+            throw new DepotException(DepotException.Reason.INVALID, p);
+        }
+        S3Options o = S3Options.defaults(uri).withRegion(region).withAnonymous(anonymous).withHttpClient(httpClient);
+        if (timeoutSeconds != null) {
+            Duration call = Duration.ofSeconds(timeoutSeconds);
+            Duration attempt = call.compareTo(S3Options.DEFAULT_ATTEMPT_TIMEOUT) < 0 ? call : S3Options.DEFAULT_ATTEMPT_TIMEOUT;
+            o = o.withTimeouts(attempt, call, o.maxAttempts());
+        }
+        return o;
+    }
+}

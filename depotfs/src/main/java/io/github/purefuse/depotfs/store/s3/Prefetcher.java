@@ -1,0 +1,420 @@
+package io.github.purefuse.depotfs.store.s3;
+
+import io.github.purefuse.depotfs.store.DepotException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The read-ahead of one open object, shared by every handle of it (see the package description for how
+ * it works with the kernel's readahead).
+ *
+ * <ul>
+ *   <li>A read that continues where the last one ended, or falls inside the window just fetched, is
+ *       <em>sequential</em>: the window (bytes fetched ahead of the reader) starts at the length of the
+ *       first read, at least {@link Settings#initialWindow()}, and doubles with every sequential read up to
+ *       {@link Settings#maxWindow()}. The window is fetched as parts of at most {@link Settings#partSize()}
+ *       bytes, each one ranged GET, all in flight at once.</li>
+ *   <li>Any other read is <em>random</em>: the window falls back to its start and the read is served by
+ *       exact ranged GETs of the bytes missing, straight into the caller's buffer.</li>
+ *   <li>Every prefetch buffer is taken from the mount-wide {@link PrefetchBudget}; when it is exhausted
+ *       nothing more is fetched ahead and reads are exact.</li>
+ *   <li>Bytes being fetched are registered (as a part or as the exact range of a read in flight), and a
+ *       read that needs them waits for that GET: two GETs for the same bytes never run at once.</li>
+ *   <li>A consumed part is dropped (and its budget given back) once the readers are {@value #KEEP_BEHIND}
+ *       bytes past it; a part whose GET failed is dropped, so the next read tries again.</li>
+ *   <li>An interrupted read cancels the GETs it started for its own bytes; parts fetched ahead for others
+ *       go on.</li>
+ * </ul>
+ */
+final class Prefetcher {
+
+    /**
+     * How the window grows.
+     *
+     * @param initialWindow smallest window, bytes
+     * @param maxWindow     largest window, bytes
+     * @param partSize      largest part (one GET), bytes
+     */
+    record Settings(int initialWindow, long maxWindow, int partSize) {
+        /** Defaults: 128 KiB (the kernel's default first readahead), 64 MiB, 4 MiB parts. */
+        static final Settings DEFAULT = new Settings(128 << 10, 64L << 20, 4 << 20);
+
+        Settings {
+            if (initialWindow <= 0 || maxWindow < initialWindow || partSize <= 0) {
+                throw new IllegalArgumentException("bad prefetch settings");
+            }
+        }
+    }
+
+    /** One GET in flight. */
+    record Fetch(CompletableFuture<Integer> result, Runnable cancel) {
+    }
+
+    /** Starts GETs: {@code dst.remaining()} bytes at {@code offset} into {@code dst}. */
+    interface RangeFetcher {
+        Fetch start(ByteBuffer dst, long offset);
+    }
+
+    /** Bytes kept behind the furthest read, for reads the kernel sends out of order. */
+    static final int KEEP_BEHIND = 1 << 20;
+
+    /** A part: bytes fetched (or being fetched) into its own buffer, or a read's exact range in flight. */
+    private static final class Part {
+        final long start;
+        final int length;
+        final @Nullable ByteBuffer buffer; // null: an exact read into someone's reply buffer
+        final Fetch fetch;
+        final boolean budgeted;
+
+        Part(long start, int length, @Nullable ByteBuffer buffer, Fetch fetch, boolean budgeted) {
+            this.start = start;
+            this.length = length;
+            this.buffer = buffer;
+            this.fetch = fetch;
+            this.budgeted = budgeted;
+        }
+
+        long end() {
+            return start + length;
+        }
+    }
+
+    private final long size;
+    private final RangeFetcher fetcher;
+    private final PrefetchBudget budget;
+    private final Settings settings;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final TreeMap<Long, Part> parts = new TreeMap<>();
+    private long nextSequential;
+    private long window;
+    private long frontier;
+    private boolean closed;
+
+    Prefetcher(long size, RangeFetcher fetcher, PrefetchBudget budget, Settings settings) {
+        this.size = size;
+        this.fetcher = fetcher;
+        this.budget = budget;
+        this.settings = settings;
+        this.window = 0;
+    }
+
+    /** {@return the current window in bytes (0 before the first read)} */
+    long window() {
+        lock.lock();
+        try {
+            return window;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Adopts bytes already fetched (the first part, fetched when the object was opened).
+     *
+     * @param start  where they start
+     * @param buffer the bytes, position 0 to limit; taken from the budget by the caller if {@code budgeted}
+     */
+    void adopt(long start, ByteBuffer buffer, boolean budgeted) {
+        lock.lock();
+        try {
+            Part p = new Part(start, buffer.remaining(), buffer,
+                    new Fetch(CompletableFuture.completedFuture(buffer.remaining()), () -> { }), budgeted);
+            parts.put(start, p);
+            frontier = Math.max(frontier, p.end());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What a read waits for: a part to copy from, or its own exact GET. */
+    private record Piece(long start, int length, Part part, boolean mine) {
+    }
+
+    /**
+     * Reads {@code dst.remaining()} bytes (at most to the end) at {@code offset}.
+     *
+     * @return bytes read
+     * @throws IOException if a GET fails; {@link InterruptedIOException} if interrupted (its GETs cancelled)
+     */
+    int read(ByteBuffer dst, long offset) throws IOException {
+        int n = (int) Math.min(dst.remaining(), size - offset);
+        if (n <= 0) {
+            return 0;
+        }
+        int base = dst.position();
+        while (true) {
+            List<Piece> plan = plan(dst, base, offset, n);
+            if (plan == null) {
+                continue; // waited for someone else's exact read of overlapping bytes
+            }
+            List<Piece> mine = new ArrayList<>();
+            for (Piece p : plan) {
+                if (p.mine()) {
+                    mine.add(p);
+                }
+            }
+            try {
+                for (Piece p : plan) {
+                    await(p.part());
+                    if (p.part().buffer != null) {
+                        ByteBuffer src = p.part().buffer;
+                        dst.put(base + (int) (p.start() - offset), src, (int) (p.start() - p.part().start), p.length());
+                    }
+                }
+            } catch (IOException e) {
+                for (Piece p : mine) {
+                    p.part().fetch.cancel().run();
+                }
+                drop(plan);
+                throw e;
+            } finally {
+                finishExact(plan);
+            }
+            dst.position(base + n);
+            evictBehind(offset + n);
+            return n;
+        }
+    }
+
+    private static void await(Part p) throws IOException {
+        try {
+            Integer got = p.fetch.result().get();
+            if (got != p.length) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "a GET of " + p.length + " bytes at " + p.start
+                        + " returned " + got);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while reading at " + p.start);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw c instanceof IOException io ? io : new IOException(c == null ? e.toString() : c.getMessage(), c);
+        } catch (CancellationException e) {
+            throw new InterruptedIOException("read at " + p.start + " cancelled");
+        }
+    }
+
+    /**
+     * Plans a read under the lock: parts that cover it, new parts or exact GETs for the gaps, and the
+     * prefetch ahead. Returns null after waiting for an overlapping exact read of another reader.
+     */
+    private @Nullable List<Piece> plan(ByteBuffer dst, int base, long offset, int n) throws IOException {
+        Part blocker = null;
+        List<Piece> plan = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IOException("object closed");
+            }
+            blocker = exactReadOverlapping(offset, offset + n);
+            if (blocker != null) {
+                return null; // waits below, after the lock is released, then plans again
+            }
+            boolean first = window == 0;
+            boolean sequential = first ? offset == 0
+                    : offset == nextSequential || (offset >= nextSequential - window && offset <= frontier);
+            if (sequential) {
+                window = first ? Math.max(settings.initialWindow(), n) : Math.min(window * 2, settings.maxWindow());
+            } else {
+                window = settings.initialWindow();
+                frontier = Math.max(offset + n, 0);
+            }
+            nextSequential = Math.max(sequential ? nextSequential : 0, offset + n);
+            long end = offset + n;
+            long pos = offset;
+            Map.Entry<Long, Part> e = parts.floorEntry(pos);
+            Part cur = e != null && e.getValue().end() > pos ? e.getValue() : null;
+            while (pos < end) {
+                if (cur == null) {
+                    Map.Entry<Long, Part> next = parts.ceilingEntry(pos);
+                    Part nextPart = next == null || next.getKey() >= end ? null : next.getValue();
+                    long gapEnd = nextPart == null ? end : nextPart.start;
+                    if (sequential) {
+                        // Fetch the gap as parts that stay for the other readers (and the kernel's reorderings).
+                        while (pos < gapEnd) {
+                            int len = (int) Math.min(settings.partSize(), gapEnd - pos);
+                            Part p = startPart(pos, len);
+                            if (p == null) {
+                                break;
+                            }
+                            plan.add(new Piece(pos, len, p, true));
+                            pos += len;
+                        }
+                    }
+                    if (pos < gapEnd) {
+                        // Exact GET straight into the caller's buffer, registered so no one fetches it twice.
+                        int len = (int) (gapEnd - pos);
+                        ByteBuffer slice = dst.slice(base + (int) (pos - offset), len);
+                        Part p = new Part(pos, len, null, fetcher.start(slice, pos), false);
+                        parts.put(pos, p);
+                        plan.add(new Piece(pos, len, p, true));
+                        pos = gapEnd;
+                    }
+                    cur = nextPart;
+                    continue;
+                }
+                int len = (int) (Math.min(end, cur.end()) - pos);
+                plan.add(new Piece(pos, len, cur, false));
+                pos += len;
+                Map.Entry<Long, Part> next = parts.higherEntry(cur.start);
+                cur = next != null && next.getKey() == pos ? next.getValue() : null;
+            }
+            if (sequential) {
+                prefetchAhead(end);
+            }
+        } finally {
+            lock.unlock();
+            if (blocker != null) {
+                awaitOthers(blocker);
+            }
+        }
+        return blocker != null ? null : plan;
+    }
+
+    /** The exact read in flight (someone's reply buffer) that overlaps {@code [start, end)}, or null. */
+    private @Nullable Part exactReadOverlapping(long start, long end) {
+        Map.Entry<Long, Part> e = parts.floorEntry(start);
+        Long from = e != null ? e.getKey() : start;
+        for (Part p : parts.tailMap(from, true).values()) {
+            if (p.start >= end) {
+                break;
+            }
+            if (p.buffer == null && p.end() > start) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Waits for another reader's exact read; its failure is that reader's to report. */
+    private static void awaitOthers(Part p) throws InterruptedIOException {
+        try {
+            p.fetch.result().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while reading at " + p.start);
+        } catch (ExecutionException | CancellationException e) {
+            // we plan again and fetch ourselves
+        }
+    }
+
+    /** Starts one part with its own buffer, if the budget allows; called under the lock. */
+    private @Nullable Part startPart(long start, int len) {
+        if (!budget.tryAcquire(len)) {
+            return null;
+        }
+        ByteBuffer buf = ByteBuffer.allocate(len);
+        Part p = new Part(start, len, buf, fetcher.start(buf.duplicate(), start), true);
+        parts.put(start, p);
+        frontier = Math.max(frontier, p.end());
+        return p;
+    }
+
+    /**
+     * Fetches ahead of {@code from} up to the window, as budget allows, once less than half the window is
+     * in flight or fetched ahead (so that GETs are whole parts, not one per read); called under the lock.
+     */
+    private void prefetchAhead(long from) {
+        long target = Math.min(size, from + window);
+        long pos = Math.max(from, frontier);
+        if (pos >= from + window / 2 && pos < size) {
+            return;
+        }
+        long part = Math.min(settings.partSize(), window);
+        target = Math.min(size, Math.max(target, pos + part));
+        while (pos < target) {
+            Map.Entry<Long, Part> at = parts.floorEntry(pos);
+            if (at != null && at.getValue().end() > pos) {
+                pos = at.getValue().end();
+                continue;
+            }
+            Map.Entry<Long, Part> next = parts.ceilingEntry(pos);
+            long limit = next == null ? target : Math.min(target, next.getKey());
+            int len = (int) Math.min(settings.partSize(), limit - pos);
+            if (len <= 0 || startPart(pos, len) == null) {
+                return;
+            }
+            pos += len;
+        }
+    }
+
+    /** Removes exact-read markers of a finished read. */
+    private void finishExact(List<Piece> plan) {
+        lock.lock();
+        try {
+            for (Piece p : plan) {
+                if (p.mine() && p.part().buffer == null) {
+                    parts.remove(p.part().start, p.part());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops parts of a failed read that failed (or that this read cancelled), so a later read retries. */
+    private void drop(List<Piece> plan) {
+        lock.lock();
+        try {
+            for (Piece p : plan) {
+                Part part = p.part();
+                boolean failed = part.fetch.result().isCompletedExceptionally() || (p.mine() && !part.fetch.result().isDone());
+                if (failed && parts.remove(part.start, part) && part.budgeted) {
+                    budget.release(part.length);
+                }
+            }
+            frontier = parts.isEmpty() ? 0 : Math.min(frontier, parts.lastEntry().getValue().end());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops parts that end {@link #KEEP_BEHIND} bytes or more before {@code readEnd}. */
+    private void evictBehind(long readEnd) {
+        lock.lock();
+        try {
+            Iterator<Part> it = parts.headMap(Math.max(0, readEnd - KEEP_BEHIND), false).values().iterator();
+            while (it.hasNext()) {
+                Part p = it.next();
+                if (p.buffer != null && p.end() <= readEnd - KEEP_BEHIND && p.fetch.result().isDone()) {
+                    it.remove();
+                    if (p.budgeted) {
+                        budget.release(p.length);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Cancels what is in flight and gives all buffers back. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            for (Part p : parts.values()) {
+                if (!p.fetch.result().isDone()) {
+                    p.fetch.cancel().run();
+                }
+                if (p.budgeted) {
+                    budget.release(p.length);
+                }
+            }
+            parts.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

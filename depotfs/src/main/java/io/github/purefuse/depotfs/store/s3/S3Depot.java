@@ -1,0 +1,999 @@
+package io.github.purefuse.depotfs.store.s3;
+
+import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.ManifestCodec;
+import io.github.purefuse.depotfs.store.ManifestDraft;
+import io.github.purefuse.depotfs.store.WritableDepot;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * A depot in an S3-compatible bucket: the format of {@code FORMAT.md} with every file of a local depot
+ * stored as one S3 object under a key prefix (see {@link S3Location}). Objects and manifests are
+ * immutable and content-addressed; roots are the only objects that are ever overwritten, and only by
+ * conditional writes ({@code If-Match} / {@code If-None-Match}), so that two concurrent updates never
+ * lose one.
+ *
+ * <h2>Requests</h2>
+ * <ul>
+ *   <li>{@link #roots()}: one LIST of {@code PREFIX/refs/} and one GET per root.</li>
+ *   <li>{@link #bundle}: one GET of the manifest, hash-checked, then cached (memory-bounded); concurrent
+ *       loads of one manifest share one GET.</li>
+ *   <li>{@link #open}: one HEAD (the size check of the integrity policy); reads are ranged GETs whose
+ *       bodies go straight into the caller's buffer ({@link S3DepotObject}).</li>
+ *   <li>writes: objects up to {@value #MULTIPART_THRESHOLD} bytes by one PUT, larger ones by multipart
+ *       upload of {@value #PART_SIZE}-byte parts, {@value #UPLOADS_IN_FLIGHT} parts of an object in flight
+ *       at once while the next parts are read and hashed.</li>
+ * </ul>
+ * Every request has the timeouts and retries of {@link S3Options}: a read of a store that stopped
+ * answering fails after {@link S3Options#callTimeout()} at most.
+ */
+public final class S3Depot implements WritableDepot {
+
+    /** Objects larger than this are uploaded in parts. */
+    public static final int MULTIPART_THRESHOLD = 16 * 1024 * 1024;
+    /** Part size of multipart uploads. */
+    public static final int PART_SIZE = 8 * 1024 * 1024;
+    /** Parts of one object uploaded at once. */
+    public static final int UPLOADS_IN_FLIGHT = 4;
+    private static final String MARKER = "depotfs-depot.json";
+    private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
+    private static final long BUNDLE_CACHE_BYTES = 256L * 1024 * 1024;
+
+    private final S3AsyncClient client;
+    private final S3Location location;
+    private final S3Options options;
+    private final String description;
+    private final ReentrantLock cacheLock = new ReentrantLock();
+    /** Manifests by hash, least recently used first; weighed by manifest bytes. */
+    private final LinkedHashMap<Hash, Bundle> bundles = new LinkedHashMap<>(1024, 0.75f, true);
+    private long cachedBytes;
+    private final ConcurrentHashMap<Hash, CompletableFuture<Bundle>> loading = new ConcurrentHashMap<>();
+    /** Objects known to be stored (written or seen by this process), with their sizes. */
+    private final ConcurrentHashMap<Hash, Long> known = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile @Nullable Boolean conditionalWrites;
+    private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
+    private final PrefetchBudget budget;
+    private final Prefetcher.Settings prefetch = Prefetcher.Settings.DEFAULT;
+
+    private S3Depot(S3AsyncClient client, S3Location location, S3Options options) {
+        this.client = client;
+        this.location = location;
+        this.options = options;
+        this.description = location + (options.endpoint() == null ? "" : " at " + options.endpoint());
+        this.budget = new PrefetchBudget(options.prefetchBytes());
+    }
+
+    /**
+     * Opens an existing depot.
+     *
+     * @param location the bucket and prefix
+     * @param options  how to reach the server
+     * @return the depot
+     * @throws DepotException with {@link DepotException.Reason#NOT_A_DEPOT} if the bucket does not exist or
+     *     the prefix holds no marker
+     * @throws IOException if the server cannot be reached
+     */
+    public static S3Depot open(S3Location location, S3Options options) throws IOException {
+        S3Depot d = new S3Depot(newClient(options), location, options);
+        try {
+            d.checkMarker(false);
+            return d;
+        } catch (IOException | RuntimeException e) {
+            d.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens a depot, creating it (the marker object) if the prefix holds nothing yet. The bucket must exist.
+     *
+     * @param location the bucket and prefix
+     * @param options  how to reach the server
+     * @return the depot
+     * @throws DepotException with {@link DepotException.Reason#NOT_A_DEPOT} if the bucket does not exist or
+     *     the prefix holds other objects but no marker
+     * @throws IOException if the server cannot be reached
+     */
+    public static S3Depot openOrCreate(S3Location location, S3Options options) throws IOException {
+        S3Depot d = new S3Depot(newClient(options), location, options);
+        try {
+            d.checkMarker(true);
+            return d;
+        } catch (IOException | RuntimeException e) {
+            d.close();
+            throw e;
+        }
+    }
+
+    static S3AsyncClient newClient(S3Options o) {
+        SdkAsyncHttpClient http = switch (o.httpClient()) {
+            case NETTY -> NettyNioAsyncHttpClient.builder()
+                    .maxConcurrency(o.maxConnections())
+                    .connectionTimeout(min(o.attemptTimeout(), java.time.Duration.ofSeconds(5)))
+                    .connectionAcquisitionTimeout(o.callTimeout())
+                    .readTimeout(o.attemptTimeout())
+                    .build();
+            case CRT -> AwsCrtAsyncHttpClient.builder()
+                    .maxConcurrency(o.maxConnections())
+                    .connectionTimeout(min(o.attemptTimeout(), java.time.Duration.ofSeconds(5)))
+                    .build();
+        };
+        S3AsyncClientBuilder b = S3AsyncClient.builder()
+                .httpClient(http)
+                .credentialsProvider(o.anonymous() ? AnonymousCredentialsProvider.create()
+                        : DefaultCredentialsProvider.builder().build())
+                // Non-AWS servers often lack the SDK's newer default checksums (aws-chunked trailers).
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .overrideConfiguration(c -> c
+                        .apiCallAttemptTimeout(o.attemptTimeout())
+                        .apiCallTimeout(o.callTimeout())
+                        .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                                .maxAttempts(o.maxAttempts())
+                                // A mount must recover after an outage: no retry quota that runs dry.
+                                .circuitBreakerEnabled(false)
+                                .build()));
+        b.region(region(o));
+        if (o.endpoint() != null) {
+            b.endpointOverride(o.endpoint()).forcePathStyle(true);
+        } else if (o.region() == null) {
+            b.crossRegionAccessEnabled(true);
+        }
+        return b.build();
+    }
+
+    private static Region region(S3Options o) {
+        if (o.region() != null) {
+            return Region.of(o.region());
+        }
+        try {
+            return DefaultAwsRegionProviderChain.builder().build().getRegion();
+        } catch (SdkException e) {
+            return Region.US_EAST_1;
+        }
+    }
+
+    private static java.time.Duration min(java.time.Duration a, java.time.Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /** {@return where the depot is} */
+    public S3Location location() {
+        return location;
+    }
+
+    /** {@return the client the depot uses (for tools and tests that talk to the same server)} */
+    S3AsyncClient client() {
+        return client;
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    private void checkMarker(boolean create) throws IOException {
+        String key = location.key(MARKER);
+        byte[] marker;
+        try {
+            marker = await(client.getObject(r -> r.bucket(location.bucket()).key(key), AsyncResponseTransformer.toBytes()),
+                    "read " + key).asByteArray();
+        } catch (DepotException e) {
+            if (e.reason() != DepotException.Reason.NOT_FOUND) {
+                throw e;
+            }
+            if (!create) {
+                throw new DepotException(DepotException.Reason.NOT_A_DEPOT, location + " is not a depot (it has no " + MARKER + ")");
+            }
+            ListObjectsV2Response any = await(client.listObjectsV2(r -> r.bucket(location.bucket())
+                    .prefix(location.prefix().isEmpty() ? "" : location.prefix() + "/").maxKeys(1)), "list " + location);
+            if (!any.contents().isEmpty()) {
+                throw new DepotException(DepotException.Reason.NOT_A_DEPOT, location + " is not a depot (it has no "
+                        + MARKER + ") and is not empty");
+            }
+            try {
+                await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifNoneMatch("*"),
+                        AsyncRequestBody.fromString(MARKER_CONTENT)), "create " + key);
+            } catch (DepotException c) {
+                if (c.reason() != DepotException.Reason.CONFLICT) {
+                    throw c;
+                }
+                // created by a parallel writer
+            }
+            return;
+        }
+        String content = new String(marker, StandardCharsets.UTF_8);
+        if (!content.contains("\"depotfs-depot\"") || !content.contains("\"version\":1")) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, location + " is not a version-1 depot ("
+                    + MARKER + " says otherwise)");
+        }
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    /**
+     * Waits for a request, as {@link io.github.purefuse.depotfs.store.Depot} promises: blocking, on any
+     * thread. An interrupt cancels the request.
+     */
+    <T> T await(CompletableFuture<T> f, String what) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted: " + what);
+        } catch (ExecutionException e) {
+            throw translate(e.getCause(), what);
+        } catch (CancellationException e) {
+            throw new InterruptedIOException("cancelled: " + what);
+        }
+    }
+
+    /** Turns an SDK failure into a one-line {@link IOException}. */
+    IOException translate(@Nullable Throwable t, String what) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof IOException io && !(t.getCause() instanceof SdkException)) {
+            return io;
+        }
+        String where = " (" + description + ")";
+        if (t instanceof S3Exception s3) {
+            String code = s3.awsErrorDetails() == null ? null : s3.awsErrorDetails().errorCode();
+            int status = s3.statusCode();
+            if ("NoSuchBucket".equals(code)) {
+                return new DepotException(DepotException.Reason.NOT_A_DEPOT, "no bucket '" + location.bucket() + "'" + where, s3);
+            }
+            if (status == 404) {
+                return new DepotException(DepotException.Reason.NOT_FOUND, what + ": not found" + where, s3);
+            }
+            if (status == 412 || status == 409) {
+                return new DepotException(DepotException.Reason.CONFLICT, what + ": precondition failed" + where, s3);
+            }
+            if (status == 403) {
+                return new IOException(what + ": access denied (" + (code == null ? "403" : code) + ")" + where
+                        + (options.anonymous() ? "" : "; check the credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE) or use --anonymous"), s3);
+            }
+            return new IOException(what + ": HTTP " + status + (code == null ? "" : " " + code) + where, s3);
+        }
+        if (t instanceof TimeoutException || (t != null && t.getClass().getSimpleName().contains("Timeout"))) {
+            return new IOException(what + ": no answer within the timeout" + where, t);
+        }
+        String m = t == null ? "unknown error" : t.getMessage() == null ? t.toString() : t.getMessage().lines().findFirst().orElse("");
+        return new IOException(what + ": " + m + where, t);
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        SortedMap<String, Hash> roots = new TreeMap<>();
+        scanRefs(roots, new TreeMap<>());
+        return roots;
+    }
+
+    @Override
+    public SortedMap<String, String> brokenRoots() throws IOException {
+        SortedMap<String, String> broken = new TreeMap<>();
+        scanRefs(new TreeMap<>(), broken);
+        return broken;
+    }
+
+    private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {
+        String prefix = location.refsPrefix();
+        List<String> names = new ArrayList<>();
+        String token = null;
+        do {
+            String t = token;
+            ListObjectsV2Response page = await(client.listObjectsV2(r -> r.bucket(location.bucket()).prefix(prefix)
+                    .delimiter("/").continuationToken(t)), "list " + prefix);
+            for (S3Object o : page.contents()) {
+                String name = o.key().substring(prefix.length());
+                if (!name.isEmpty() && !name.startsWith(".")) {
+                    names.add(name);
+                }
+            }
+            token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
+        } while (token != null);
+        Map<String, CompletableFuture<byte[]>> values = new LinkedHashMap<>();
+        for (String name : names) {
+            String problem = WritableDepot.rootNameProblem(name);
+            if (problem != null) {
+                broken.put(name, "bad root name (" + problem + ")");
+                continue;
+            }
+            values.put(name, client.getObject(r -> r.bucket(location.bucket()).key(prefix + name),
+                    AsyncResponseTransformer.toBytes()).thenApply(b -> b.asByteArray()));
+        }
+        for (Map.Entry<String, CompletableFuture<byte[]>> e : values.entrySet()) {
+            byte[] bytes;
+            try {
+                bytes = await(e.getValue(), "read root " + prefix + e.getKey());
+            } catch (DepotException x) {
+                if (x.reason() == DepotException.Reason.NOT_FOUND) {
+                    continue; // removed meanwhile
+                }
+                throw x;
+            }
+            Hash h = Hash.tryParse(new String(bytes, StandardCharsets.US_ASCII).strip());
+            if (h == null) {
+                broken.put(e.getKey(), "ref " + prefix + e.getKey() + " does not hold a hash");
+            } else {
+                roots.put(e.getKey(), h);
+            }
+        }
+    }
+
+    @Override
+    public Optional<Hash> root(String name) throws IOException {
+        return readRef(name).map(Ref::hash);
+    }
+
+    /** A root's value and the ETag it was read with (for the conditional write that moves it). */
+    private record Ref(Hash hash, String etag) {
+    }
+
+    private Optional<Ref> readRef(String name) throws IOException {
+        if (WritableDepot.rootNameProblem(name) != null) {
+            return Optional.empty();
+        }
+        String key = location.refsPrefix() + name;
+        try {
+            var bytes = await(client.getObject(r -> r.bucket(location.bucket()).key(key), AsyncResponseTransformer.toBytes()),
+                    "read root " + key);
+            Hash h = Hash.tryParse(bytes.asUtf8String().strip());
+            if (h == null) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + key + " does not hold a hash");
+            }
+            return Optional.of(new Ref(h, bytes.response().eTag()));
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Bundle bundle(Hash hash) throws IOException {
+        Bundle b = cached(hash);
+        if (b != null) {
+            return b;
+        }
+        CompletableFuture<Bundle> mine = new CompletableFuture<>();
+        CompletableFuture<Bundle> inFlight = loading.putIfAbsent(hash, mine);
+        if (inFlight != null) {
+            return await(inFlight, "load manifest " + hash.shortHex());
+        }
+        try {
+            String key = location.objectKey(hash);
+            byte[] bytes;
+            try {
+                bytes = await(client.getObject(r -> r.bucket(location.bucket()).key(key), AsyncResponseTransformer.toBytes()),
+                        "read manifest " + key).asByteArray();
+            } catch (DepotException e) {
+                if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                    throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + description, e);
+                }
+                throw e;
+            }
+            b = ManifestCodec.decode(hash, bytes);
+            cache(b);
+            mine.complete(b);
+            return b;
+        } catch (IOException | RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            loading.remove(hash, mine);
+        }
+    }
+
+    private @Nullable Bundle cached(Hash hash) {
+        cacheLock.lock();
+        try {
+            return bundles.get(hash);
+        } finally {
+            cacheLock.unlock();
+        }
+    }
+
+    private void cache(Bundle b) {
+        cacheLock.lock();
+        try {
+            if (bundles.put(b.hash(), b) == null) {
+                cachedBytes += b.manifestSize();
+            }
+            var it = bundles.values().iterator();
+            while (cachedBytes > BUNDLE_CACHE_BYTES && it.hasNext()) {
+                cachedBytes -= it.next().manifestSize();
+                it.remove();
+            }
+        } finally {
+            cacheLock.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The first open of an object GETs its first {@link Prefetcher.Settings#initialWindow()} bytes
+     * (an empty object: a HEAD) and checks the total length in {@code Content-Range} against
+     * {@code size}: the size check of the integrity policy and the first read in one round trip. Further
+     * opens of the object while it is open share it, and its prefetcher.
+     */
+    @Override
+    public DepotObject open(Hash hash, long size) throws IOException {
+        SharedObject[] created = new SharedObject[1];
+        SharedObject s = open.compute(hash, (h, cur) -> {
+            if (cur != null) {
+                cur.refs++;
+                return cur;
+            }
+            created[0] = new SharedObject(hash, location.objectKey(hash), size);
+            return created[0];
+        });
+        if (created[0] != null) {
+            try {
+                s.prefetcher = firstPart(s);
+                s.ready.complete(null);
+            } catch (IOException | RuntimeException e) {
+                s.ready.completeExceptionally(e);
+                release(s);
+                throw e;
+            }
+        } else {
+            try {
+                await(s.ready, "open " + s.key);
+            } catch (IOException e) {
+                release(s);
+                throw e;
+            }
+            if (s.size != size) {
+                release(s);
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": "
+                        + s.size + " bytes stored, the manifest says " + size);
+            }
+        }
+        return new S3DepotObject(this, s);
+    }
+
+    /** An object open through one or more handles, with its prefetcher. */
+    static final class SharedObject {
+        final Hash hash;
+        final String key;
+        final long size;
+        final CompletableFuture<@Nullable Void> ready = new CompletableFuture<>();
+        volatile @Nullable Prefetcher prefetcher;
+        /** Handles open; guarded by the map's compute. */
+        int refs = 1;
+
+        SharedObject(Hash hash, String key, long size) {
+            this.hash = hash;
+            this.key = key;
+            this.size = size;
+        }
+    }
+
+    /** Drops a handle; the last one closes the prefetcher (cancels its GETs, frees its buffers). */
+    void release(SharedObject s) {
+        open.computeIfPresent(s.hash, (h, cur) -> {
+            if (cur != s || --cur.refs > 0) {
+                return cur;
+            }
+            Prefetcher p = cur.prefetcher;
+            if (p != null) {
+                p.close();
+            }
+            return null;
+        });
+    }
+
+    private Prefetcher firstPart(SharedObject s) throws IOException {
+        Prefetcher p = new Prefetcher(s.size, (dst, offset) -> startGet(s.key, dst, offset), budget, prefetch);
+        if (s.size == 0) {
+            HeadObjectResponse head;
+            try {
+                head = await(client.headObject(r -> r.bucket(location.bucket()).key(s.key)), "open " + s.key);
+            } catch (DepotException e) {
+                throw missing(e, s.hash);
+            }
+            long actual = head.contentLength() == null ? -1 : head.contentLength();
+            if (actual != 0) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex() + ": "
+                        + actual + " bytes stored, the manifest says 0");
+            }
+            return p;
+        }
+        int len = (int) Math.min(s.size, prefetch.initialWindow());
+        boolean budgeted = budget.tryAcquire(len);
+        ByteBuffer buf = ByteBuffer.allocate(len);
+        IntoBuffer into = new IntoBuffer(buf.duplicate());
+        CompletableFuture<Integer> f = client.getObject(r -> r.bucket(location.bucket()).key(s.key)
+                .range("bytes=0-" + (len - 1)), into);
+        long total;
+        try {
+            int got = await(f, "open " + s.key);
+            total = totalLength(into.contentRange());
+            if (total == s.size && got != len) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()
+                        + ": a GET of " + len + " bytes returned " + got);
+            }
+        } catch (IOException | RuntimeException e) {
+            into.abandon();
+            if (budgeted) {
+                budget.release(len);
+            }
+            if (e instanceof IOException io && io.getCause() instanceof S3Exception s3 && s3.statusCode() == 416) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()
+                        + ": 0 bytes stored, the manifest says " + s.size, e);
+            }
+            if (e instanceof DepotException d) {
+                throw missing(d, s.hash);
+            }
+            throw e;
+        }
+        if (total != s.size) {
+            if (budgeted) {
+                budget.release(len);
+            }
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex() + ": "
+                    + total + " bytes stored, the manifest says " + s.size);
+        }
+        p.adopt(0, buf, budgeted);
+        return p;
+    }
+
+    private DepotException missing(DepotException e, Hash hash) {
+        return e.reason() == DepotException.Reason.NOT_FOUND
+                ? new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + description, e)
+                : e;
+    }
+
+    /** {@return the total length of {@code bytes A-B/TOTAL}, or -1} */
+    static long totalLength(@Nullable String contentRange) {
+        if (contentRange == null) {
+            return -1;
+        }
+        int slash = contentRange.lastIndexOf('/');
+        try {
+            return slash < 0 ? -1 : Long.parseLong(contentRange.substring(slash + 1).strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Starts a ranged GET of {@code dst.remaining()} bytes at {@code offset} into {@code dst}. */
+    private Prefetcher.Fetch startGet(String key, ByteBuffer dst, long offset) {
+        IntoBuffer into = new IntoBuffer(dst);
+        int want = dst.remaining();
+        String range = "bytes=" + offset + "-" + (offset + want - 1);
+        CompletableFuture<Integer> f = client.getObject(r -> r.bucket(location.bucket()).key(key).range(range), into);
+        CompletableFuture<Integer> result = f.handle((v, t) -> t == null ? CompletableFuture.completedFuture(v)
+                : CompletableFuture.<Integer>failedFuture(translate(t, "read " + key + " at " + offset))).thenCompose(x -> x);
+        return new Prefetcher.Fetch(result, () -> {
+            into.abandon();
+            f.cancel(true);
+        });
+    }
+
+    /** {@return the prefetch memory in use now, bytes} */
+    public long prefetchBytesInUse() {
+        return budget.used();
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public boolean hasObject(Hash hash, long size) throws IOException {
+        Long k = known.get(hash);
+        if (k != null && k == size) {
+            return true;
+        }
+        try {
+            HeadObjectResponse h = await(client.headObject(r -> r.bucket(location.bucket()).key(location.objectKey(hash))),
+                    "check " + location.objectKey(hash));
+            long len = h.contentLength() == null ? -1 : h.contentLength();
+            if (len >= 0) {
+                known.put(hash, len);
+            }
+            return len == size;
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException {
+        if (source instanceof SeekableByteChannel s) {
+            long length = s.size() - s.position();
+            if (expected == null && length > MULTIPART_THRESHOLD) {
+                // Hash first (the key is the hash), then upload from the same positions.
+                long start = s.position();
+                MessageDigest md = Hash.newDigest();
+                ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+                while (s.read(buf) >= 0) {
+                    buf.flip();
+                    md.update(buf);
+                    buf.clear();
+                }
+                Hash h = Hash.of(md.digest());
+                s.position(start);
+                if (hasObject(h, length)) {
+                    return new Stored(h, length, false);
+                }
+                return upload(s, length, h);
+            }
+            if (expected != null && hasKnown(expected, length)) {
+                return new Stored(expected, length, false);
+            }
+            return upload(s, length, expected);
+        }
+        // A stream of unknown length: keep it in memory up to the threshold, else spool it to a file.
+        ByteBuffer head = ByteBuffer.allocate(MULTIPART_THRESHOLD + 1);
+        while (head.hasRemaining() && source.read(head) >= 0) {
+            // fill
+        }
+        head.flip();
+        if (head.remaining() <= MULTIPART_THRESHOLD) {
+            try (SeekableByteChannel mem = new ByteBufferChannel(head)) {
+                return putObject(mem, expected);
+            }
+        }
+        Path spool = Files.createTempFile("depotfs-upload-", ".tmp");
+        try {
+            try (FileChannel out = FileChannel.open(spool, StandardOpenOption.WRITE)) {
+                while (head.hasRemaining()) {
+                    out.write(head);
+                }
+                ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+                while (source.read(buf) >= 0) {
+                    buf.flip();
+                    while (buf.hasRemaining()) {
+                        out.write(buf);
+                    }
+                    buf.clear();
+                }
+            }
+            try (FileChannel in = FileChannel.open(spool, StandardOpenOption.READ)) {
+                return putObject(in, expected);
+            }
+        } finally {
+            Files.deleteIfExists(spool);
+        }
+    }
+
+    private boolean hasKnown(Hash hash, long size) {
+        Long k = known.get(hash);
+        return k != null && k == size;
+    }
+
+    /**
+     * Uploads {@code length} bytes of {@code s} from its position, hashing them on the way; with
+     * {@code expected} null the caller has hashed them already and passes the hash as expected.
+     */
+    private Stored upload(SeekableByteChannel s, long length, @Nullable Hash expected) throws IOException {
+        if (length <= MULTIPART_THRESHOLD) {
+            ByteBuffer all = ByteBuffer.allocate((int) length);
+            while (all.hasRemaining() && s.read(all) >= 0) {
+                // fill
+            }
+            if (all.hasRemaining()) {
+                throw new IOException("the source ended after " + all.position() + " of " + length + " bytes");
+            }
+            all.flip();
+            MessageDigest md = Hash.newDigest();
+            md.update(all.duplicate());
+            Hash h = Hash.of(md.digest());
+            checkExpected(h, expected);
+            if (expected == null && hasObject(h, length)) {
+                return new Stored(h, length, false);
+            }
+            String key = location.objectKey(h);
+            await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
+                    AsyncRequestBody.fromByteBufferUnsafe(all)), "upload " + key);
+            known.put(h, length);
+            return new Stored(h, length, true);
+        }
+        if (expected == null) {
+            throw new IllegalStateException("a multipart upload needs the hash first");
+        }
+        return multipart(s, length, expected);
+    }
+
+    private static void checkExpected(Hash actual, @Nullable Hash expected) throws DepotException {
+        if (expected != null && !expected.equals(actual)) {
+            throw new DepotException(DepotException.Reason.CORRUPT, "content hashes to " + actual.shortHex()
+                    + ", expected " + expected.shortHex() + " (it changed while it was read?)");
+        }
+    }
+
+    private Stored multipart(SeekableByteChannel s, long length, Hash hash) throws IOException {
+        String key = location.objectKey(hash);
+        String uploadId = await(client.createMultipartUpload(r -> r.bucket(location.bucket()).key(key)),
+                "start upload of " + key).uploadId();
+        boolean done = false;
+        List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
+        Semaphore inFlight = new Semaphore(UPLOADS_IN_FLIGHT);
+        try {
+            MessageDigest md = Hash.newDigest();
+            long sent = 0;
+            int partNumber = 1;
+            while (sent < length) {
+                int n = (int) Math.min(PART_SIZE, length - sent);
+                ByteBuffer part = ByteBuffer.allocate(n);
+                while (part.hasRemaining() && s.read(part) >= 0) {
+                    // fill
+                }
+                if (part.hasRemaining()) {
+                    throw new IOException("the source ended after " + (sent + part.position()) + " of " + length + " bytes");
+                }
+                part.flip();
+                md.update(part.duplicate());
+                try {
+                    inFlight.acquire();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while uploading " + key);
+                }
+                int number = partNumber++;
+                CompletableFuture<CompletedPart> f = client.uploadPart(r -> r.bucket(location.bucket()).key(key)
+                                .uploadId(uploadId).partNumber(number).contentLength((long) n),
+                        AsyncRequestBody.fromByteBufferUnsafe(part))
+                        .thenApply(resp -> CompletedPart.builder().partNumber(number).eTag(resp.eTag()).build());
+                f.whenComplete((r, e) -> inFlight.release());
+                parts.add(f);
+                sent += n;
+            }
+            checkExpected(Hash.of(md.digest()), hash);
+            List<CompletedPart> completed = new ArrayList<>();
+            for (CompletableFuture<CompletedPart> f : parts) {
+                completed.add(await(f, "upload a part of " + key));
+            }
+            await(client.completeMultipartUpload(r -> r.bucket(location.bucket()).key(key).uploadId(uploadId)
+                    .multipartUpload(m -> m.parts(completed))), "finish upload of " + key);
+            done = true;
+            known.put(hash, length);
+            return new Stored(hash, length, true);
+        } finally {
+            if (!done) {
+                parts.forEach(f -> f.cancel(true));
+                client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(key).uploadId(uploadId));
+            }
+        }
+    }
+
+    @Override
+    public Stored putBundle(List<BundleEntry> entries) throws IOException {
+        ManifestDraft draft = ManifestDraft.of(this, entries);
+        byte[] bytes = draft.encode();
+        Hash h = Hash.sha256(bytes);
+        Stored stored;
+        if (cached(h) != null || hasObject(h, bytes.length)) {
+            stored = new Stored(h, bytes.length, false);
+        } else {
+            String key = location.objectKey(h);
+            await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength((long) bytes.length),
+                    AsyncRequestBody.fromBytesUnsafe(bytes)), "upload manifest " + key);
+            known.put(h, (long) bytes.length);
+            stored = new Stored(h, bytes.length, true);
+        }
+        cache(new Bundle(h, bytes.length, draft.totalBytes(), draft.totalNodes(), draft.entries()));
+        return stored;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The root object is written with {@code If-None-Match: *} when it is new and {@code If-Match: ETAG}
+     * of the value read before otherwise, so a concurrent update makes this one fail with
+     * {@link DepotException.Reason#CONFLICT} (or, for {@code expected == null}, retry on the new value)
+     * instead of being lost. Before the first root update the server is checked once for conditional
+     * writes; one that ignores them is refused with a one-line error.
+     */
+    @Override
+    public void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException {
+        String problem = WritableDepot.rootNameProblem(name);
+        if (problem != null) {
+            throw new DepotException(DepotException.Reason.INVALID, problem);
+        }
+        bundle(bundle); // must exist and be intact
+        requireConditionalWrites();
+        String key = location.refsPrefix() + name;
+        byte[] value = (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII);
+        for (int attempt = 0; ; attempt++) {
+            Optional<Ref> current = readRef(name);
+            if (expected != null && !current.map(Ref::hash).equals(Optional.of(expected))) {
+                throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile (now "
+                        + current.map(r -> r.hash().shortHex()).orElse("absent") + "); try again");
+            }
+            if (current.map(Ref::hash).equals(Optional.of(bundle))) {
+                return;
+            }
+            try {
+                await(client.putObject(r -> {
+                    r.bucket(location.bucket()).key(key).contentLength((long) value.length);
+                    if (current.isPresent()) {
+                        r.ifMatch(current.get().etag());
+                    } else {
+                        r.ifNoneMatch("*");
+                    }
+                }, AsyncRequestBody.fromBytes(value)), "move root " + key);
+                return;
+            } catch (DepotException e) {
+                if (e.reason() != DepotException.Reason.CONFLICT) {
+                    throw e;
+                }
+                if (expected != null || attempt >= 8) {
+                    throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name
+                            + "' changed meanwhile; try again", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Checks once that the server honours {@code If-None-Match: *} on PUT: a second conditional create of
+     * the same probe key must fail with 412.
+     */
+    private void requireConditionalWrites() throws IOException {
+        Boolean ok = conditionalWrites;
+        if (ok == null) {
+            String probe = location.refsPrefix() + ".conditional-write-probe-" + Long.toHexString(System.nanoTime())
+                    + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+            boolean supported;
+            try {
+                for (int i = 0; i < 2; i++) {
+                    await(client.putObject(r -> r.bucket(location.bucket()).key(probe).ifNoneMatch("*"),
+                            AsyncRequestBody.fromString("probe\n")), "probe conditional writes");
+                }
+                supported = false; // the second create went through: the header was ignored
+            } catch (DepotException e) {
+                if (e.reason() != DepotException.Reason.CONFLICT) {
+                    throw e;
+                }
+                supported = true;
+            } catch (IOException e) {
+                if (!(e.getCause() instanceof S3Exception s3) || (s3.statusCode() != 501 && s3.statusCode() != 400)) {
+                    throw e;
+                }
+                supported = false;
+            } finally {
+                client.deleteObject(r -> r.bucket(location.bucket()).key(probe));
+            }
+            conditionalWrites = supported;
+            ok = supported;
+        }
+        if (!ok) {
+            throw new DepotException(DepotException.Reason.INVALID, "the S3 server of " + description
+                    + " does not support conditional writes (If-None-Match/If-Match on PUT), which root updates need");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            client.close();
+            cacheLock.lock();
+            try {
+                bundles.clear();
+            } finally {
+                cacheLock.unlock();
+            }
+        }
+    }
+
+    /** A read-only channel over a buffer, so in-memory sources take the same upload path. */
+    private static final class ByteBufferChannel implements SeekableByteChannel {
+        private final ByteBuffer buf;
+        private boolean open = true;
+
+        ByteBufferChannel(ByteBuffer buf) {
+            this.buf = buf;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) {
+            if (!buf.hasRemaining()) {
+                return -1;
+            }
+            int n = Math.min(dst.remaining(), buf.remaining());
+            dst.put(dst.position(), buf, buf.position(), n);
+            dst.position(dst.position() + n);
+            buf.position(buf.position() + n);
+            return n;
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            throw new java.nio.channels.NonWritableChannelException();
+        }
+
+        @Override
+        public long position() {
+            return buf.position();
+        }
+
+        @Override
+        public SeekableByteChannel position(long p) {
+            buf.position((int) p);
+            return this;
+        }
+
+        @Override
+        public long size() {
+            return buf.limit();
+        }
+
+        @Override
+        public SeekableByteChannel truncate(long size) {
+            throw new java.nio.channels.NonWritableChannelException();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void close() {
+            open = false;
+        }
+    }
+}

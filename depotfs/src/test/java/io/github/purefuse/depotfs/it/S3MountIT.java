@@ -1,0 +1,290 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.cli.DemoBuilder;
+import io.github.purefuse.depotfs.cli.DepotfsCli;
+import io.github.purefuse.depotfs.fs.DepotFileSystem;
+import io.github.purefuse.depotfs.importer.Progress;
+import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.depotfs.store.s3.S3Depot;
+import io.github.purefuse.depotfs.store.s3.S3Location;
+import io.github.purefuse.depotfs.store.s3.S3Options;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * depotfs on a real S3 server (S3Proxy, filesystem backend, a child process on a loopback port): the
+ * demo tree (a hard-link snapshot of {@code /usr/share/doc}, names of 300 to 7,000 characters, a bundle
+ * linked at three paths, a 64 MiB object uploaded in parts) imported into a bucket, mounted, and
+ * compared with real tools against its source and against the same tree in a local depot; concurrent
+ * readers; a killed, a frozen and a throttling server.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class S3MountIT {
+
+    private static final long BIG = 64L << 20;
+    private static final String BUCKET = "depotfs-it";
+
+    private Path work;
+    private S3ProxyServer server;
+    private Path snapshot;
+    private S3Location location;
+    private LocalDepot local;
+    private DemoBuilder.Built built;
+    private final List<AutoCloseable> closeLast = new ArrayList<>();
+
+    @BeforeAll
+    void importIntoS3() throws Exception {
+        work = Files.createTempDirectory("depotfs-s3-");
+        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")), "aws-v2-or-v4");
+        server.createBucket(BUCKET);
+        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        // A hard-link snapshot: packages installed meanwhile do not change the tree between import and diff.
+        snapshot = work.resolve("doc");
+        Path source = Path.of("/usr/share/doc").toRealPath();
+        if (Shell.run(work, "cp", "-al", source.toString(), snapshot.toString()).exit() != 0) {
+            Shell.run(work, "rm", "-rf", snapshot.toString());
+            snapshot = source;
+        }
+        location = S3Location.parse("s3://" + BUCKET + "/team/depot");
+        try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
+            built = new DemoBuilder(s3, Progress.NONE).build(snapshot, Files.createDirectories(work.resolve("tmp")), "big.bin", BIG);
+        }
+        local = LocalDepot.openOrCreate(work.resolve("local-depot"));
+        assertEquals(built.root(), new DemoBuilder(local, Progress.NONE).build(snapshot, work.resolve("tmp"), "big.bin", BIG).root(),
+                "the same tree gives the same root hash in S3 and locally: one format");
+    }
+
+    @AfterAll
+    void cleanUp() throws Exception {
+        try {
+            for (int i = closeLast.size() - 1; i >= 0; i--) {
+                closeLast.get(i).close();
+            }
+        } finally {
+            if (local != null) {
+                local.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+        }
+    }
+
+    private TestMount mount(Depot depot) throws Exception {
+        PathAdapter handler = DepotFileSystem.open(depot, null, 0, 0).handler(BufferLeases.pooled(), false);
+        return TestMount.mount(handler, TestMount.options().build());
+    }
+
+    /** {@code find -printf} of a tree below {@code dir}: path, type, size, mode, mtime, link target; sorted. */
+    private List<String> listing(Path dir) throws Exception {
+        List<String> out = new ArrayList<>(Shell.ok(dir, "find", ".", "-mindepth", "1", "-printf", "%P %y %s %m %T@ %l\\n").lines().toList());
+        out.sort(null);
+        return out;
+    }
+
+    @Test
+    void mountedBucketIsIdenticalToTheSourceAndToTheLocalDepot() throws Exception {
+        try (S3Depot s3 = S3Depot.open(location, server.options()); TestMount m = mount(s3); TestMount l = mount(local)) {
+            Path demo = m.path().resolve(DemoBuilder.ROOT);
+            Shell.Result diff = Shell.run(work, "diff", "-r", "--no-dereference", snapshot.toString(), demo.resolve("doc").toString());
+            assertEquals(0, diff.exit(), diff.out() + diff.err());
+            // Long names (short forms), the linked bundle at three paths, the big object: as in a local depot.
+            diff = Shell.run(work, "diff", "-r", "--no-dereference", l.path().resolve(DemoBuilder.ROOT).toString(), demo.toString());
+            assertEquals(0, diff.exit(), diff.out() + diff.err());
+            assertEquals(listing(l.path().resolve(DemoBuilder.ROOT)), listing(demo));
+            String stat = Shell.ok(work, "stat", "-c", "%s %h %a %F", demo.resolve("big/big.bin").toString(),
+                    demo.resolve("linked/deeper/two").toString());
+            List<String> lines = stat.lines().toList();
+            assertEquals(BIG + " 1 444 regular file", lines.get(0));
+            assertTrue(lines.get(1).endsWith(" 555 directory"), stat);
+            assertNotEquals(Shell.ok(work, "stat", "-c", "%i", demo.resolve("linked/one").toString()),
+                    Shell.ok(work, "stat", "-c", "%i", demo.resolve("linked/deeper/two").toString()),
+                    "a bundle at two paths is two inodes");
+        }
+    }
+
+    @Test
+    void concurrentReadersGetTheRightBytes() throws Exception {
+        List<Path> files;
+        try (var walk = Files.walk(snapshot)) {
+            files = walk.filter(Files::isRegularFile).filter(p -> !Files.isSymbolicLink(p)).limit(400).toList();
+        }
+        try (S3Depot s3 = S3Depot.open(location, server.options()); TestMount m = mount(s3)) {
+            Path demo = m.path().resolve(DemoBuilder.ROOT);
+            Path big = demo.resolve("big/big.bin");
+            Path bigLocal = local.pathOf(local.bundle(local.bundle(local.root(DemoBuilder.ROOT).orElseThrow())
+                    .entry("big").orElseThrow().requireHash()).entry("big.bin").orElseThrow().requireHash());
+            String bigSum = sha256(bigLocal);
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<String>> checks = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    checks.add(pool.submit(() -> sha256(big).equals(bigSum) ? "" : "big.bin differs"));
+                }
+                for (int t = 0; t < 4; t++) {
+                    int start = t;
+                    checks.add(pool.submit((Callable<String>) () -> {
+                        StringBuilder bad = new StringBuilder();
+                        for (int i = start; i < files.size(); i += 4) {
+                            Path src = files.get(i);
+                            Path mounted = demo.resolve("doc").resolve(snapshot.relativize(src).toString());
+                            if (!sha256(src).equals(sha256(mounted))) {
+                                bad.append(mounted).append(' ');
+                            }
+                        }
+                        return bad.toString();
+                    }));
+                }
+                for (Future<String> f : checks) {
+                    assertEquals("", f.get(5, TimeUnit.MINUTES));
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private static String sha256(Path p) throws Exception {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        try (var in = Files.newInputStream(p)) {
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                md.update(buf, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    private static Shell.Result ddDirect(Path file, Path dir) throws Exception {
+        // O_DIRECT: every read(2) is a FUSE READ, none comes from the page cache.
+        return Shell.run(dir, "dd", "if=" + file, "of=/dev/null", "bs=1M", "iflag=direct", "status=none");
+    }
+
+    @Test
+    void aKilledOrFrozenServerGivesEioWithinTheTimeoutAndTheMountRecovers() throws Exception {
+        Duration call = Duration.ofSeconds(10);
+        S3Options quick = server.options().withTimeouts(Duration.ofSeconds(5), call, 3);
+        try (S3Depot s3 = S3Depot.open(location, quick); TestMount m = mount(s3)) {
+            Path demo = m.path().resolve(DemoBuilder.ROOT);
+            Path big = demo.resolve("big/big.bin");
+            assertEquals(0, ddDirect(big, work).exit(), "reads while the server is up");
+
+            // Killed in the middle of a read.
+            Process dd = new ProcessBuilder("dd", "if=" + big, "of=/dev/null", "bs=1M", "iflag=direct", "status=none")
+                    .redirectErrorStream(true).start();
+            Thread.sleep(200);
+            server.kill();
+            long t0 = System.nanoTime();
+            assertTrue(dd.waitFor(60, TimeUnit.SECONDS));
+            String ddOut = new String(dd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertNotEquals(0, dd.exitValue(), "dd fails once the server is gone: " + ddOut);
+            assertTrue(ddOut.contains("Input/output error"), ddOut);
+            assertTrue(System.nanoTime() - t0 < call.plusSeconds(5).toNanos(), "EIO within the call timeout");
+            assertTrue(TestMount.isMounted(m.path()), "the mount stays up");
+            assertTrue(Shell.ok(work, "ls", demo.toString()).contains("README.txt"), "cached metadata still answers");
+
+            server.restart();
+            assertEquals(0, ddDirect(big, work).exit(), "reads work again after the restart");
+
+            // Frozen: connections stay open, nothing answers; the attempt and call timeouts end the read.
+            server.freeze();
+            try {
+                long t1 = System.nanoTime();
+                Shell.Result r = ddDirect(big, work);
+                long took = System.nanoTime() - t1;
+                assertNotEquals(0, r.exit());
+                assertTrue(r.err().contains("Input/output error"), r.err());
+                assertTrue(took < call.plusSeconds(5).toNanos(), "EIO after " + took / 1_000_000 + " ms, bound " + call);
+            } finally {
+                server.thaw();
+            }
+            assertEquals(0, ddDirect(big, work).exit(), "reads work again after the thaw");
+        }
+    }
+
+    @Test
+    void aThrottlingServerIsBackedOffAndTheReadSucceeds() throws Exception {
+        try (ThrottlingProxy proxy = new ThrottlingProxy(server.endpoint());
+             S3Depot s3 = S3Depot.open(location, S3Options.defaults(proxy.endpoint()).withRegion("us-east-1"));
+             TestMount m = mount(s3)) {
+            Path readme = m.path().resolve(DemoBuilder.ROOT).resolve("README.txt");
+            assertTrue(Files.readAllBytes(readme).length > 0, "connections are open before throttling starts");
+            proxy.throttle(3);
+            long t0 = System.nanoTime();
+            Shell.Result r = ddDirect(m.path().resolve(DemoBuilder.ROOT).resolve("big/big.bin"), work);
+            long took = System.nanoTime() - t0;
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(3, proxy.throttled(), "three requests answered 503 SlowDown, then retried");
+            assertTrue(took > 0);
+        }
+    }
+
+    @Test
+    void cliImportsIdempotentlyAndMountsAnS3Depot() throws Exception {
+        String address = location.toString();
+        // Everything below bash/ was uploaded by the demo build: a second import uploads nothing.
+        Path bash = snapshot.resolve(built.shared());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = DepotfsCli.run(new String[] {"import", bash.toString(), "--depot", address, "--endpoint",
+                server.endpoint().toString(), "--root", "again", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        String summary = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, rc, summary);
+        assertTrue(summary.contains("new root") && summary.contains("new objects 0,") && summary.contains("new manifests 0,"),
+                summary);
+
+        Path mp = Files.createDirectories(work.resolve("cli-mnt"));
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-cp", System.getProperty("java.class.path"), DepotfsCli.class.getName(), "mount", "--depot", address,
+                "--endpoint", server.endpoint().toString(), mp.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(work.resolve("cli-mount.err").toFile());
+        pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+        Process p = pb.start();
+        try {
+            String ready = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            assertTrue(ready != null && ready.startsWith("depotfs: mounted " + address + " at " + server.endpoint()),
+                    ready + " / " + Files.readString(work.resolve("cli-mount.err")));
+            Shell.Result diff = Shell.run(work, "diff", "-r", "--no-dereference", bash.toString(), mp.resolve("again").toString());
+            assertEquals(0, diff.exit(), diff.out() + diff.err());
+            p.destroy();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertTrue(!TestMount.isMounted(mp), "unmounted on SIGTERM");
+        } finally {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+            if (TestMount.isMounted(mp)) {
+                TestMount.lazyUnmount(mp);
+            }
+        }
+    }
+}

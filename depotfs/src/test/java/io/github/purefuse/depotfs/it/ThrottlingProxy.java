@@ -1,0 +1,139 @@
+package io.github.purefuse.depotfs.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A loopback TCP proxy in front of an S3 server that can throttle: after {@link #throttle(int)} the next
+ * {@code n} connections get {@code 503 SlowDown} (the S3 throttling answer) and are closed; the others
+ * are passed through byte for byte (so request signatures stay valid).
+ */
+final class ThrottlingProxy implements AutoCloseable {
+
+    private static final byte[] SLOW_DOWN_BODY = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
+            + "<Message>Please reduce your request rate.</Message></Error>").getBytes(StandardCharsets.UTF_8);
+
+    private final ServerSocket server;
+    private final int upstreamPort;
+    private final AtomicInteger throttleNext = new AtomicInteger();
+    private final AtomicInteger throttled = new AtomicInteger();
+    private final AtomicInteger passed = new AtomicInteger();
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+
+    ThrottlingProxy(URI upstream) throws IOException {
+        this.upstreamPort = upstream.getPort();
+        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.acceptor = Thread.ofVirtual().name("throttling-proxy").start(this::acceptLoop);
+    }
+
+    URI endpoint() {
+        return URI.create("http://127.0.0.1:" + server.getLocalPort());
+    }
+
+    /** Answers the next {@code n} connections with 503 SlowDown; closes the connections open now. */
+    void throttle(int n) {
+        throttleNext.set(n);
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+    }
+
+    /** {@return connections answered with 503 so far} */
+    int throttled() {
+        return throttled.get();
+    }
+
+    /** {@return connections passed through so far} */
+    int passed() {
+        return passed.get();
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                return;
+            }
+            Thread.ofVirtual().start(() -> serve(client));
+        }
+    }
+
+    private void serve(Socket client) {
+        open.add(client);
+        try (client) {
+            if (throttleNext.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
+                readHeaders(client.getInputStream());
+                OutputStream out = client.getOutputStream();
+                out.write(("HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: " + SLOW_DOWN_BODY.length
+                        + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(SLOW_DOWN_BODY);
+                out.flush();
+                throttled.incrementAndGet();
+                return;
+            }
+            passed.incrementAndGet();
+            try (Socket up = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
+                open.add(up);
+                Thread back = Thread.ofVirtual().start(() -> pipe(up, client));
+                pipe(client, up);
+                back.join();
+            } finally {
+                open.removeIf(Socket::isClosed);
+            }
+        } catch (IOException | InterruptedException e) {
+            // a closed connection ends the pipe
+        } finally {
+            open.remove(client);
+        }
+    }
+
+    private static void readHeaders(InputStream in) throws IOException {
+        int state = 0;
+        while (state < 4) {
+            int b = in.read();
+            if (b < 0) {
+                return;
+            }
+            state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+        }
+    }
+
+    private static void pipe(Socket from, Socket to) {
+        try {
+            from.getInputStream().transferTo(to.getOutputStream());
+        } catch (IOException e) {
+            // closed
+        } finally {
+            closeQuietly(from);
+            closeQuietly(to);
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package io.github.purefuse.depotfs.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The prefetcher against a fake store that records every GET and checks that no two overlap in flight. */
+class PrefetcherTest {
+
+    private static final int KIB = 1024;
+    private static final int MIB = 1024 * 1024;
+
+    private final ExecutorService net = Executors.newFixedThreadPool(4);
+
+    @AfterEach
+    void stop() {
+        net.shutdownNow();
+    }
+
+    /** A store of random bytes whose GETs complete on other threads after a short delay. */
+    final class FakeStore implements Prefetcher.RangeFetcher {
+        final byte[] content;
+        final List<long[]> gets = new CopyOnWriteArrayList<>();
+        final List<long[]> inFlight = new CopyOnWriteArrayList<>();
+        final List<String> overlaps = new CopyOnWriteArrayList<>();
+        final AtomicInteger cancelled = new AtomicInteger();
+        volatile boolean hang;
+        PrefetchBudget budget;
+        final AtomicLong maxBudgetSeen = new AtomicLong();
+
+        FakeStore(int size) {
+            content = new byte[size];
+            new Random(size).nextBytes(content);
+        }
+
+        @Override
+        public Prefetcher.Fetch start(ByteBuffer dst, long offset) {
+            long[] range = {offset, offset + dst.remaining()};
+            for (long[] r : inFlight) {
+                if (r[0] < range[1] && range[0] < r[1]) {
+                    overlaps.add(Arrays.toString(r) + " and " + Arrays.toString(range));
+                }
+            }
+            if (budget != null) {
+                maxBudgetSeen.accumulateAndGet(budget.used(), Math::max);
+            }
+            inFlight.add(range);
+            gets.add(range);
+            CompletableFuture<Integer> f = new CompletableFuture<>();
+            if (!hang) {
+                net.submit(() -> {
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    int n = (int) (range[1] - range[0]);
+                    dst.put(dst.position(), content, (int) offset, n);
+                    inFlight.remove(range);
+                    f.complete(n);
+                });
+            }
+            return new Prefetcher.Fetch(f, () -> {
+                cancelled.incrementAndGet();
+                inFlight.remove(range);
+                f.cancel(true);
+            });
+        }
+    }
+
+    private static byte[] read(Prefetcher p, long offset, int n) throws Exception {
+        ByteBuffer b = ByteBuffer.allocateDirect(n);
+        int got = p.read(b, offset);
+        byte[] out = new byte[got];
+        b.flip().get(out);
+        return out;
+    }
+
+    @Test
+    void sequentialReadsDoubleTheWindowUpToTheMaximumInPartsAndReturnTheRightBytes() throws Exception {
+        FakeStore store = new FakeStore(48 * MIB + 77);
+        PrefetchBudget budget = new PrefetchBudget(256L * MIB);
+        Prefetcher p = new Prefetcher(store.content.length, store, budget, new Prefetcher.Settings(128 * KIB, 16L * MIB, 4 * MIB));
+        List<Long> windows = new ArrayList<>();
+        for (long off = 0; off < store.content.length; off += 128 * KIB) {
+            byte[] got = read(p, off, 128 * KIB);
+            assertArrayEquals(Arrays.copyOfRange(store.content, (int) off, (int) off + got.length), got, "at " + off);
+            windows.add(p.window());
+        }
+        assertEquals(List.of(128L * KIB, 256L * KIB, 512L * KIB, 1L * MIB, 2L * MIB, 4L * MIB, 8L * MIB, 16L * MIB, 16L * MIB),
+                windows.subList(0, 9), "the window doubles per sequential read, bounded");
+        assertTrue(store.overlaps.isEmpty(), store.overlaps.toString());
+        long fetched = store.gets.stream().mapToLong(r -> r[1] - r[0]).sum();
+        assertEquals(store.content.length, fetched, "every byte fetched exactly once");
+        assertTrue(store.gets.stream().allMatch(r -> r[1] - r[0] <= 4 * MIB), "parts of at most 4 MiB");
+        assertTrue(store.gets.size() < 30, store.gets.size() + " GETs for 384 reads");
+        p.close();
+        assertEquals(0, budget.used(), "closing gives every buffer back");
+    }
+
+    @Test
+    void randomReadsAreExactRangedGets() throws Exception {
+        FakeStore store = new FakeStore(32 * MIB);
+        Prefetcher p = new Prefetcher(store.content.length, store, new PrefetchBudget(64L * MIB), Prefetcher.Settings.DEFAULT);
+        Random rnd = new Random(7);
+        read(p, 5 * MIB, 4096); // not at the start: random
+        for (int i = 0; i < 50; i++) {
+            long off = rnd.nextInt(31 * MIB);
+            int n = 4096 + rnd.nextInt(60_000);
+            assertArrayEquals(Arrays.copyOfRange(store.content, (int) off, (int) off + n), read(p, off, n));
+        }
+        assertEquals(51, store.gets.size(), "one exact GET per random read");
+        assertTrue(store.gets.stream().allMatch(r -> r[1] - r[0] <= 64_096), "no read-ahead for random reads");
+    }
+
+    @Test
+    void everyWindowStaysWithinTheMountWideCap() throws Exception {
+        PrefetchBudget budget = new PrefetchBudget(3L * MIB);
+        List<FakeStore> stores = new ArrayList<>();
+        List<Prefetcher> ps = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            FakeStore s = new FakeStore(20 * MIB + i);
+            s.budget = budget;
+            stores.add(s);
+            ps.add(new Prefetcher(s.content.length, s, budget, Prefetcher.Settings.DEFAULT));
+        }
+        ExecutorService readers = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int k = i;
+                done.add(readers.submit(() -> {
+                    for (long off = 0; off < stores.get(k).content.length; off += 256 * KIB) {
+                        byte[] got = read(ps.get(k), off, 256 * KIB);
+                        assertArrayEquals(Arrays.copyOfRange(stores.get(k).content, (int) off, (int) off + got.length), got);
+                        assertTrue(budget.used() <= budget.capacity(), "used " + budget.used());
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            readers.shutdownNow();
+        }
+        for (FakeStore s : stores) {
+            assertTrue(s.maxBudgetSeen.get() <= 3L * MIB, "budget in use at a GET: " + s.maxBudgetSeen.get());
+            assertTrue(s.overlaps.isEmpty(), s.overlaps.toString());
+        }
+        ps.forEach(Prefetcher::close);
+        assertEquals(0, budget.used());
+    }
+
+    @Test
+    void concurrentReadersOfTheSameBytesShareTheirGets() throws Exception {
+        FakeStore store = new FakeStore(16 * MIB);
+        Prefetcher p = new Prefetcher(store.content.length, store, new PrefetchBudget(0), Prefetcher.Settings.DEFAULT);
+        ExecutorService readers = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                done.add(readers.submit(() -> {
+                    Random rnd = new Random();
+                    for (int i = 0; i < 40; i++) {
+                        long off = rnd.nextInt(64) * 4096L + 3 * MIB;
+                        assertArrayEquals(Arrays.copyOfRange(store.content, (int) off, (int) off + 8192), read(p, off, 8192));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            readers.shutdownNow();
+        }
+        assertTrue(store.overlaps.isEmpty(), "GETs of the same bytes at once: " + store.overlaps);
+    }
+
+    @Test
+    void anInterruptedReadCancelsItsGets() throws Exception {
+        FakeStore store = new FakeStore(8 * MIB);
+        store.hang = true;
+        Prefetcher p = new Prefetcher(store.content.length, store, new PrefetchBudget(64L * MIB), Prefetcher.Settings.DEFAULT);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        Thread reader = Thread.ofVirtual().start(() -> {
+            started.countDown();
+            try {
+                read(p, 4 * MIB, 64 * KIB);
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        started.await();
+        while (store.gets.isEmpty()) {
+            Thread.sleep(1);
+        }
+        reader.interrupt();
+        reader.join(10_000);
+        assertInstanceOf(InterruptedIOException.class, failure.get());
+        assertEquals(1, store.cancelled.get(), "its GET was cancelled");
+        store.hang = false;
+        assertArrayEquals(Arrays.copyOfRange(store.content, 4 * MIB, 4 * MIB + 100), read(p, 4 * MIB, 100),
+                "a later read of the same bytes fetches them again");
+    }
+}
