@@ -61,13 +61,19 @@ class HelloProcessIT {
     }
 
     private void start(List<String> prefix, String... args) throws Exception {
+        start(prefix, java.util.Map.of(), args);
+    }
+
+    private void start(List<String> prefix, java.util.Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(LAUNCHER.toString());
         cmd.add("hello");
         cmd.addAll(List.of(args));
         cmd.add(mp.toString());
-        server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(stderr.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(stderr.toFile());
+        pb.environment().putAll(env);
+        server = pb.start();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (!KernelTestMount.isMounted(mp)) {
             if (!server.isAlive()) {
@@ -137,8 +143,10 @@ class HelloProcessIT {
         }
         Path trace = Files.createTempFile("purefuse-strace-", ".txt");
         try {
+            // The count is of /dev/fuse reads: pin that transport (io_uring, which AUTO picks when the module's
+            // enable_uring is Y, reads requests from a ring instead).
             start(List.of("strace", "-f", "-qq", "-y", "-s", "0", "-e", "trace=read,writev", "-o", trace.toString()),
-                    "--stats");
+                    java.util.Map.of("JAVA_TOOL_OPTIONS", "-Dpurefuse.transport=dev"), "--stats");
             KernelTestMount.run(T, "ls", "-l", mp.toString()).ok();
             KernelTestMount.run(T, "cat", mp.resolve("hello.txt").toString(), mp.resolve("motd.txt").toString()).ok();
             KernelTestMount.run(T, "find", mp.toString()).ok();
