@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.store.Bundle;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.Depot;
@@ -100,7 +99,7 @@ class LargeDepotIT {
         CountingDepot depot = new CountingDepot(LocalDepot.open(dir));
         try (depot) {
             long t0 = System.nanoTime();
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, null, 0, 0), BufferLeases.pooled(), false);
+            var handler = DepotFileSystem.open(depot, null, 0, 0).handler(BufferLeases.pooled(), false);
             long opened = System.nanoTime();
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 long mounted = System.nanoTime();

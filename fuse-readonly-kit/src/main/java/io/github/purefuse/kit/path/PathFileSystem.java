@@ -59,6 +59,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>Per-open state: return an {@link OpenFile} from {@link #open} to keep state for one open of a file
  *       (its READs go to it, RELEASE closes it).</li>
  *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O.</li>
+ *   <li>Interrupts: a signal to the reading process (FUSE_INTERRUPT) does not interrupt your thread, so
+ *       channels you keep open across calls stay open; to let a long wait be cut short, wrap it in
+ *       {@link io.github.purefuse.api.Interrupts#interruptibly} and throw the
+ *       {@code InterruptedIOException} (EINTR). An interrupted request is never answered EIO: the adapter
+ *       answers EINTR instead.</li>
  *   <li>Listings must be stable while the tree is mounted with long timeouts: a listing is snapshotted at
  *       {@code opendir} and served from that snapshot to the handle's end.</li>
  * </ul>
