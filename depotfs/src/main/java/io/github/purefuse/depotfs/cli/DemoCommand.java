@@ -112,6 +112,15 @@ final class DemoCommand implements Callable<Integer> {
             throw new DepotException(DepotException.Reason.INVALID, depotPath + " does not look like a depot; not removing it");
         }
         if (Files.exists(depotPath)) {
+            java.util.List<String> others;
+            try (var refs = Files.list(depotPath.resolve("refs"))) {
+                others = refs.map(r -> r.getFileName().toString())
+                        .filter(n -> !n.equals(DemoBuilder.ROOT) && !n.startsWith(".")).sorted().toList();
+            }
+            if (!others.isEmpty()) {
+                throw new DepotException(DepotException.Reason.INVALID, depotPath + " holds roots other than the demo's ("
+                        + String.join(", ", others) + "); not removing it");
+            }
             deleteTree(depotPath);
             out.printf(Locale.ROOT, "removed the demo depot %s%n", depotPath);
         } else {

@@ -163,6 +163,15 @@ class DepotfsCliTest {
         assertTrue(refused.err().contains("does not look like a depot"), refused.err());
         assertTrue(Files.exists(notADepot.resolve("keep.txt")));
 
+        Path someDepot = tmp.resolve("team-depot");
+        try (LocalDepot d = LocalDepot.openOrCreate(someDepot)) {
+            d.setRoot("datasets", null, d.putBundle(java.util.List.of()).hash());
+        }
+        Run notTheDemo = cli("demo", "--clean", "--depot", someDepot.toString(), mp.toString());
+        assertEquals(1, notTheDemo.exit());
+        assertTrue(notTheDemo.err().contains("holds roots other than the demo's (datasets); not removing it"), notTheDemo.err());
+        assertTrue(Files.isDirectory(someDepot.resolve("refs")));
+
         Run clean = cli("demo", "--clean", "--depot", depotDir.toString(), mp.toString());
         assertEquals(0, clean.exit(), clean.err());
         assertTrue(clean.out().contains("removed the demo depot " + depotDir), clean.out());
