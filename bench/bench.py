@@ -46,7 +46,10 @@ def env_list(name, default):
 SIZE_GB = env_int("BENCH_SIZE_GB", 4)            # object size read, GiB
 TREE = env_int("BENCH_TREE", 100_000)            # files in the tree
 TREE_DIRS = env_int("BENCH_TREE_DIRS", max(1, TREE // 100))
-RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS
+RUNS = env_int("BENCH_RUNS", 3)                  # medians of RUNS (the 1-reader first/warm table)
+RUNS_OTHER = env_int("BENCH_RUNS_OTHER", 1)      # rounds that also run seq4, rand and the tree tests
+# rand (O_DIRECT) and the tree tests do not depend on readahead: run them at the first read_ahead_kb only
+ALL_RA = os.environ.get("BENCH_ALL_TESTS_EVERY_RA", "0") == "1"
 RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 3)  # fio runtime per random-read run
 SWEEP_RUNS = env_int("BENCH_SWEEP_RUNS", 2)      # the sweep and the experiments: fewer runs, to stay < 25 min
 VARIANT_RUNS = env_int("BENCH_VARIANT_RUNS", 2)
@@ -55,8 +58,12 @@ RA_LIST = [int(x) for x in env_list("BENCH_RA", ["128", "1024"])]
 MAX_BG = env_int("BENCH_MAX_BG", 64)             # main table: max_background for every FUSE server (MountOptions default)
 CONG = env_int("BENCH_CONG", MAX_BG * 3 // 4)    # ... and congestion_threshold
 RAW_THREADS = env_int("BENCH_RAW_THREADS", 2)
-SERVERS = env_list("BENCH_SERVERS", ["tmpfs", "rawfuse-zero", "rawfuse-f", "hello", "depotfs", "depotfs-pt"])
-TESTS = env_list("BENCH_TESTS", ["seq1", "seq4", "rand", "find", "lsR"])
+# server names; NAME@TRANSPORT (hello, mirror, depotfs) runs NAME with --transport TRANSPORT.  The default
+# adds NAME@io-uring for every transport-capable server once its CLI has --transport (BENCH_TRANSPORTS).
+SERVERS = env_list("BENCH_SERVERS", ["tmpfs", "rawfuse-f", "jnr-fuse", "hello", "mirror", "depotfs"])
+TRANSPORTS = env_list("BENCH_TRANSPORTS", ["io-uring"])
+# seq1first: 1 reader on a fresh mount (the first read after mount); seq1: the second read of that mount
+TESTS = env_list("BENCH_TESTS", ["seq1first", "seq1", "seq4", "rand", "find", "lsR", "stat"])
 SWEEP_RA = [int(x) for x in env_list("BENCH_SWEEP_RA", ["128", "512", "1024", "4096"])]
 SWEEP_BG = [int(x) for x in env_list("BENCH_SWEEP_BG", ["12", "32", "64"])]
 SWEEP_SERVERS = env_list("BENCH_SWEEP_SERVERS", ["depotfs", "rawfuse-f"])
@@ -65,11 +72,13 @@ SWEEP_RAW_RA = [int(x) for x in env_list("BENCH_SWEEP_RAW_RA", ["128", "1024"])]
 SWEEP_RAW_BG = [int(x) for x in env_list("BENCH_SWEEP_RAW_BG", ["12", "64"])]
 # Read-path experiments: depotfs with extra JVM options, one reader, cold, beside depotfs and rawfuse -f.
 # NAME=OPTS;NAME=OPTS  (empty: skip)
-VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_VARIANTS", ";".join([
-    "netty-maxOrder-11=-Dio.netty.allocator.maxOrder=11",
-    "inline-reads=-Dpurefuse.experiment.inlineReads=true",
-    "both=-Dio.netty.allocator.maxOrder=11 -Dpurefuse.experiment.inlineReads=true"])).split(";") if "=" in v]
-DO_SWEEP = os.environ.get("BENCH_SWEEP", "1") != "0"
+# e.g. BENCH_VARIANTS='inline-reads=-Dpurefuse.experiment.inlineReads=true'
+VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_VARIANTS", "").split(";") if "=" in v]
+DO_SWEEP = os.environ.get("BENCH_SWEEP", "0") != "0"
+# the first read after mount with the JDK's ahead-of-time cache (bin/lib/common.sh PUREFUSE_AOT): rows
+# depotfs+aot and mirror+aot, trained by one mount + cold read + unmount before the table (JDK 25+)
+AOT_SERVERS = env_list("BENCH_AOT", ["depotfs", "mirror"])
+PEERS_JAR = os.environ.get("BENCH_PEERS_JAR", os.path.join(ROOT, "bench", "peers", "target", "peers.jar"))
 TREE_PT = os.environ.get("BENCH_TREE_PT", "0") == "1"  # tree tests on depotfs --passthrough too (same metadata path)
 RESULTS = os.environ.get("BENCH_RESULTS", os.path.join(ROOT, "bench", "RESULTS.md"))
 WRITE_RESULTS = os.environ.get("BENCH_WRITE", "1") != "0"
@@ -81,7 +90,9 @@ LABEL = {
     "tmpfs": "tmpfs directly (no FUSE)",
     "rawfuse-zero": "rawfuse zero (C, no copy)",
     "rawfuse-f": "rawfuse -f (C, pread+writev)",
+    "jnr-fuse": "jnr-fuse 0.5.8 on libfuse 2 (byte[] + Pointer.put)",
     "hello": "hello example (large.bin)",
+    "mirror": "mirror example (of the tmpfs dir)",
     "depotfs": "depotfs (local depot on tmpfs)",
     "depotfs-pt": "depotfs --passthrough",
 }
@@ -110,6 +121,7 @@ class Ctx:
         self.work = work
         self.mounts = []   # paths, in mount order
         self.pids = []     # Popen objects
+        self.restore = []  # (sysfs path, old value) put back on exit
         self.bin = os.path.join(work, "bin")
         os.makedirs(self.bin, exist_ok=True)
 
@@ -162,6 +174,12 @@ class Ctx:
                     p.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     p.kill()
+        for path, old in reversed(self.restore):
+            try:
+                write_sys(path, "0" if old == "N" else old)
+            except OSError as e:
+                log("could not restore %s to %s: %s" % (path, old, e))
+        self.restore = []
         self._note()
 
 
@@ -220,6 +238,32 @@ def proc_tree_cpu(pid):
     return total
 
 
+def jvm_counters(pid):
+    """HotSpot's perf counters of a running JVM, read from its hsperfdata file (no attach): JIT compile
+    time sun.ci.totalTime and class loading time sun.cls.time, in seconds; {} if it is not a JVM"""
+    import struct
+    want = {b"java.ci.totalTime": "jit_s", b"sun.ci.totalCompiles": "jit_compiles", b"sun.cls.time": "classload_s",
+            b"sun.os.hrt.frequency": "hz"}
+    try:
+        with open("/tmp/hsperfdata_root/%d" % pid, "rb") as f:
+            buf = f.read()
+    except OSError:
+        return {}
+    if len(buf) < 32 or buf[:4] not in (b"\xca\xfe\xc0\xc0", b"\xc0\xc0\xfe\xca"):
+        return {}
+    bo = ">" if buf[4] == 0 else "<"
+    entry_off, n = struct.unpack_from(bo + "ii", buf, 24)
+    raw, off = {}, entry_off
+    for _ in range(n):
+        length, name_off, vec_len, dtype, _fl, _un, _var, data_off = struct.unpack_from(bo + "iiibbbbi", buf, off)
+        name = buf[off + name_off:buf.index(b"\0", off + name_off)]
+        if name in want and vec_len == 0 and dtype == ord("J"):
+            raw[want[name]] = struct.unpack_from(bo + "q", buf, off + data_off)[0]
+        off += length
+    hz = raw.pop("hz", 0)
+    return {k: (v if k == "jit_compiles" else v / hz) for k, v in raw.items()} if hz else {}
+
+
 def drop_caches():
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as f:
@@ -245,6 +289,9 @@ def write_sys(path, value):
 class Server:
     name = "?"
     fuse = True
+    transport = None          # NAME@TRANSPORT rows: the transport asked for
+    only_tests = None         # a tuple: run only these tests on this server (the AOT rows)
+    extra_env = {}            # environment for the server process (PUREFUSE_AOT for the AOT rows)
     fills_page_cache = True   # False: reads fill no fresh page-cache pages (tmpfs, passthrough): no prefault
     has_tree = False
     stats_file = None
@@ -368,8 +415,9 @@ class RawFuse(Server):
         return str(min(256, int(limit))) if limit else "256"
 
 
-def java_env(name):
+def java_env(name, extra=None):
     env = dict(os.environ)
+    env.update(extra or {})
     env.setdefault("JAVA_HOME", JAVA_HOME)
     if JFR and name in JFR.split(","):
         jfr = os.path.join(ROOT, "bench", "target", "%s-%d.jfr" % (name, int(time.time())))
@@ -380,16 +428,77 @@ def java_env(name):
     return env
 
 
+_HELP = {}
+
+
+def has_option(cmd, option):
+    """True if `CMD --help` mentions OPTION (e.g. --transport: rows per transport appear once it exists)."""
+    key = (tuple(cmd), option)
+    if key not in _HELP:
+        try:
+            r = subprocess.run(cmd + ["--help"], capture_output=True, text=True, timeout=120, env=java_env("help"))
+            _HELP[key] = option in (r.stdout + r.stderr)
+        except (OSError, subprocess.TimeoutExpired):
+            _HELP[key] = False
+    return _HELP[key]
+
+
+def transport_property():
+    """True if the channel reads -Dpurefuse.transport (the bench hook of issue 11, before the CLIs had a flag)"""
+    src = os.path.join(ROOT, "fuse-kernel-channel", "src", "main")
+    r = subprocess.run(["grep", "-rqs", "purefuse.transport", src])
+    return r.returncode == 0
+
+
+def transport_args(server, cmd):
+    """(extra CLI args, extra env) that select server.transport: --transport if the CLI has it, else the
+    channel's -Dpurefuse.transport property through JAVA_TOOL_OPTIONS"""
+    if not server.transport:
+        return [], {}
+    if server.transport == "io-uring":
+        enable_uring(CTX)   # again before every mount: another process on this machine may have reset it
+    if has_option(cmd, "--transport"):
+        return ["--transport", server.transport], {}
+    opt = "-Dpurefuse.transport=" + server.transport
+    return [], {"JAVA_TOOL_OPTIONS": (os.environ.get("JAVA_TOOL_OPTIONS", "") + " " + opt).strip()}
+
+
+def pin_dev(servers):
+    """plain hello/mirror/depotfs rows serve on /dev/fuse explicitly where the transport can be chosen:
+    the default (AUTO) picks io_uring whenever the fuse module's enable_uring is set"""
+    for s in servers:
+        if hasattr(s, "transport") and s.transport is None and isinstance(s, (Hello, Depotfs)) and (
+                transport_property() or has_option(s._cmd() if isinstance(s, Hello) else
+                                                   [os.path.join(ROOT, "bin", "depotfs"), "mount"], "--transport")):
+            s.transport = "dev"
+
+
+def split_transport(name):
+    base, _, transport = name.partition("@")
+    return base, transport or None
+
+
 class Hello(Server):
     name = "hello"
 
+    def __init__(self, ctx, fixture, transport=None):
+        super().__init__(ctx, fixture)
+        self.transport = transport
+        if transport:
+            self.name = "hello@" + transport
+
+    def _cmd(self):
+        return [os.path.join(ROOT, "bin", "fuse-example"), "hello"]
+
     def available(self):
-        return os.access(os.path.join(ROOT, "bin", "fuse-example"), os.X_OK)
+        return os.access(os.path.join(ROOT, "bin", "fuse-example"), os.X_OK) and (
+            not self.transport or has_option(self._cmd(), "--transport") or transport_property())
 
     def start(self, ra_kb, bg, cong):
         self.mnt = self._mountpoint(self.name)
-        self.proc = self._spawn([os.path.join(ROOT, "bin", "fuse-example"), "hello", "--readahead-kb", str(ra_kb),
-                                 self.mnt], env=java_env(self.name))
+        args, env = transport_args(self, self._cmd())
+        cmd = self._cmd() + ["--readahead-kb", str(ra_kb)] + args
+        self.proc = self._spawn(cmd + [self.mnt], env=java_env(self.name, dict(self.extra_env, **env)))
         self.ctx.add_mount(self.mnt)
         wait_mounted(self.mnt, self.proc)
         # readahead through the example's option (read back below); background limits through fusectl
@@ -399,18 +508,83 @@ class Hello(Server):
         return os.path.join(self.mnt, "large.bin")
 
 
+class Mirror(Hello):
+    """the mirror example over the fixture's source dir on tmpfs (the object and the tree)"""
+    name = "mirror"
+    has_tree = True
+
+    def __init__(self, ctx, fixture, transport=None):
+        super().__init__(ctx, fixture, transport)
+        self.name = "mirror@" + transport if transport else "mirror"
+
+    def _cmd(self):
+        return [os.path.join(ROOT, "bin", "fuse-example"), "mirror"]
+
+    def start(self, ra_kb, bg, cong):
+        self.mnt = self._mountpoint(self.name)
+        args, env = transport_args(self, self._cmd())
+        self.proc = self._spawn(self._cmd() + args + [self.fx.src, self.mnt],
+                                env=java_env(self.name, dict(self.extra_env, **env)))
+        self.ctx.add_mount(self.mnt)
+        wait_mounted(self.mnt, self.proc)
+        self._after_mount(ra_kb, bg, cong)   # no readahead option: the bdi and fusectl, as for rawfuse
+
+    def data_path(self):
+        return os.path.join(self.mnt, os.path.basename(self.fx.data))
+
+    def tree_path(self):
+        return os.path.join(self.mnt, "tree")
+
+    def max_pages(self):
+        return None
+
+
+class JnrFuse(Server):
+    """jnr-fuse 0.5.8 over libfuse 2 (bench/peers JnrFuseFileServer): the Java option users have today"""
+    name = "jnr-fuse"
+
+    def available(self):
+        if not os.path.exists(PEERS_JAR):
+            log("jnr-fuse: %s missing (bench/run.sh builds it)" % PEERS_JAR)
+            return False
+        if not any(os.path.exists(os.path.join(d, "libfuse.so.2")) for d in (
+                "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")):
+            log("jnr-fuse: libfuse.so.2 missing (apt-get install libfuse2)")
+            return False
+        return True
+
+    def start(self, ra_kb, bg, cong):
+        self.mnt = self._mountpoint(self.name)
+        java = os.path.join(JAVA_HOME, "bin", "java")
+        self.proc = self._spawn([java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                                 "-cp", PEERS_JAR, "io.github.purefuse.bench.peers.JnrFuseFileServer",
+                                 self.fx.data, self.mnt, "-o", "ro"], env=java_env(self.name))
+        self.ctx.add_mount(self.mnt)
+        wait_mounted(self.mnt, self.proc)
+        self._after_mount(ra_kb, bg, cong)
+
+    def data_path(self):
+        return os.path.join(self.mnt, os.path.basename(self.fx.data))
+
+    def max_pages(self):
+        return "32 (libfuse 2)"
+
+
 class Depotfs(Server):
     has_tree = True
 
-    def __init__(self, ctx, fixture, passthrough, variant=None, java_opts=""):
+    def __init__(self, ctx, fixture, passthrough, variant=None, java_opts="", transport=None):
         super().__init__(ctx, fixture)
         self.pt = passthrough
         self.fills_page_cache = not passthrough
-        self.name = variant or ("depotfs-pt" if passthrough else "depotfs")
+        self.name = variant or ("depotfs-pt" if passthrough else "depotfs") + ("@" + transport if transport else "")
         self.java_opts = java_opts
+        self.transport = transport
 
     def available(self):
-        return os.access(os.path.join(ROOT, "bin", "depotfs"), os.X_OK) and self.fx.depot is not None
+        exe = os.path.join(ROOT, "bin", "depotfs")
+        return os.access(exe, os.X_OK) and self.fx.depot is not None and (
+            not self.transport or has_option([exe, "mount"], "--transport") or transport_property())
 
     def start(self, ra_kb, bg, cong):
         self.mnt = self._mountpoint(self.name)
@@ -420,7 +594,9 @@ class Depotfs(Server):
                "--congestion-threshold", str(cong), "--stats", self.stats_file]
         if self.pt:
             cmd.append("--passthrough")
-        env = java_env(self.name)
+        args, tenv = transport_args(self, [os.path.join(ROOT, "bin", "depotfs"), "mount"])
+        cmd += args
+        env = java_env(self.name, dict(self.extra_env, **tenv))
         if self.java_opts:
             env["DEPOTFS_JAVA_OPTS"] = (env.get("DEPOTFS_JAVA_OPTS", "") + " " + self.java_opts).strip()
         self.proc = self._spawn(cmd, env=env)
@@ -496,12 +672,15 @@ class Fixture:
                 f.write(i.to_bytes(8, "little") + chunk[8:])
         per_dir = TREE // TREE_DIRS
         n = 0
+        self.tree_files = []   # relative paths of every file: the stat storm's list
         for d in range(TREE_DIRS):
             dp = os.path.join(self.tree, "d%04d" % d)
             os.makedirs(dp)
             for i in range(per_dir if d < TREE_DIRS - 1 else TREE - n):
-                with open(os.path.join(dp, "file-%06d.txt" % n), "w") as f:
+                rel = os.path.join("d%04d" % d, "file-%06d.txt" % n)
+                with open(os.path.join(self.tree, rel), "w") as f:
                     f.write("entry %d of directory %d\n" % (n, d))
+                self.tree_files.append(rel)
                 n += 1
         self.tree_entries = count_entries(self.tree)
 
@@ -578,16 +757,18 @@ def t_seq(path, readers, prefault_gb=None):
 
 
 def t_rand(path):
-    cold(1)
+    # O_DIRECT: every 4 KiB read reaches the server (no readahead, no page cache): the per-request cost
+    drop_caches()
     if shutil.which("fio"):
         r = subprocess.run(["fio", "--name=rand4k", "--filename=" + path, "--readonly", "--rw=randread",
-                            "--bs=4k", "--ioengine=psync", "--size=%dG" % SIZE_GB, "--runtime=%d" % RAND_SECONDS,
+                            "--bs=4k", "--ioengine=psync", "--direct=1", "--size=%dG" % SIZE_GB,
+                            "--runtime=%d" % RAND_SECONDS,
                             "--time_based", "--norandommap", "--randrepeat=0", "--invalidate=0",
                             "--output-format=json"], capture_output=True, text=True, check=True)
         j = json.loads(r.stdout[r.stdout.index("{"):])
         rd = j["jobs"][0]["read"]
         return {"value": rd["iops"], "bytes": rd["io_bytes"], "seconds": rd["runtime"] / 1000.0, "tool": "fio"}
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
     try:
         rnd = random.Random()
         pages = SIZE_GB * GiB // 4096
@@ -602,8 +783,19 @@ def t_rand(path):
     return {"value": n / dt, "bytes": n * 4096, "seconds": dt, "tool": "python pread"}
 
 
+def t_stat(path):
+    """metadata storm: stat(2) of every file of the tree, cold, one thread, in creation order"""
+    files = CTX.fx.tree_files
+    drop_caches()
+    t0 = time.perf_counter()
+    for rel in files:
+        os.stat(os.path.join(path, rel))
+    dt = time.perf_counter() - t0
+    return {"value": dt, "seconds": dt, "stats": len(files), "per_s": len(files) / dt}
+
+
 def t_tree(path, cmd, expect_lines=None):
-    cold(1)
+    drop_caches()   # metadata fills no page cache worth a prefault
     t0 = time.perf_counter()
     r = subprocess.run(cmd + [path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
     dt = time.perf_counter() - t0
@@ -613,9 +805,12 @@ def t_tree(path, cmd, expect_lines=None):
     return {"value": dt, "seconds": dt, "lines": lines}
 
 
+TREE_TESTS = ("find", "lsR", "stat")
+
+
 def measure(server, test):
     """One cold measurement with the server's CPU and allocation deltas."""
-    path = server.tree_path() if test in ("find", "lsR") else server.data_path()
+    path = server.tree_path() if test in TREE_TESTS else server.data_path()
     if path is None:
         return None
     try:
@@ -627,18 +822,25 @@ def measure(server, test):
 
 def _measure(server, test, path):
     cpu0, alloc0 = server.cpu(), server.alloc()
+    jvm0 = jvm_counters(server.proc.pid) if server.proc else {}
     pf = None if server.fills_page_cache else 0
-    if test == "seq1":
+    if test in ("seq1", "seq1first"):
         r = t_seq(path, 1, pf)
     elif test == "seq4":
         r = t_seq(path, 4, pf)
     elif test == "rand":
         r = t_rand(path)
+    elif test == "stat":
+        r = t_stat(path)
     elif test == "find":
         r = t_tree(path, ["find"], CTX.fx.tree_entries)
     else:
         r = t_tree(path, ["ls", "-lR"])
     cpu1, alloc1 = server.cpu(), server.alloc()
+    jvm1 = jvm_counters(server.proc.pid) if server.proc else {}
+    for k in jvm0:
+        if k in jvm1:
+            r[k] = jvm1[k] - jvm0[k]   # JIT compile / class loading seconds spent during this test
     r["cpu"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     r["alloc"] = None if alloc0 is None or alloc1 is None else alloc1 - alloc0
     return r
@@ -707,6 +909,15 @@ def machine():
     }
 
 
+def java_version():
+    try:
+        with open(os.path.join(JAVA_HOME, "release")) as f:
+            m = re.search(r'JAVA_VERSION="(\d+)', f.read())
+            return int(m.group(1)) if m else 0
+    except OSError:
+        return 0
+
+
 def loadavg():
     with open("/proc/loadavg") as f:
         return " ".join(f.read().split()[:3])
@@ -714,8 +925,9 @@ def loadavg():
 
 def main_table(results, servers):
     """results[(server, ra)][test] = list of runs"""
-    hdr = ("| server | read_ahead_kb | max_pages | max_bg / cong | 1 reader GB/s | 4 readers GB/s | rand 4 KiB IOPS "
-           "| find s | ls -lR s | CPU s/GiB (1 rd) | JVM alloc/GiB (1 rd) | CPU s/GiB (4 rd) | CPU s (find) | alloc (find) |")
+    hdr = ("| server | transport served (--stats) | read_ahead_kb | max_pages | max_bg / cong | 1 reader first GB/s | 1 reader warm GB/s "
+           "| 4 readers GB/s | rand 4 KiB O_DIRECT IOPS | find s | ls -lR s | stat storm s "
+           "| CPU s/GiB (1 rd) | JVM alloc/GiB (1 rd) | CPU s/GiB (4 rd) | CPU s (find) | alloc (find) |")
     lines = [hdr, "|" + "|".join(["---"] * (hdr.count("|") - 1)) + "|"]
     for ra in RA_LIST:
         for s in servers:
@@ -724,19 +936,68 @@ def main_table(results, servers):
                 continue
             t = results[key]
             st = t.get("_settings", {})
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                LABEL.get(s.name, s.name), st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a"),
-                st.get("max_pages") or "n/a",
+
+            def c(test, kind):
+                return fmt(med(t.get(test, [])), kind) + failed(t.get(test, []))
+            served = find_key(st.get("stats", {}), ("transport",))
+            ring = find_key(st.get("stats", {}), ("ringRequests",))
+            lines.append("| %s |" % " | ".join([
+                label(s.name), "%s%s" % (served or "n/a", " (%s ring requests)" % ring if ring else ""),
+                str(st.get("ra_kb") or ("(%d)" % ra if s.fuse else "n/a")),
+                str(st.get("max_pages") or "n/a"),
                 "%s / %s" % (st.get("max_bg"), st.get("cong")) if st.get("max_bg") else "n/a",
-                fmt(med(t.get("seq1", [])), "gbs") + failed(t.get("seq1", [])),
-                fmt(med(t.get("seq4", [])), "gbs") + failed(t.get("seq4", [])),
-                fmt(med(t.get("rand", [])), "iops") + failed(t.get("rand", [])),
-                fmt(med(t.get("find", [])), "s") + failed(t.get("find", [])),
-                fmt(med(t.get("lsR", [])), "s") + failed(t.get("lsR", [])),
-                fmt(per_gib(t.get("seq1", []), "cpu"), "cpu"), fmt(alloc_per_gib(t.get("_alloc_seq1")), "bytes"),
+                c("seq1first", "gbs"), c("seq1", "gbs"), c("seq4", "gbs"), c("rand", "iops"),
+                c("find", "s"), c("lsR", "s"), c("stat", "s"),
+                fmt(per_gib(t.get("seq1", []) + t.get("seq1first", []), "cpu"), "cpu"),
+                fmt(alloc_per_gib(t.get("_alloc_seq1")), "bytes"),
                 fmt(per_gib(t.get("seq4", []), "cpu"), "cpu"),
-                fmt(med(t.get("find", []), "cpu"), "cpu"), fmt((t.get("_alloc_find") or {}).get("alloc"), "bytes")))
+                fmt(med(t.get("find", []), "cpu"), "cpu"), fmt((t.get("_alloc_find") or {}).get("alloc"), "bytes")]))
     return "\n".join(lines)
+
+
+def first_table(results, servers):
+    """first read after mount vs the second (warm) one, with what the JVM spent meanwhile"""
+    lines = ["| server | read_ahead_kb | first GB/s | warm GB/s | first / warm | JIT s during first | JIT s during warm "
+             "| compiles during first | class loading s during first |", "|---|---|---|---|---|---|---|---|---|"]
+    for ra in RA_LIST:
+        for s in servers:
+            t = results.get((s.name, ra), {})
+            if not t.get("seq1first"):
+                continue
+            f, w = med(t.get("seq1first", [])), med(t.get("seq1", []))
+            lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                label(s.name), ra, fmt(f, "gbs"), fmt(w, "gbs"), "%.2f" % ratio(f, w) if ratio(f, w) else "n/a",
+                fmt(med(t["seq1first"], "jit_s"), "s"), fmt(med(t.get("seq1", []), "jit_s"), "s"),
+                fmt(med(t["seq1first"], "jit_compiles"), "iops"), fmt(med(t["seq1first"], "classload_s"), "s")))
+    return "\n".join(lines) + "\n"
+
+
+def label(name):
+    base, transport = split_transport(name)
+    return LABEL.get(base, base) + (" [%s]" % transport if transport else "")
+
+
+def issue_table(results, servers):
+    """the request-path issue's table: 1 reader, cold, first read after mount and warm, with ratios to
+    the C server (rawfuse -f) and to jnr-fuse measured in the same run"""
+    def m(server, ra, test):
+        return med(results.get((server, ra), {}).get(test, []))
+    cols = [(ra, t) for ra in RA_LIST for t in ("seq1first", "seq1")]
+    lines = ["| server | " + " | ".join("ra %d %s" % (ra, "first" if t == "seq1first" else "warm") for ra, t in cols)
+             + " |", "|---|" + "---|" * len(cols)]
+    for s in servers:
+        if not s.fuse:
+            continue
+        cells = []
+        for ra, t in cols:
+            v = m(s.name, ra, t)
+            rc, rj = ratio(v, m("rawfuse-f", ra, t)), ratio(v, m("jnr-fuse", ra, t))
+            extra = [("%.2fx C" % rc) if rc and s.name != "rawfuse-f" else "",
+                     ("%.2fx jnr" % rj) if rj and s.name not in ("jnr-fuse",) else ""]
+            extra = ", ".join(e for e in extra if e)
+            cells.append(fmt(v, "gbs") + (" (%s)" % extra if extra else ""))
+        lines.append("| %s | %s |" % (label(s.name), " | ".join(cells)))
+    return "\n".join(lines) + "\n"
 
 
 def alloc_per_gib(a):
@@ -755,41 +1016,60 @@ def ratio(a, b):
 def targets(results):
     lines = ["| target | measured | met? |", "|---|---|---|"]
 
-    def m(server, ra, test):
-        return med(results.get((server, ra), {}).get(test, []))
+    def m(server, ra, test, key="value"):
+        return med(results.get((server, ra), {}).get(test, []), key)
 
     def row(name, val, goal, le=False, unit="x"):
         if val is None:
-            lines.append("| %s | n/a | not measured |" % name)
-            return
+            return   # a server or test not in this run: no row
         ok = val <= goal if le else val >= goal
         lines.append("| %s | %s | %s |" % (name, ("%.2f %s" % (val, unit)).strip(), "yes" if ok else "**no**"))
 
-    for ra in RA_LIST:
-        row("depotfs 1 reader >= 0.9 x rawfuse -f (ra %d)" % ra, ratio(m("depotfs", ra, "seq1"), m("rawfuse-f", ra, "seq1")), 0.9)
-    for ra in RA_LIST:
-        row("depotfs --passthrough >= 0.7 x tmpfs (ra %d)" % ra, ratio(m("depotfs-pt", ra, "seq1"), m("tmpfs", ra, "seq1")), 0.7)
-    for ra in RA_LIST:
-        row("depotfs 4 readers >= 1.0 x 1 reader (ra %d)" % ra, ratio(m("depotfs", ra, "seq4"), m("depotfs", ra, "seq1")), 1.0)
-    row("depotfs find over %d entries, cold <= 1.5 s" % TREE, m("depotfs", RA_LIST[0], "find"), 1.5, le=True, unit="s")
+    def cpu(server, ra):
+        t = results.get((server, ra), {})
+        return per_gib(t.get("seq1", []) + t.get("seq1first", []), "cpu")
+
+    ours = ["depotfs", "mirror"] + sorted({k[0] for k in results if "@" in k[0] and not k[0].startswith("hello")})
+    for srv in ours:
+        for ra in RA_LIST:
+            for test, what in (("seq1first", "first"), ("seq1", "warm")):
+                row("%s 1 reader %s >= 0.9 x rawfuse -f (ra %d)" % (srv, what, ra),
+                    ratio(m(srv, ra, test), m("rawfuse-f", ra, test)), 0.9)
+                row("%s 1 reader %s >= 1.5 x jnr-fuse (ra %d)" % (srv, what, ra),
+                    ratio(m(srv, ra, test), m("jnr-fuse", ra, test)), 1.5)
+            row("%s 4 readers >= 1.3 x 1 reader (ra %d)" % (srv, ra), ratio(m(srv, ra, "seq4"), m(srv, ra, "seq1")), 1.3)
+            row("%s CPU s/GiB <= 1.2 x rawfuse -f (ra %d)" % (srv, ra), ratio(cpu(srv, ra), cpu("rawfuse-f", ra)), 1.2, le=True)
+        row("%s random 4 KiB O_DIRECT IOPS >= 0.9 x rawfuse -f" % srv,
+            ratio(m(srv, RA_LIST[0], "rand"), m("rawfuse-f", RA_LIST[0], "rand")), 0.9)
+        row("%s find over %d entries, cold <= 1.3 s" % (srv, TREE), m(srv, RA_LIST[0], "find"), 1.3, le=True, unit="s")
     for ra in RA_LIST:
         a = alloc_per_gib(results.get(("depotfs", ra), {}).get("_alloc_seq1"))
-        row("depotfs zero copy: JVM alloc <= 1 MiB per GiB served (ra %d; fresh mount, one read)" % ra,
-            None if a is None else a / (1 << 20), 1.0, le=True, unit="MiB/GiB")
+        row("depotfs JVM alloc <= 64 KiB per GiB served (ra %d; fresh mount, one cold read)" % ra,
+            None if a is None else a / 1024, 64, le=True, unit="KiB/GiB")
         m_ = results.get(("depotfs", ra), {}).get("_alloc_marginal")
         if m_ is not None:
-            row("depotfs zero copy, steady state (ra %d; extra reads of a warm mount)" % ra,
-                m_ / (1 << 20), 1.0, le=True, unit="MiB/GiB")
+            row("depotfs JVM alloc, steady state (ra %d; extra reads of a warm mount)" % ra, m_ / 1024, 64, le=True,
+                unit="KiB/GiB")
+    # io_uring transport vs /dev/fuse, same server, same run (issue 11)
+    for base in ("hello", "mirror", "depotfs"):
+        u = base + "@io-uring"
+        if not any(k[0] == u for k in results):
+            continue
+        ra0 = RA_LIST[0]
+        row("%s io_uring vs /dev/fuse: random 4 KiB IOPS >= 1.3 x" % base, ratio(m(u, ra0, "rand"), m(base, ra0, "rand")), 1.3)
+        row("%s io_uring vs /dev/fuse: stat storm >= 1.3 x (time ratio inverted)" % base,
+            ratio(m(base, ra0, "stat"), m(u, ra0, "stat")), 1.3)
+        for ra in RA_LIST:
+            row("%s io_uring vs /dev/fuse: 1 reader >= 1.0 x (ra %d)" % (base, ra), ratio(m(u, ra, "seq1"), m(base, ra, "seq1")), 1.0)
+            row("%s io_uring vs /dev/fuse: CPU s/GiB < 1.0 x (ra %d)" % (base, ra), ratio(cpu(u, ra), cpu(base, ra)), 1.0, le=True)
+        if base == "depotfs":
+            row("depotfs on io_uring 1 reader >= 1.1 x rawfuse -f (ra %d)" % ra0,
+                ratio(m(u, ra0, "seq1"), m("rawfuse-f", ra0, "seq1")), 1.1)
     for ra in RA_LIST:
         st = results.get(("depotfs-pt", ra), {}).get("_settings", {}).get("stats", {})
         if st:
             lines.append("| depotfs-pt ra %d: passthrough active | %s (%s passthrough opens) | |" % (
                 ra, find_key(st, ("passthroughActive",)), find_key(st, ("passthroughOpens",))))
-    lines.append("")
-    lines.append("Other ratios: " + "; ".join(
-        "%s/%s ra %d = %s" % (a, b, ra, "%.2f" % r if r else "n/a")
-        for ra in RA_LIST for a, b in (("hello", "rawfuse-zero"), ("rawfuse-f", "rawfuse-zero"), ("depotfs", "hello"))
-        for r in [ratio(m(a, ra, "seq1"), m(b, ra, "seq1"))]))
     return "\n".join(lines)
 
 
@@ -810,9 +1090,9 @@ def variants_table(variants):
             a = rs[0].get("mount_alloc_per_gib") if rs else None
             cells.append("%s%s [%s%s]" % (fmt(med(rs), "gbs"), failed(rs), fmt(per_gib(rs, "cpu"), "cpu"),
                                           "; %s/GiB" % fmt(a, "bytes") if a is not None else ""))
-        label = LABEL.get(name, name)
+        label_ = LABEL.get(name, name)
         if name.startswith("depotfs+"):
-            label = "depotfs `%s`" % opts.get(name[len("depotfs+"):], "")
+            label_ = "depotfs `%s`" % opts.get(name[len("depotfs+"):], "")
         lines.append("| %s | %s |" % (label, " | ".join(cells)))
     return "\n".join(lines) + "\n"
 
@@ -886,6 +1166,26 @@ def build_natives(ctx):
     return src
 
 
+URING_PARAM = "/sys/module/fuse/parameters/enable_uring"
+
+
+def enable_uring(ctx):
+    """FUSE over io_uring needs the fuse module's enable_uring (root); set it for the run, restore it after."""
+    old = read_sys(URING_PARAM)
+    if old is None:
+        log("no %s: io_uring rows will fail" % URING_PARAM)
+        return
+    if old not in ("Y", "1"):
+        write_sys(URING_PARAM, "1")
+        if any(p == URING_PARAM for p, _ in ctx.restore):
+            log("enable_uring was reset to %s by someone else during the run; set to 1 again" % old)
+            return
+        ctx.restore.append((URING_PARAM, old))
+        with open(os.path.join(ctx.work, "restore"), "a") as f:
+            f.write("%s %s\n" % (URING_PARAM, old))
+        log("enable_uring %s -> 1 for this run (restored at exit)" % old)
+
+
 def ensure_fusectl(ctx):
     d = "/sys/fs/fuse/connections"
     if not is_mounted(d):
@@ -916,32 +1216,69 @@ def main():
         if VARIANTS or any(s.startswith("depotfs") for s in SERVERS + (SWEEP_SERVERS if DO_SWEEP else [])):
             fx.import_depot()
         all_servers = {"tmpfs": Tmpfs(ctx, fx), "rawfuse-zero": RawFuse(ctx, fx, True),
-                       "rawfuse-f": RawFuse(ctx, fx, False), "hello": Hello(ctx, fx),
-                       "depotfs": Depotfs(ctx, fx, False), "depotfs-pt": Depotfs(ctx, fx, True)}
+                       "rawfuse-f": RawFuse(ctx, fx, False), "jnr-fuse": JnrFuse(ctx, fx), "hello": Hello(ctx, fx),
+                       "mirror": Mirror(ctx, fx), "depotfs": Depotfs(ctx, fx, False),
+                       "depotfs-pt": Depotfs(ctx, fx, True)}
+        names = list(SERVERS)
+        if "BENCH_SERVERS" not in os.environ:   # rows per transport, once the CLIs have --transport
+            names += ["%s@%s" % (n, t) for t in TRANSPORTS for n in ("hello", "mirror", "depotfs") if n in SERVERS]
+        for n in names:
+            base, transport = split_transport(n)
+            if n not in all_servers and transport:
+                all_servers[n] = {"hello": Hello, "mirror": Mirror}[base](ctx, fx, transport) if base != "depotfs" \
+                    else Depotfs(ctx, fx, False, transport=transport)
         servers = []
-        for n in SERVERS:
+        for n in names:
             s = all_servers[n]
             if s.available():
                 servers.append(s)
             else:
-                log("%s not available (not built yet?): skipped" % n)
+                log("%s not available (not built yet, or no --transport yet): skipped" % n)
+        if any(split_transport(s.name)[1] == "io-uring" for s in servers):
+            enable_uring(ctx)
+        pin_dev(servers)
+        for base in AOT_SERVERS:
+            if base not in [s.name for s in servers] or java_version() < 25:
+                continue
+            a = Depotfs(ctx, fx, False, variant="depotfs+aot") if base == "depotfs" else Mirror(ctx, fx)
+            a.name = base + "+aot"
+            a.only_tests = ("seq1first", "seq1")
+            pin_dev([a])
+            a.extra_env = {"PUREFUSE_AOT": "train"}
+            log("training the AOT cache of %s: mount, one cold read, unmount" % base)
+            a.start(RA_LIST[0], MAX_BG, CONG)
+            r = measure(a, "seq1")
+            a.stop()
+            log("AOT training run of %s: %s" % (base, r))
+            a.extra_env = {"PUREFUSE_AOT": "use"}
+            servers.append(a)
         results = {}
         for ra in RA_LIST:
             log("=== read_ahead_kb %d: mounting %s" % (ra, ", ".join(s.name for s in servers)))
-            for s in servers:
+            ra_servers = [s for s in servers if not (s.only_tests and ra != RA_LIST[0])]   # +aot: first ra only
+            for s in ra_servers:
                 s.start(ra, MAX_BG, CONG)
                 results[(s.name, ra)] = {"_settings": s.settings()}
                 log("%s settings %s" % (s.name, results[(s.name, ra)]["_settings"]))
             for rep in range(RUNS):
-                for s in servers:
+                for s in ra_servers:
+                    if rep > 0 and s.fuse and "seq1first" in TESTS:
+                        s.stop()   # a fresh mount per round: seq1first is the first read after mount
+                        s.start(ra, MAX_BG, CONG)
                     for test in TESTS:
-                        if test in ("find", "lsR") and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
+                        if test in TREE_TESTS and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
+                            continue
+                        if test == "seq1first" and not s.fuse or s.only_tests and test not in s.only_tests:
+                            continue
+                        if test not in ("seq1first", "seq1") and rep >= RUNS_OTHER:
+                            continue
+                        if (test == "rand" or test in TREE_TESTS) and ra != RA_LIST[0] and not ALL_RA:
                             continue
                         r = measure(s, test)
                         results[(s.name, ra)].setdefault(test, []).append(r)
                         log("ra %d run %d %-12s %-5s %s" % (ra, rep + 1, s.name, test, {
                             k: (round(v, 3) if isinstance(v, float) else v) for k, v in (r or {}).items()}))
-            for s in servers:
+            for s in ra_servers:
                 s.stop()
                 st = results[(s.name, ra)]["_settings"]
                 st["max_pages"] = st.get("max_pages") or s.max_pages()
@@ -950,7 +1287,7 @@ def main():
             # JVM allocation: depotfs --stats counts bytesAllocated from mount-ready to unmount, so each
             # figure comes from a mount of its own that serves exactly one cold test
             for s in servers:
-                if not s.stats_file:
+                if not s.stats_file or s.only_tests:
                     continue
                 for test in [t for t in ("seq1", "find") if t in TESTS]:
                     if test == "find" and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
@@ -1027,9 +1364,21 @@ def main():
                        "main table at max_background %d / congestion_threshold %d.\n" % (
                            load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
                            RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG))
+        pinned = [s.name for s in servers if getattr(s, "transport", None) == "dev"]
+        if pinned:
+            section.append("Rows without a transport in their name (%s) pin the /dev/fuse transport "
+                           "(`-Dpurefuse.transport=dev` or `--transport dev`); enable_uring was %s.\n" % (
+                               ", ".join(pinned), read_sys(URING_PARAM)))
         if getattr(fx, "import_seconds", None):
             section.append("depotfs import of the object and the tree: %.1f s.\n" % fx.import_seconds)
-        section.append(main_table(results, servers) + "\n")
+        section.append("### 1 reader, cold `dd bs=1M` (GB/s, median of %d; ratios to rawfuse -f and jnr-fuse of this run)\n\n"
+                       % RUNS + issue_table(results, servers))
+        section.append("### All rows\n\n" + main_table(results, servers) + "\n")
+        section.append("### First read after mount: JIT warm-up and the AOT cache\n\n`+aot` rows: the same server "
+                       "started by its launcher with `PUREFUSE_AOT=use` (JDK 25 AOT cache recorded by one training "
+                       "mount with `PUREFUSE_AOT=train`). JIT and class-loading seconds come from the JVM's "
+                       "hsperfdata counters (`java.ci.totalTime`, `sun.cls.time`) before and after each read.\n\n"
+                       + first_table(results, servers))
         section.append("### Targets\n\n" + targets(results) + "\n")
         if variants:
             section.append("### Read-path experiments\n\n" + variants_table(variants))

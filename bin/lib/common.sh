@@ -12,6 +12,14 @@
 #                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
 #                                   warns otherwise) and, from JDK 23 on, --sun-misc-unsafe-memory-access=allow
 #                                   (jffi and Netty use sun.misc.Unsafe; JDK 24+ warns otherwise; 21/22 reject it)
+#   purefuse_aot_flags MODULE JAVA  print the JVM flags for MODULE's ahead-of-time cache (JDK 25+: JEP 483
+#                                   class loading and linking, JEP 515 method profiles), chosen by PUREFUSE_AOT:
+#                                     train  record it: -XX:AOTCacheOutput=MODULE/target/MODULE.aot, written
+#                                            when this JVM exits (run a typical mount, read, unmount)
+#                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is newer than the jar
+#                                            (the JVM ignores a stale or mismatched cache with a warning)
+#                                     unset/0  nothing (the default; bench/RESULTS.md has the measurement)
+#                                   On a JDK older than 25 it prints nothing: the plain start.
 #
 # PUREFUSE_ROOT is the repository root (the folder above bin/). Set PUREFUSE_REBUILD=1 to force a build.
 
@@ -98,4 +106,17 @@ purefuse_ensure_built() {
 purefuse_classpath() {
   local module="$1"
   echo "$(_purefuse_jar "$module"):$(cat "$PUREFUSE_ROOT/$module/target/runtime.classpath" 2>/dev/null)"
+}
+
+purefuse_aot_flags() {
+  local module="$1" java="$2" cache jar
+  case "${PUREFUSE_AOT:-0}" in train|use) ;; *) return 0 ;; esac
+  (( $(purefuse_java_version "$java") >= 25 )) || return 0
+  cache="$PUREFUSE_ROOT/$module/target/$module.aot"
+  jar="$(_purefuse_jar "$module")"
+  if [[ "$PUREFUSE_AOT" == train ]]; then
+    echo "-XX:AOTCacheOutput=$cache"
+  elif [[ -f "$cache" && ( -z "$jar" || "$cache" -nt "$jar" ) ]]; then
+    echo "-XX:AOTCache=$cache"
+  fi
 }

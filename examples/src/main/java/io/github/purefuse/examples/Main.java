@@ -1,6 +1,7 @@
 package io.github.purefuse.examples;
 
 import io.github.purefuse.examples.hello.HelloCommand;
+import io.github.purefuse.examples.json.JsonCommand;
 import io.github.purefuse.examples.mirror.MirrorCommand;
 import io.github.purefuse.examples.zip.ZipCommand;
 import picocli.CommandLine;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "fuse-example", mixinStandardHelpOptions = true,
         description = "Mounts one of the purefuse example filesystems (read-only) until it is unmounted.",
-        subcommands = {HelloCommand.class, MirrorCommand.class, ZipCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {HelloCommand.class, MirrorCommand.class, ZipCommand.class, JsonCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     private Main() {
     }

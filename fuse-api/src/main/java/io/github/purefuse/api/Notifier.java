@@ -31,7 +31,7 @@ public interface Notifier {
      * {@code FUSE_NOTIFY_INVAL_ENTRY}: drops a cached name.
      *
      * @param parent the directory
-     * @param name   the name
+     * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
      * @return whether the kernel knew the name
      * @throws IOException on any other error (ENAMETOOLONG for a name above the kernel's limit)
      */
@@ -43,7 +43,7 @@ public interface Notifier {
      *
      * @param parent the directory
      * @param child  the node the name pointed at
-     * @param name   the name
+     * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
      * @return whether the kernel knew the name
      * @throws IOException on any other error (ENOTEMPTY for a non-empty directory)
      */

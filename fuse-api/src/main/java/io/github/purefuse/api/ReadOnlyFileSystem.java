@@ -48,8 +48,8 @@ import io.github.purefuse.api.types.StatfsInfo;
  * Methods are called concurrently, each request on its own virtual thread, so a method may block on
  * store I/O (or wait for another thread to complete a future) without stalling other requests; reads
  * of one file run in parallel. READs that {@link #readMayBlock} says do not block run instead on the
- * thread that read them from the kernel (see there). Implementations must be thread-safe. FORGET and BATCH_FORGET reach
- * {@link #forget} on a reader thread and must not block.
+ * thread that read them from the kernel (see there). Implementations must be thread-safe. FORGET and
+ * BATCH_FORGET reach {@link #forget} on a reader thread and must not block.
  *
  * <h2>Replies</h2>
  * A method answers by returning: the SDK sends the reply exactly once. If a method throws, the caller
@@ -57,7 +57,10 @@ import io.github.purefuse.api.types.StatfsInfo;
  *
  * <h2>Interrupts</h2>
  * When the kernel sends {@code FUSE_INTERRUPT} for a request in flight (its caller got a signal), the
- * handler's thread is interrupted; a handler may then return {@code Failure(EINTR)}.
+ * request is marked ({@link Interrupts#requested()}); its thread is interrupted only inside
+ * {@link Interrupts#interruptibly}, so that no {@code FileChannel} of the filesystem closes itself. A
+ * handler may then return {@code Failure(EINTR)}, or simply finish. An interrupted request ends as its
+ * handler's reply or EINTR, never EIO: see {@link Interrupts} for the whole contract.
  *
  * <h2>Defaults</h2>
  * Defaults answer the way that costs the kernel the fewest requests. ENOSYS is remembered by the kernel
@@ -159,7 +162,7 @@ public interface ReadOnlyFileSystem {
      * <ul>
      *   <li>{@code true} (the default): {@link #read(Read)} runs on a virtual thread, at most
      *       {@code maxInFlight} at once (when they are all busy the transport stops reading and the kernel
-     *       queues: backpressure). A {@code FUSE_INTERRUPT} interrupts that thread.</li>
+     *       queues: backpressure). A {@code FUSE_INTERRUPT} marks the request ({@link Interrupts}).</li>
      *   <li>{@code false}: {@link #read(Read, ReadTarget)} runs right on the thread that read the request
      *       from the kernel, into that thread's reused buffer: no hand-off, no queue, no allocation. Say
      *       so only for reads that complete in about the time of a page-cache copy (memory, local files,

@@ -16,6 +16,10 @@
  *       returns from OPEN/OPENDIR, echoed in READ, RELEASE, ...</li>
  *   <li><b>entry/attr timeouts</b>: how long the kernel caches a name ({@code entry_valid}) or
  *       attributes ({@code attr_valid}).</li>
+ *   <li><b>names</b>: byte strings, as Linux has them (any bytes but {@code '/'} and NUL, not necessarily
+ *       UTF-8). Requests and replies carry them as {@code String}s in a reversible mapping
+ *       ({@link io.github.purefuse.api.types.FileNames}: UTF-8, other bytes as lone surrogates, like
+ *       Python's {@code surrogateescape}), so every name round-trips byte for byte and no two collide.</li>
  * </ul>
  *
  * <h2>Buffer ownership</h2>

@@ -7,7 +7,6 @@ import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.channel.MountException.Reason;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
-import io.github.purefuse.channel.internal.linux.MountInfo;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.ShutdownSignals;
 import io.github.purefuse.channel.internal.transport.Counters;

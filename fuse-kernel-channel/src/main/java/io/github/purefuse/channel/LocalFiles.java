@@ -1,9 +1,11 @@
 package io.github.purefuse.channel;
 
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.NativeFile;
+import io.github.purefuse.channel.internal.linux.PathBytes;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -11,9 +13,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
- * Local-file calls that Java has no API for, for filesystems that mirror local files. Today:
- * {@code lseek(2)} with {@code SEEK_DATA} and {@code SEEK_HOLE}, to answer {@code FUSE_LSEEK} for sparse
- * files the way the source filesystem does.
+ * Local-file calls that Java has no API for, for filesystems that mirror local files:
+ * <ul>
+ *   <li>{@code lseek(2)} with {@code SEEK_DATA} and {@code SEEK_HOLE}, to answer {@code FUSE_LSEEK} for
+ *       sparse files the way the source filesystem does;</li>
+ *   <li>names byte for byte ({@link #name}, {@link #resolve}, {@link #bytes}): Linux names are bytes, and
+ *       the SDK hands them to handlers as {@link FileNames} strings (UTF-8, other bytes escaped). Java's
+ *       {@link Path} keeps a local name's bytes, but {@link Path#toString()} and
+ *       {@link Path#resolve(String)} go through the platform's file name charset, which replaces bytes
+ *       that are not UTF-8 by U+FFFD: two names then collide and neither opens. These convert exactly,
+ *       through the path's {@code file:} URI, whose percent escapes carry the raw bytes (no native call);
+ *       valid UTF-8 takes the plain {@code Path} calls when the platform's charset is UTF-8.</li>
+ * </ul>
  *
  * {@snippet :
  * public LseekReply lseek(Lseek request) {
@@ -25,6 +36,12 @@ import java.nio.file.Path;
  *         return Failure.of(Errno.EIO);
  *     }
  * }
+ *
+ * for (Path child : Files.newDirectoryStream(dir)) {
+ *     String name = LocalFiles.name(child);                  // for a DirEntry, a LOOKUP key ...
+ * }
+ * String latin1 = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9});
+ * Path back = LocalFiles.resolve(source, "dir/" + latin1);  // the local file dir/ c a f 0xE9
  * }
  *
  * <h2>Semantics (lseek(2) on Linux)</h2>
@@ -34,8 +51,8 @@ import java.nio.file.Path;
  * does {@code SEEK_DATA} when only a hole follows {@code offset}, and so do negative offsets (the kernel's
  * own FUSE_LSEEK never carries one).
  *
- * <p>Each call opens the file ({@code O_RDONLY | O_NONBLOCK | O_CLOEXEC}), seeks and closes it: Java's
- * {@code FileChannel} exposes no descriptor. Thread-safe.
+ * <p>Each seek opens the file ({@code O_RDONLY | O_NONBLOCK | O_CLOEXEC}, by its bytes), seeks and closes
+ * it: Java's {@code FileChannel} exposes no descriptor. Thread-safe.
  */
 public final class LocalFiles {
 
@@ -89,7 +106,7 @@ public final class LocalFiles {
         String name = file.toString();
         int fd;
         try {
-            fd = Native.open(name, Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC);
+            fd = Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
         } catch (ErrnoException e) {
             throw NativeFile.translate(name, e);
         }
@@ -103,5 +120,51 @@ public final class LocalFiles {
         } finally {
             Native.close(fd);
         }
+    }
+
+    /**
+     * The last name of a local path, as a {@link FileNames} string.
+     *
+     * @param file a path with at least one name
+     * @return its last name's bytes, decoded by {@link FileNames#decode}
+     * @throws IllegalArgumentException if the path has no name (the root)
+     */
+    public static String name(Path file) {
+        return PathBytes.name(file);
+    }
+
+    /**
+     * Resolves names against a local directory, byte for byte.
+     *
+     * @param dir      a local directory
+     * @param relative {@link FileNames} strings joined by {@code '/'} (as a mirror keeps the paths it
+     *                 serves); empty for {@code dir} itself
+     * @return the path whose names have exactly the bytes {@link FileNames#encode} gives for {@code relative}
+     * @throws IllegalArgumentException if {@code relative} holds a lone surrogate that stands for no byte
+     */
+    public static Path resolve(Path dir, String relative) {
+        return PathBytes.resolve(dir, relative);
+    }
+
+    /**
+     * The bytes of a local path as the kernel has them (a link target from {@code Files.readSymbolicLink},
+     * say), relative or absolute.
+     *
+     * @param path the path
+     * @return its bytes, without a NUL
+     */
+    public static byte[] bytes(Path path) {
+        return PathBytes.of(path);
+    }
+
+    private static IOException translate(String file, ErrnoException e) {
+        int errno = e.errno();
+        if (errno == Errno.ENOENT.code()) {
+            return new NoSuchFileException(file);
+        }
+        if (errno == Errno.EACCES.code()) {
+            return new AccessDeniedException(file, null, new Errno(errno).description());
+        }
+        return new FileSystemException(file, null, new Errno(Math.max(1, Math.min(511, errno))).description());
     }
 }

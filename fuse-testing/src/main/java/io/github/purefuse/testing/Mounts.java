@@ -1,52 +1,47 @@
 package io.github.purefuse.testing;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Helpers around {@code /proc/mounts} for tests that mount. */
+/**
+ * Mount checks for tests that mount. The kit does not depend on the kernel channel (whose
+ * {@code MountInfo} reads {@code /proc/self/mountinfo}), so it tells a mount point the way
+ * {@code mountpoint(1)} does: by its device.
+ */
 public final class Mounts {
 
     private Mounts() {
     }
 
     /**
-     * Tells whether a directory is a mountpoint listed in {@code /proc/mounts}.
+     * Tells whether a directory is a mount point: its {@code st_dev} differs from its parent's, or it
+     * cannot be stat'ed for another reason than not existing (ENOTCONN: a FUSE mount whose server is
+     * gone; EACCES: another user's FUSE mount).
      *
      * @param mountpoint the directory
-     * @return true if a mount with that target exists
-     * @throws IOException if {@code /proc/mounts} cannot be read
+     * @return true if something is mounted there
+     * @throws IOException if the parent cannot be stat'ed
      */
     public static boolean isMounted(Path mountpoint) throws IOException {
-        String target = mountpoint.toAbsolutePath().normalize().toString();
-        for (String[] m : mounts()) {
-            if (m[1].equals(target)) {
-                return true;
-            }
+        Path p = mountpoint.toAbsolutePath().normalize();
+        Path parent = p.getParent();
+        if (parent == null) {
+            return true;
         }
-        return false;
-    }
-
-    /**
-     * The FUSE mounts of {@code /proc/mounts} whose target lies under a directory.
-     *
-     * @param dir the directory
-     * @return their targets
-     * @throws IOException if {@code /proc/mounts} cannot be read
-     */
-    public static List<String> fuseMountsUnder(Path dir) throws IOException {
-        String base = dir.toAbsolutePath().normalize().toString();
-        List<String> out = new ArrayList<>();
-        for (String[] m : mounts()) {
-            if (m[2].startsWith("fuse") && (m[1].equals(base) || m[1].startsWith(base + "/"))) {
-                out.add(m[1]);
-            }
+        Object dev;
+        try {
+            dev = Files.getAttribute(p, "unix:dev", LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (FileSystemException e) {
+            return true;
         }
-        return out;
+        return !dev.equals(Files.getAttribute(parent, "unix:dev", LinkOption.NOFOLLOW_LINKS));
     }
 
     /**
@@ -64,34 +59,5 @@ public final class Mounts {
         p.getInputStream().readAllBytes();
         p.waitFor(30, TimeUnit.SECONDS);
         return !isMounted(mountpoint);
-    }
-
-    /** Each line of /proc/mounts as {source, target, fstype, options}, octal escapes decoded. */
-    private static List<String[]> mounts() throws IOException {
-        List<String[]> out = new ArrayList<>();
-        for (String line : Files.readAllLines(Path.of("/proc/mounts"), StandardCharsets.UTF_8)) {
-            String[] f = line.split(" ");
-            if (f.length >= 4) {
-                out.add(new String[] {unescape(f[0]), unescape(f[1]), f[2], f[3]});
-            }
-        }
-        return out;
-    }
-
-    private static String unescape(String s) {
-        if (s.indexOf('\\') < 0) {
-            return s;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 3 < s.length()) {
-                sb.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
-                i += 3;
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
@@ -122,9 +123,11 @@ class SessionIT {
             long n = request.header().nodeid();
             if (n == 3) {
                 slowReadStarted.countDown();
-                try {
-                    Thread.sleep(Duration.ofMinutes(10));
-                    return Failure.of(Errno.EIO);
+                try { // a wait that FUSE_INTERRUPT may cut short: Interrupts.interruptibly
+                    return Interrupts.interruptibly(() -> {
+                        Thread.sleep(Duration.ofMinutes(10));
+                        return Failure.of(Errno.EIO);
+                    });
                 } catch (InterruptedException e) {
                     interrupted.incrementAndGet();
                     return Failure.of(Errno.EINTR);

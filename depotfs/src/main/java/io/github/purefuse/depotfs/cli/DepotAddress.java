@@ -44,6 +44,11 @@ final class DepotAddress {
                     + "that stopped answering fails with EIO after that")
     @Nullable Integer timeoutSeconds;
 
+    @Option(names = "--s3-prefetch-mib", paramLabel = "MIB",
+            description = "memory all read-ahead buffers of the mount may hold together, 0..65536 MiB (default 256; "
+                    + "0: no read-ahead, every read is an exact ranged GET)")
+    @Nullable Integer prefetchMib;
+
     @Option(names = "--s3-http-client", paramLabel = "KIND",
             description = "the AWS SDK's HTTP client: CRT (default: less CPU per byte and per request here) or NETTY")
     S3Options.HttpClientKind httpClient = S3Options.HttpClientKind.CRT;
@@ -68,9 +73,9 @@ final class DepotAddress {
      */
     WritableDepot open(boolean create) throws IOException {
         if (!isS3()) {
-            if (endpoint != null || region != null || anonymous || timeoutSeconds != null) {
+            if (endpoint != null || region != null || anonymous || timeoutSeconds != null || prefetchMib != null) {
                 throw new DepotException(DepotException.Reason.INVALID,
-                        "--endpoint, --region, --anonymous and --s3-timeout apply to s3:// depots only");
+                        "--endpoint, --region, --anonymous and --s3-* apply to s3:// depots only");
             }
             return create ? LocalDepot.openOrCreate(Path.of(depot)) : LocalDepot.open(Path.of(depot));
         }
@@ -96,7 +101,14 @@ final class DepotAddress {
         if (p != null) {
             throw new DepotException(DepotException.Reason.INVALID, p);
         }
+        p = DepotfsCli.rangeProblem("--s3-prefetch-mib", prefetchMib, 0, 65536);
+        if (p != null) {
+            throw new DepotException(DepotException.Reason.INVALID, p);
+        }
         S3Options o = S3Options.defaults(uri).withRegion(region).withAnonymous(anonymous).withHttpClient(httpClient);
+        if (prefetchMib != null) {
+            o = o.withPrefetchBytes((long) prefetchMib << 20);
+        }
         if (timeoutSeconds != null) {
             Duration call = Duration.ofSeconds(timeoutSeconds);
             Duration attempt = call.compareTo(S3Options.DEFAULT_ATTEMPT_TIMEOUT) < 0 ? call : S3Options.DEFAULT_ATTEMPT_TIMEOUT;

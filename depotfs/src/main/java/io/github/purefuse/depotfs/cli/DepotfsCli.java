@@ -114,6 +114,9 @@ public final class DepotfsCli implements Callable<Integer> {
         return 2;
     }
 
+    /** Files uploaded at once by {@code import} into an S3 depot, by default (as {@code aws s3 sync}'s 10, a little more). */
+    static final int S3_IMPORT_THREADS = 16;
+
     static WritableDepot openDepot(DepotAddress address) throws IOException {
         return address.open(false);
     }
@@ -143,7 +146,8 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--root", paramLabel = "NAME", description = "root to point at the import (default: the source's name)")
         @Nullable String root;
 
-        @Option(names = "--threads", paramLabel = "N", description = "files read at once (default: ${DEFAULT-VALUE})")
+        @Option(names = "--threads", paramLabel = "N",
+                description = "files read at once (default: ${DEFAULT-VALUE}; " + S3_IMPORT_THREADS + " into an s3:// depot)")
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
 
         @Option(names = {"-q", "--quiet"}, description = "no progress bar")
@@ -184,6 +188,9 @@ public final class DepotfsCli implements Callable<Integer> {
             String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
             if (threadsProblem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+            }
+            if (depotAddress.isS3() && !spec.commandLine().getParseResult().hasMatchedOption("--threads")) {
+                threads = S3_IMPORT_THREADS; // uploads wait on the network, not on the disk
             }
             try (WritableDepot depot = depotAddress.open(true)) {
                 Set<Path> exclude = depot instanceof LocalDepot local ? Set.of(local.directory()) : Set.of();
@@ -566,7 +573,8 @@ public final class DepotfsCli implements Callable<Integer> {
      */
     static MountException withDeadServerHint(MountException e) {
         String m = String.valueOf(e.getMessage());
-        if (!m.contains("Transport endpoint is not connected")) {
+        // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).
+        if (!m.contains("Transport endpoint is not connected") && !m.contains("Software caused connection abort")) {
             return e;
         }
         return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with "

@@ -9,9 +9,9 @@ import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -56,7 +56,7 @@ final class MountRunner {
     private final Settings settings;
     private final AtomicBoolean finished = new AtomicBoolean();
     private @Nullable FuseSession session;
-    private @Nullable DepotMount handler;
+    private @Nullable PathAdapter handler;
     private long allocatedAtReady;
     private long readyNanos;
     private int readAheadKb = -1;
@@ -77,7 +77,7 @@ final class MountRunner {
      */
     void run(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
         DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
-        DepotMount mount = new DepotMount(fs, BufferLeases.pooled(), settings.passthrough());
+        PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
                 .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty()).transport(settings.transport())
@@ -180,7 +180,8 @@ final class MountRunner {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         SessionStats stats = s.stats();
         ObjectNode root = json.createObjectNode();
-        DepotMount m = handler;
+        PathAdapter m = handler;
+        PathAdapter.Stats adapter = m == null ? null : m.stats();
         root.put("bytesRead", stats.readBytes());
         root.put("bytesAllocated", allocated);
         root.put("bytesAllocatedSource", "com.sun.management.ThreadMXBean.getTotalThreadAllocatedBytes, from mount ready to unmount");
@@ -200,18 +201,18 @@ final class MountRunner {
         ObjectNode set = root.putObject("settings");
         set.put("passthroughRequested", settings.passthrough());
         set.put("passthroughActive", m != null && m.passthroughActive());
-        set.put("passthroughOpens", m == null ? 0 : m.passthroughOpens());
+        set.put("passthroughOpens", adapter == null ? 0 : adapter.passthroughOpens());
         set.put("readaheadKbRequested", settings.readaheadKb());
         set.put("maxBackground", s.negotiated().maxBackground());
         set.put("congestionThreshold", s.negotiated().congestionThreshold());
         set.put("readerThreads", settings.threads());
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
-        root.put("readErrors", m == null ? 0 : m.readErrors());
+        root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
-        root.put("nodes", m == null ? 0 : m.paths().inodeTable().size());
-        root.put("openFiles", m == null ? 0 : m.openFiles());
-        root.put("openDirectories", m == null ? 0 : m.paths().openDirectories());
+        root.put("nodes", adapter == null ? 0 : adapter.nodes());
+        root.put("openFiles", adapter == null ? 0 : adapter.openFiles());
+        root.put("openDirectories", adapter == null ? 0 : adapter.openDirectories());
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);

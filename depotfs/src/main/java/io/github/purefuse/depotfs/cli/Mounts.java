@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.cli;
 
+import io.github.purefuse.channel.MountInfo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,13 +29,8 @@ final class Mounts {
     /** {@return the mounts of this process's namespace} */
     static List<Mount> all() throws IOException {
         List<Mount> out = new ArrayList<>();
-        for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"), StandardCharsets.UTF_8)) {
-            String[] f = line.split(" ");
-            int dash = List.of(f).indexOf("-");
-            if (f.length < 5 || dash < 0 || dash + 2 >= f.length) {
-                continue;
-            }
-            out.add(new Mount(unescape(f[4]), f[dash + 1], unescape(f[dash + 2])));
+        for (MountInfo m : MountInfo.read()) {
+            out.add(new Mount(m.mountPoint(), m.fsType(), m.source()));
         }
         return out;
     }
@@ -74,20 +70,6 @@ final class Mounts {
         } catch (IOException e) {
             return abs;
         }
-    }
-
-    private static String unescape(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 3 < s.length()) {
-                b.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
-                i += 3;
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 
     /**

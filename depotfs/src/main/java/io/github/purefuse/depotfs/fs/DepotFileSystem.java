@@ -10,14 +10,19 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.ErrnoException;
 import io.github.purefuse.kit.path.FsPath;
+import io.github.purefuse.kit.path.OpenFile;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.kit.path.PathEntry;
 import io.github.purefuse.kit.path.PathFileSystem;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -298,14 +303,79 @@ public final class DepotFileSystem implements PathFileSystem {
             throw new NoSuchFileException(link.toString());
         }
         if (n.kind() != EntryKind.SYMLINK || n.target() == null) {
-            throw new ErrnoException(io.github.purefuse.api.types.Errno.EINVAL, "not a symbolic link: " + link);
+            throw new ErrnoException(Errno.EINVAL, "not a symbolic link: " + link);
         }
         return n.target();
     }
 
     /**
+     * The FUSE handler for this tree: the kit's {@link PathAdapter} with depotfs's settings. A snapshot
+     * never changes while mounted, so entries, attributes and negative entries are cached for a day,
+     * listings with {@code FOPEN_CACHE_DIR} and file pages with {@code FOPEN_KEEP_CACHE}
+     * ({@link PathAdapter.Builder#immutable()}). Each OPEN opens the object once ({@link #open(FsPath)});
+     * with {@code passthrough}, an object with a local file is read by the kernel itself.
+     *
+     * @param leases      where READ buffers come from
+     * @param passthrough whether to use FUSE passthrough for objects with a local file (the session must be
+     *                    mounted with passthrough requested; see {@link PathAdapter.Builder#passthrough})
+     * @return the handler to mount
+     */
+    public PathAdapter handler(BufferLeases leases, boolean passthrough) {
+        return PathAdapter.builder(this).immutable().leases(leases).passthrough(passthrough).build();
+    }
+
+    /**
+     * Opens an object for one OPEN. When the depot keeps the object in a local file, that file is offered
+     * to the adapter ({@link OpenFile#localPath()}): the kernel reads it with FUSE passthrough, or READs
+     * run on the transport's thread and splice its pages. Otherwise (a remote depot) READs go to the open
+     * object on virtual threads, in parallel.
+     *
+     * @param file the file
+     * @return the open object; closed at RELEASE
+     * @throws NoSuchFileException if nothing is there
+     * @throws IOException EINVAL for something other than a file, or a store error: a missing object or
+     *     one whose stored size differs from the manifest's (EIO)
+     */
+    @Override
+    public OpenFile open(FsPath file) throws IOException {
+        Node n = find(file);
+        if (n == null) {
+            throw new NoSuchFileException(file.toString());
+        }
+        if (n.kind() != EntryKind.OBJECT || n.hash() == null) {
+            throw new ErrnoException(n.kind() == EntryKind.BUNDLE ? Errno.EISDIR : Errno.EINVAL, "not a file: " + file);
+        }
+        return new ObjectFile(depot.open(n.hash(), n.size()));
+    }
+
+    /** One open of an object. */
+    private record ObjectFile(DepotObject object) implements OpenFile {
+        @Override
+        public int read(long offset, ByteBuffer into) throws IOException {
+            int n = object.read(into, offset);
+            if (n <= 0 && into.hasRemaining() && offset < object.size()) {
+                // The store's bytes end before the size the manifest states: a short reply would look
+                // like the end of the file to the reader, so answer EIO instead.
+                throw new DepotException(DepotException.Reason.CORRUPT, "the object ends at byte " + offset
+                        + " of " + object.size());
+            }
+            return n;
+        }
+
+        @Override
+        public @Nullable Path localPath() {
+            return object.localPath().orElse(null);
+        }
+
+        @Override
+        public void close() throws IOException {
+            object.close();
+        }
+    }
+
+    /**
      * Reads by path, opening the object for this one call. The mount opens objects once per OPEN instead
-     * ({@link DepotMount}); this serves the {@link PathFileSystem} contract.
+     * ({@link #open(FsPath)}); this serves the {@link PathFileSystem} contract.
      */
     @Override
     public int read(FsPath file, long offset, ByteBuffer into) throws IOException {

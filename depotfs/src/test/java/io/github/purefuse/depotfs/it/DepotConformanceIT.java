@@ -1,7 +1,6 @@
 package io.github.purefuse.depotfs.it;
 
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
 import io.github.purefuse.depotfs.importer.Progress;
@@ -11,7 +10,9 @@ import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.ExpectedTree;
+import io.github.purefuse.testing.MountedFs;
 import io.github.purefuse.testing.Mounter;
 import io.github.purefuse.testing.ReadOnlyConformanceSuite;
 import io.github.purefuse.testing.TestMount;
@@ -41,7 +42,7 @@ class DepotConformanceIT extends ReadOnlyConformanceSuite {
     @Override
     protected Mounter mounter() {
         return mountpoint -> TestMount.mountAt(mountpoint,
-                new DepotMount(DepotFileSystem.open(depot, "tree", 0, 0), BufferLeases.pooled(), false), TestMount.options().build());
+                DepotFileSystem.open(depot, "tree", 0, 0).handler(BufferLeases.pooled(), false), TestMount.options().build());
     }
 
     @Override

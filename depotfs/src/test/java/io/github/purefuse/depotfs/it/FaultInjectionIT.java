@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
 import io.github.purefuse.depotfs.importer.Progress;
@@ -14,6 +13,7 @@ import io.github.purefuse.depotfs.store.FaultInjectingDepot.Op;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,7 +82,7 @@ class FaultInjectionIT {
                     .truncate(hash.apply("truncated.bin"), SIZE / 2 + 123)
                     .latency(Op.READ, hash.apply("slow.bin"), Duration.ofMillis(100))
                     .corrupt(hash.apply("corrupt-dir"));
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, "r", 0, 0), BufferLeases.pooled(), false);
+            PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 Path mp = m.path();
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.cli.DemoBuilder;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.Bundle;
 import io.github.purefuse.depotfs.store.BundleEntry;
@@ -17,6 +16,7 @@ import io.github.purefuse.depotfs.tree.DepotTree;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,7 +42,7 @@ class LongNamesAndLinksIT {
     private Path work;
     private LocalDepot depot;
     private DemoBuilder.Built built;
-    private DepotMount handler;
+    private PathAdapter handler;
     private TestMount mount;
     private Path mnt;
 
@@ -52,7 +52,7 @@ class LongNamesAndLinksIT {
         depot = LocalDepot.openOrCreate(work.resolve("depot"));
         Path source = Files.isDirectory(Path.of("/usr/share/doc")) ? Path.of("/usr/share/doc") : Path.of(System.getProperty("java.home"));
         built = new DemoBuilder(depot, Progress.NONE).build(source, Files.createDirectories(work.resolve("tmp")), "big.bin", BIG);
-        handler = new DepotMount(DepotFileSystem.open(depot, DemoBuilder.ROOT, 0, 0), BufferLeases.pooled(), false);
+        handler = DepotFileSystem.open(depot, DemoBuilder.ROOT, 0, 0).handler(BufferLeases.pooled(), false);
         mount = TestMount.mount(handler, TestMount.options().build());
         mnt = mount.path();
     }
@@ -152,6 +152,6 @@ class LongNamesAndLinksIT {
         assertEquals(BIG, Files.size(mnt.resolve("big/big.bin")));
         assertEquals(new String(DemoBuilder.patternBytes((3L << 20), 64), StandardCharsets.US_ASCII),
                 Shell.ok(mnt, "sh", "-c", "dd if=big/big.bin bs=1M skip=3 count=1 status=none | head -c 64"));
-        assertEquals(0, handler.readErrors());
+        assertEquals(0, handler.stats().readErrors());
     }
 }

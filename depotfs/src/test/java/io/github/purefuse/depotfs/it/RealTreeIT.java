@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.cli.DepotfsCli;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
 import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -191,7 +191,7 @@ class RealTreeIT {
 
         try (LocalDepot depot = LocalDepot.open(depotDir)) {
             assertEquals(roots, depot.roots());
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, null, 0, 0), BufferLeases.pooled(), false);
+            PathAdapter handler = DepotFileSystem.open(depot, null, 0, 0).handler(BufferLeases.pooled(), false);
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 try (Stream<Path> top = Files.list(m.path())) {
                     assertEquals(roots.keySet(), Set.copyOf(top.map(p -> p.getFileName().toString()).toList()));
@@ -210,7 +210,7 @@ class RealTreeIT {
                 assertTrue(statfsFiles > files, "statfs files " + statfsFiles + " > " + files);
                 assertTrue(statfsBytes >= bytes && statfsBytes < bytes + statfsFiles * 4096L,
                         "statfs bytes " + statfsBytes + " ~ " + bytes);
-                assertEquals(0, handler.readErrors());
+                assertEquals(0, handler.stats().readErrors());
             }
         }
     }

@@ -19,6 +19,13 @@ import java.nio.channels.Channels;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
+import java.util.ArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import io.github.purefuse.depotfs.tree.DepotPath;
+import io.github.purefuse.depotfs.tree.DepotTree;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,6 +49,91 @@ class S3DepotIT {
     @AfterAll
     static void stop() throws Exception {
         server.close();
+    }
+
+    @Test
+    void concurrentLinksNeverLoseOne() throws Exception {
+        S3Location loc = S3Location.parse("s3://depot-unit/links");
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            WritableDepot.Stored leaf = d.putObject(Channels.newChannel(new ByteArrayInputStream("x".getBytes())), null);
+            WritableDepot.Stored a = d.putBundle(List.of(BundleEntry.object("x", leaf.hash(), 1, 0, false)));
+            WritableDepot.Stored top = d.putBundle(List.of(BundleEntry.bundle("a", a.hash(), a.size(), 0)));
+            d.setRoot("r", null, top.hash());
+        }
+        // The server itself refuses a root write whose If-Match names a stale ETag.
+        try (var admin = server.adminClient()) {
+            var e = assertThrows(software.amazon.awssdk.services.s3.model.S3Exception.class, () -> admin.putObject(
+                    b -> b.bucket("depot-unit").key("links/refs/r").ifMatch("\"0123456789abcdef0123456789abcdef\""),
+                    software.amazon.awssdk.core.sync.RequestBody.fromString("junk\n")));
+            assertEquals(412, e.statusCode());
+        }
+        int writers = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        List<Future<Integer>> results = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            int k = i;
+            results.add(pool.submit(() -> {
+                // Each writer its own client, as separate processes on separate hosts would be.
+                try (S3Depot d = S3Depot.open(loc, server.options())) {
+                    for (int attempt = 1; ; attempt++) {
+                        try {
+                            DepotTree.link(d, DepotPath.parse("r/a"), DepotPath.parse("r/copy-" + k));
+                            return attempt;
+                        } catch (DepotException e) {
+                            if (e.reason() != DepotException.Reason.CONFLICT || attempt == 50) {
+                                throw e;
+                            }
+                        }
+                    }
+                }
+            }));
+        }
+        int conflicts = 0;
+        for (Future<Integer> f : results) {
+            conflicts += f.get(5, TimeUnit.MINUTES) - 1;
+        }
+        pool.shutdown();
+        try (S3Depot d = S3Depot.open(loc, server.options())) {
+            List<String> names = d.bundle(d.root("r").orElseThrow()).entries().stream().map(BundleEntry::name).toList();
+            assertEquals(List.of("a", "copy-0", "copy-1", "copy-2", "copy-3"), names,
+                    "every link is in the root (" + conflicts + " conflicts were retried)");
+        }
+    }
+
+    @Test
+    void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
+        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");
+             ThrottlingProxy plain = new ThrottlingProxy(open.endpoint())) {
+            open.createBucket("public");
+            plain.hideConditionalHeaders();
+            S3Location loc = S3Location.parse("s3://public/p");
+            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(plain.endpoint()).withRegion("us-east-1")
+                    .withAnonymous(true);
+            try (S3Depot d = S3Depot.openOrCreate(loc, options)) {
+                WritableDepot.Stored leaf = d.putObject(Channels.newChannel(new ByteArrayInputStream("pub\n".getBytes())), null);
+                WritableDepot.Stored top = d.putBundle(List.of(BundleEntry.object("f", leaf.hash(), 4, 0, false)));
+                DepotException e = assertThrows(DepotException.class, () -> d.setRoot("main", null, top.hash()));
+                assertEquals(DepotException.Reason.INVALID, e.reason());
+                assertEquals("the S3 server of s3://public/p at " + plain.endpoint() + " does not support conditional writes"
+                        + " (If-None-Match/If-Match on PUT), which root updates need", e.getMessage());
+                assertTrue(d.roots().isEmpty(), "no root was written");
+                try (DepotObject o = d.open(leaf.hash(), 4)) {
+                    ByteBuffer b = ByteBuffer.allocate(4);
+                    assertEquals(4, o.read(b, 0));
+                    assertEquals("pub\n", new String(b.array()));
+                }
+            }
+            // The CLI says it in one line.
+            java.nio.file.Path src = java.nio.file.Files.createDirectories(tmp.resolve("src"));
+            java.nio.file.Files.writeString(src.resolve("hello.txt"), "hello\n");
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int rc = io.github.purefuse.depotfs.cli.DepotfsCli.run(new String[] {"import", src.toString(), "--depot",
+                    "s3://public/p", "--endpoint", plain.endpoint().toString(), "--anonymous", "--quiet"},
+                    new java.io.PrintStream(new java.io.ByteArrayOutputStream()), new java.io.PrintStream(err, true));
+            assertEquals(1, rc);
+            assertEquals("depotfs: the S3 server of s3://public/p at " + plain.endpoint() + " does not support conditional"
+                    + " writes (If-None-Match/If-Match on PUT), which root updates need\n", err.toString());
+        }
     }
 
     @Test
@@ -81,8 +173,23 @@ class S3DepotIT {
             DepotException corrupt = assertThrows(DepotException.class, () -> d.open(entries.get(1).requireHash(), 7));
             assertEquals(DepotException.Reason.CORRUPT, corrupt.reason());
         }
+        // ls and verify through the CLI, with the SDK's credential chain (system properties here).
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        String[] common = {"--depot", loc.toString(), "--endpoint", server.endpoint().toString()};
+        assertEquals(0, io.github.purefuse.depotfs.cli.DepotfsCli.run(concat(new String[] {"ls"}, common, new String[] {"main"}),
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err.toString());
+        assertTrue(out.toString().contains(" big\n") && out.toString().contains(" small\n"), out.toString());
+        out.reset();
+        assertEquals(0, io.github.purefuse.depotfs.cli.DepotfsCli.run(concat(new String[] {"verify", "--quiet"}, common),
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err.toString());
+        assertTrue(out.toString().contains("1 manifests and 2 objects") && out.toString().endsWith("all intact\n"), out.toString());
         DepotException notADepot = assertThrows(DepotException.class,
                 () -> S3Depot.open(S3Location.parse("s3://depot-unit/none"), server.options()));
         assertEquals(DepotException.Reason.NOT_A_DEPOT, notADepot.reason());
+    }
+
+    private static String[] concat(String[]... parts) {
+        return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
     }
 }

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
-import io.github.purefuse.depotfs.fs.DepotMount;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
 import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +41,7 @@ class StoreErrorIT {
             Files.writeString(depot.pathOf(dir.requireHash()), "{\"not\":\"the manifest\"}");
         }
         try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
-            DepotMount handler = new DepotMount(DepotFileSystem.open(depot, "r", 0, 0), BufferLeases.pooled(), false);
+            PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 Path object = depot.pathOf(bad.requireHash());
                 object.toFile().setWritable(true);

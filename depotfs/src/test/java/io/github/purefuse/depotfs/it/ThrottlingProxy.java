@@ -29,6 +29,7 @@ final class ThrottlingProxy implements AutoCloseable {
     private final AtomicInteger passed = new AtomicInteger();
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    private volatile boolean hideConditions;
 
     ThrottlingProxy(URI upstream) throws IOException {
         this.upstreamPort = upstream.getPort();
@@ -46,6 +47,16 @@ final class ThrottlingProxy implements AutoCloseable {
         for (Socket s : open) {
             closeQuietly(s);
         }
+    }
+
+    /**
+     * Makes the server behind look like one without conditional writes: {@code If-None-Match} and
+     * {@code If-Match} request headers are renamed (the server ignores them) and every connection is
+     * closed after one request, so that each request's headers pass through here. For servers that do
+     * not check signatures ({@code s3proxy.authorization=none}).
+     */
+    void hideConditionalHeaders() {
+        hideConditions = true;
     }
 
     /** {@return connections answered with 503 so far} */
@@ -86,6 +97,22 @@ final class ThrottlingProxy implements AutoCloseable {
             passed.incrementAndGet();
             try (Socket up = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
                 open.add(up);
+                if (hideConditions) {
+                    String head = new String(readHeaderBytes(client.getInputStream()), StandardCharsets.ISO_8859_1);
+                    StringBuilder out = new StringBuilder();
+                    for (String line : head.split("\r\n")) {
+                        String lower = line.toLowerCase(java.util.Locale.ROOT);
+                        if (line.isEmpty() || lower.startsWith("connection:")) {
+                            continue;
+                        }
+                        if (lower.startsWith("if-none-match:") || lower.startsWith("if-match:")) {
+                            line = "X-Hidden-" + line;
+                        }
+                        out.append(line).append("\r\n");
+                    }
+                    out.append("Connection: close\r\n\r\n");
+                    up.getOutputStream().write(out.toString().getBytes(StandardCharsets.ISO_8859_1));
+                }
                 Thread back = Thread.ofVirtual().start(() -> pipe(up, client));
                 pipe(client, up);
                 back.join();
@@ -100,14 +127,22 @@ final class ThrottlingProxy implements AutoCloseable {
     }
 
     private static void readHeaders(InputStream in) throws IOException {
+        readHeaderBytes(in);
+    }
+
+    /** Reads a request's header block up to and including the empty line. */
+    private static byte[] readHeaderBytes(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         int state = 0;
         while (state < 4) {
             int b = in.read();
             if (b < 0) {
-                return;
+                break;
             }
+            out.write(b);
             state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
         }
+        return out.toByteArray();
     }
 
     private static void pipe(Socket from, Socket to) {

@@ -44,6 +44,7 @@ import io.github.purefuse.api.request.Releasedir;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
@@ -60,7 +61,6 @@ import io.github.purefuse.kit.path.Errnos;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -86,8 +86,11 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
     private static final String USER = "user.";
 
     private final Path source;
-    /** nodeid ↔ path relative to the source ({@code ""} is the root); replies keep the source's own st_ino. */
-    private final InodeTable<String> inodes = InodeTable.builder("", (String k) -> k.getBytes(StandardCharsets.UTF_8))
+    /**
+     * nodeid ↔ path relative to the source ({@code ""} is the root), its names as {@link FileNames} strings
+     * (bytes that are not UTF-8 escaped); replies keep the source's own st_ino.
+     */
+    private final InodeTable<String> inodes = InodeTable.builder("", FileNames::encode)
             .inoFromAttributes(true).build();
     private final DirectoryHandles directories = new DirectoryHandles();
     private final FileHandles<OpenFile> files = new FileHandles<>();
@@ -175,7 +178,8 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
     public ReadlinkReply readlink(Readlink request) {
         String key = inodes.key(request.header().nodeId());
         try {
-            return key == null ? Failure.of(Errno.ENOENT) : LinkTarget.of(Files.readSymbolicLink(path(key)).toString());
+            return key == null ? Failure.of(Errno.ENOENT)
+                    : new LinkTarget(LocalFiles.bytes(Files.readSymbolicLink(path(key))));   // bytes, as the link holds them
         } catch (IOException e) {
             return failure("readlink", key, e);
         }
@@ -195,7 +199,7 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
             long parent = key.isEmpty() ? self : lstat(dir.getParent()).ino();
             DirectoryListing.Builder listing = DirectoryListing.builder(self, parent).lookupCounts(inodes);
             for (Path child : children) {
-                String name = child.getFileName().toString();
+                String name = LocalFiles.name(child);   // the name's bytes, not UTF-8 perhaps (FileNames)
                 String childKey = key.isEmpty() ? name : key + "/" + name;
                 try {
                     Attr attr = lstat(child);
@@ -358,8 +362,9 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
                 ? Files.getFileAttributeView(p, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS) : null;
     }
 
+    /** The local file of a key: names that are not UTF-8 included, byte for byte. */
     private Path path(String key) {
-        return key.isEmpty() ? source : source.resolve(key);
+        return LocalFiles.resolve(source, key);
     }
 
     /** The errno for an error ({@link Errnos}); an unexpected one (EIO) is logged. */

@@ -40,8 +40,9 @@
  * parallel), and returns it in {@code Data.leased}: the SDK writes it to {@code /dev/fuse} without a copy
  * and closes the lease. The buffer is filled in a loop, because a short reply tells the kernel the file
  * ends there. One Java trap: interrupting a thread inside a {@code FileChannel} read closes the channel
- * for every thread, and the SDK interrupts a handler when the kernel sends FUSE_INTERRUPT; the reader
- * therefore reopens its channel when that happened, and the interrupted read answers EINTR
+ * for every thread. The SDK therefore does not interrupt a handler's thread when the kernel sends
+ * FUSE_INTERRUPT (see {@link io.github.purefuse.api.Interrupts}); the reader also reopens its channel if
+ * it ever is closed that way (at the end of a session), and an interrupted read answers EINTR
  * ({@link io.github.purefuse.kit.path.Errnos} maps every exception to its errno). LSEEK with
  * {@code SEEK_DATA}/{@code SEEK_HOLE} is answered with {@code lseek(2)} on the source file
  * ({@link io.github.purefuse.channel.LocalFiles}), so {@code cp --sparse} and friends see the source's

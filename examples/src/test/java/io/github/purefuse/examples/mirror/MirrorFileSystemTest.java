@@ -1,11 +1,17 @@
 package io.github.purefuse.examples.mirror;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.Negotiated;
+import io.github.purefuse.api.Notifier;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.Opened;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.request.Lookup;
@@ -14,10 +20,18 @@ import io.github.purefuse.api.request.Read;
 import io.github.purefuse.api.request.Release;
 import io.github.purefuse.api.request.RequestHeader;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,26 +51,86 @@ class MirrorFileSystemTest {
         }
     }
 
-    /** FUSE_INTERRUPT interrupts the handler's thread, which closes a FileChannel for everyone: the next read still works. */
+    /** A connection that opens local files with a FileChannel (the SDK's own uses a raw descriptor). */
+    static final class LocalOnly implements FuseConnection {
+        final List<String> closed = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Negotiated negotiated() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Notifier notifier() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Optional<Passthrough> passthrough() {
+            return Optional.empty();
+        }
+
+        @Override
+        public LocalFile openLocal(Path file) throws IOException {
+            FileChannel ch = FileChannel.open(file);
+            return new LocalFile() {
+                @Override
+                public Path path() {
+                    return file;
+                }
+
+                @Override
+                public int read(ByteBuffer into, long position) throws IOException {
+                    return Math.max(0, ch.read(into, position));
+                }
+
+                @Override
+                public long size() throws IOException {
+                    return ch.size();
+                }
+
+                @Override
+                public void close() {
+                    closed.add(file.getFileName().toString());
+                    try {
+                        ch.close();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            };
+        }
+    }
+
+    /**
+     * READ answers with a FileRange of the open local file (the transport splices it), on the thread that
+     * read the request: nothing in the handler does I/O, so an interrupt cannot break the file; RELEASE
+     * closes it.
+     */
     @Test
-    void anInterruptedReadFailsWithEintrAndTheFileStaysReadable() throws Exception {
+    void aReadIsAFileRangeOfTheOpenLocalFileClosedAtRelease() throws Exception {
         Files.writeString(src.resolve("f.txt"), "some text\n");
         MirrorFileSystem fs = new MirrorFileSystem(src, false);
+        LocalOnly connection = new LocalOnly();
+        fs.init(connection);
         Entry entry = assertInstanceOf(Entry.class, fs.lookup(new Lookup(header(1, NodeId.ROOT), "f.txt")));
         assertEquals(Files.getAttribute(src.resolve("f.txt"), "unix:ino"), entry.attr().ino(), "the source's st_ino");
         Opened opened = assertInstanceOf(Opened.class, fs.open(new Open(header(14, entry.nodeId()), 0x8000, 0)));
-        Read read = new Read(header(15, entry.nodeId()), opened.fh(), 0, 4096, 0, 0, 0x8000);
+        Read read = new Read(header(15, entry.nodeId()), opened.fh(), 1, 3, 0, 0, 0x8000);
+        assertFalse(fs.readMayBlock(read), "local files are read inline");
 
         Thread.currentThread().interrupt();
-        ReadReply interrupted = fs.read(read);
-        Thread.interrupted();                              // clear what the read left behind
-        assertEquals(Failure.of(Errno.EINTR), interrupted);
+        FileRange range = assertInstanceOf(FileRange.class, fs.read(read));
+        assertTrue(Thread.interrupted(), "the handler did no I/O that would have consumed the interrupt");
+        assertEquals(1, range.offset());
+        assertEquals(3, range.length());
+        ByteBuffer got = ByteBuffer.allocate(3);
+        range.file().read(got, range.offset());
+        assertEquals("ome", new String(got.array(), StandardCharsets.UTF_8));
 
-        assertEquals("some text\n", text(fs.read(read)));
-        assertEquals("ome", text(fs.read(new Read(read.header(), read.fh(), 1, 3, 0, 0, 0x8000))));
         fs.release(new Release(header(18, entry.nodeId()), opened.fh(), 0x8000, 0, 0));
+        assertEquals(List.of("f.txt"), connection.closed);
         assertEquals(Failure.of(Errno.EBADF), fs.read(read));
-        assertEquals(0, fs.leases().outstandingLeases(), "leases left open");
     }
 
     @Test

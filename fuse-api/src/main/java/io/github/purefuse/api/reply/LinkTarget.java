@@ -1,6 +1,6 @@
 package io.github.purefuse.api.reply;
 
-import java.nio.charset.StandardCharsets;
+import io.github.purefuse.api.types.FileNames;
 
 /**
  * A symbolic link's target, sent without a trailing NUL.
@@ -16,13 +16,14 @@ public record LinkTarget(byte[] target) implements ReadlinkReply {
     }
 
     /**
-     * A target given as text, encoded in UTF-8.
+     * A target given as text, encoded as names are ({@link FileNames#encode}: UTF-8, escaped bytes restored).
      *
      * @param target the target path
      * @return the reply
-     * @throws IllegalArgumentException if the encoded target is empty or longer than 4095 bytes
+     * @throws IllegalArgumentException if the encoded target is empty or longer than 4095 bytes, or holds a
+     *     lone surrogate that stands for no byte
      */
     public static LinkTarget of(String target) {
-        return new LinkTarget(target.getBytes(StandardCharsets.UTF_8));
+        return new LinkTarget(FileNames.encode(target));
     }
 }

@@ -10,7 +10,8 @@ import java.util.Objects;
  * {@code telldir}/{@code seekdir}), so it must be non-zero, unique within the directory and stable for
  * the directory handle; 0 means "from the start".
  *
- * @param name   the entry's name: 1 to 4095 bytes in UTF-8, no {@code '/'} and no NUL
+ * @param name   the entry's name: 1 to 4095 bytes, no {@code '/'} and no NUL, as a {@link FileNames} string
+ *               (written to the page as {@link FileNames#encode} gives it: UTF-8, escaped bytes restored)
  * @param ino    {@code d_ino}; should equal the entry's {@link Attr#ino()}
  * @param type   {@code d_type}
  * @param cookie {@code d_off}: the non-zero offset at which a listing resumes after this entry

@@ -15,13 +15,14 @@ import java.util.Objects;
  * Positional reads ({@code pread(2)}) of a local file that survive FUSE_INTERRUPT.
  *
  * <h2>Why not a bare FileChannel</h2>
- * When the kernel sends {@code FUSE_INTERRUPT} for a request (its caller got a signal), the SDK interrupts
- * the handler's virtual thread. A {@link FileChannel} whose reading thread is interrupted <em>closes
- * itself</em>, for every thread: the interrupted read fails with {@link ClosedByInterruptException}, and
- * concurrent and later reads of the same open file would fail with {@link ClosedChannelException}. This
- * reader reopens the file instead: the interrupted read still throws {@link ClosedByInterruptException}
- * (answer EINTR: {@code io.github.purefuse.kit.path.Errnos} maps it so), the thread's interrupt status stays
- * set, and every other read, concurrent or later, goes on on the reopened channel.
+ * A {@link FileChannel} whose reading thread is interrupted <em>closes itself</em>, for every thread: the
+ * interrupted read fails with {@link ClosedByInterruptException}, and concurrent and later reads of the
+ * same open file would fail with {@link ClosedChannelException}. The SDK interrupts a handler's thread on
+ * {@code FUSE_INTERRUPT} only inside {@link io.github.purefuse.api.Interrupts#interruptibly} (and when the
+ * session ends), so a bare channel is safe elsewhere; this reader is safe everywhere. It reopens the file
+ * instead: the interrupted read still throws {@link ClosedByInterruptException} (answer EINTR:
+ * {@code io.github.purefuse.kit.path.Errnos} maps it so), the thread's interrupt status stays set, and
+ * every other read, concurrent or later, goes on on the reopened channel.
  *
  * <h2>Full reads</h2>
  * The kernel takes a READ reply shorter than asked as end of file, so {@link #readFully} keeps reading

@@ -8,8 +8,10 @@ import java.util.Collection;
 /**
  * Lists names that are not valid POSIX names under deterministic short names.
  *
- * <p>A name is shown as it is when it is <em>valid</em> ({@link #isValid}): 1 to 255 bytes in UTF-8, no
- * {@code '/'}, no NUL, not {@code .} or {@code ..}, and no unpaired UTF-16 surrogate. Every other name
+ * <p>A name is shown as it is when it is <em>valid</em> ({@link #isValid}): 1 to 255 bytes, no
+ * {@code '/'}, no NUL, not {@code .} or {@code ..}, and no unpaired UTF-16 surrogate other than an escaped
+ * byte (U+DC80 to U+DCFF: a byte that is not UTF-8, as
+ * {@link io.github.purefuse.api.types.FileNames} maps names from the kernel). Every other name
  * (typically one longer than 255 bytes: object stores allow thousands) gets a <em>short form</em>:
  *
  * <pre>{@code
@@ -29,9 +31,9 @@ import java.util.Collection;
  *       recognise the type.</li>
  * </ul>
  *
- * <p>The name's bytes are its UTF-8 encoding; an unpaired surrogate (possible in a Java string) is
- * encoded as the three bytes UTF-8 would use for its code unit (as WTF-8 does), so different strings
- * always hash differently. The same name gives the same short form in every run and on every machine.
+ * <p>The name's bytes are its UTF-8 encoding, an escaped byte counting as that byte; another unpaired
+ * surrogate (possible in a Java string) is encoded as the three bytes UTF-8 would use for its code unit
+ * (as WTF-8 does), so different strings always hash differently. The same name gives the same short form in every run and on every machine.
  *
  * <p>Short forms are unique within a directory, also against the directory's real names: build a
  * {@link DirectoryNames} from the directory's list of real names to get every entry's display name and to
@@ -86,8 +88,8 @@ public final class NameShortener {
      * Tells whether a name is shown as it is.
      *
      * @param name a real name
-     * @return true if it is 1 to {@link #maxBytes()} bytes in UTF-8, holds no {@code '/'}, NUL or unpaired
-     *     surrogate, and is not {@code .} or {@code ..}
+     * @return true if it is 1 to {@link #maxBytes()} bytes, holds no {@code '/'}, NUL or unpaired
+     *     surrogate other than an escaped byte (U+DC80 to U+DCFF), and is not {@code .} or {@code ..}
      */
     public boolean isValid(String name) {
         if (name.isEmpty() || name.equals(".") || name.equals("..")) {
@@ -110,6 +112,8 @@ public final class NameShortener {
                 }
                 i++;
                 bytes += 4;
+            } else if (isEscapedByte(c)) {
+                bytes += 1;
             } else if (Character.isLowSurrogate(c)) {
                 return false;
             } else {
@@ -214,7 +218,7 @@ public final class NameShortener {
                     continue;
                 }
             } else {
-                bad = c == '/' || c == '\0' || Character.isLowSurrogate(c);
+                bad = c == '/' || c == '\0' || Character.isLowSurrogate(c) && !isEscapedByte(c);
             }
             if (bad && sb == null) {
                 sb = new StringBuilder(n).append(s, 0, i);
@@ -236,7 +240,7 @@ public final class NameShortener {
         int bytes = 0;
         while (end < s.length()) {
             int cp = s.codePointAt(end);
-            int len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            int len = cp < 0x80 || isEscapedByte(cp) ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
             if (bytes + len > budget) {
                 break;
             }
@@ -257,7 +261,8 @@ public final class NameShortener {
     }
 
     /**
-     * The bytes of a name: UTF-8, with an unpaired surrogate encoded as three bytes (WTF-8).
+     * The bytes of a name: UTF-8, an escaped byte as itself, another unpaired surrogate as three bytes
+     * (WTF-8).
      *
      * @param name the name
      * @return its bytes
@@ -274,6 +279,8 @@ public final class NameShortener {
             }
             if (cp < 0x80) {
                 out[p++] = (byte) cp;
+            } else if (isEscapedByte(cp)) {
+                out[p++] = (byte) (cp - 0xDC00);
             } else if (cp < 0x800) {
                 out[p++] = (byte) (0xC0 | (cp >> 6));
                 out[p++] = (byte) (0x80 | (cp & 0x3F));
@@ -302,7 +309,7 @@ public final class NameShortener {
         int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
-            if (c < 0x80) {
+            if (c < 0x80 || isEscapedByte(c)) {
                 bytes += 1;
             } else if (c < 0x800) {
                 bytes += 2;
@@ -314,6 +321,11 @@ public final class NameShortener {
             }
         }
         return bytes;
+    }
+
+    /** An unpaired U+DC80..U+DCFF (callers have consumed surrogate pairs): a byte that is not UTF-8. */
+    private static boolean isEscapedByte(int c) {
+        return c >= 0xDC80 && c <= 0xDCFF;
     }
 
     static byte[] sha256(byte[] data) {

@@ -1,9 +1,9 @@
 package io.github.purefuse.kit.path;
 
-import io.github.purefuse.api.types.LocalFile;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +12,12 @@ import org.jspecify.annotations.Nullable;
  * {@link PathAdapter} sends that handle's READs to {@link #read} and calls {@link #close} at its RELEASE.
  *
  * <p>The kernel sends the READs of one open concurrently (readahead), so {@link #read} must be
- * thread-safe. After a lazy unmount or an aborted connection RELEASE may never come.
+ * thread-safe. After a lazy unmount or an aborted connection RELEASE may never come; the adapter closes
+ * what is left open when the session ends.
+ *
+ * <p>An open can ask the kernel for more: reading a local file without a Java buffer ({@link #localPath()}: FUSE
+ * passthrough, or splice), reads on the transport's thread ({@link #readMayBlock()}) and
+ * {@code FOPEN_KEEP_CACHE} ({@link #keepCache()}).
  */
 public interface OpenFile extends Closeable {
 
@@ -28,31 +33,47 @@ public interface OpenFile extends Closeable {
     int read(long offset, ByteBuffer into) throws IOException;
 
     /**
-     * Whether {@link #read} completes without blocking for long (a local file, memory, a cache hit): the
-     * {@link PathAdapter} then answers this open's READs on the transport's thread, into its reused
-     * buffer, without a hand-off to a virtual thread ({@code ReadOnlyFileSystem.readMayBlock}). The
-     * default, {@code false}, suits a remote store.
+     * The local regular file that holds exactly this file's bytes, if there is one. With
+     * {@link PathAdapter.Builder#passthrough} on and the kernel willing, the OPEN reply names it as the
+     * FUSE passthrough backing file and the kernel reads it itself, with no READ reaching this process;
+     * otherwise the adapter opens it for the transport ({@code FuseConnection.openLocal}) and answers
+     * READs on the transport's thread with its pages ({@code FileRange}, spliced on {@code /dev/fuse}).
+     * Either way the adapter closes this {@code OpenFile} right away; if the file cannot be opened, READs
+     * go to {@link #read}. All opens of one path must name the same file (the kernel ties a backing file
+     * to the inode), and its size must be the size {@code stat} gave.
      *
-     * @return whether reads of this open do not block
+     * @return the file, or {@code null} (the default) to serve reads through {@link #read}
      */
-    default boolean readsWithoutBlocking() {
-        return false;
-    }
-
-    /**
-     * The local file whose bytes are this open's bytes (file offset = open offset), if there is one: the
-     * adapter then answers READs with a {@code FileRange} of it, which the transport sends with
-     * {@code splice(2)} (no Java buffer, one copy instead of two). Open it with
-     * {@code FuseConnection.openLocal}; it stays this open's to close. The default: none.
-     *
-     * @return the local file, or {@code null} to read through {@link #read}
-     */
-    default @Nullable LocalFile localFile() {
+    default @Nullable Path localPath() {
         return null;
     }
 
     /**
-     * Releases what this open holds; called once, at RELEASE. The default does nothing.
+     * Whether {@link #read} may block for long (see {@code ReadOnlyFileSystem.readMayBlock}): true (the
+     * default) runs each READ on a virtual thread; false runs it on the transport's thread, into the
+     * transport's own buffer, with no hand-off: right for bytes in memory.
+     *
+     * @return whether a read may block
+     */
+    default boolean readMayBlock() {
+        return true;
+    }
+
+    /**
+     * Whether the kernel may keep the pages it cached for this file from earlier opens
+     * ({@code FOPEN_KEEP_CACHE}): right when the bytes cannot have changed since. Asked only when the
+     * adapter keeps caches ({@link PathAdapter.Builder#keepCache}, on by default); ignored for a
+     * passthrough open (the kernel refuses the two together).
+     *
+     * @return true (the default) to keep the cache, false to have the kernel drop it at this open
+     */
+    default boolean keepCache() {
+        return true;
+    }
+
+    /**
+     * Releases what this open holds; called once, at RELEASE (or at OPEN for a passthrough open, or when
+     * the session ends). The default does nothing.
      *
      * @throws IOException on an error (logged; the kernel ignores RELEASE replies)
      */

@@ -1,13 +1,15 @@
 package io.github.purefuse.kit.path;
 
 import io.github.purefuse.api.FuseConnection;
-import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadTarget;
+import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.GetxattrReply;
 import io.github.purefuse.api.reply.LinkTarget;
 import io.github.purefuse.api.reply.ListxattrReply;
@@ -16,7 +18,6 @@ import io.github.purefuse.api.reply.NegativeEntry;
 import io.github.purefuse.api.reply.Ok;
 import io.github.purefuse.api.reply.OpenReply;
 import io.github.purefuse.api.reply.Opened;
-import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
 import io.github.purefuse.api.reply.ReadlinkReply;
@@ -42,27 +43,32 @@ import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
-import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.dir.DirectoryHandles;
 import io.github.purefuse.kit.dir.DirectoryListing;
+import io.github.purefuse.kit.file.FileHandles;
+import io.github.purefuse.kit.file.PassthroughFiles;
 import io.github.purefuse.kit.inode.InodeTable;
 import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -88,9 +94,16 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Reads</b>: OPEN remembers the file's size; READ leases a pooled buffer of
  *       {@code min(request size, size - offset)} bytes ({@link BufferLeases}), lets
  *       {@link PathFileSystem#read} (or the {@link OpenFile} that {@link PathFileSystem#open} returned for
- *       this open) fill it and sends it without a copy; RELEASE closes the {@code OpenFile}.</li>
+ *       this open) fill it and sends it without a copy; RELEASE closes the {@code OpenFile}. Open files live in
+ *       {@link FileHandles}.</li>
+ *   <li><b>Local files</b>: an {@code OpenFile} whose bytes are a local file ({@link OpenFile#localPath()})
+ *       is read by the kernel itself with FUSE passthrough ({@link Builder#passthrough}), else its READs run
+ *       on the transport's thread ({@link #readMayBlock}) and answer with a {@link FileRange} of the file,
+ *       which the transport splices to the kernel. An {@code OpenFile} whose
+ *       {@link OpenFile#readMayBlock()} is false fills the transport's buffer the same way.</li>
  *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured;
- *       {@code FOPEN_KEEP_CACHE} on open (default), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
+ *       {@code FOPEN_KEEP_CACHE} on open (default; an {@code OpenFile} can turn it off for its open with
+ *       {@link OpenFile#keepCache()}), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
  *   <li><b>Errors</b>: exceptions become errnos ({@link Errnos}); opens for writing get
  *       EROFS.</li>
  * </ul>
@@ -114,14 +127,36 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final boolean keepCache;
     private final boolean cacheDirectories;
     private final DirectoryHandles directories = new DirectoryHandles();
-    private final ConcurrentHashMap<Long, OpenedFile> files = new ConcurrentHashMap<>();
-    private final AtomicLong nextFh = new AtomicLong(1);
+    private final FileHandles<OpenedFile> files = new FileHandles<>();
+    private final boolean passthroughWanted;
+    /** Backing files by path: every path is its own FUSE inode, and all opens of an inode share one. */
+    private volatile PassthroughFiles<FsPath> backings = PassthroughFiles.disabled();
+    private final LongAdder passthroughOpens = new LongAdder();
+    private final LongAdder readErrors = new LongAdder();
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
     private final int namesCacheLimit;
     private volatile @Nullable FuseConnection connection;
 
-    /** An open file: its size at OPEN, and the filesystem's per-open state if it keeps one. */
-    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state) {
+    /**
+     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one, whether the kernel
+     * reads it through a backing file, or the local file whose bytes READs send (in both cases the state
+     * was closed at OPEN).
+     */
+    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state, boolean passthrough,
+                              @Nullable LocalFile local) {
+    }
+
+    /**
+     * What the adapter holds now and has done since it was built, for {@code --stats} and tests.
+     *
+     * @param nodes            paths the kernel holds a lookup count for, the root included
+     *                         ({@link InodeTable#size()})
+     * @param openFiles        open file handles (OPENs without their RELEASE yet)
+     * @param openDirectories  open directory handles
+     * @param passthroughOpens OPENs answered with FUSE passthrough so far
+     * @param readErrors       READs answered with EIO so far
+     */
+    public record Stats(int nodes, int openFiles, int openDirectories, long passthroughOpens, long readErrors) {
     }
 
     private record CachedNames(DirectoryNames names, long expiresAtNanos) {
@@ -138,6 +173,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         this.cacheDirectories = b.cacheDirectories;
         this.namesCacheLimit = b.namesCacheLimit;
         this.inoFromAttributes = b.inoFromAttributes;
+        this.passthroughWanted = b.passthrough;
         this.table = InodeTable.builder(FsPath.ROOT, FsPath::encoded).inoFromAttributes(b.inoFromAttributes).build();
     }
 
@@ -173,6 +209,19 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         return files.size();
     }
 
+    /** {@return what the adapter holds now and has done so far} */
+    public Stats stats() {
+        return new Stats(table.size(), files.size(), directories.size(), passthroughOpens.sum(), readErrors.sum());
+    }
+
+    /**
+     * {@return whether opens can use FUSE passthrough now: asked for with {@link Builder#passthrough}, offered
+     * by the session and not refused by the kernel}
+     */
+    public boolean passthroughActive() {
+        return backings.active();
+    }
+
     /** {@return the connection of the mount this adapter serves, once INIT was answered; for notifications} */
     public Optional<FuseConnection> connection() {
         return Optional.ofNullable(connection);
@@ -181,6 +230,17 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     @Override
     public void init(FuseConnection connection) {
         this.connection = connection;
+        if (passthroughWanted) {
+            backings = PassthroughFiles.of(connection);   // off, with a warning, if the session does not offer it
+        }
+    }
+
+    /** Closes what the opens that never got their RELEASE (unmount sends none) still hold. */
+    @Override
+    public void destroy() {
+        for (OpenedFile f : files.releaseAll()) {
+            closeOpen(f);
+        }
     }
 
     // ---------------------------------------------------------------------------------- lookup, attributes
@@ -262,10 +322,33 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 return Failure.of(Errno.EISDIR);
             }
             OpenFile state = fs.open(path);
-            long fh = nextFh.getAndIncrement();
-            files.put(fh, new OpenedFile(path, attr.get().size(), state));
-            return keepCache ? Opened.of(FileHandle.of(fh), OpenFlag.KEEP_CACHE)
-                    : Opened.of(FileHandle.of(fh));
+            long size = attr.get().size();
+            Path backing = state == null ? null : state.localPath();
+            if (backing != null && backings.active()) {
+                OptionalInt backingId;
+                try {
+                    backingId = backings.open(path, backing);   // empty if the kernel refused the first one
+                } catch (IOException | RuntimeException e) {
+                    closeQuietly(path, state);
+                    throw e;
+                }
+                if (backingId.isPresent()) {
+                    closeQuietly(path, state);                 // the kernel reads the backing file itself
+                    passthroughOpens.increment();
+                    FileHandle fh = files.open(new OpenedFile(path, size, null, true, null));
+                    return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
+                }
+            }
+            boolean cache = keepCache && (state == null || state.keepCache());
+            LocalFile local = backing == null ? null : openLocal(path, backing);
+            FileHandle fh;
+            if (local != null) {
+                closeQuietly(path, state);                     // READs send the local file's bytes
+                fh = files.open(new OpenedFile(path, size, null, false, local));
+            } else {
+                fh = files.open(new OpenedFile(path, size, state, false, null));
+            }
+            return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
             return failure("open", path.toString(), e);
         }
@@ -273,15 +356,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public ReadReply read(Read request) {
-        OpenedFile file = files.get(request.fh().value());
+        OpenedFile file = files.get(request.fh());
         try {
-            if (file == null) {
+            if (file == null && !request.fh().equals(FileHandle.NONE)) {
+                return Failure.of(Errno.EBADF);                  // not open here (released, or never opened)
+            }
+            if (file == null) {                                  // fh 0: a read without an OPEN of ours
                 FsPath path = table.key(request.header().nodeId());
                 Optional<Attr> attr = path == null ? Optional.empty() : fs.stat(path);
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
-                file = new OpenedFile(path, attr.get().size(), null);
+                file = new OpenedFile(path, attr.get().size(), null, false, null);
             }
             long offset = request.offset();
             if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -292,9 +378,11 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             try {
                 ByteBuffer into = lease.bytes();
                 OpenFile state = file.state();
+                LocalFile local = file.local();
                 while (into.hasRemaining()) {
                     long at = offset + into.position();
-                    int got = state != null ? state.read(at, into) : fs.read(file.path(), at, into);
+                    int got = local != null ? local.read(into, at)
+                            : state != null ? state.read(at, into) : fs.read(file.path(), at, into);
                     if (got <= 0) {
                         break;
                     }
@@ -306,27 +394,33 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            return failure("read", file == null ? request.header().nodeId().toString() : file.path().toString(), e);
+            return readFailure(file == null ? request.header().nodeId().toString() : file.path().toString(), e);
         }
     }
 
-    /** READs of an open whose {@link OpenFile#readsWithoutBlocking()} says so run on the transport's thread. */
+    /**
+     * Whether a READ may block: not for an open served from a local file (its bytes are spliced or read at
+     * page-cache speed) nor for one whose {@link OpenFile#readMayBlock()} says so; those run on the
+     * transport's thread ({@link #read(Read, ReadTarget)}).
+     */
     @Override
     public boolean readMayBlock(Read request) {
-        OpenedFile file = files.get(request.fh().value());
-        OpenFile state = file == null ? null : file.state();
-        return state == null || !state.readsWithoutBlocking();
+        OpenedFile file = files.get(request.fh());
+        if (file == null) {
+            return true;
+        }
+        OpenFile state = file.state();
+        return file.local() == null && (state == null || state.readMayBlock());
     }
 
     /**
-     * The inline READ of an {@link OpenFile} that does not block: a {@code FileRange} of its
-     * {@link OpenFile#localFile()} when it has one, else its bytes read into the transport's buffer.
+     * A READ that does not block: an open served from a local file answers with a {@link FileRange} of it
+     * (the transport splices its pages to the kernel); an {@link OpenFile} fills the transport's buffer.
      */
     @Override
     public ReadReply read(Read request, ReadTarget target) {
-        OpenedFile file = files.get(request.fh().value());
-        OpenFile state = file == null ? null : file.state();
-        if (state == null) {
+        OpenedFile file = files.get(request.fh());
+        if (file == null || file.local() == null && file.state() == null) {
             return read(request);
         }
         long offset = request.offset();
@@ -334,13 +428,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Data.EMPTY;
         }
         int n = (int) Math.min(request.size(), file.size() - offset);
+        LocalFile local = file.local();
+        if (local != null) {
+            return new FileRange(local, offset, n);
+        }
+        OpenFile state = java.util.Objects.requireNonNull(file.state());
+        ByteBuffer into = target.buffer();
+        into.limit(into.position() + n);
         try {
-            LocalFile local = state.localFile();
-            if (local != null) {
-                return new FileRange(local, offset, n);
-            }
-            ByteBuffer into = target.buffer();
-            into.limit(n);
             while (into.hasRemaining()) {
                 if (state.read(offset + into.position(), into) <= 0) {
                     break;
@@ -348,22 +443,60 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return target.filled();
         } catch (IOException | RuntimeException e) {
-            return failure("read", file.path().toString(), e);
+            return readFailure(file.path().toString(), e);
         }
+    }
+
+    /** The errno of a failed READ; EIO counts in {@link Stats#readErrors()}. */
+    private ReadReply readFailure(String what, Exception e) {
+        ReadReply r = failure("read", what, e);
+        if (r.equals(Failure.of(Errno.EIO))) {
+            readErrors.increment();
+        }
+        return r;
     }
 
     @Override
     public StatusReply release(Release request) {
-        OpenedFile file = files.remove(request.fh().value());
-        OpenFile state = file == null ? null : file.state();
-        if (state != null) {
-            try {
-                state.close();
-            } catch (IOException | RuntimeException e) {
-                LOG.log(Level.WARNING, () -> "release " + file.path() + ": closing its OpenFile failed", e);
-            }
+        OpenedFile file = files.release(request.fh());
+        if (file != null) {
+            closeOpen(file);
         }
         return Ok.INSTANCE;
+    }
+
+    /** Closes an open's state, or gives its backing file back: the last release of a path closes it. */
+    private void closeOpen(OpenedFile file) {
+        if (file.passthrough()) {
+            backings.release(file.path());
+        } else if (file.local() != null) {
+            file.local().close();
+        } else if (file.state() != null) {
+            closeQuietly(file.path(), file.state());
+        }
+    }
+
+    /** The local file for READ replies, or null when the connection cannot open it (then the OpenFile reads). */
+    private @Nullable LocalFile openLocal(FsPath path, Path file) {
+        FuseConnection c = connection;
+        if (c == null) {
+            return null;
+        }
+        try {
+            return c.openLocal(file);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "open " + path + ": " + file + " cannot be opened for splicing (" + e
+                    + "); reads go through its OpenFile");
+            return null;
+        }
+    }
+
+    private static void closeQuietly(FsPath path, OpenFile state) {
+        try {
+            state.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, () -> "release " + path + ": closing its OpenFile failed", e);
+        }
     }
 
     // ---------------------------------------------------------------------------------- directories
@@ -525,12 +658,16 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     private <R> R failure(String op, String what, Exception e) {
         Errno errno = Errnos.of(e);
-        if (errno.equals(Errno.EIO)) {
+        if (errno.equals(Errno.EIO) && Interrupts.requested()) {
+            errno = Errno.EINTR; // an interrupted request ends as EINTR, never EIO (Interrupts)
+        }
+        Errno answer = errno;
+        if (answer.equals(Errno.EIO)) {
             LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO: " + e.getMessage(), e);
         } else {
-            LOG.log(Level.DEBUG, () -> op + " " + what + ": " + errno);
+            LOG.log(Level.DEBUG, () -> op + " " + what + ": " + answer);
         }
-        return failureReply(errno);
+        return failureReply(answer);
     }
 
     /** Settings of a {@link PathAdapter}; not thread-safe. */
@@ -545,6 +682,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         private BufferLeases leases = BufferLeases.pooled();
         private int namesCacheLimit = 1024;
         private boolean inoFromAttributes;
+        private boolean passthrough;
 
         private Builder(PathFileSystem fs) {
             this.fs = Objects.requireNonNull(fs, "fs");
@@ -651,6 +789,23 @@ public final class PathAdapter implements ReadOnlyFileSystem {
          */
         public Builder inoFromAttributes(boolean inoFromAttributes) {
             this.inoFromAttributes = inoFromAttributes;
+            return this;
+        }
+
+        /**
+         * Whether an open whose {@link OpenFile} names a {@linkplain OpenFile#localPath() local file}
+         * is answered with FUSE passthrough ({@code FOPEN_PASSTHROUGH}, protocol 7.40, Linux 6.9+): the
+         * kernel reads that file itself and sends no READ for the open. Every open of one path shares one
+         * backing file ({@link PassthroughFiles}); the {@code OpenFile} is closed at OPEN, since its reads
+         * never come. The session must be mounted with passthrough requested; where the kernel or the
+         * process's privileges do not allow it, one WARNING is logged and reads go through the
+         * {@code OpenFile} ({@link #passthroughActive()} says which).
+         *
+         * @param passthrough default false
+         * @return this builder
+         */
+        public Builder passthrough(boolean passthrough) {
+            this.passthrough = passthrough;
             return this;
         }
 

@@ -15,28 +15,34 @@ import org.jspecify.annotations.Nullable;
  * shortening, directory cookies, buffer leases and cache timeouts are the adapter's business.
  *
  * <h2>A tiny example</h2>
+ * The getting-started filesystem of the README and the site ({@code examples/.../hello/HelloPath.java},
+ * compiled, mounted by a test, and kept equal to this copy by another):
  * {@snippet :
- * class Hello implements PathFileSystem {
+ * public class HelloPath implements PathFileSystem {
  *     static final byte[] TEXT = "Hello, world!\n".getBytes(StandardCharsets.UTF_8);
+ *     static final Attr ROOT = Attr.builder(FileType.DIRECTORY).permissions(0555).times(Instant.now()).build();
+ *     static final Attr FILE = Attr.builder(FileType.REGULAR).permissions(0444).size(TEXT.length).times(ROOT.mtime()).build();
  *
- *     public List<PathEntry> list(FsPath dir) throws IOException {
- *         if (!dir.isRoot()) throw new NotDirectoryException(dir.toString());
- *         return List.of(new PathEntry("hello.txt", file()));
+ *     public List<PathEntry> list(FsPath dir) {
+ *         return List.of(new PathEntry("hello.txt", FILE));    // the root is the only directory
  *     }
  *     public Optional<Attr> stat(FsPath path) {
- *         if (path.isRoot()) return Optional.of(Attr.builder(FileType.DIRECTORY).permissions(0555).build());
- *         return path.equals(FsPath.of("/hello.txt")) ? Optional.of(file()) : Optional.empty();
+ *         if (path.isRoot()) return Optional.of(ROOT);
+ *         return path.equals(FsPath.of("/hello.txt")) ? Optional.of(FILE) : Optional.empty();
  *     }
  *     public int read(FsPath file, long offset, ByteBuffer into) {
  *         int n = (int) Math.max(0, Math.min(into.remaining(), TEXT.length - offset));
  *         into.put(TEXT, (int) offset, n);
  *         return n;
  *     }
- *     static Attr file() { return Attr.builder(FileType.REGULAR).permissions(0444).size(TEXT.length).build(); }
- * }
  *
- * ReadOnlyFileSystem fs = PathAdapter.builder(new Hello()).immutable().build();
- * // mount fs with fuse-kernel-channel's FuseSession.mount(mountpoint, fs, MountOptions.defaults())
+ *     public static void main(String[] args) throws Exception {
+ *         ReadOnlyFileSystem fs = PathAdapter.builder(new HelloPath()).immutable().build();
+ *         try (FuseSession session = FuseSession.mount(Path.of(args[0]), fs, MountOptions.defaults())) {
+ *             session.awaitTermination();   // until `umount`, Ctrl-C or SIGTERM
+ *         }
+ *     }
+ * }
  * }
  *
  * <h2>Rules</h2>
@@ -53,6 +59,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>Per-open state: return an {@link OpenFile} from {@link #open} to keep state for one open of a file
  *       (its READs go to it, RELEASE closes it).</li>
  *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O.</li>
+ *   <li>Interrupts: a signal to the reading process (FUSE_INTERRUPT) does not interrupt your thread, so
+ *       channels you keep open across calls stay open; to let a long wait be cut short, wrap it in
+ *       {@link io.github.purefuse.api.Interrupts#interruptibly} and throw the
+ *       {@code InterruptedIOException} (EINTR). An interrupted request is never answered EIO: the adapter
+ *       answers EINTR instead.</li>
  *   <li>Listings must be stable while the tree is mounted with long timeouts: a listing is snapshotted at
  *       {@code opendir} and served from that snapshot to the handle's end.</li>
  * </ul>

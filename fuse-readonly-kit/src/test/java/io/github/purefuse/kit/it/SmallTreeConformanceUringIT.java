@@ -5,31 +5,21 @@ import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.Mounter;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.UringParameter;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The conformance suite of {@link SmallTreeConformanceIT} over FUSE over io_uring. Sets
- * {@code enable_uring} for the class (and restores it); when it cannot, the tests fail.
+ * The conformance suite of {@link SmallTreeConformanceIT} over FUSE over io_uring. Each mount sets
+ * {@code enable_uring} for its INIT and puts it back right after (a connection that negotiated io_uring
+ * keeps it); when the parameter cannot be set, the tests fail.
  */
 class SmallTreeConformanceUringIT extends SmallTreeConformanceIT {
-    private static UringParameter parameter;
-
-    @BeforeAll
-    static void enableUring() {
-        parameter = UringParameter.enable();
-    }
-
-    @AfterAll
-    static void restoreUring() {
-        if (parameter != null) {
-            parameter.close();
-        }
-    }
-
     @Override
     protected Mounter mounter() {
-        return TestMount.mounter(() -> PathAdapter.builder(spec.fs).immutable().build(),
+        Mounter m = TestMount.mounter(() -> PathAdapter.builder(spec.fs).immutable().build(),
                 TestMount.options().transport(Transport.IO_URING).build());
+        return mountpoint -> {
+            try (UringParameter p = UringParameter.enable()) {
+                return m.mount(mountpoint);
+            }
+        };
     }
 }

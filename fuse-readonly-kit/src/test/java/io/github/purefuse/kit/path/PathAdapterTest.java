@@ -248,7 +248,7 @@ class PathAdapterTest {
     }
 
     /** A MemoryFs whose opens keep state: each open reads through its own OpenFile, closed at RELEASE. */
-    static final class PerOpenFs implements PathFileSystem {
+    static class PerOpenFs implements PathFileSystem {
         final MemoryFs inner = new MemoryFs().file(FsPath.of("/f"), DATA).dir(FsPath.of("/d"));
         final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
@@ -318,6 +318,251 @@ class PathAdapterTest {
         assertEquals(0, leases.outstandingLeases());
     }
 
+    /** An OpenFile that reads through {@code inner} and asks for what the other arguments say. */
+    static OpenFile with(OpenFile inner, java.nio.file.@org.jspecify.annotations.Nullable Path local, boolean keepCache,
+                         boolean readMayBlock) {
+        return new OpenFile() {
+            @Override
+            public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                return inner.read(offset, into);
+            }
+
+            @Override
+            public java.nio.file.@org.jspecify.annotations.Nullable Path localPath() {
+                return local;
+            }
+
+            @Override
+            public boolean keepCache() {
+                return keepCache;
+            }
+
+            @Override
+            public boolean readMayBlock() {
+                return readMayBlock;
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                inner.close();
+            }
+        };
+    }
+
+    /** A connection whose passthrough hands out backing ids and records which are live. */
+    static final class FakeConnection implements io.github.purefuse.api.FuseConnection {
+        final Map<Integer, java.nio.file.Path> live = new java.util.HashMap<>();
+        int nextId = 1;
+
+        @Override
+        public io.github.purefuse.api.Negotiated negotiated() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public io.github.purefuse.api.Notifier notifier() {
+            throw new UnsupportedOperationException();
+        }
+
+        final java.util.List<java.nio.file.Path> openedLocal = new ArrayList<>();
+        final java.util.concurrent.atomic.AtomicInteger closedLocal = new java.util.concurrent.atomic.AtomicInteger();
+        boolean offerPassthrough = true;
+
+        @Override
+        public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file) {
+            openedLocal.add(file);
+            return new io.github.purefuse.api.types.LocalFile() {
+                @Override
+                public java.nio.file.Path path() {
+                    return file;
+                }
+
+                @Override
+                public int read(ByteBuffer into, long position) {
+                    int n = (int) Math.max(0, Math.min(into.remaining(), DATA.length - position));
+                    into.put(DATA, (int) position, n);
+                    return n;
+                }
+
+                @Override
+                public long size() {
+                    return DATA.length;
+                }
+
+                @Override
+                public void close() {
+                    closedLocal.incrementAndGet();
+                }
+            };
+        }
+
+        @Override
+        public java.util.Optional<Passthrough> passthrough() {
+            if (!offerPassthrough) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(file -> {
+                int id = nextId++;
+                live.put(id, file);
+                return new BackingFile() {
+                    @Override
+                    public int id() {
+                        return id;
+                    }
+
+                    @Override
+                    public void close() {
+                        live.remove(id);
+                    }
+                };
+            });
+        }
+    }
+
+    @Test
+    void anOpenFileWithALocalFileIsServedByPassthroughSharedByItsOpens() {
+        java.nio.file.Path local = java.nio.file.Path.of("/local/f");
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                return with(super.open(file), local, true, true);
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).passthrough(true).build();
+        FakeConnection kernel = new FakeConnection();
+        a.init(kernel);
+        assertTrue(a.passthroughActive());
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened one = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        Opened two = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(java.util.Set.of(OpenFlag.PASSTHROUGH), one.flags(), "no KEEP_CACHE with passthrough");
+        assertEquals(one.backingId(), two.backingId(), "one backing file per path");
+        assertEquals(Map.of(one.backingId(), local), kernel.live);
+        assertEquals(2, perOpen.closed.get(), "OpenFiles of passthrough opens are closed at OPEN");
+        assertEquals(2, a.stats().passthroughOpens());
+        a.release(Requests.release(f, one.fh()));
+        assertEquals(1, kernel.live.size(), "still used by the second open");
+        a.release(Requests.release(f, two.fh()));
+        assertEquals(Map.of(), kernel.live, "the last release closes the backing file");
+        assertEquals(0, a.stats().openFiles());
+    }
+
+    @Test
+    void withoutPassthroughALocalFileIsSplicedOnTheTransportThread() {
+        java.nio.file.Path local = java.nio.file.Path.of("/local/f");
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                return with(super.open(file), local, true, true);
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();   // passthrough not asked for
+        FakeConnection kernel = new FakeConnection();
+        kernel.offerPassthrough = false;
+        a.init(kernel);
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), o.flags());
+        assertEquals(List.of(local), kernel.openedLocal);
+        assertEquals(1, perOpen.closed.get(), "the OpenFile is closed at OPEN: the local file serves the reads");
+        io.github.purefuse.api.request.Read r = Requests.read(f, o.fh(), DATA.length - 10, 4096);
+        assertEquals(false, a.readMayBlock(r), "local bytes: inline on the transport's thread");
+        io.github.purefuse.api.reply.FileRange range = assertInstanceOf(io.github.purefuse.api.reply.FileRange.class,
+                a.read(r, null));
+        assertEquals(DATA.length - 10, range.offset());
+        assertEquals(10, range.length(), "up to the size at OPEN");
+        try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease()) {
+            assertEquals(16, lease.bytes().remaining(), "a transport without a target reads the local file too");
+        }
+        a.release(Requests.release(f, o.fh()));
+        assertEquals(1, kernel.closedLocal.get(), "RELEASE closes the local file");
+        assertEquals(0, perOpen.readsThroughHandles.get());
+    }
+
+    @Test
+    void anOpenFileInMemoryCanFillTheTransportsBuffer() {
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                return with(super.open(file), null, true, false);
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        io.github.purefuse.api.request.Read r = Requests.read(f, o.fh(), 16, 16);
+        assertEquals(false, a.readMayBlock(r));
+        ByteBuffer buffer = ByteBuffer.allocateDirect(16);
+        Data filled = Data.EMPTY;
+        io.github.purefuse.api.ReadTarget target = new io.github.purefuse.api.ReadTarget() {
+            @Override
+            public ByteBuffer buffer() {
+                return buffer;
+            }
+
+            @Override
+            public Data filled() {
+                return filled;
+            }
+        };
+        assertEquals(filled, a.read(r, target));
+        byte[] got = new byte[16];
+        buffer.flip().get(got);
+        assertArrayEquals(java.util.Arrays.copyOfRange(DATA, 16, 32), got);
+        assertEquals(0, leases.outstandingLeases(), "no lease for an inline READ");
+    }
+
+    @Test
+    void withoutPassthroughTheSameOpenFileIsReadAndCanDeclineKeepCache() {
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                return with(super.open(file), java.nio.file.Path.of("/local/f"), false, true);
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();   // passthrough not asked for
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(java.util.Set.of(), o.flags(), "the open declined FOPEN_KEEP_CACHE");
+        assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease().close();
+        assertTrue(perOpen.readsThroughHandles.get() > 0);
+        a.destroy();
+        assertEquals(0, a.stats().openFiles(), "destroy closes what is still open");
+    }
+
+    @Test
+    void aRequestThatFailsAfterFuseInterruptIsAnsweredEintrNotEio() {
+        PathFileSystem broken = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) {
+                return List.of();
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
+                if (path.isRoot()) {
+                    return fs.stat(path);
+                }
+                throw new java.io.IOException("the store failed");
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return -1;
+            }
+        };
+        PathAdapter a = PathAdapter.builder(broken).build();
+        assertEquals(Failure.of(Errno.EIO), a.lookup(Requests.lookup(NodeId.ROOT, "x")));
+        io.github.purefuse.api.Interrupts.Scope scope = new io.github.purefuse.api.Interrupts.Scope();
+        scope.bind();
+        try {
+            scope.raise();
+            assertEquals(Failure.of(Errno.EINTR), a.lookup(Requests.lookup(NodeId.ROOT, "x")));
+        } finally {
+            scope.unbind();
+        }
+    }
+
     @Test
     void anOpenFileThatDoesNotBlockIsReadInlineIntoTheTransportsBuffer() {
         PerOpenFs inner = new PerOpenFs();
@@ -347,8 +592,8 @@ class PathAdapterTest {
                     }
 
                     @Override
-                    public boolean readsWithoutBlocking() {
-                        return true;
+                    public boolean readMayBlock() {
+                        return false;
                     }
                 };
             }

@@ -568,6 +568,9 @@ public final class S3Depot implements WritableDepot {
         try {
             int got = await(f, "open " + s.key);
             total = totalLength(into.contentRange());
+            if (total < 0 && got < len) {
+                total = got; // a 200 without Content-Range: the whole object, shorter than asked for
+            }
             if (total == s.size && got != len) {
                 throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()
                         + ": a GET of " + len + " bytes returned " + got);
@@ -841,11 +844,13 @@ public final class S3Depot implements WritableDepot {
     /**
      * {@inheritDoc}
      *
-     * <p>The root object is written with {@code If-None-Match: *} when it is new and {@code If-Match: ETAG}
-     * of the value read before otherwise, so a concurrent update makes this one fail with
-     * {@link DepotException.Reason#CONFLICT} (or, for {@code expected == null}, retry on the new value)
-     * instead of being lost. Before the first root update the server is checked once for conditional
-     * writes; one that ignores them is refused with a one-line error.
+     * <p>Root updates of a depot are serialized by a lock object created with {@code If-None-Match: *}
+     * (the S3 counterpart of the local depot's {@code lock} file); inside it the root is read, compared
+     * with {@code expected} and written with {@code If-None-Match: *} when it is new and
+     * {@code If-Match: ETAG} of the value read otherwise. A concurrent update therefore makes this one fail
+     * with {@link DepotException.Reason#CONFLICT} instead of being lost. Before the first root update the
+     * server is checked once for conditional writes; one that ignores them is refused with a one-line
+     * error.
      */
     @Override
     public void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException {
@@ -857,7 +862,8 @@ public final class S3Depot implements WritableDepot {
         requireConditionalWrites();
         String key = location.refsPrefix() + name;
         byte[] value = (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII);
-        for (int attempt = 0; ; attempt++) {
+        lockRootUpdates();
+        try {
             Optional<Ref> current = readRef(name);
             if (expected != null && !current.map(Ref::hash).equals(Optional.of(expected))) {
                 throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile (now "
@@ -875,17 +881,74 @@ public final class S3Depot implements WritableDepot {
                         r.ifNoneMatch("*");
                     }
                 }, AsyncRequestBody.fromBytes(value)), "move root " + key);
+            } catch (DepotException e) {
+                if (e.reason() != DepotException.Reason.CONFLICT) {
+                    throw e;
+                }
+                throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile; try again", e);
+            }
+        } finally {
+            unlockRootUpdates();
+        }
+    }
+
+    /** A root-update lock older than this is taken to be left by a writer that died. */
+    static final java.time.Duration LOCK_STALE = java.time.Duration.ofSeconds(60);
+    /** How long a root update waits for the lock. */
+    static final java.time.Duration LOCK_WAIT = java.time.Duration.ofSeconds(120);
+
+    /**
+     * Takes the depot's root-update lock: the object {@code PREFIX/lock}, created with
+     * {@code If-None-Match: *}, which S3-compatible servers decide atomically (S3Proxy's filesystem
+     * backend included, whose {@code If-Match} is only emulated, check then write). A lock older than
+     * {@link #LOCK_STALE} is removed as left behind by a dead writer.
+     */
+    private void lockRootUpdates() throws IOException {
+        String key = location.key("lock");
+        String token = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()) + " "
+                + java.time.Instant.now() + "\n";
+        long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+        long pause = 20;
+        while (true) {
+            try {
+                await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifNoneMatch("*"),
+                        AsyncRequestBody.fromString(token)), "lock root updates");
                 return;
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.CONFLICT) {
                     throw e;
                 }
-                if (expected != null || attempt >= 8) {
-                    throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name
-                            + "' changed meanwhile; try again", e);
-                }
             }
+            try {
+                HeadObjectResponse held = await(client.headObject(r -> r.bucket(location.bucket()).key(key)), "check " + key);
+                if (held.lastModified() != null
+                        && held.lastModified().plus(LOCK_STALE).isBefore(java.time.Instant.now())) {
+                    await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "remove stale " + key);
+                    continue;
+                }
+            } catch (DepotException e) {
+                if (e.reason() != DepotException.Reason.NOT_FOUND) {
+                    throw e;
+                }
+                continue; // released meanwhile
+            }
+            if (System.nanoTime() > deadline) {
+                throw new DepotException(DepotException.Reason.CONFLICT, "root updates of " + description
+                        + " are locked by another writer (" + key + "); try again");
+            }
+            try {
+                Thread.sleep(pause + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for " + key);
+            }
+            pause = Math.min(pause * 2, 500);
         }
+    }
+
+    private void unlockRootUpdates() throws IOException {
+        String key = location.key("lock");
+        await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "unlock root updates");
     }
 
     /**

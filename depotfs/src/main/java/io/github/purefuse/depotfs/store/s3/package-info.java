@@ -1,7 +1,54 @@
 /**
  * The depot in S3-compatible object storage ({@link io.github.purefuse.depotfs.store.s3.S3Depot}),
  * behind the same {@link io.github.purefuse.depotfs.store.Depot} port as the local depot, on the AWS SDK
- * for Java v2's asynchronous client.
+ * for Java v2's asynchronous client (AWS CRT HTTP client by default, Netty NIO on request; see
+ * {@link io.github.purefuse.depotfs.store.s3.S3Options.HttpClientKind}).
+ *
+ * <h2>Reads and the kernel's readahead</h2>
+ * Over a network every request costs a round trip, so the bytes a reader will want must already be on
+ * their way when its READ arrives. Two read-ahead mechanisms stack, and the design makes them cooperate
+ * rather than compete:
+ * <ul>
+ *   <li><b>The kernel</b> turns a sequential {@code read(2)} stream into FUSE READs of up to
+ *       {@code max_pages} pages (256 pages = 1 MiB, negotiated in INIT) and, with {@code FUSE_ASYNC_READ},
+ *       sends its readahead window ({@code read_ahead_kb} of the mount's BDI: depotfs sets 1024 as root)
+ *       as several READs at once, at most {@code max_background} of them in flight for the whole mount
+ *       (the congestion threshold throttles new readahead before that). The kernel's first readahead of
+ *       a file is small (the window starts at a few pages and ramps up), and it only looks
+ *       {@code read_ahead_kb} ahead: 1 MiB is 1 ms at 1 GB/s, far less than a round trip to a store.</li>
+ *   <li><b>The prefetcher</b> ({@code Prefetcher}, one per open object, shared by every handle of it) sees
+ *       those READs arrive, possibly out of order across reader threads. The first part (128 KiB, the
+ *       size of a typical first kernel readahead) is fetched by {@code open} itself, together with the
+ *       size check. A READ that continues the stream, or lands inside what was just fetched, counts as
+ *       sequential and doubles the window, up to 64 MiB; the window is fetched as parts of at most
+ *       4 MiB, each one ranged GET, all in flight at once, and a new batch is started only once less
+ *       than half the window is ahead (so GETs stay whole parts, not one per READ). This is what hides
+ *       the round trip and fills the link: at 10 ms RTT and 1 GB/s a window of 10 MB is in flight.</li>
+ * </ul>
+ * The kernel's readahead decides what is asked for; the prefetcher decides how far ahead the store is
+ * asked. A larger {@code read_ahead_kb} or {@code max_background} gives the prefetcher more READs in
+ * flight to detect the stream early and more parallel consumers of its parts; a smaller one makes the
+ * READs themselves wait on the round trip less often only if the window is already open. Random access
+ * (a READ anywhere else) resets the window and is served by exact ranged GETs of the missing bytes,
+ * written by the HTTP client straight into the leased reply buffer, so random 4 KiB reads cost one GET of
+ * 4 KiB and no read-ahead. Parts fetched ahead live in their own buffers and are copied once into the
+ * reply buffer (a memory copy, negligible beside the network); exact reads have no copy beyond the HTTP
+ * client's.
+ *
+ * <h2>Memory, duplicates, cancellation</h2>
+ * All prefetch buffers of a mount come from one {@link io.github.purefuse.depotfs.store.s3.PrefetchBudget}
+ * ({@code --s3-prefetch-mib}, default 256 MiB): when it is exhausted no window grows and reads are exact,
+ * so eight readers of eight large objects share the cap instead of each taking 64 MiB. Parts are dropped
+ * once every reader is 1 MiB past them, and all of an object's parts when its last handle is released.
+ * Bytes being fetched are registered, and a READ that needs them waits for that GET, so the same bytes are
+ * never fetched twice at once. An interrupted READ ({@code FUSE_INTERRUPT}) cancels the GETs it started
+ * for its own bytes (and no byte reaches its buffer afterwards); parts fetched ahead for others go on.
+ *
+ * <h2>Faults</h2>
+ * Every request has an attempt timeout (10 s) and a call timeout ({@code --s3-timeout}, 30 s) and is
+ * retried up to 4 attempts with exponential backoff and jitter; throttling ({@code 503 SlowDown}) backs
+ * off from 1 s; there is no retry quota that could run dry during an outage. A failed part is dropped,
+ * so the next READ tries again: the mount recovers as soon as the store answers.
  */
 @NullMarked
 package io.github.purefuse.depotfs.store.s3;

@@ -52,13 +52,13 @@ import io.github.purefuse.api.request.Unknown;
 import io.github.purefuse.api.request.Unlink;
 import io.github.purefuse.api.request.Write;
 import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.channel.internal.abi.FuseStructs;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseInHeader;
 import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.abi.Le;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -579,15 +579,16 @@ public final class RequestDecoder {
             return string(off, nul(off, "name"));
         }
 
+        /** Bytes as a name string: UTF-8, other bytes escaped ({@link FileNames}), so that names round-trip. */
         String string(int from, int to) {
             int n = to - from;
             if (n == 0) {
                 return "";
             }
             if (frame.hasArray()) {
-                return new String(frame.array(), frame.arrayOffset() + start + from, n, StandardCharsets.UTF_8);
+                return FileNames.decode(frame.array(), frame.arrayOffset() + start + from, n);
             }
-            return new String(bytes(from, n), StandardCharsets.UTF_8);
+            return FileNames.decode(bytes(from, n));
         }
 
         byte[] bytes(int off, int n) {

@@ -2,12 +2,12 @@ package io.github.purefuse.channel.internal.codec;
 
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseAttr;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseEntryOut;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseOutHeader;
 import io.github.purefuse.channel.internal.abi.Le;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -126,8 +126,11 @@ final class Wire {
         return utf8.length;
     }
 
-    /** {@return the name's bytes when it is not ASCII, else {@code null} (write it with {@link #putName})} */
+    /**
+     * {@return the name's bytes when it is not ASCII, else {@code null} (write it with {@link #putName}):
+     * UTF-8, escaped bytes restored ({@link FileNames#encode})}
+     */
     static byte @org.jspecify.annotations.Nullable [] utf8IfNeeded(String s) {
-        return asciiOrMinusOne(s) >= 0 ? null : s.getBytes(StandardCharsets.UTF_8);
+        return asciiOrMinusOne(s) >= 0 ? null : FileNames.encode(s);
     }
 }

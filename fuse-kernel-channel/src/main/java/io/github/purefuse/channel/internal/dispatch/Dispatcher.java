@@ -1,5 +1,6 @@
 package io.github.purefuse.channel.internal.dispatch;
 
+import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.Failure;
@@ -71,8 +72,9 @@ import java.util.function.Supplier;
  *   <tr><th>request</th><th>where</th><th>answer</th></tr>
  *   <tr><td>FORGET, BATCH_FORGET</td><td>transport thread</td><td>{@code fs.forget} per item; never
  *       replied (§4.4)</td></tr>
- *   <tr><td>INTERRUPT</td><td>transport thread</td><td>interrupts the handler's virtual thread; no reply
- *       (§4.16)</td></tr>
+ *   <tr><td>INTERRUPT</td><td>transport thread</td><td>raises the handler's
+ *       {@link io.github.purefuse.api.Interrupts} scope (its thread is interrupted only inside
+ *       {@code Interrupts.interruptibly}); no reply (§4.16)</td></tr>
  *   <tr><td>NOTIFY_REPLY</td><td>transport thread</td><td>ignored (this SDK sends no RETRIEVE); never
  *       replied</td></tr>
  *   <tr><td>every {@link WriteRequest}</td><td>transport thread</td><td>EROFS (§9.9: never ENOSYS)</td></tr>
@@ -88,7 +90,8 @@ import java.util.function.Supplier;
  * <p>Handler calls on virtual threads are bounded by a semaphore of {@code maxInFlight} permits that the
  * transport thread acquires before it hands the call over: when the filesystem is slow, the transport
  * stops reading and the kernel queues requests (backpressure). A handler that throws (or returns
- * {@code null}) gets EIO for that request and one log line; the session goes on. Lookup counts, leases
+ * {@code null}) gets EIO for that request and one log line (EINTR, at DEBUG, when its request was
+ * interrupted: {@link io.github.purefuse.api.Interrupts}); the session goes on. Lookup counts, leases
  * and pages are the {@link Exchange}'s: see there.
  */
 public final class Dispatcher implements RequestSink {
@@ -318,6 +321,12 @@ public final class Dispatcher implements RequestSink {
     private static Failure failed(@org.jspecify.annotations.Nullable FuseRequest request, Throwable e) {
         if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
             throw vme;
+        }
+        if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
+            LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
+                    request == null ? "a request" : Opcodes.name(request.header().opcode()),
+                    request == null ? "?" : Long.toUnsignedString(request.header().unique()), e.toString());
+            return Failure.of(Errno.EINTR);
         }
         LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO",
                 request == null ? "a request" : Opcodes.name(request.header().opcode()),

@@ -1,12 +1,16 @@
 package io.github.purefuse.channel.internal.dispatch;
 
+import io.github.purefuse.api.Interrupts;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The requests whose handlers are running, by {@code unique}, so that {@code FUSE_INTERRUPT} can
- * interrupt the right virtual thread.
+ * The requests whose handlers are running, by {@code unique}, so that {@code FUSE_INTERRUPT} can reach
+ * the right one. An interrupt raises the request's {@link Interrupts.Scope}: the handler sees
+ * {@link Interrupts#requested()}, and its thread is interrupted only inside
+ * {@link Interrupts#interruptibly} (the contract is on {@link Interrupts}). Only {@link #interruptAll}, at
+ * the end of a session, interrupts handler threads wherever they are.
  *
  * <p>With several {@code /dev/fuse} descriptors, an INTERRUPT may be read by one reader before the
  * reader of the original request has registered it. Such an early interrupt is remembered (bounded)
@@ -23,8 +27,9 @@ public final class InterruptTable {
     /** One running request. */
     public static final class InFlight {
         private final long unique;
+        private final Interrupts.Scope scope = new Interrupts.Scope();
         private volatile @org.jspecify.annotations.Nullable Thread thread;
-        private volatile boolean interrupted;
+        private volatile boolean ending;
 
         InFlight(long unique) {
             this.unique = unique;
@@ -33,9 +38,10 @@ public final class InterruptTable {
         /** Binds the handler's thread; called first thing on that thread. */
         public void bind() {
             Thread t = Thread.currentThread();
+            scope.bind();
             synchronized (this) {
                 thread = t;
-                if (interrupted) {
+                if (ending) {
                     t.interrupt();
                 }
             }
@@ -43,23 +49,36 @@ public final class InterruptTable {
 
         /**
          * Unbinds the handler's thread when its call is over and clears the thread's interrupt status:
-         * workers are reused, and an INTERRUPT for a finished request must not reach the next one.
+         * workers are reused, and an interrupt for a finished request must not reach the next one.
          */
         public void unbind() {
             synchronized (this) {
                 thread = null;
             }
+            scope.unbind();
             Thread.interrupted();
         }
 
+        /** FUSE_INTERRUPT: raises the request's scope (see {@link Interrupts}). */
         void interrupt() {
+            scope.raise();
+        }
+
+        /** The session ends: raises the scope and interrupts the handler's thread wherever it is. */
+        void interruptThread() {
+            scope.raise();
             synchronized (this) {
-                interrupted = true;
+                ending = true;
                 Thread t = thread;
                 if (t != null) {
                     t.interrupt();
                 }
             }
+        }
+
+        /** {@return whether FUSE_INTERRUPT (or the session's end) interrupted this request} */
+        public boolean interrupted() {
+            return scope.raised();
         }
 
         /** {@return the request's unique} */
@@ -125,9 +144,9 @@ public final class InterruptTable {
         return false;
     }
 
-    /** Interrupts every running handler (session shutdown). */
+    /** Interrupts the threads of every running handler (session shutdown), wherever they are. */
     public void interruptAll() {
-        running.values().forEach(InFlight::interrupt);
+        running.values().forEach(InFlight::interruptThread);
     }
 
     /** {@return the number of requests whose handlers are running} */

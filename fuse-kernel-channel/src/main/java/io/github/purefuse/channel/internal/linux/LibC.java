@@ -23,6 +23,9 @@ public interface LibC {
     /** {@code int open(const char *path, int flags)} (no {@code O_CREAT}, so no mode). */
     int open(@In String path, int flags);
 
+    /** {@code open(2)} of a path given as its bytes, NUL-terminated (names need not be UTF-8). */
+    int open(@In byte[] path, int flags);
+
     /** {@code int close(int fd)}. */
     int close(int fd);
 

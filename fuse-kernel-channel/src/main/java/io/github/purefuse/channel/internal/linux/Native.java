@@ -113,6 +113,24 @@ public final class Native {
     }
 
     /**
+     * {@code open(2)} of a path given as bytes, exactly (names that are not UTF-8 included).
+     *
+     * @param path  the file's bytes, without a NUL
+     * @param flags {@code O_*} flags
+     * @param what  the path for the error message
+     * @return the new file descriptor
+     * @throws ErrnoException on failure
+     */
+    public static int open(byte[] path, int flags, String what) throws ErrnoException {
+        byte[] z = java.util.Arrays.copyOf(path, path.length + 1);
+        int fd = C.open(z, flags);
+        if (fd < 0) {
+            throw new ErrnoException("open(" + what + ")", errno());
+        }
+        return fd;
+    }
+
+    /**
      * {@code close(2)}; errors (EBADF, EINTR) are returned, not thrown, since nothing can be retried.
      *
      * @param fd the descriptor

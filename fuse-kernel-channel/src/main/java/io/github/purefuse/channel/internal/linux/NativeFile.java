@@ -39,7 +39,7 @@ public final class NativeFile implements LocalFile {
      */
     public static NativeFile open(Path path) throws IOException {
         try {
-            return new NativeFile(path, Native.open(path.toString(), Native.O_RDONLY | Native.O_CLOEXEC));
+            return new NativeFile(path, Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC, path.toString()));
         } catch (ErrnoException e) {
             throw translate(path.toString(), e);
         }

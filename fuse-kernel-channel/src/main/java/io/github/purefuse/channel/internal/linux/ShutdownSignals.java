@@ -2,13 +2,15 @@ package io.github.purefuse.channel.internal.linux;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * SIGTERM, SIGINT and SIGHUP as requests to end the sessions that asked for it, as libfuse's
@@ -19,14 +21,57 @@ import sun.misc.SignalHandler;
  * when the last registration is closed. A signal whose disposition is "ignore" when the first session
  * registers (SIGHUP under {@code nohup}, SIGINT of a background job) stays ignored; {@code -Xrs} (the JVM
  * gives up these signals) leaves them to the JVM.
+ *
+ * <p>The JDK's only API for this is {@code sun.misc.Signal} (module {@code jdk.unsupported}); it is used
+ * through reflection so that neither javac nor javadoc warn about an internal API. Without it, sessions
+ * keep the JVM's handling and a line is logged.
  */
 public final class ShutdownSignals {
     private static final Logger LOG = System.getLogger(ShutdownSignals.class.getName());
     private static final List<String> NAMES = List.of("TERM", "INT", "HUP");
     private static final Set<Runnable> SESSIONS = new LinkedHashSet<>();
-    private static final Map<String, SignalHandler> PREVIOUS = new HashMap<>();
+    private static final Map<String, Object> PREVIOUS = new HashMap<>();
+    private static final @Nullable Jdk JDK = Jdk.find();
 
     private ShutdownSignals() {
+    }
+
+    /** {@code sun.misc.Signal} and {@code SignalHandler}, found at run time. */
+    private record Jdk(Class<?> signal, Class<?> handlerType, Method handle, Method name, Object ignore) {
+        static @Nullable Jdk find() {
+            try {
+                Class<?> signal = Class.forName("sun.misc.Signal");
+                Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
+                return new Jdk(signal, handlerType, signal.getMethod("handle", signal, handlerType),
+                        signal.getMethod("getName"), handlerType.getField("SIG_IGN").get(null));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.log(Level.WARNING, "no sun.misc.Signal: SIGTERM/SIGINT/SIGHUP stay with the JVM: {0}", e.toString());
+                return null;
+            }
+        }
+
+        Object signal(String name) throws ReflectiveOperationException {
+            return signal.getConstructor(String.class).newInstance(name);
+        }
+
+        /** Installs a handler, {@return the previous one} */
+        Object install(Object sig, Object handler) throws ReflectiveOperationException {
+            return handle.invoke(null, sig, handler);
+        }
+
+        Object handler() {
+            return Proxy.newProxyInstance(handlerType.getClassLoader(), new Class<?>[] {handlerType}, (proxy, m, args) -> {
+                if (m.getName().equals("handle") && args != null && args.length == 1) {
+                    handleSignal(String.valueOf(name.invoke(args[0])));
+                    return null;
+                }
+                return switch (m.getName()) {
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> args != null && proxy == args[0];
+                    default -> "ShutdownSignals.handler";
+                };
+            });
+        }
     }
 
     /**
@@ -54,41 +99,51 @@ public final class ShutdownSignals {
     }
 
     private static void install() {
-        SignalHandler handler = ShutdownSignals::handle;
+        Jdk jdk = JDK;
+        if (jdk == null) {
+            return;
+        }
+        Object handler = jdk.handler();
         for (String name : NAMES) {
-            Signal sig = new Signal(name);
             try {
-                SignalHandler old = Signal.handle(sig, handler);
-                if (old == SignalHandler.SIG_IGN) {
-                    Signal.handle(sig, SignalHandler.SIG_IGN);
+                Object sig = jdk.signal(name);
+                Object old = jdk.install(sig, handler);
+                if (old == jdk.ignore()) {
+                    jdk.install(sig, old);
                 } else {
                     PREVIOUS.put(name, old);
                 }
-            } catch (IllegalArgumentException e) {
-                LOG.log(Level.DEBUG, "SIG{0} stays with the JVM: {1}", name, e.getMessage());
+            } catch (InvocationTargetException e) {
+                LOG.log(Level.DEBUG, "SIG{0} stays with the JVM: {1}", name, e.getCause());
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.log(Level.DEBUG, "SIG{0} stays with the JVM: {1}", name, e);
             }
         }
     }
 
     private static void restore() {
-        for (Map.Entry<String, SignalHandler> e : PREVIOUS.entrySet()) {
+        Jdk jdk = JDK;
+        if (jdk == null) {
+            return;
+        }
+        for (Map.Entry<String, Object> e : PREVIOUS.entrySet()) {
             try {
-                Signal.handle(new Signal(e.getKey()), e.getValue());
-            } catch (IllegalArgumentException ex) {
-                LOG.log(Level.DEBUG, "cannot restore SIG{0}: {1}", e.getKey(), ex.getMessage());
+                jdk.install(jdk.signal(e.getKey()), e.getValue());
+            } catch (ReflectiveOperationException | RuntimeException ex) {
+                LOG.log(Level.DEBUG, "cannot restore SIG{0}: {1}", e.getKey(), ex);
             }
         }
         PREVIOUS.clear();
     }
 
-    private static void handle(Signal sig) {
+    private static void handleSignal(String name) {
         List<Runnable> sessions;
         synchronized (SESSIONS) {
             sessions = List.copyOf(SESSIONS);
         }
-        LOG.log(Level.DEBUG, "SIG{0}: ending {1} session(s)", sig.getName(), sessions.size());
+        LOG.log(Level.DEBUG, "SIG{0}: ending {1} session(s)", name, sessions.size());
         for (Runnable close : sessions) {
-            Thread.ofPlatform().name("purefuse-SIG" + sig.getName()).start(close);
+            Thread.ofPlatform().name("purefuse-SIG" + name).start(close);
         }
     }
 }

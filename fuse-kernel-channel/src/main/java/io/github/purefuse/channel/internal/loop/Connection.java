@@ -4,6 +4,7 @@ import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.Notifier;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.channel.internal.abi.InitFlags;
@@ -17,7 +18,6 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -138,7 +138,7 @@ final class Connection implements FuseConnection {
 
         @Override
         public boolean invalEntry(NodeId parent, String name) throws IOException {
-            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyInvalEntry(s, parent.value(), n, 0);
             return notification(new ByteBuffer[] {s}, 1);
@@ -146,7 +146,7 @@ final class Connection implements FuseConnection {
 
         @Override
         public boolean delete(NodeId parent, NodeId child, String name) throws IOException {
-            byte[] n = name.getBytes(StandardCharsets.UTF_8);
+            byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyDelete(s, parent.value(), child.value(), n);
             return notification(new ByteBuffer[] {s}, 1);

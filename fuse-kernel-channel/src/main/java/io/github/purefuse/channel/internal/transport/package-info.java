@@ -16,19 +16,25 @@
  * </ul>
  *
  * <h2>A READ's way on {@code /dev/fuse}</h2>
- * Our types between {@code read(2)} and {@code writev(2)} (or {@code splice(2)}) and the release of the
- * lease, for a READ that does not block:
+ * Our types between {@code read(2)} and the reply's system call and the release of its buffers, for a
+ * READ the filesystem says does not block:
  * <ol>
- *   <li>{@code loop.DeviceQueue}: the reader thread: {@code read(2)} into its buffer, the port, the
- *       reused {@code ReadTarget}, the splice pipe;</li>
- *   <li>{@code loop.DevFuse}: the descriptor (one system call per message);</li>
- *   <li>{@code linux.Native}: the system calls (jnr-ffi);</li>
+ *   <li>{@code loop.DeviceQueue}: the reader thread: {@code read(2)} into its buffer; the port; the
+ *       reused {@code ReadTarget}; the splice pipe;</li>
+ *   <li>{@code loop.DevFuse}: the descriptor, one system call per message;</li>
+ *   <li>{@code linux.Native}: the system calls (jnr-ffi), with {@code linux.Iovecs} for {@code writev}
+ *       or {@code linux.SplicePipe} (and {@code linux.NativeFile}) for a spliced {@code FileRange};</li>
  *   <li>{@code codec.RequestDecoder}: the frame to a {@code Read} record;</li>
- *   <li>{@code dispatch.Dispatcher}: the route (inline or virtual thread);</li>
- *   <li>{@code transport.Exchange}: the owner: reply, verdict, lease;</li>
+ *   <li>{@code dispatch.Dispatcher}: the route (inline, or a bounded virtual thread);</li>
+ *   <li>{@code transport.Exchange}: the owner: encode, hand to the port, verdict, lease;</li>
  *   <li>{@code codec.ReplyEncoder}: the out-header;</li>
- *   <li>{@code transport.Counters}: the statistics.</li>
+ *   <li>{@code transport.ReplyContext} and {@code transport.Counters}: the session's shared reply state
+ *       and statistics.</li>
  * </ol>
+ * That is eight steps and ten classes on the {@code writev} path ({@code Iovecs}), eleven on the
+ * splice path; before this seam a READ crossed about 25. A READ that may block adds
+ * {@code dispatch.InterruptTable} and a reused virtual worker thread.
+ *
  * Internal: not part of the public API; it may change in any release.
  */
 @NullMarked

@@ -265,6 +265,8 @@ final class RingThread implements Runnable {
                 RingEntry e = entries[(int) ud];
                 if (res == 0) {
                     serve(e);
+                } else if (e.state != RingEntry.State.REGISTERED) {
+                    ended(e, res); // a commit of a request served meanwhile
                 } else if (res == -EAGAIN && System.nanoTime() < deadline) {
                     again++;
                     prepRegister(e);
@@ -345,16 +347,23 @@ final class RingThread implements Runnable {
                 RingEntry e = entries[(int) ud];
                 if (res == 0) {
                     serve(e);
+                } else if (res == -EAGAIN && e.state == RingEntry.State.REGISTERED) {
+                    prepRegister(e); // a REGISTER retried by io-wq that still found INIT unprocessed
                 } else {
-                    if (res != -ENOTCONN && res != -ECONNABORTED && res != -ECANCELED && !stopping) {
-                        LOG.log(Level.WARNING, "ring entry {0} of queue {1} ended: {2}", e.index, e.qid,
-                                new Errno(Math.max(-res, 1)).name());
-                    }
-                    e.state = RingEntry.State.DEAD;
-                    live--;
+                    ended(e, res);
                 }
             }
         }
+    }
+
+    /** An entry's command failed: the kernel has let go of the entry (at unmount: {@code -ENOTCONN}). */
+    private void ended(RingEntry e, int res) {
+        if (res != -ENOTCONN && res != -ECONNABORTED && res != -ECANCELED && !stopping) {
+            LOG.log(Level.WARNING, "ring entry {0} of queue {1} ended: {2}", e.index, e.qid,
+                    new Errno(Math.max(-res, 1)).name());
+        }
+        e.state = RingEntry.State.DEAD;
+        live--;
     }
 
     private void drainCommits() {

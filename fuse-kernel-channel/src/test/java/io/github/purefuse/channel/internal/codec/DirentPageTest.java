@@ -43,6 +43,16 @@ class DirentPageTest {
     }
 
     @Test
+    void namesWithEscapedBytesAreWrittenAsThoseBytes() {
+        DirentPage page = new DirentPage(ReplyEncoderTest.dirty(4096), 4096, false, 45);
+        assertTrue(page.add(new DirEntry("caf\udce9", 10, FileType.REGULAR, 1)));   // FileNames: c a f 0xE9
+        byte[] expected = new Bytes()
+                .u64(10).u64(1).u32(4).u32(8).raw(new byte[] {'c', 'a', 'f', (byte) 0xE9}).zeros(4)
+                .bytes();
+        assertArrayEquals(expected, payload(page));
+    }
+
+    @Test
     void plusRecordsCarryTheEntryOut() {
         DirentPage page = new DirentPage(ReplyEncoderTest.dirty(4096), 4096, true, 45);
         Entry e = lookup(0x55, 10);

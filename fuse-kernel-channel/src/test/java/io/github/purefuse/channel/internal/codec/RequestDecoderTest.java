@@ -189,6 +189,14 @@ class RequestDecoderTest {
     }
 
     @Test
+    void namesThatAreNotUtf8KeepEveryByte() throws ProtocolException {
+        byte[] latin1 = {'c', 'a', 'f', (byte) 0xE9};
+        Lookup l = assertInstanceOf(Lookup.class, decode(frame(1, 1, new Bytes().raw(latin1).u8(0))));
+        assertEquals("caf\udce9", l.name(), "the byte escaped as a lone surrogate (FileNames), not U+FFFD");
+        assertArrayEquals(latin1, io.github.purefuse.api.types.FileNames.encode(l.name()));
+    }
+
+    @Test
     void lookupWithoutNulIsRefused() {
         byte[] f = frame(1, 1, new Bytes().raw("abc".getBytes()));
         ProtocolException e = refused(f);

@@ -3,33 +3,70 @@ package io.github.purefuse.channel.internal.dispatch;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.purefuse.api.Interrupts;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class InterruptTableTest {
 
     @Test
-    void interruptReachesTheRunningHandler() throws Exception {
+    void interruptReachesAHandlerWaitingInterruptibly() throws Exception {
         InterruptTable t = new InterruptTable();
         InterruptTable.InFlight f = t.register(8);
         CountDownLatch bound = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
+        AtomicBoolean statusAfter = new AtomicBoolean(true);
         Thread h = Thread.ofVirtual().start(() -> {
             f.bind();
             bound.countDown();
             try {
-                Thread.sleep(60_000);
+                Interrupts.interruptibly(() -> {
+                    Thread.sleep(60_000);
+                    return null;
+                });
             } catch (InterruptedException e) {
                 interrupted.countDown();
             }
+            statusAfter.set(Thread.currentThread().isInterrupted());
+            f.unbind();
         });
         bound.await();
         assertTrue(t.interrupt(8));
         assertTrue(interrupted.await(10, TimeUnit.SECONDS));
         t.done(f);
         h.join();
+        assertFalse(statusAfter.get(), "the status is cleared when interruptibly returns");
         assertFalse(t.interrupt(8), "a finished request is unknown");
+    }
+
+    @Test
+    void outsideInterruptiblyTheThreadIsNotInterruptedButTheRequestIsMarked() throws Exception {
+        InterruptTable t = new InterruptTable();
+        InterruptTable.InFlight f = t.register(9);
+        CountDownLatch bound = new CountDownLatch(1);
+        CountDownLatch raised = new CountDownLatch(1);
+        boolean[] seen = new boolean[2];
+        Thread h = Thread.ofVirtual().start(() -> {
+            f.bind();
+            bound.countDown();
+            try {
+                raised.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            seen[0] = Thread.currentThread().isInterrupted();
+            seen[1] = Interrupts.requested();
+            f.unbind();
+        });
+        bound.await();
+        assertTrue(t.interrupt(9));
+        raised.countDown();
+        h.join();
+        assertFalse(seen[0], "FUSE_INTERRUPT does not interrupt the thread (its channels would close)");
+        assertTrue(seen[1], "the handler sees that its request was interrupted");
+        assertTrue(f.interrupted());
     }
 
     @Test
@@ -37,13 +74,16 @@ class InterruptTableTest {
         InterruptTable t = new InterruptTable();
         assertFalse(t.interrupt(10), "not running yet");
         InterruptTable.InFlight f = t.register(10);
-        boolean[] seen = new boolean[1];
+        boolean[] seen = new boolean[2];
         Thread h = Thread.ofVirtual().start(() -> {
             f.bind();
-            seen[0] = Thread.currentThread().isInterrupted();
+            seen[0] = Interrupts.requested();
+            seen[1] = Interrupts.interruptibly(() -> Thread.currentThread().isInterrupted());
+            f.unbind();
         });
         h.join();
         assertTrue(seen[0]);
+        assertTrue(seen[1], "interruptibly after the interrupt starts interrupted");
     }
 
     @Test
@@ -54,30 +94,55 @@ class InterruptTableTest {
         boolean[] seen = new boolean[1];
         Thread h = Thread.ofVirtual().start(() -> {
             f.bind();
-            seen[0] = Thread.currentThread().isInterrupted();
+            seen[0] = Interrupts.requested();
+            f.unbind();
         });
         h.join();
         assertTrue(seen[0]);
     }
 
     @Test
+    void theEndOfTheSessionInterruptsHandlerThreadsWherever() throws Exception {
+        InterruptTable t = new InterruptTable();
+        InterruptTable.InFlight f = t.register(14);
+        CountDownLatch bound = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        Thread h = Thread.ofVirtual().start(() -> {
+            f.bind();
+            bound.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+            f.unbind();
+        });
+        bound.await();
+        t.interruptAll();
+        assertTrue(interrupted.await(10, TimeUnit.SECONDS));
+        h.join();
+    }
+
+    @Test
     void aReusedWorkerIsNotReachedByAnInterruptForItsPreviousRequest() throws Exception {
         InterruptTable t = new InterruptTable();
         InterruptTable.InFlight first = t.register(20);
-        boolean[] interruptedDuringSecond = new boolean[1];
+        boolean[] duringSecond = new boolean[2];
         Thread worker = Thread.ofVirtual().start(() -> {
             first.bind();
             first.interrupt();      // arrives while bound: the first request sees it
-            first.unbind();         // its call is over; the status is cleared for the next job
+            first.unbind();         // its call is over
             t.done(first);
             first.interrupt();      // a late INTERRUPT of the finished request (raced with done)
             InterruptTable.InFlight second = t.register(22);
             second.bind();
-            interruptedDuringSecond[0] = Thread.currentThread().isInterrupted();
+            duringSecond[0] = Thread.currentThread().isInterrupted();
+            duringSecond[1] = Interrupts.requested();
             second.unbind();
             t.done(second);
         });
         worker.join();
-        assertFalse(interruptedDuringSecond[0], "the next request on the same worker must not be interrupted");
+        assertFalse(duringSecond[0], "the next request on the same worker must not be interrupted");
+        assertFalse(duringSecond[1], "nor marked as interrupted");
     }
 }

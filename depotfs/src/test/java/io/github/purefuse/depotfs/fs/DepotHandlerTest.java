@@ -33,13 +33,15 @@ import io.github.purefuse.depotfs.store.MemoryDepot;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.FsPath;
+import io.github.purefuse.kit.path.PathAdapter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class DepotMountTest {
+/** depotfs's handler: the kit's path adapter over a {@link DepotFileSystem}. */
+class DepotHandlerTest {
 
     private final MemoryDepot depot = new MemoryDepot();
     private final BufferLeases leases = BufferLeases.create(true);
@@ -65,7 +67,7 @@ class DepotMountTest {
         return new RequestHeader(80, opcode, unique.getAndIncrement(), node.value(), 0, 0, 1, 0);
     }
 
-    private Entry lookup(DepotMount m, NodeId parent, String name) {
+    private Entry lookup(PathAdapter m, NodeId parent, String name) {
         return assertInstanceOf(Entry.class, m.lookup(new Lookup(header(1, parent), name)));
     }
 
@@ -100,7 +102,7 @@ class DepotMountTest {
 
     @Test
     void lookupOpenReadReleaseThroughTheHandler() throws Exception {
-        DepotMount m = new DepotMount(DepotFileSystem.open(depot, null, 0, 0), leases, false);
+        PathAdapter m = DepotFileSystem.open(depot, null, 0, 0).handler(leases, false);
         Entry main = lookup(m, NodeId.ROOT, "main");
         Entry sub = lookup(m, main.nodeId(), "sub");
         Entry again = lookup(m, main.nodeId(), "again");
@@ -120,10 +122,9 @@ class DepotMountTest {
             d.lease().close();
         }
         assertEquals(0, assertInstanceOf(Data.class, m.read(new Read(header(15, file.nodeId()), opened.fh(), 13, 4096, 0, 0, 0))).length());
-        assertEquals(6, m.bytesRead());
         assertInstanceOf(Failure.class, m.open(new Open(header(14, file.nodeId()), 0x8001, 0)));
         m.release(new Release(header(18, file.nodeId()), opened.fh(), 0, 0, 0));
-        assertEquals(0, m.openFiles());
+        assertEquals(0, m.stats().openFiles());
         assertEquals(Failure.of(Errno.EBADF), m.read(new Read(header(15, file.nodeId()), opened.fh(), 0, 10, 0, 0, 0)));
         assertEquals(0, leases.outstandingLeases());
 
@@ -138,7 +139,7 @@ class DepotMountTest {
 
     @Test
     void aCorruptObjectGivesEioAndTheHandlerGoesOn() throws Exception {
-        DepotMount m = new DepotMount(DepotFileSystem.open(depot, "other", 0, 0), leases, false);
+        PathAdapter m = DepotFileSystem.open(depot, "other", 0, 0).handler(leases, false);
         Entry file = lookup(m, NodeId.ROOT, "hello.txt");
         Hash h = hello.hash();
         depot.corruptForTesting(h, "short".getBytes(StandardCharsets.UTF_8));

@@ -1,4 +1,4 @@
-package io.github.purefuse.channel.internal.linux;
+package io.github.purefuse.channel;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,8 +9,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The calling process's mount table, from {@code /proc/self/mountinfo} (proc(5)): mount point, device
- * ({@code major:minor} of {@code st_dev}), file system type and source of each mount.
+ * One line of the calling process's mount table, {@code /proc/self/mountinfo} (proc(5)): mount point,
+ * device ({@code major:minor} of {@code st_dev}), file system type and source of a mount. The SDK's one
+ * reader of that table: the session uses it to refuse a busy mount point and to find its connection,
+ * tools and tests to find and unmount mounts.
+ *
+ * {@snippet :
+ * Optional<MountInfo> m = MountInfo.at(Path.of("/mnt/depot"));
+ * boolean ours = m.isPresent() && m.get().fsType().equals("fuse.depotfs");
+ * }
  *
  * @param mountId    the mount's id
  * @param device     {@code major:minor} of the mount's {@code st_dev}, e.g. {@code 0:52}
@@ -83,12 +90,13 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
 
     /**
      * Decodes the octal escapes ({@code \040} for a space, {@code \011}, {@code \012}, {@code \134})
-     * that the kernel writes in mount table fields.
+     * that the kernel writes in the fields of {@code /proc/self/mountinfo} and {@code /proc/mounts}
+     * ({@code seq_escape} of space, tab, newline and backslash); the decoded bytes are read as UTF-8.
      *
-     * @param s a field
-     * @return the decoded text
+     * @param s a field as the table shows it
+     * @return the decoded text; {@code s} itself when it holds no escape
      */
-    static String unescape(String s) {
+    public static String unescape(String s) {
         if (s.indexOf('\\') < 0) {
             return s;
         }

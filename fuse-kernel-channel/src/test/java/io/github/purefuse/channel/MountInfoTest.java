@@ -1,4 +1,4 @@
-package io.github.purefuse.channel.internal.linux;
+package io.github.purefuse.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -24,6 +24,13 @@ class MountInfoTest {
         MountInfo m = MountInfo.parse("36 35 98:0 /mnt1 /mnt2 rw,noatime - ext3 /dev/root rw,errors=continue");
         assertEquals("/mnt2", m.mountPoint());
         assertEquals("98:0", m.device());
+    }
+
+    @Test
+    void unescapesEveryEscapeTheKernelWritesAndLeavesTheRest() {
+        assertEquals("a b\tc\nd\\e", MountInfo.unescape("a\\040b\\011c\\012d\\134e"));
+        assertEquals("caf\u00e9 x", MountInfo.unescape("caf\u00e9\\040x"), "UTF-8 bytes around an escape");
+        assertEquals("plain\\9", MountInfo.unescape("plain\\9"), "not an octal escape");
     }
 
     @Test

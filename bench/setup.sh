@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Shared set-up of the bench commands (source it): root and tool checks, Debian packages, the Maven build.
+#   bench_need_root NAME            exit 2 unless root and /dev/fuse exists
+#   bench_apt PKG...                install the Debian packages that are missing (apt-get update once if needed)
+#   bench_build                     mvn package of depotfs, examples, bench (JMH jar) and bench/peers
+#                                   (jnr-fuse server, S3 raw-GET tool) unless BENCH_BUILD=0
+# BENCH_ROOT is the repository root.
+BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+bench_need_root() {
+  [ "$(id -u)" = 0 ] || { echo "$1: must run as root (mount, drop_caches, sysfs)" >&2; exit 2; }
+  [ -e /dev/fuse ] || { echo "$1: /dev/fuse missing" >&2; exit 2; }
+}
+
+bench_apt() {
+  local missing=() p
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} = 0 ] && return 0
+  echo "bench: installing ${missing[*]} (Debian)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >/dev/null 2>&1 || {
+    apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >/dev/null 2>&1; } \
+    || { echo "bench: could not install ${missing[*]}; the rows that need them are skipped" >&2; return 1; }
+}
+
+bench_build() {
+  [ "${BENCH_BUILD:-1}" != 0 ] || return 0
+  local modules=() m pl args
+  for m in depotfs examples bench bench/peers; do [ -f "$BENCH_ROOT/$m/pom.xml" ] && modules+=("$m"); done
+  pl=$(IFS=,; echo "${modules[*]}")
+  echo "bench: mvn package -pl $pl -am (tests skipped)" >&2
+  # -Dmaven.compiler.proc=full: javac 23+ runs JMH's annotation processor only when asked
+  # -Dmaven.source.skip: bin/fuse-example takes the first purefuse-examples-*.jar, which would be -sources.jar
+  args=(package dependency:build-classpath -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -Dmaven.compiler.proc=full
+        -DincludeScope=runtime -Dmdep.outputFile=target/runtime.classpath -pl "$pl" -am)
+  (cd "$BENCH_ROOT" && { mvn -B -q -o "${args[@]}" >&2 || mvn -B -q "${args[@]}" >&2; })
+  rm -f "$BENCH_ROOT"/examples/target/*-sources.jar "$BENCH_ROOT"/depotfs/target/*-sources.jar
+}

@@ -1,0 +1,52 @@
+package io.github.purefuse.examples.hello;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One hello everywhere: the README's "Write a filesystem" code and the hello in {@code PathFileSystem}'s
+ * Javadoc are the lines of region {@code hello} of {@link HelloPath}, which the build compiles, the site
+ * shows through {@code {@snippet}} and {@code HelloPathIT} mounts.
+ */
+class GettingStartedTest {
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final Path SOURCE = Path.of("src/main/java/io/github/purefuse/examples/hello/HelloPath.java");
+
+    /** {@return the lines between {@code // @start region="name"} and the next {@code // @end}} */
+    static List<String> region(Path file, String name) throws IOException {
+        List<String> lines = Files.readAllLines(file);
+        int start = lines.indexOf("// @start region=\"" + name + "\"");
+        int end = lines.subList(start + 1, lines.size()).indexOf("// @end") + start + 1;
+        assertTrue(start >= 0 && end > start, "region " + name + " in " + file);
+        return lines.subList(start + 1, end);
+    }
+
+    @Test
+    void theHelloIsAtMost25Lines() throws IOException {
+        int n = region(SOURCE, "hello").size();
+        assertTrue(n <= 25, "the getting-started hello has " + n + " lines");
+    }
+
+    @Test
+    void theReadmeShowsTheSameHello() throws IOException {
+        String code = String.join("\n", region(SOURCE, "hello"));
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        assertTrue(readme.contains("```java\n" + code + "\n```"),
+                "README.md's hello differs from region \"hello\" of " + SOURCE + "; it should read:\n" + code);
+    }
+
+    @Test
+    void thePathFileSystemJavadocShowsTheSameHello() throws IOException {
+        String javadoc = region(SOURCE, "hello").stream().map(l -> (" * " + l).stripTrailing())
+                .collect(Collectors.joining("\n"));
+        Path kit = ROOT.resolve("fuse-readonly-kit/src/main/java/io/github/purefuse/kit/path/PathFileSystem.java");
+        assertTrue(Files.readString(kit).contains(" * {@snippet :\n" + javadoc + "\n * }"),
+                "PathFileSystem's hello differs from region \"hello\" of " + SOURCE + "; it should read:\n" + javadoc);
+    }
+}
