@@ -30,7 +30,9 @@ final class DemoCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT",
             description = "where to mount (default: ${DEFAULT-VALUE}); created if missing")
-    Path mountpoint = Path.of("/tmp/depotfs-demo/mnt");
+    Path mountpoint = DEFAULT_MOUNTPOINT;
+
+    static final Path DEFAULT_MOUNTPOINT = Path.of("/tmp/depotfs-demo/mnt");
 
     @Option(names = "--depot", paramLabel = "DEPOT_DIR",
             description = "the demo depot (default: $XDG_CACHE_HOME/depotfs/demo-depot or ~/.cache/depotfs/demo-depot)")
@@ -100,13 +102,14 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code --clean}: removes the demo depot directory and an empty default mountpoint; never while mounted. */
+    /**
+     * {@code --clean}: removes the demo depot directory, and the default mountpoint's directory when it is
+     * empty; refuses while MOUNTPOINT is mounted (another demo's mount elsewhere is not this command's business).
+     */
     private int clean(PrintWriter out, Path depotPath) throws java.io.IOException {
-        for (Path mp : java.util.List.of(mountpoint, Path.of("/tmp/depotfs-demo/mnt"))) {
-            if (Mounts.at(mp).isPresent()) {
-                throw new DepotException(DepotException.Reason.INVALID, "the demo is mounted on " + mp + ": stop it first ("
-                        + Terminal.command() + " unmount " + Terminal.shellQuote(mp.toString()) + ")");
-            }
+        if (Mounts.at(mountpoint).isPresent()) {
+            throw new DepotException(DepotException.Reason.INVALID, "the demo is mounted on " + mountpoint + ": stop it first ("
+                    + Terminal.command() + " unmount " + Terminal.shellQuote(mountpoint.toString()) + ")");
         }
         if (Files.exists(depotPath) && !(Files.isDirectory(depotPath.resolve("objects")) && Files.isDirectory(depotPath.resolve("refs")))) {
             throw new DepotException(DepotException.Reason.INVALID, depotPath + " does not look like a depot; not removing it");
@@ -126,11 +129,10 @@ final class DemoCommand implements Callable<Integer> {
         } else {
             out.printf(Locale.ROOT, "no demo depot at %s%n", depotPath);
         }
-        Path defaultMp = Path.of("/tmp/depotfs-demo/mnt");
-        if (Files.isDirectory(defaultMp)) {
+        if (mountpoint.equals(DEFAULT_MOUNTPOINT) && Files.isDirectory(mountpoint)) {
             try {
-                Files.deleteIfExists(defaultMp);
-                Files.deleteIfExists(defaultMp.getParent());
+                Files.deleteIfExists(mountpoint);
+                Files.deleteIfExists(mountpoint.getParent());
             } catch (java.nio.file.DirectoryNotEmptyException e) {
                 // something else lives there: leave it
             }

@@ -12,7 +12,7 @@ import java.nio.file.NotDirectoryException;
 import java.util.List;
 import java.util.Optional;
 
-// The README's and PathFileSystem's Javadoc's hello, character for character (consumer-it checks it).
+// A small read-only filesystem by paths: one file, hello.txt.
 class Hello implements PathFileSystem {
     static final byte[] TEXT = "Hello, world!\n".getBytes(StandardCharsets.UTF_8);
 
