@@ -40,6 +40,17 @@ public final class Main implements Runnable {
 
     /** {@return the configured command line (for tests)} */
     public static CommandLine commandLine() {
-        return new CommandLine(new Main());
+        CommandLine cl = new CommandLine(new Main());
+        // A value the mount options refuse (--readers 0, --readahead-kb -5) is a bad argument: one line and
+        // exit 2, not a stack trace.
+        cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            if (e instanceof IllegalArgumentException) {
+                line.getErr().println("fuse-example: " + e.getMessage());
+                line.getErr().flush();
+                return 2;
+            }
+            throw e;
+        });
+        return cl;
     }
 }
