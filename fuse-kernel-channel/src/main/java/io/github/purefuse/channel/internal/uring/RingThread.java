@@ -58,6 +58,12 @@ final class RingThread implements Runnable {
     private final IoUring ring;
     private final int devFd;
     private final RingEntry[] entries;
+    /**
+     * The entries' REGISTER iovecs. Held for the ring's life: only their address goes into the SQEs, and
+     * an unreferenced direct buffer is freed by the GC while the kernel may still read it (REGISTER then
+     * failed now and then with EINVAL or EFAULT).
+     */
+    private final ByteBuffer iovecs;
     private final UringTransport transport;
     private final int eventFd;
     private final ByteBuffer wakeIn = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
@@ -88,7 +94,7 @@ final class RingThread implements Runnable {
         int n = qids.length * depth;
         this.entries = new RingEntry[n];
         ByteBuffer headers = ByteBuffer.allocateDirect(n * 512 + 4096).alignedSlice(4096);
-        ByteBuffer iovecs = ByteBuffer.allocateDirect(n * 32).order(ByteOrder.nativeOrder());
+        this.iovecs = ByteBuffer.allocateDirect(n * 32).order(ByteOrder.nativeOrder());
         long iovecBase = Native.address(iovecs);
         for (int i = 0; i < n; i++) {
             ByteBuffer h = headers.slice(i * 512, RingEntry.HEADER_BYTES);
