@@ -20,26 +20,7 @@ bench_apt fio libfuse2 || true
 # Build the Java servers (depotfs, examples), the JMH uberjar and the peers (jnr-fuse, S3 raw GETs).
 bench_build
 
-BENCH_WORK=$(mktemp -d /tmp/purefuse-bench.XXXXXX)
-export BENCH_WORK
-cleanup() {
-  set +e   # best effort: every step runs even if one fails
-  # Safety net if the python driver died hard: unmount what it recorded (reverse order), stop its pids.
-  if [ -f "$BENCH_WORK/mounts" ]; then
-    tac "$BENCH_WORK/mounts" | while read -r m; do
-      [ -n "$m" ] && mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
-    done
-  fi
-  if [ -f "$BENCH_WORK/pids" ]; then
-    while read -r p; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done < "$BENCH_WORK/pids"
-  fi
-  if [ -f "$BENCH_WORK/restore" ]; then   # sysfs values the driver changed (enable_uring), put back
-    while read -r path old; do [ -n "$path" ] && echo "$old" > "$path" 2>/dev/null || true; done < "$BENCH_WORK/restore"
-  fi
-  if ! grep -q " $BENCH_WORK" /proc/self/mountinfo; then rm -rf "$BENCH_WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_work purefuse-bench
 
 # JMH first (CPU only, ~3 min); bench.py puts its table into the RESULTS.md section.
 if [ "${BENCH_JMH:-0}" != 0 ]; then

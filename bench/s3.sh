@@ -16,24 +16,5 @@ for t in ceph-mon ceph-osd radosgw radosgw-admin rclone s3fs nsenter tc; do
 done
 bench_build
 
-BENCH_WORK=$(mktemp -d /tmp/purefuse-s3bench.XXXXXX)
-export BENCH_WORK
-cleanup() {
-  set +e   # best effort: every step runs even if one fails
-  if [ -f "$BENCH_WORK/mounts" ]; then
-    tac "$BENCH_WORK/mounts" | while read -r m; do
-      [ -n "$m" ] && mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
-    done
-  fi
-  if [ -f "$BENCH_WORK/pids" ]; then
-    while read -r p; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done < "$BENCH_WORK/pids"
-  fi
-  [ -d "$BENCH_WORK/ceph" ] && "$ROOT/bench/s3/ceph.sh" stop "$BENCH_WORK/ceph"
-  if [ -f "$BENCH_WORK/netns" ]; then
-    while read -r ns; do [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true; done < "$BENCH_WORK/netns"
-  fi
-  if ! grep -q " $BENCH_WORK" /proc/self/mountinfo; then rm -rf "$BENCH_WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_work purefuse-s3bench
 python3 "$ROOT/bench/s3bench.py" "$@"

@@ -4,6 +4,9 @@
 #   bench_apt PKG...                install the Debian packages that are missing (apt-get update once if needed)
 #   bench_build                     mvn package of depotfs, examples, bench (JMH jar) and bench/peers
 #                                   (jnr-fuse server, S3 raw-GET tool) unless BENCH_BUILD=0
+#   bench_work NAME                 make and export BENCH_WORK (/tmp/NAME.XXXXXX) and undo on exit what the
+#                                   drivers record there: mounts (unmounted in reverse order), pids (killed),
+#                                   restore (sysfs values put back), ceph/ (stopped), netns (deleted)
 # BENCH_ROOT is the repository root.
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -34,4 +37,32 @@ bench_build() {
         -DincludeScope=runtime -Dmdep.outputFile=target/runtime.classpath -pl "$pl" -am)
   (cd "$BENCH_ROOT" && { mvn -B -q -o "${args[@]}" >&2 || mvn -B -q "${args[@]}" >&2; })
   rm -f "$BENCH_ROOT"/examples/target/*-sources.jar "$BENCH_ROOT"/depotfs/target/*-sources.jar
+}
+
+bench_work() {
+  BENCH_WORK=$(mktemp -d "/tmp/$1.XXXXXX")
+  export BENCH_WORK
+  trap _bench_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+
+_bench_cleanup() {
+  set +e   # best effort: every step runs even if one fails
+  # Safety net if a python driver died hard: unmount what it recorded (reverse order), stop its pids.
+  if [ -f "$BENCH_WORK/mounts" ]; then
+    tac "$BENCH_WORK/mounts" | while read -r m; do
+      [ -n "$m" ] && mountpoint -q "$m" && { umount "$m" 2>/dev/null || umount -l "$m"; }
+    done
+  fi
+  if [ -f "$BENCH_WORK/pids" ]; then
+    while read -r p; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done < "$BENCH_WORK/pids"
+  fi
+  if [ -f "$BENCH_WORK/restore" ]; then   # sysfs values a driver changed (enable_uring), put back
+    while read -r path old; do [ -n "$path" ] && echo "$old" > "$path" 2>/dev/null || true; done < "$BENCH_WORK/restore"
+  fi
+  [ -d "$BENCH_WORK/ceph" ] && "$BENCH_ROOT/bench/s3/ceph.sh" stop "$BENCH_WORK/ceph"
+  if [ -f "$BENCH_WORK/netns" ]; then
+    while read -r ns; do [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true; done < "$BENCH_WORK/netns"
+  fi
+  if ! grep -q " $BENCH_WORK" /proc/self/mountinfo; then rm -rf "$BENCH_WORK"; fi
 }
