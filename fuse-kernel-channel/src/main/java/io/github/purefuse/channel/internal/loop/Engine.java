@@ -73,9 +73,12 @@ public final class Engine {
      * @param uringDepth   entries per io_uring queue; 0 for the default ({@link UringTransport#defaultDepth}
      *                     within {@link #URING_MEMORY_BUDGET})
      * @param uringThreads io_uring serving threads; 0 for one per queue
+     * @param helperFd     our end of an {@code auto_unmount} helper's socket, or -1: the rings hold it too
+     *                     ({@link UringTransport#open}), so that when this process dies the helper sees the
+     *                     socket close only once the rings, and with them the connection, are gone
      */
     public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Ring ring,
-                         int uringDepth, int uringThreads) {
+                         int uringDepth, int uringThreads, int helperFd) {
         /**
          * Settings for the {@code /dev/fuse} transport.
          *
@@ -84,7 +87,7 @@ public final class Engine {
          * @param init        what to ask for in INIT
          */
         public Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
-            this(readers, maxInFlight, init, Ring.OFF, 0, 0);
+            this(readers, maxInFlight, init, Ring.OFF, 0, 0, -1);
         }
     }
 
@@ -253,7 +256,7 @@ public final class Engine {
                 : UringTransport.defaultDepth(queues, payload, URING_MEMORY_BUDGET);
         int threads = config.uringThreads() > 0 ? Math.min(config.uringThreads(), queues) : queues;
         try {
-            return UringTransport.open(queues, depth, threads);
+            return UringTransport.open(queues, depth, threads, config.helperFd());
         } catch (ErrnoException e) {
             uringReason = UringSupport.setupFailed(e);
             if (config.ring() == Ring.PREFERRED) {
