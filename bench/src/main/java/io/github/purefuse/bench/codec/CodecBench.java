@@ -16,6 +16,7 @@ import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The codec's hot paths, on direct buffers as the channel uses them: decode LOOKUP (a 12-byte name),
@@ -116,22 +118,42 @@ public class CodecBench {
         return b.flip();
     }
 
+    /** Keeps the last request the decoder handed over (the transports' way: no wrapper). */
+    static final class Last implements RequestDecoder.Sink<Void> {
+        @Nullable FuseRequest request;
+
+        @Override
+        public void request(FuseRequest r, Void port) {
+            request = r;
+        }
+
+        @Override
+        public void channel(ChannelRequest r, Void port) {
+            throw new IllegalStateException("not a filesystem request: " + r);
+        }
+    }
+
+    private final Last last = new Last();
+
     /** Decodes a LOOKUP frame (header + 12-byte name + NUL). */
     @Benchmark
-    public FuseRequest decodeLookup() throws ProtocolException {
-        return decoder.decode(lookupFrame);
+    public @Nullable FuseRequest decodeLookup() throws ProtocolException, InterruptedException {
+        decoder.decode(lookupFrame, last, null);
+        return last.request;
     }
 
     /** Decodes a GETATTR frame (56 bytes). */
     @Benchmark
-    public FuseRequest decodeGetattr() throws ProtocolException {
-        return decoder.decode(getattrFrame);
+    public @Nullable FuseRequest decodeGetattr() throws ProtocolException, InterruptedException {
+        decoder.decode(getattrFrame, last, null);
+        return last.request;
     }
 
     /** Decodes a READ frame (80 bytes) for 128 KiB. */
     @Benchmark
-    public FuseRequest decodeRead() throws ProtocolException {
-        return decoder.decode(readFrame);
+    public @Nullable FuseRequest decodeRead() throws ProtocolException, InterruptedException {
+        decoder.decode(readFrame, last, null);
+        return last.request;
     }
 
     /** Encodes a LOOKUP reply: fuse_out_header + fuse_entry_out (144 bytes). */
