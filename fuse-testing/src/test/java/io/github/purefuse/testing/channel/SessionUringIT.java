@@ -1,5 +1,6 @@
-package io.github.purefuse.channel;
+package io.github.purefuse.testing.channel;
 
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.testing.UringParameter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,9 +1,14 @@
-package io.github.purefuse.channel;
+package io.github.purefuse.testing.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.SessionStats;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.UringParameter;

@@ -1,4 +1,4 @@
-package io.github.purefuse.channel;
+package io.github.purefuse.testing.channel;
 
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
@@ -24,8 +24,12 @@ import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
-import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -44,8 +48,20 @@ final class PermissionsServer implements ReadOnlyFileSystem {
     static final List<String> NAMES = List.of("public.txt", "private.txt");
     static final byte[] TEXT = "readable by whom the kernel allows\n".getBytes(StandardCharsets.UTF_8);
 
-    private final int uid = Native.getuid();
-    private final int gid = Native.getgid();
+    private final int uid = id("uid");
+    private final int gid = id("gid");
+
+    /**
+     * The process's uid or gid: the owner of {@code /proc/self}, which is its effective id (the real one
+     * too, for a process started as a user).
+     */
+    static int id(String which) {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:" + which);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     private Attr attr(long nodeid) {
         if (nodeid == 1) {
@@ -97,7 +113,7 @@ final class PermissionsServer implements ReadOnlyFileSystem {
                 .defaultPermissions(!flags.contains("no_default_permissions"))
                 .handleSignals(true).build();
         try (FuseSession s = FuseSession.mount(Path.of(args[0]), new PermissionsServer(), options)) {
-            System.out.println("ready uid=" + Native.getuid());
+            System.out.println("ready uid=" + id("uid"));
             System.out.flush();
             s.awaitTermination();
         }

@@ -1,4 +1,4 @@
-package io.github.purefuse.channel;
+package io.github.purefuse.testing.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -32,9 +32,13 @@ import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.testing.TestMount;
-import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.Tools.Result;
+import io.github.purefuse.testing.Tools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.github.purefuse.channel;
+package io.github.purefuse.testing.channel;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

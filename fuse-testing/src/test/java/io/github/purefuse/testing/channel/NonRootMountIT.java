@@ -1,11 +1,10 @@
-package io.github.purefuse.channel;
+package io.github.purefuse.testing.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.Tools.Result;
@@ -58,7 +57,7 @@ class NonRootMountIT {
     @BeforeAll
     static void users() throws IOException {
         TestMount.requireDevFuse();
-        if (Native.geteuid() != 0) {
+        if (PermissionsServer.id("uid") != 0) {
             TestMount.unavailable("switching to the test users needs root");
         }
         Tools.run(T, SETUP.toString()).ok();
