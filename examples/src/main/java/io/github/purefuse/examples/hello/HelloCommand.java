@@ -4,7 +4,6 @@ import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.examples.cli.ServeFlags;
-import io.github.purefuse.channel.SessionStats;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -38,9 +37,6 @@ public final class HelloCommand implements Callable<Integer> {
     private boolean autoUnmount;
 
 
-    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
-    private boolean stats;
-
     /** Creates the command (picocli fills the fields). */
     public HelloCommand() {
         mountpoint = Path.of(".");
@@ -70,17 +66,7 @@ public final class HelloCommand implements Callable<Integer> {
         err.flush();
         session.awaitTermination();
         session.close();
-        if (stats) {
-            SessionStats st = session.stats();
-            err.println("stats.requests=" + st.totalRequests());
-            err.println("stats.ringRequests=" + st.ringRequests());
-            err.println("stats.deviceRequests=" + st.deviceRequests());
-            st.requests().forEach((op, count) -> err.println("stats.requests." + op + "=" + count));
-            err.println("stats.readBytes=" + st.readBytes());
-            err.println("stats.repliesWritten=" + st.repliesWritten());
-            err.println("stats.notificationsWritten=" + st.notificationsWritten());
-            err.println("stats.writeErrors=" + st.writeErrors());
-        }
+        serve.printStats(session, err);
         err.flush();
         return 0;
     }
