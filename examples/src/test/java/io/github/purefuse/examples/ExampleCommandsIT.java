@@ -3,20 +3,13 @@ package io.github.purefuse.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,58 +19,20 @@ import org.junit.jupiter.api.io.TempDir;
  * in the output carries an ANSI escape code (also not the first-use build's Maven output, when there is
  * one). A mirror onto itself is refused with one line and exit 2, and nothing is mounted.
  */
-class ExampleCommandsIT {
-    static final Duration T = Duration.ofSeconds(60);
-    static final Path LAUNCHER = Path.of("..", "bin", "fuse-example").toAbsolutePath().normalize();
-
+class ExampleCommandsIT extends Launched {
     @TempDir
     Path tmp;
-    Path mp;
-    Path stderr;
-    Process server;
-
-    @BeforeAll
-    static void fuse() {
-        TestMount.requireDevFuse();
-        assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " is executable");
-    }
-
-    @BeforeEach
-    void dirs() throws IOException {
-        mp = TestMount.newMountpoint();
-        stderr = tmp.resolve("stderr.txt");
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        if (server != null && server.isAlive()) {
-            server.destroyForcibly();
-        }
-        TestMount.forceUnmount(mp);
-        Files.deleteIfExists(mp);
-    }
 
     /** Serves {@code args} until mounted, reads {@code file} through the mount, unmounts; returns stderr. */
     private String serve(String file, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(LAUNCHER.toString()));
-        cmd.addAll(List.of(args));
-        cmd.addAll(List.of(mp.toString(), "--stats", "--transport", "dev"));
-        server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(stderr.toFile()).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!TestMount.isMounted(mp)) {
-            if (!server.isAlive()) {
-                fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
-            }
-            if (System.nanoTime() > deadline) {
-                fail("not mounted after 120 s: " + Files.readString(stderr));
-            }
-            Thread.sleep(50);
-        }
+        List<String> a = new ArrayList<>(List.of(args));
+        a.addAll(List.of("--stats", "--transport", "dev"));
+        launch(List.of(), a);
         assertEquals("hello\n", Tools.ok(mp, "cat", file));
         Tools.run(T, "umount", mp.toString()).ok();
-        assertTrue(server.waitFor(T.toSeconds(), TimeUnit.SECONDS), "the server exits");
+        int exit = awaitExit();
         String err = Files.readString(stderr);
-        assertEquals(0, server.exitValue(), err);
+        assertEquals(0, exit, err);
         return err;
     }
 

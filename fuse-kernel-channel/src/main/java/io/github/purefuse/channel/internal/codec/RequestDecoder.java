@@ -156,12 +156,11 @@ public final class RequestDecoder {
      * @throws InterruptedException if the sink threw it
      */
     public <P> void decode(ByteBuffer frame, Sink<P> sink, P port) throws ProtocolException, InterruptedException {
-        Body body = body(frame);
-        FuseRequest request = filesystemRequest(body);
-        if (request != null) {
-            sink.request(request, port);
+        Object request = decodeBody(body(frame));
+        if (request instanceof FuseRequest r) {
+            sink.request(r, port);
         } else {
-            sink.channel(channelRequest(body), port);
+            sink.channel((ChannelRequest) request, port);
         }
     }
 
@@ -174,9 +173,8 @@ public final class RequestDecoder {
      * @throws ProtocolException if the frame is malformed (see the class description)
      */
     public Incoming decode(ByteBuffer frame) throws ProtocolException {
-        Body body = body(frame);
-        FuseRequest request = filesystemRequest(body);
-        return request != null ? new Incoming.ForFilesystem(request) : channelRequest(body);
+        Object request = decodeBody(body(frame));
+        return request instanceof FuseRequest r ? new Incoming.ForFilesystem(r) : (ChannelRequest) request;
     }
 
     /**
@@ -217,23 +215,20 @@ public final class RequestDecoder {
         return new Body(frame, base, h, base + len - extBytes);
     }
 
-    private @Nullable FuseRequest filesystemRequest(Body b) throws ProtocolException {
+    /**
+     * The body's record: a {@link FuseRequest} or a {@link ChannelRequest} (the two share no type but
+     * {@code Object}; the public methods above tell them apart).
+     */
+    private Object decodeBody(Body b) throws ProtocolException {
+        int opcode = b.h.opcode();
         try {
-            return filesystemRequest(b, b.h.opcode());
+            FuseRequest request = filesystemRequest(b, opcode);
+            return request != null ? request : channelRequest(b, opcode);
         } catch (ProtocolException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw b.undecodable(e);
-        }
-    }
-
-    private ChannelRequest channelRequest(Body b) throws ProtocolException {
-        try {
-            return channelRequest(b, b.h.opcode());
-        } catch (ProtocolException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw b.undecodable(e);
+            // Last line of defence; every malformation we know of is checked explicitly in Body and above.
+            throw new ProtocolException(opcode, b.h.unique(), 0, "cannot decode: " + e, true);
         }
     }
 
@@ -609,11 +604,6 @@ public final class RequestDecoder {
 
         int length() {
             return end - start;
-        }
-
-        /** Last line of defence; every malformation we know of is checked explicitly in the decoder and here. */
-        ProtocolException undecodable(RuntimeException e) {
-            return new ProtocolException(h.opcode(), h.unique(), 0, "cannot decode: " + e, true);
         }
 
         ProtocolException error(int bodyOffset, String message) {
