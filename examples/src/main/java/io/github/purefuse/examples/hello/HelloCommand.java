@@ -8,10 +8,10 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fuse-example hello MOUNTPOINT}: mounts {@link HelloFs} in the foreground until unmounted. */
 @Command(name = "hello", mixinStandardHelpOptions = true,

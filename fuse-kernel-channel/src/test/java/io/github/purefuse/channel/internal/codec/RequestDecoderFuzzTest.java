@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.github.purefuse.channel.internal.request.Incoming;
 import io.github.purefuse.channel.internal.abi.Le;
+import io.github.purefuse.channel.internal.request.Incoming;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
