@@ -56,8 +56,10 @@ public abstract class Launched {
     }
 
     /**
-     * Starts {@code prefix... LAUNCHER args... MOUNTPOINT} and waits until it is mounted (up to 120 s: the
-     * launcher may build the module first).
+     * Starts {@code prefix... LAUNCHER args... MOUNTPOINT} and waits until it is mounted and has printed its
+     * ready line ({@code Mounted ...}), as a script would (up to 120 s: the launcher may build the module
+     * first). The mount point is in the mount table a moment before the session's signal handlers are
+     * installed; the ready line comes after them.
      *
      * @param prefix a command to run the launcher under ({@code strace}, {@code env}), or nothing
      * @param args   the subcommand and its arguments before the mount point
@@ -70,7 +72,7 @@ public abstract class Launched {
         server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(stderr.toFile()).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!TestMount.isMounted(mp)) {
+        while (!TestMount.isMounted(mp) || !ready()) {
             if (!server.isAlive()) {
                 fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
             }
@@ -79,6 +81,10 @@ public abstract class Launched {
             }
             Thread.sleep(50);
         }
+    }
+
+    private boolean ready() throws IOException {
+        return Files.readString(stderr).lines().anyMatch(l -> l.startsWith("Mounted "));
     }
 
     /** {@return the server's exit status, once it exited (within {@link #T})} */
