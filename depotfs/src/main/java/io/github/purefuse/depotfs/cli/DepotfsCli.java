@@ -455,6 +455,12 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
 
+        @Option(names = "--verify-reads", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "check each chunk of an object against its stored checksum before serving it; a "
+                        + "damaged chunk gives EIO for the reads that cover it (default: on; --no-verify-reads "
+                        + "serves objects unchecked, as before 0.1)")
+        boolean verifyReads = true;
+
         @Option(names = "--transport", paramLabel = "auto|dev|io-uring",
                 description = "how requests travel: auto (io_uring when the kernel offers it; the default), dev "
                         + "(/dev/fuse) or io-uring (fail with the reason if unavailable)")
@@ -488,7 +494,7 @@ public final class DepotfsCli implements Callable<Integer> {
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
-                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport));
+                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport), verifyReads);
         }
     }
 

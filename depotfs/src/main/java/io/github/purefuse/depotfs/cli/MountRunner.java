@@ -10,6 +10,7 @@ import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
@@ -45,10 +46,12 @@ final class MountRunner {
      * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
      *                            for at exit only
      * @param transport           the session's transport ({@code --transport})
+     * @param verifyReads         check object bytes against their chunk checksums before serving them
+     *                            ({@link VerifyingDepot}; {@code --no-verify-reads} turns it off)
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport) {
+                    boolean nonempty, int statsInterval, Transport transport, boolean verifyReads) {
     }
 
     private final Depot depot;
@@ -62,7 +65,7 @@ final class MountRunner {
     private int readAheadKb = -1;
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
-        this.depot = depot;
+        this.depot = settings.verifyReads() ? new VerifyingDepot(depot) : depot;
         this.mountpoint = mountpoint;
         this.settings = settings;
     }
@@ -112,7 +115,8 @@ final class MountRunner {
         String what = settings.root() != null ? "root '" + settings.root() + "'"
                 : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
-        String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
+        String pt = (!settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable")
+                + (settings.verifyReads() ? "" : ", reads not verified");
         out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
                 + s.mountpoint()
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
@@ -208,6 +212,11 @@ final class MountRunner {
         set.put("readerThreads", settings.threads());
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
+        set.put("verifyReads", settings.verifyReads());
+        if (depot instanceof VerifyingDepot v) {
+            root.put("chunksChecked", v.chunksChecked());
+            root.put("chunkMismatches", v.mismatches());
+        }
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
         root.put("nodes", adapter == null ? 0 : adapter.nodes());

@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.importer;
 
 import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.Names;
@@ -355,6 +356,7 @@ public final class Importer {
         Path src = java.util.Objects.requireNonNull(f.source);
         try (FileChannel ch = FileChannel.open(src, StandardOpenOption.READ)) {
             MessageDigest md = Hash.newDigest();
+            ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
             ByteBuffer buf = BUFFERS.get();
             long size = 0;
             while (true) {
@@ -364,13 +366,17 @@ public final class Importer {
                     break;
                 }
                 md.update(buf.array(), 0, n);
+                sums.update(buf.flip());
                 size += n;
                 progress.advance(n);
             }
             Hash h = Hash.of(md.digest());
             f.size = size;
-            if (!claimed.add(h) || depot.hasObject(h, size)) {
+            if (!claimed.add(h)) {
                 deduped.incrementAndGet();
+            } else if (depot.hasObject(h, size)) {
+                deduped.incrementAndGet();
+                depot.putChunkSums(sums.finish(h));   // an object of an older depot gets its checksums
             } else {
                 ch.position(0);
                 try {
