@@ -11,6 +11,7 @@ import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
+import io.github.purefuse.depotfs.store.s3.S3Depot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
@@ -47,11 +48,25 @@ final class MountRunner {
      *                            for at exit only
      * @param transport           the session's transport ({@code --transport})
      * @param verifyReads         check object bytes against their chunk checksums before serving them
-     *                            ({@link VerifyingDepot}; {@code --no-verify-reads} turns it off)
+     *                            ({@link VerifyingDepot}); null for the default: on for an S3 depot, off
+     *                            for a local one ({@link #verifies})
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport, boolean verifyReads) {
+                    boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads) {
+
+        /**
+         * Whether reads of this depot are checked. By default they are where the bytes pass through the
+         * process anyway (S3: the check costs one CRC-32C pass over bytes in memory) and not for a local
+         * depot, whose spliced or passthrough reads the check slows by about a third when the object is
+         * in the page cache (FORMAT.md, "Chunk checksums": the measurement).
+         *
+         * @param depot the depot to mount
+         * @return whether to wrap it in a {@link VerifyingDepot}
+         */
+        boolean verifies(Depot depot) {
+            return verifyReads != null ? verifyReads : depot instanceof S3Depot;
+        }
     }
 
     private final Depot depot;
@@ -65,7 +80,7 @@ final class MountRunner {
     private int readAheadKb = -1;
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
-        this.depot = settings.verifyReads() ? new VerifyingDepot(depot) : depot;
+        this.depot = settings.verifies(depot) ? new VerifyingDepot(depot) : depot;
         this.mountpoint = mountpoint;
         this.settings = settings;
     }
@@ -116,7 +131,7 @@ final class MountRunner {
                 : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = (!settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable")
-                + (settings.verifyReads() ? "" : ", reads not verified");
+                + (depot instanceof VerifyingDepot ? ", reads verified" : "");
         out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
                 + s.mountpoint()
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
@@ -212,7 +227,7 @@ final class MountRunner {
         set.put("readerThreads", settings.threads());
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
-        set.put("verifyReads", settings.verifyReads());
+        set.put("verifyReads", depot instanceof VerifyingDepot);
         if (depot instanceof VerifyingDepot v) {
             root.put("chunksChecked", v.chunksChecked());
             root.put("chunkMismatches", v.mismatches());

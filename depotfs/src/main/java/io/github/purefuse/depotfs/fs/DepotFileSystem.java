@@ -54,6 +54,13 @@ import org.jspecify.annotations.Nullable;
  * bad root name, a missing or corrupt root manifest) at the top of a multi-root mount: it is listed as
  * an empty-looking directory, every access below it fails with EIO and a log line names the root, and
  * the other roots work.
+ *
+ * <h2>Integrity of what is read</h2>
+ * Over a {@link io.github.purefuse.depotfs.store.VerifyingDepot} no damaged byte of an object is served
+ * (see the {@code store} package). Either way, before each READ answered from an object's local file
+ * ({@link OpenFile#beforeLocalRead}) the file must still hold the manifest's size, so a file cut short
+ * while open gives EIO instead of a short reply; when passthrough is active, each object is checked
+ * whole at OPEN ({@link DepotObject#checkLocal}), since its READs never reach this process.
  */
 public final class DepotFileSystem implements PathFileSystem {
 
