@@ -421,6 +421,11 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     @Override
+    public boolean metadataMayBlock() {
+        return depot.remote();
+    }
+
+    @Override
     public StatfsInfo statfs() {
         return statfs;
     }

@@ -31,6 +31,11 @@ public final class MemoryDepot implements WritableDepot {
     }
 
     @Override
+    public boolean remote() {
+        return false;
+    }
+
+    @Override
     public String describe() {
         return "in-memory depot";
     }

@@ -84,6 +84,8 @@ import java.util.function.Supplier;
  *   <tr><td>INIT (a second one)</td><td>transport thread</td><td>EIO; the session answered the first</td></tr>
  *   <tr><td>READ that {@code fs.readMayBlock} says does not block</td><td>transport thread</td><td>
  *       {@code fs.read(request, target)} into the port's reused buffer</td></tr>
+ *   <tr><td>any other request that {@code fs.mayBlock} says does not block</td><td>transport thread</td>
+ *       <td>the handler's reply</td></tr>
  *   <tr><td>everything else</td><td>a worker virtual thread (reused)</td><td>the handler's reply</td></tr>
  * </table>
  *
@@ -156,26 +158,26 @@ public final class Dispatcher implements RequestSink {
             case Unknown r -> exchange(r, port).error(Errno.ENOSYS);
             case Destroy r -> exchange(r, port).ok();
             case Init r -> exchange(r, port).error(Errno.EIO);
-            case Lookup r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.lookup(r))));
-            case Getattr r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.getattr(r))));
-            case Statx r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.statx(r))));
-            case Readlink r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.readlink(r))));
-            case Open r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.open(r))));
+            case Lookup r -> handle(r, port, x -> x.reply(call(r, () -> fs.lookup(r))));
+            case Getattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.getattr(r))));
+            case Statx r -> handle(r, port, x -> x.reply(call(r, () -> fs.statx(r))));
+            case Readlink r -> handle(r, port, x -> x.reply(call(r, () -> fs.readlink(r))));
+            case Open r -> handle(r, port, x -> x.reply(call(r, () -> fs.open(r))));
             case Read r -> read(r, port);
-            case Release r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.release(r))));
-            case Opendir r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.opendir(r))));
-            case Readdir r -> spawn(exchange(r, port), x -> directory(x, r, r.size(), false));
-            case Readdirplus r -> spawn(exchange(r, port), x -> directory(x, r, r.size(), true));
-            case Releasedir r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.releasedir(r))));
-            case Statfs r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.statfs(r))));
-            case Getxattr r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.getxattr(r))));
-            case Listxattr r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.listxattr(r))));
-            case Access r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.access(r))));
-            case Flush r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.flush(r))));
-            case Fsync r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.fsync(r))));
-            case Fsyncdir r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.fsyncdir(r))));
-            case Lseek r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.lseek(r))));
-            case Poll r -> spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.poll(r))));
+            case Release r -> handle(r, port, x -> x.reply(call(r, () -> fs.release(r))));
+            case Opendir r -> handle(r, port, x -> x.reply(call(r, () -> fs.opendir(r))));
+            case Readdir r -> handle(r, port, x -> directory(x, r, r.size(), false));
+            case Readdirplus r -> handle(r, port, x -> directory(x, r, r.size(), true));
+            case Releasedir r -> handle(r, port, x -> x.reply(call(r, () -> fs.releasedir(r))));
+            case Statfs r -> handle(r, port, x -> x.reply(call(r, () -> fs.statfs(r))));
+            case Getxattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.getxattr(r))));
+            case Listxattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.listxattr(r))));
+            case Access r -> handle(r, port, x -> x.reply(call(r, () -> fs.access(r))));
+            case Flush r -> handle(r, port, x -> x.reply(call(r, () -> fs.flush(r))));
+            case Fsync r -> handle(r, port, x -> x.reply(call(r, () -> fs.fsync(r))));
+            case Fsyncdir r -> handle(r, port, x -> x.reply(call(r, () -> fs.fsyncdir(r))));
+            case Lseek r -> handle(r, port, x -> x.reply(call(r, () -> fs.lseek(r))));
+            case Poll r -> handle(r, port, x -> x.reply(call(r, () -> fs.poll(r))));
         }
     }
 
@@ -243,6 +245,37 @@ public final class Dispatcher implements RequestSink {
     @FunctionalInterface
     private interface Job {
         void run(Exchange exchange);
+    }
+
+    /**
+     * Runs a handler call: on this (the transport's) thread when {@code fs.mayBlock} says the handler does
+     * not block, else on a worker ({@link #spawn}).
+     */
+    private void handle(FuseRequest request, ReplyPort port, Job task) throws InterruptedException {
+        boolean mayBlock;
+        try {
+            mayBlock = fs.mayBlock(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "mayBlock threw {0}; the request runs on a virtual thread", e.toString());
+            mayBlock = true;
+        }
+        Exchange exchange = exchange(request, port);
+        if (mayBlock) {
+            spawn(exchange, task);
+            return;
+        }
+        try {
+            task.run(exchange);
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+                throw vme;
+            }
+            if (!exchange.replied()) {
+                exchange.reply(failed(null, e));
+            } else {
+                LOG.log(Level.WARNING, "after answering {0}: {1}", Opcodes.name(exchange.opcode()), e.toString());
+            }
+        }
     }
 
     private void spawn(Exchange exchange, Job task) throws InterruptedException {

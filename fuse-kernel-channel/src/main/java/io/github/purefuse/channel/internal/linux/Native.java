@@ -550,6 +550,23 @@ public final class Native {
     }
 
     /**
+     * Binds the calling thread to one CPU ({@code sched_setaffinity(0, ...)}).
+     *
+     * @param cpu the CPU number, from 0
+     * @throws ErrnoException on failure (e.g. {@code EINVAL}: the CPU is offline or outside the cpuset)
+     */
+    public static void pinToCpu(int cpu) throws ErrnoException {
+        if (cpu < 0) {
+            throw new IllegalArgumentException("cpu " + cpu);
+        }
+        long[] mask = new long[cpu / 64 + 1];
+        mask[cpu / 64] = 1L << (cpu % 64);
+        if (C.sched_setaffinity(0, 8L * mask.length, mask) < 0) {
+            throw new ErrnoException("sched_setaffinity(cpu " + cpu + ")", errno());
+        }
+    }
+
+    /**
      * {@code eventfd(0, EFD_CLOEXEC)}.
      *
      * @return the descriptor

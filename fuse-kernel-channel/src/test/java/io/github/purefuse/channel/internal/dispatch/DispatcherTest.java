@@ -279,6 +279,51 @@ class DispatcherTest {
         assertEquals(List.of(), fs.forgets);
     }
 
+    /** Metadata from memory: handlers that say they do not block. */
+    static final class InlineMetadataFs extends Fs {
+        volatile @Nullable Thread lookupThread;
+
+        @Override
+        public boolean mayBlock(FuseRequest request) {
+            return false;
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            lookupThread = Thread.currentThread();
+            return super.lookup(request);
+        }
+    }
+
+    @Test
+    void metadataThatDoesNotBlockRunsOnTheTransportThread() throws Exception {
+        InlineMetadataFs fs = new InlineMetadataFs();
+        Sink sink = new Sink(true);
+        Dispatcher d = dispatcher(fs);
+        d.request(new Lookup(header(1, 40, 1), "n"), sink);
+        assertEquals(Thread.currentThread(), fs.lookupThread, "no hand-off");
+        assertEquals(List.of(16 + 128), sink.lengths, "the entry was answered before request() returned");
+        d.request(new Getattr(header(3, 42, 7), 0, FileHandle.NONE), sink);
+        assertEquals(List.of(Errno.EIO), sink.errors, "a handler that throws on the transport thread gets EIO");
+        d.request(new Lookup(header(1, 44, 1), "n"), sink);
+        assertEquals(3, sink.lengths.size(), "and the next request is served as before");
+        assertEquals(0, d.inFlight());
+    }
+
+    @Test
+    void metadataRunsOnAVirtualThreadByDefault() throws Exception {
+        Thread[] seen = new Thread[1];
+        Fs fs = new Fs() {
+            @Override
+            public LookupReply lookup(Lookup request) {
+                seen[0] = Thread.currentThread();
+                return super.lookup(request);
+            }
+        };
+        run(dispatcher(fs), new Lookup(header(1, 46, 1), "n"), new Sink(true));
+        assertTrue(seen[0] != null && seen[0].isVirtual() && seen[0] != Thread.currentThread(), "a worker: " + seen[0]);
+    }
+
     @Test
     void aSecondReplyToOneRequestIsRefused() {
         Exchange x = new Exchange(new Getattr(header(3, 30, 7), 0, FileHandle.NONE), new Sink(true),
