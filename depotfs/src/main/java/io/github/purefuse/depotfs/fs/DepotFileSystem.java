@@ -10,6 +10,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.ErrnoException;
@@ -99,6 +100,7 @@ public final class DepotFileSystem implements PathFileSystem {
     private final ConcurrentHashMap<FsPath, Node> nodes = new ConcurrentHashMap<>();
     /** The handler, once made: asked whether opens use passthrough (then objects are checked at OPEN). */
     private volatile @Nullable PathAdapter adapter;
+    private volatile boolean checksWholeObjectsAtOpen;
 
     private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, SortedMap<String, String> broken,
                             Node top, int uid, int gid, long snapshotNs, StatfsInfo statfs) {
@@ -337,6 +339,7 @@ public final class DepotFileSystem implements PathFileSystem {
      */
     public PathAdapter handler(BufferLeases leases, boolean passthrough) {
         PathAdapter a = PathAdapter.builder(this).immutable().leases(leases).passthrough(passthrough).build();
+        checksWholeObjectsAtOpen = passthrough && depot instanceof VerifyingDepot;
         adapter = a;
         return a;
     }
@@ -420,9 +423,15 @@ public final class DepotFileSystem implements PathFileSystem {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Yes for a remote depot; and when passthrough is asked for over a {@link VerifyingDepot}, since
+     * an OPEN then reads and checks the whole object ({@link #open}), too long for the transport's thread.
+     */
     @Override
     public boolean metadataMayBlock() {
-        return depot.remote();
+        return depot.remote() || checksWholeObjectsAtOpen;
     }
 
     @Override

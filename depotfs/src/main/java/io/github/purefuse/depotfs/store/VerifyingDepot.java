@@ -327,6 +327,11 @@ public final class VerifyingDepot implements Depot {
     }
 
     @Override
+    public boolean remote() {
+        return delegate.remote();
+    }
+
+    @Override
     public void close() throws IOException {
         checked.clear();
         delegate.close();
