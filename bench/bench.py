@@ -60,7 +60,9 @@ CONG = env_int("BENCH_CONG", MAX_BG * 3 // 4)    # ... and congestion_threshold
 RAW_THREADS = env_int("BENCH_RAW_THREADS", 2)
 # server names; NAME@TRANSPORT (hello, mirror, depotfs) runs NAME with --transport TRANSPORT.  The default
 # adds NAME@io-uring for every transport-capable server once its CLI has --transport (BENCH_TRANSPORTS).
-SERVERS = env_list("BENCH_SERVERS", ["tmpfs", "rawfuse-f", "jnr-fuse", "hello", "mirror", "depotfs"])
+# depotfs-verify: depotfs --verify-reads (chunk checksums checked on the read path; off by default for a
+# local depot) beside plain depotfs, to see what the check costs (issue 14)
+SERVERS = env_list("BENCH_SERVERS", ["tmpfs", "rawfuse-f", "jnr-fuse", "hello", "mirror", "depotfs", "depotfs-verify"])
 TRANSPORTS = env_list("BENCH_TRANSPORTS", ["io-uring"])
 # seq1first: 1 reader on a fresh mount (the first read after mount); seq1: the second read of that mount
 TESTS = env_list("BENCH_TESTS", ["seq1first", "seq1", "seq4", "rand", "find", "lsR", "stat"])
@@ -97,6 +99,7 @@ LABEL = {
     "mirror": "mirror example (of the tmpfs dir)",
     "depotfs": "depotfs (local depot on tmpfs)",
     "depotfs-pt": "depotfs --passthrough",
+    "depotfs-verify": "depotfs --verify-reads (chunk checksums checked)",
 }
 
 
@@ -575,9 +578,10 @@ class JnrFuse(Server):
 class Depotfs(Server):
     has_tree = True
 
-    def __init__(self, ctx, fixture, passthrough, variant=None, java_opts="", transport=None):
+    def __init__(self, ctx, fixture, passthrough, variant=None, java_opts="", transport=None, mount_args=()):
         super().__init__(ctx, fixture)
         self.pt = passthrough
+        self.mount_args = list(mount_args)
         self.fills_page_cache = not passthrough
         self.name = variant or ("depotfs-pt" if passthrough else "depotfs") + ("@" + transport if transport else "")
         self.java_opts = java_opts
@@ -596,6 +600,7 @@ class Depotfs(Server):
                "--congestion-threshold", str(cong), "--stats", self.stats_file]
         if self.pt:
             cmd.append("--passthrough")
+        cmd += self.mount_args
         args, tenv = transport_args(self, [os.path.join(ROOT, "bin", "depotfs"), "mount"])
         cmd += args
         env = java_env(self.name, dict(self.extra_env, **tenv))
@@ -1069,6 +1074,14 @@ def targets(results):
         if base == "depotfs":
             row("depotfs on io_uring 1 reader >= 1.1 x rawfuse -f (ra %d)" % ra0,
                 ratio(m(u, ra0, "seq1"), m("rawfuse-f", ra0, "seq1")), 1.1)
+    # read-path chunk checks (issue 14): on by default only if they cost <= 15 %
+    if any(k[0] == "depotfs-verify" for k in results):
+        for ra in RA_LIST:
+            for test, what in (("seq1first", "first read, every chunk checked"), ("seq1", "warm, chunks checked before")):
+                row("depotfs --verify-reads 1 reader %s >= 0.85 x depotfs (ra %d)" % (what, ra),
+                    ratio(m("depotfs-verify", ra, test), m("depotfs", ra, test)), 0.85)
+        row("depotfs --verify-reads random 4 KiB O_DIRECT IOPS >= 0.85 x depotfs",
+            ratio(m("depotfs-verify", RA_LIST[0], "rand"), m("depotfs", RA_LIST[0], "rand")), 0.85)
     for ra in RA_LIST:
         st = results.get(("depotfs-pt", ra), {}).get("_settings", {}).get("stats", {})
         if st:
@@ -1222,7 +1235,9 @@ def main():
         all_servers = {"tmpfs": Tmpfs(ctx, fx), "rawfuse-zero": RawFuse(ctx, fx, True),
                        "rawfuse-f": RawFuse(ctx, fx, False), "jnr-fuse": JnrFuse(ctx, fx), "hello": Hello(ctx, fx),
                        "mirror": Mirror(ctx, fx), "depotfs": Depotfs(ctx, fx, False),
-                       "depotfs-pt": Depotfs(ctx, fx, True)}
+                       "depotfs-pt": Depotfs(ctx, fx, True),
+                       "depotfs-verify": Depotfs(ctx, fx, False, variant="depotfs-verify", mount_args=["--verify-reads"])}
+        all_servers["depotfs-verify"].has_tree = False   # the same metadata path as depotfs: reads only
         names = list(SERVERS)
         if "BENCH_SERVERS" not in os.environ:   # rows per transport, once the CLIs have --transport
             names += ["%s@%s" % (n, t) for t in TRANSPORTS for n in ("hello", "mirror", "depotfs") if n in SERVERS]

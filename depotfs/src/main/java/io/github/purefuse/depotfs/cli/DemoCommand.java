@@ -21,12 +21,15 @@ import picocli.CommandLine.Parameters;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Builds a demo depot, mounts it and prints what to try.",
                 "The depot (built once, then cached) holds real files of this machine, names of 300 to",
-                "7,000 characters, a bundle linked at three paths and a 4 GiB object (mostly holes: the",
-                "demo takes the size of the imported tree plus 16 MiB of disk). Runs until Ctrl-C",
+                "7,000 characters, a bundle linked at three paths and a big object (--big-mib, 4 GiB by",
+                "default; mostly holes: it takes 4 KiB of disk per MiB). Runs until Ctrl-C",
                 "or `depotfs unmount MOUNTPOINT`. `depotfs demo --clean` removes the demo depot."})
 final class DemoCommand implements Callable<Integer> {
 
-    static final String BIG_NAME = "4GiB.bin";
+    /** The big object's default size, in MiB. */
+    static final long DEFAULT_BIG_MIB = 4096;
+    /** The largest --big-mib: 16 TiB. */
+    static final long MAX_BIG_MIB = 16L << 20;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT",
             description = "where to mount (default: ${DEFAULT-VALUE}); created if missing")
@@ -41,8 +44,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--source", paramLabel = "DIR", description = "the real tree to import (default: /usr/share/doc, else the JDK)")
     @Nullable Path source;
 
-    @Option(names = "--big-mib", paramLabel = "N", description = "size of the big object in MiB (default: ${DEFAULT-VALUE})")
-    long bigMib = 4096;
+    @Option(names = "--big-mib", paramLabel = "N",
+            description = "size of the big object in MiB, 1..16777216 (default: ${DEFAULT-VALUE}, i.e. 4 GiB); used when the demo depot is built")
+    long bigMib = DEFAULT_BIG_MIB;
 
     @Option(names = "--rebuild", description = "build the demo root again even if the depot has it")
     boolean rebuild;
@@ -67,6 +71,9 @@ final class DemoCommand implements Callable<Integer> {
         if (clean) {
             return clean(out, depotPath);
         }
+        if (bigMib < 1 || bigMib > MAX_BIG_MIB) {
+            throw new DepotfsCli.UsageException("--big-mib must be 1.." + MAX_BIG_MIB + ", was " + bigMib);
+        }
         LocalDepot depot = LocalDepot.openOrCreate(depotPath);
         if (rebuild || depot.root(DemoBuilder.ROOT).isEmpty()) {
             Path src = source != null ? source : defaultSource();
@@ -86,7 +93,7 @@ final class DemoCommand implements Callable<Integer> {
             out.flush();
             long t0 = System.nanoTime();
             DemoBuilder.Built built = new DemoBuilder(depot, Terminal.progress(!quiet))
-                    .build(src, Files.createDirectories(depot.directory().resolve("tmp")), BIG_NAME, bigSize);
+                    .build(src, Files.createDirectories(depot.directory().resolve("tmp")), bigName(bigMib), bigSize);
             out.printf(Locale.ROOT, "built root '%s' (%s): %s files from %s, %s skipped, in %s%n", DemoBuilder.ROOT,
                     built.root().shortHex(), Terminal.count(built.docImport().files()), src,
                     Terminal.count(built.docImport().skipped().size()),
@@ -183,8 +190,28 @@ final class DemoCommand implements Callable<Integer> {
         return Optional.ofNullable(System.getProperty("java.home")).map(Path::of).orElse(doc);
     }
 
+    /**
+     * {@return the big object's name: its size, {@code 4GiB.bin} by default, {@code 64MiB.bin} for 64}
+     *
+     * @param mib its size in MiB
+     */
+    static String bigName(long mib) {
+        return mib % 1024 == 0 ? mib / 1024 + "GiB.bin" : mib + "MiB.bin";
+    }
+
     private static void printHints(PrintStream out, Path m) {
         String q = Terminal.shellQuote(m.toString());
+        String big = "big/" + bigName(DEFAULT_BIG_MIB);
+        long bigBytes = DEFAULT_BIG_MIB << 20;
+        try (var files = Files.list(m.resolve("big"))) {     // the depot may have been built with another --big-mib
+            Path first = files.sorted().findFirst().orElse(null);
+            if (first != null) {
+                big = "big/" + first.getFileName();
+                bigBytes = Files.size(first);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // keep the default's name in the hint
+        }
         out.println();
         out.println("What to try, in another terminal:");
         out.println("  ls -l " + q);
@@ -195,7 +222,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  ls -di " + q + "/linked/one " + q + "/linked/deeper/two   # one bundle, distinct inode numbers per path");
         out.println("  find " + q + " | wc -l;  du -sh " + q + "/doc");
         out.println("  python3 -c 'import os,sys; print(sum(len(f) for _,_,f in os.walk(sys.argv[1])), \"files\")' " + q);
-        out.println("  dd if=" + q + "/big/" + BIG_NAME + " of=/dev/null bs=1M   # a 4 GiB object through FUSE");
+        out.println("  dd if=" + q + "/" + big + " of=/dev/null bs=1M   # a " + Terminal.bytes(bigBytes) + " object through FUSE");
         out.println("Stop with Ctrl-C, or: " + Terminal.command() + " unmount " + q);
         out.flush();
     }

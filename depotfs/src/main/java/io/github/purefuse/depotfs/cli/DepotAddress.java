@@ -90,20 +90,20 @@ final class DepotAddress {
             try {
                 uri = new URI(endpoint);
             } catch (URISyntaxException e) {
-                throw new DepotException(DepotException.Reason.INVALID, "--endpoint " + endpoint + ": not a URL");
+                throw new DepotfsCli.UsageException("--endpoint " + endpoint + ": not a URL");
             }
             if (uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
-                throw new DepotException(DepotException.Reason.INVALID, "--endpoint " + endpoint
+                throw new DepotfsCli.UsageException("--endpoint " + endpoint
                         + ": expected http://HOST[:PORT] or https://HOST[:PORT]");
             }
         }
         String p = DepotfsCli.rangeProblem("--s3-timeout", timeoutSeconds, 1, 3600);
         if (p != null) {
-            throw new DepotException(DepotException.Reason.INVALID, p);
+            throw new DepotfsCli.UsageException(p);
         }
         p = DepotfsCli.rangeProblem("--s3-prefetch-mib", prefetchMib, 0, 65536);
         if (p != null) {
-            throw new DepotException(DepotException.Reason.INVALID, p);
+            throw new DepotfsCli.UsageException(p);
         }
         S3Options o = S3Options.defaults(uri).withRegion(region).withAnonymous(anonymous).withHttpClient(httpClient);
         if (prefetchMib != null) {

@@ -86,9 +86,26 @@ public final class DepotfsCli implements Callable<Integer> {
                 e.printStackTrace(commandLine.getErr());
             }
             commandLine.getErr().flush();
-            return 1;
+            return e instanceof UsageException ? 2 : 1;
         });
         return cl.execute(args);
+    }
+
+    /**
+     * A flag's value is out of its range or malformed: exit status 2, as for picocli's own usage errors
+     * (an unknown flag, a value that is not a number).
+     */
+    static final class UsageException extends DepotException {
+        private static final long serialVersionUID = 1L;
+
+        /**
+         * Creates it.
+         *
+         * @param message one line naming the flag, e.g. {@code --threads must be 1..1024, was 0}
+         */
+        UsageException(String message) {
+            super(Reason.INVALID, message);
+        }
     }
 
     private static String oneLine(Throwable e) {
@@ -187,7 +204,7 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
             if (threadsProblem != null) {
-                throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+                throw new UsageException(threadsProblem);
             }
             if (depotAddress.isS3() && !spec.commandLine().getParseResult().hasMatchedOption("--threads")) {
                 threads = S3_IMPORT_THREADS; // uploads wait on the network, not on the disk
@@ -387,7 +404,7 @@ public final class DepotfsCli implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
             if (threadsProblem != null) {
-                throw new DepotException(DepotException.Reason.INVALID, threadsProblem);
+                throw new UsageException(threadsProblem);
             }
             try (WritableDepot depot = openDepot(depotAddress)) {
                 io.github.purefuse.depotfs.importer.Progress p = Terminal.progress(!quiet);
@@ -409,6 +426,11 @@ public final class DepotfsCli implements Callable<Integer> {
                         Terminal.count(r.bundles()), Terminal.count(r.objects()), Terminal.bytes(r.bytes()),
                         Terminal.seconds(java.time.Duration.ofNanos(System.nanoTime() - t0)),
                         r.problems().isEmpty() ? "all intact" : r.problems().size() + " problem(s)");
+                if (r.withoutChunkSums() > 0) {
+                    out.printf(Locale.ROOT, "%s objects have no chunk checksums (written by an older depotfs): reads"
+                            + " of them through a mount are not checked; import the same files again to add them%n",
+                            Terminal.count(r.withoutChunkSums()));
+                }
                 return r.problems().isEmpty() ? 0 : 1;
             }
         }
@@ -455,6 +477,13 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
 
+        @Option(names = "--verify-reads", negatable = true,
+                description = "check each chunk of an object against its stored checksum before it is served; a damaged"
+                        + " chunk gives EIO for the reads that cover it (default: on for an S3 depot, where it costs"
+                        + " about nothing; off for a local one, where it costs about a third of the spliced read"
+                        + " throughput when the object is in the page cache: see FORMAT.md)")
+        @Nullable Boolean verifyReads;
+
         @Option(names = "--transport", paramLabel = "auto|dev|io-uring",
                 description = "how requests travel: auto (io_uring when the kernel offers it; the default), dev "
                         + "(/dev/fuse) or io-uring (fail with the reason if unavailable)")
@@ -483,12 +512,12 @@ public final class DepotfsCli implements Callable<Integer> {
         MountRunner.Settings settings(@Nullable String root) throws DepotException {
             String problem = problem();
             if (problem != null) {
-                throw new DepotException(DepotException.Reason.INVALID, problem);
+                throw new UsageException(problem);
             }
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
-                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport));
+                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport), verifyReads);
         }
     }
 
@@ -625,11 +654,17 @@ public final class DepotfsCli implements Callable<Integer> {
             if (problem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, problem);
             }
-            Optional<String> failure = Mounts.unmount(mountpoint);
-            if (failure.isPresent()) {
-                throw new IOException("cannot unmount " + Mounts.canonical(mountpoint) + ": " + failure.get());
+            Mounts.Unmounted u = Mounts.unmount(mountpoint);
+            if (!u.done()) {
+                throw new IOException("cannot unmount " + Mounts.canonical(mountpoint) + ": " + u.detail());
             }
-            spec.commandLine().getOut().println("unmounted " + Mounts.canonical(mountpoint));
+            if (u.lazy()) {
+                spec.commandLine().getOut().println("detached " + Mounts.canonical(mountpoint) + " lazily: it was busy"
+                        + (u.detail().isEmpty() ? "" : " (" + u.detail() + ")") + "; it is gone from the mount table, and"
+                        + " its server ends when the last file or directory open in it is closed");
+            } else {
+                spec.commandLine().getOut().println("unmounted " + Mounts.canonical(mountpoint));
+            }
             return 0;
         }
     }

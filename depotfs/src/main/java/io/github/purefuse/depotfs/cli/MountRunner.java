@@ -10,6 +10,8 @@ import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.VerifyingDepot;
+import io.github.purefuse.depotfs.store.s3.S3Depot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import java.io.IOException;
@@ -45,10 +47,26 @@ final class MountRunner {
      * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
      *                            for at exit only
      * @param transport           the session's transport ({@code --transport})
+     * @param verifyReads         check object bytes against their chunk checksums before serving them
+     *                            ({@link VerifyingDepot}); null for the default: on for an S3 depot, off
+     *                            for a local one ({@link #verifies})
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport) {
+                    boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads) {
+
+        /**
+         * Whether reads of this depot are checked. By default they are where the bytes pass through the
+         * process anyway (S3: the check costs one CRC-32C pass over bytes in memory) and not for a local
+         * depot, whose spliced or passthrough reads the check slows by about a third when the object is
+         * in the page cache (FORMAT.md, "Chunk checksums": the measurement).
+         *
+         * @param depot the depot to mount
+         * @return whether to wrap it in a {@link VerifyingDepot}
+         */
+        boolean verifies(Depot depot) {
+            return verifyReads != null ? verifyReads : depot instanceof S3Depot;
+        }
     }
 
     private final Depot depot;
@@ -62,7 +80,7 @@ final class MountRunner {
     private int readAheadKb = -1;
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
-        this.depot = depot;
+        this.depot = settings.verifies(depot) ? new VerifyingDepot(depot) : depot;
         this.mountpoint = mountpoint;
         this.settings = settings;
     }
@@ -112,7 +130,8 @@ final class MountRunner {
         String what = settings.root() != null ? "root '" + settings.root() + "'"
                 : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
-        String pt = !settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable";
+        String pt = (!settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable")
+                + (depot instanceof VerifyingDepot ? ", reads verified" : "");
         out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
                 + s.mountpoint()
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
@@ -208,6 +227,11 @@ final class MountRunner {
         set.put("readerThreads", settings.threads());
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
+        set.put("verifyReads", depot instanceof VerifyingDepot);
+        if (depot instanceof VerifyingDepot v) {
+            root.put("chunksChecked", v.chunksChecked());
+            root.put("chunkMismatches", v.mismatches());
+        }
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
         root.put("nodes", adapter == null ? 0 : adapter.nodes());

@@ -78,17 +78,18 @@ final class Mounts {
      * then {@code fusermount3 -u -z}.
      *
      * @param mountpoint the mount point
-     * @return the output of the last attempt if all failed, or empty on success
+     * @return how it went
      * @throws IOException if no command could be run
      * @throws InterruptedException if interrupted while waiting
      */
-    static Optional<String> unmount(Path mountpoint) throws IOException, InterruptedException {
+    static Unmounted unmount(Path mountpoint) throws IOException, InterruptedException {
         String mp = canonical(mountpoint).toString();
         boolean root = "root".equals(System.getProperty("user.name")) || uid() == 0;
         List<List<String>> attempts = root
                 ? List.of(List.of("umount", mp), List.of("umount", "-l", mp))
                 : List.of(List.of("fusermount3", "-u", mp), List.of("fusermount3", "-u", "-z", mp));
         String last = "";
+        String busy = "";
         for (List<String> cmd : attempts) {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
@@ -96,11 +97,27 @@ final class Mounts {
                 p.destroyForcibly();
             }
             if (p.exitValue() == 0 && at(Path.of(mp)).isEmpty()) {
-                return Optional.empty();
+                return new Unmounted(true, cmd != attempts.get(0), busy);
             }
             last = String.join(" ", cmd) + ": " + out;
+            if (busy.isEmpty()) {
+                busy = out;
+            }
         }
-        return Optional.of(last);
+        return new Unmounted(false, false, last);
+    }
+
+    /**
+     * What {@link #unmount} did.
+     *
+     * @param done   whether the mount is gone from the mount table
+     * @param lazy   whether only the lazy detach worked: the first attempt failed (usually: the mount was
+     *               busy), so the mount left the namespace but lives on until its last open file or
+     *               working directory is closed, and only then the server ends
+     * @param detail the first attempt's output when {@code lazy}; the last attempt's output when not
+     *               {@code done}
+     */
+    record Unmounted(boolean done, boolean lazy, String detail) {
     }
 
     /** {@return this process's effective uid, from the owner of /proc/self} */

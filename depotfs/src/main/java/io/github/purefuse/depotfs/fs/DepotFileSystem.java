@@ -10,6 +10,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.ErrnoException;
@@ -48,11 +49,19 @@ import org.jspecify.annotations.Nullable;
  * <h2>Errors</h2>
  * A store error (missing or corrupt manifest or object) is an {@link IOException}, which the
  * {@link io.github.purefuse.kit.path.PathAdapter} answers with EIO and a log line; the mount stays up.
- * A directory whose manifest is broken still appears in its parent's listing (with {@code st_nlink}
- * 2); listing or entering it fails with EIO. The same holds for a broken root (a ref without a hash, a
+ * A directory whose manifest is missing or corrupt still appears in its parent's listing (with
+ * {@code st_nlink} 2); listing or entering it fails with EIO. Any other store error while loading a
+ * subdirectory's manifest for {@code st_nlink} fails that request (EIO), never gives a wrong count. The same holds for a broken root (a ref without a hash, a
  * bad root name, a missing or corrupt root manifest) at the top of a multi-root mount: it is listed as
  * an empty-looking directory, every access below it fails with EIO and a log line names the root, and
  * the other roots work.
+ *
+ * <h2>Integrity of what is read</h2>
+ * Over a {@link io.github.purefuse.depotfs.store.VerifyingDepot} no damaged byte of an object is served
+ * (see the {@code store} package). Either way, before each READ answered from an object's local file
+ * ({@link OpenFile#beforeLocalRead}) the file must still hold the manifest's size, so a file cut short
+ * while open gives EIO instead of a short reply; when passthrough is active, each object is checked
+ * whole at OPEN ({@link DepotObject#checkLocal}), since its READs never reach this process.
  */
 public final class DepotFileSystem implements PathFileSystem {
 
@@ -89,6 +98,9 @@ public final class DepotFileSystem implements PathFileSystem {
     private final long snapshotNs;
     private final StatfsInfo statfs;
     private final ConcurrentHashMap<FsPath, Node> nodes = new ConcurrentHashMap<>();
+    /** The handler, once made: asked whether opens use passthrough (then objects are checked at OPEN). */
+    private volatile @Nullable PathAdapter adapter;
+    private volatile boolean checksWholeObjectsAtOpen;
 
     private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, SortedMap<String, String> broken,
                             Node top, int uid, int gid, long snapshotNs, StatfsInfo statfs) {
@@ -283,13 +295,18 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     /**
-     * Counts a bundle's subdirectories for {@code st_nlink}. A manifest that cannot be loaded counts 0
-     * here, so that only requests for that directory itself fail (with EIO), not its parent's listing.
+     * Counts a bundle's subdirectories for {@code st_nlink}. A manifest that is missing or corrupt counts 0
+     * here (that directory is shown with {@code st_nlink} 2 and requests inside it fail with EIO), so that
+     * one broken directory does not fail its parent's listing. Any other store error (a failed GET, an I/O
+     * error) is thrown: the request fails with EIO rather than give the kernel a count it would cache.
      */
-    private int subdirectories(Hash bundle) {
+    private int subdirectories(Hash bundle) throws IOException {
         try {
             return depot.bundle(bundle).bundleCount();
-        } catch (IOException e) {
+        } catch (DepotException e) {
+            if (e.reason() != DepotException.Reason.CORRUPT && e.reason() != DepotException.Reason.NOT_FOUND) {
+                throw e;
+            }
             // Logged when that directory itself is accessed (EIO); only a debug line here.
             LOG.log(System.Logger.Level.DEBUG, () -> "bundle " + bundle.shortHex() + ": " + e.getMessage());
             return 0;
@@ -321,7 +338,10 @@ public final class DepotFileSystem implements PathFileSystem {
      * @return the handler to mount
      */
     public PathAdapter handler(BufferLeases leases, boolean passthrough) {
-        return PathAdapter.builder(this).immutable().leases(leases).passthrough(passthrough).build();
+        PathAdapter a = PathAdapter.builder(this).immutable().leases(leases).passthrough(passthrough).build();
+        checksWholeObjectsAtOpen = passthrough && depot instanceof VerifyingDepot;
+        adapter = a;
+        return a;
     }
 
     /**
@@ -345,11 +365,26 @@ public final class DepotFileSystem implements PathFileSystem {
         if (n.kind() != EntryKind.OBJECT || n.hash() == null) {
             throw new ErrnoException(n.kind() == EntryKind.BUNDLE ? Errno.EISDIR : Errno.EINVAL, "not a file: " + file);
         }
-        return new ObjectFile(depot.open(n.hash(), n.size()));
+        DepotObject o = depot.open(n.hash(), n.size());
+        PathAdapter a = adapter;
+        if (a != null && a.passthroughActive() && o.localPath().isPresent()) {
+            try {
+                o.checkLocal(0, o.size());   // the kernel will read the file itself: check all of it now
+            } catch (IOException | RuntimeException e) {
+                o.close();
+                throw e;
+            }
+        }
+        return new ObjectFile(o);
     }
 
     /** One open of an object. */
     private record ObjectFile(DepotObject object) implements OpenFile {
+        @Override
+        public void beforeLocalRead(long offset, int length) throws IOException {
+            object.checkLocal(offset, length);
+        }
+
         @Override
         public int read(long offset, ByteBuffer into) throws IOException {
             int n = object.read(into, offset);
@@ -383,14 +418,20 @@ public final class DepotFileSystem implements PathFileSystem {
         if (n == null || n.kind() != EntryKind.OBJECT || n.hash() == null) {
             throw new NoSuchFileException(file.toString());
         }
-        try (DepotObject o = depot.open(n.hash(), n.size())) {
-            return o.read(into, offset);
+        try (ObjectFile o = new ObjectFile(depot.open(n.hash(), n.size()))) {
+            return o.read(offset, into);
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Yes for a remote depot; and when passthrough is asked for over a {@link VerifyingDepot}, since
+     * an OPEN then reads and checks the whole object ({@link #open}), too long for the transport's thread.
+     */
     @Override
     public boolean metadataMayBlock() {
-        return depot.remote();
+        return depot.remote() || checksWholeObjectsAtOpen;
     }
 
     @Override

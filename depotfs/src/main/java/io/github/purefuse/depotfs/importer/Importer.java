@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.importer;
 
 import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.Names;
@@ -355,6 +356,7 @@ public final class Importer {
         Path src = java.util.Objects.requireNonNull(f.source);
         try (FileChannel ch = FileChannel.open(src, StandardOpenOption.READ)) {
             MessageDigest md = Hash.newDigest();
+            ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
             ByteBuffer buf = BUFFERS.get();
             long size = 0;
             while (true) {
@@ -364,13 +366,17 @@ public final class Importer {
                     break;
                 }
                 md.update(buf.array(), 0, n);
+                sums.update(buf.flip());
                 size += n;
                 progress.advance(n);
             }
             Hash h = Hash.of(md.digest());
             f.size = size;
-            if (!claimed.add(h) || depot.hasObject(h, size)) {
+            if (!claimed.add(h)) {
                 deduped.incrementAndGet();
+            } else if (depot.hasObject(h, size)) {
+                deduped.incrementAndGet();
+                depot.putChunkSums(sums.finish(h));   // an object of an older depot gets its checksums
             } else {
                 ch.position(0);
                 try {
@@ -942,8 +948,50 @@ public final class Importer {
         skipped.add(new ImportResult.Skipped(path, reason, true));
     }
 
-    private static String rel(Path top, Path p) {
-        return top.relativize(p).toString();
+    /**
+     * A source path for the lines that list what was not imported: relative to the top, from its bytes,
+     * with each byte that is not part of valid UTF-8 and each control character written as {@code \xHH}
+     * and a backslash as {@code \\}, so that distinct names always print distinctly
+     * (as {@code ls --quoting-style=escape} does) and a line stays one line.
+     */
+    static String rel(Path top, Path p) {
+        return escaped(io.github.purefuse.channel.LocalFiles.bytes(top.relativize(p)));
+    }
+
+    /**
+     * {@return bytes of a name or path as one printable line; see {@link #rel}}
+     *
+     * @param bytes the raw bytes
+     */
+    static String escaped(byte[] bytes) {
+        java.nio.charset.CharsetDecoder d = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer chars = java.nio.CharBuffer.allocate(bytes.length);
+        StringBuilder out = new StringBuilder(bytes.length + 8);
+        while (true) {
+            java.nio.charset.CoderResult r = d.decode(in, chars, true);
+            chars.flip();
+            while (chars.hasRemaining()) {
+                char c = chars.get();
+                if (c == '\\') {
+                    out.append("\\\\");
+                } else if (c < 0x20 || c == 0x7f) {
+                    out.append(String.format(java.util.Locale.ROOT, "\\x%02x", (int) c));
+                } else {
+                    out.append(c);
+                }
+            }
+            chars.clear();
+            if (!r.isError()) {
+                break;
+            }
+            for (int i = 0; i < r.length(); i++) {
+                out.append(String.format(java.util.Locale.ROOT, "\\x%02x", in.get() & 0xff));
+            }
+        }
+        return out.toString();
     }
 
     private static long nanos(FileTime t) {

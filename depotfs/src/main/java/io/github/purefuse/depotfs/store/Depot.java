@@ -18,7 +18,9 @@ import java.util.SortedMap;
  * <h2>Integrity</h2>
  * Corrupt or missing data is reported, never served: {@link #bundle} checks the manifest's SHA-256
  * before returning it; {@link #open} checks that the object's stored length equals the size the
- * manifest states. Object contents are hash-checked when written and by {@code depotfs verify}.
+ * manifest states. Object contents are hash-checked when written and by {@code depotfs verify}, and
+ * their chunks against {@link #chunkSums} on the read path when the depot is wrapped in a
+ * {@link VerifyingDepot}.
  */
 public interface Depot extends AutoCloseable {
 
@@ -86,6 +88,20 @@ public interface Depot extends AutoCloseable {
      * @throws IOException on other I/O errors
      */
     DepotObject open(Hash hash, long size) throws IOException;
+
+    /**
+     * The chunk checksums stored for an object (FORMAT.md, "Chunk checksums").
+     *
+     * @param object the object's SHA-256
+     * @param size   the object's size, as the manifest states
+     * @return the checksums, or empty when none are stored (a depot written before they existed); the
+     *     default, for stores that keep none
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if they are stored but damaged
+     * @throws IOException on other I/O errors
+     */
+    default Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        return Optional.empty();
+    }
 
     /** {@return a short description for messages, e.g. the depot's directory} */
     String describe();

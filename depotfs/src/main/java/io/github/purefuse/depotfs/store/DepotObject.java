@@ -43,6 +43,21 @@ public interface DepotObject extends AutoCloseable {
     }
 
     /**
+     * Checks, before bytes of {@link #localPath()} are sent to a reader without passing through
+     * {@link #read} (spliced by the transport, or read by the kernel with FUSE passthrough), that the
+     * file still holds them as they should be. The default does nothing.
+     *
+     * @param offset the first byte, {@code >= 0}
+     * @param length the bytes, {@code offset + length <= size()}
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if the file is shorter than
+     *     {@link #size()} (truncated after it was opened) or, checked by a {@link VerifyingDepot}, a chunk
+     *     of the range does not match its checksum
+     * @throws IOException on an I/O error of the store
+     */
+    default void checkLocal(long offset, long length) throws IOException {
+    }
+
+    /**
      * Releases the object (a file descriptor, a connection). Reads in flight may fail afterwards.
      * Idempotent.
      *

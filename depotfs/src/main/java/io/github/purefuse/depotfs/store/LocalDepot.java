@@ -67,6 +67,7 @@ public final class LocalDepot implements WritableDepot {
 
     private final Path dir;
     private final Path objects;
+    private final Path chunks;
     private final Path refs;
     private final Path tmp;
     private final ConcurrentHashMap<Hash, Bundle> bundles = new ConcurrentHashMap<>();
@@ -76,6 +77,7 @@ public final class LocalDepot implements WritableDepot {
     private LocalDepot(Path dir) {
         this.dir = dir;
         this.objects = dir.resolve("objects");
+        this.chunks = dir.resolve("chunks");
         this.refs = dir.resolve("refs");
         this.tmp = dir.resolve("tmp");
     }
@@ -186,7 +188,28 @@ public final class LocalDepot implements WritableDepot {
         return objects.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
     }
 
+    /**
+     * {@return the file an object's chunk checksums are stored in: {@code chunks/ab/cdef...}}
+     *
+     * @param object the object's SHA-256
+     */
+    public Path chunkSumsPathOf(Hash object) {
+        String hex = object.toHex();
+        return chunks.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
+    }
+
     // ---------------------------------------------------------------- reads
+
+    @Override
+    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(chunkSumsPathOf(object));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+        return Optional.of(ChunkSums.decode(bytes, object, size));
+    }
 
     /** Refs that hold a hash and have a valid name go to {@code roots}, the others to {@code broken}. */
     private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {
@@ -364,6 +387,16 @@ public final class LocalDepot implements WritableDepot {
             return Optional.of(path);
         }
 
+        /** The file must still be as long as the manifest says: one {@code fstat}. */
+        @Override
+        public void checkLocal(long offset, long length) throws IOException {
+            long now = channel.size();
+            if (now < size) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
+                        + ": it shrank to " + now + " bytes while open, the manifest says " + size);
+            }
+        }
+
         @Override
         public void close() throws IOException {
             channel.close();
@@ -387,6 +420,7 @@ public final class LocalDepot implements WritableDepot {
         boolean moved = false;
         try {
             MessageDigest md = Hash.newDigest();
+            ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
             long size = 0;
             ByteBuffer buf = COPY_BUFFERS.get();
             try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
@@ -401,6 +435,7 @@ public final class LocalDepot implements WritableDepot {
                     }
                     buf.flip();
                     md.update(buf.array(), 0, buf.limit());
+                    sums.update(buf);
                     writeSparse(out, buf, size);
                     size += n;
                 }
@@ -413,12 +448,57 @@ public final class LocalDepot implements WritableDepot {
                 throw new DepotException(DepotException.Reason.CORRUPT, "content hashes to " + hash.shortHex()
                         + ", expected " + expected.shortHex() + " (did the source change while it was read?)");
             }
+            ChunkSums cs = sums.finish(hash);
             if (hasObject(hash, size)) {
+                putChunkSums(cs, false);   // a depot written before chunk checksums gets them now
                 return new Stored(hash, size, false);
             }
+            putChunkSums(cs, true);        // before the object: a stored object always has its checksums
             install(temp, hash);
             moved = true;
             return new Stored(hash, size, true);
+        } finally {
+            if (!moved) {
+                Files.deleteIfExists(temp);
+            }
+        }
+    }
+
+    @Override
+    public void putChunkSums(ChunkSums sums) throws IOException {
+        putChunkSums(sums, false);
+    }
+
+    /**
+     * Stores an object's chunk checksums ({@code chunks/ab/cdef...}, 0444), unless a file with the same
+     * bytes is there; a damaged one is replaced.
+     */
+    private void putChunkSums(ChunkSums sums, boolean objectIsNew) throws IOException {
+        Path target = chunkSumsPathOf(sums.object());
+        byte[] bytes = sums.encode();
+        if (!objectIsNew) {
+            try {
+                if (Arrays.equals(Files.readAllBytes(target), bytes)) {
+                    return;
+                }
+            } catch (NoSuchFileException e) {
+                // not there yet
+            }
+        }
+        Path temp = newTempFile("chunks-");
+        boolean moved = false;
+        try {
+            Files.write(temp, bytes);
+            Path shard = target.getParent();
+            if (!Files.isDirectory(shard)) {
+                Files.createDirectories(shard);
+                unsynced.add(chunks);
+            }
+            Files.setPosixFilePermissions(temp, STORED_PERMISSIONS);
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            moved = true;
+            unsynced.add(target);
+            unsynced.add(shard);
         } finally {
             if (!moved) {
                 Files.deleteIfExists(temp);
@@ -585,7 +665,9 @@ public final class LocalDepot implements WritableDepot {
         for (Iterator<Path> it = unsynced.iterator(); it.hasNext(); ) {
             Path p = it.next();
             it.remove();
-            (p.getParent().equals(objects) || p.equals(objects) ? dirs : files).add(p);
+            boolean dir = p.equals(objects) || p.equals(chunks) || p.getParent().equals(objects)
+                    || p.getParent().equals(chunks);
+            (dir ? dirs : files).add(p);
         }
         // Concurrent fsyncs share journal commits: much faster than one after the other.
         try (ExecutorService pool = Executors.newFixedThreadPool(Math.min(8, Math.max(1, files.size() / 16 + 1)))) {

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 public final class MemoryDepot implements WritableDepot {
 
     private final Map<Hash, ByteBuffer> blobs = new ConcurrentHashMap<>();
+    private final Map<Hash, byte[]> chunkSums = new ConcurrentHashMap<>();
     private final ConcurrentSkipListMap<String, Hash> roots = new ConcurrentSkipListMap<>();
     private final ReentrantLock rootLock = new ReentrantLock();
 
@@ -106,18 +107,33 @@ public final class MemoryDepot implements WritableDepot {
      */
     public Stored putObject(byte[] bytes) {
         Hash h = Hash.sha256(bytes);
+        ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
+        sums.update(ByteBuffer.wrap(bytes));
+        putChunkSums(sums.finish(h));
         ByteBuffer prev = blobs.putIfAbsent(h, ByteBuffer.wrap(bytes.clone()).asReadOnlyBuffer());
         return new Stored(h, bytes.length, prev == null);
     }
 
     /**
-     * Replaces the stored bytes of a hash without checking them: only for tests of corruption handling.
+     * Replaces the stored bytes of a hash without checking them (its chunk checksums stay): only for tests
+     * of corruption handling.
      *
      * @param hash  the hash whose content to replace
      * @param bytes the new (wrong) content
      */
     public void corruptForTesting(Hash hash, byte[] bytes) {
         blobs.put(hash, ByteBuffer.wrap(bytes.clone()).asReadOnlyBuffer());
+    }
+
+    @Override
+    public void putChunkSums(ChunkSums sums) {
+        chunkSums.put(sums.object(), sums.encode());
+    }
+
+    @Override
+    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        byte[] b = chunkSums.get(object);
+        return b == null ? Optional.empty() : Optional.of(ChunkSums.decode(b, object, size));
     }
 
     @Override

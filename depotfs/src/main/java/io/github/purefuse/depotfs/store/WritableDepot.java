@@ -36,8 +36,9 @@ public interface WritableDepot extends Depot {
     boolean hasObject(Hash hash, long size) throws IOException;
 
     /**
-     * Stores the bytes of {@code source} up to its end as an object, hashing them as they are written;
-     * an object already present is kept (deduplication).
+     * Stores the bytes of {@code source} up to its end as an object, hashing them as they are written,
+     * with its chunk checksums; an object already present is kept (deduplication) and gets its checksums
+     * if it had none.
      *
      * @param source   the bytes; read to the end, not closed
      * @param expected the hash the caller expects, or {@code null}
@@ -47,6 +48,16 @@ public interface WritableDepot extends Depot {
      * @throws IOException on an I/O error
      */
     Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException;
+
+    /**
+     * Stores an object's chunk checksums (FORMAT.md, "Chunk checksums") unless the same are stored:
+     * {@link #putObject} stores them with every object it writes, and this adds them for an object that
+     * was there already, written before they existed.
+     *
+     * @param sums the checksums, computed from the object's bytes
+     * @throws IOException on an I/O error
+     */
+    void putChunkSums(ChunkSums sums) throws IOException;
 
     /**
      * Writes a bundle manifest for {@code entries} in the canonical form (see {@code FORMAT.md}).

@@ -2,6 +2,7 @@ package io.github.purefuse.depotfs.tree;
 
 import io.github.purefuse.depotfs.store.Bundle;
 import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
@@ -22,7 +23,8 @@ import java.util.function.LongConsumer;
 
 /**
  * Checks a depot end to end: every manifest reachable from a root loads and matches its hash, and every
- * object it names is stored with the stated size and hashes to its name.
+ * object it names is stored with the stated size, hashes to its name, and has chunk checksums that are
+ * intact and match its bytes (objects without any are counted, not reported: an older depot).
  */
 public final class Verifier {
 
@@ -42,8 +44,10 @@ public final class Verifier {
      * @param objects  distinct objects checked
      * @param bytes    object bytes hashed
      * @param problems what was wrong; empty if the depot is intact
+     * @param withoutChunkSums objects that have no chunk checksums (written before they existed: their
+     *                         reads through a mount are not checked; {@code import} of the same files adds them)
      */
-    public record Report(int bundles, int objects, long bytes, List<Problem> problems) {
+    public record Report(int bundles, int objects, long bytes, List<Problem> problems, int withoutChunkSums) {
     }
 
     private record ObjectRef(Hash hash, long size, String path) {
@@ -79,10 +83,11 @@ public final class Verifier {
         }
         totalSize.accept(total);
         long hashed = 0;
+        java.util.concurrent.atomic.AtomicInteger unsummed = new java.util.concurrent.atomic.AtomicInteger();
         try (ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads))) {
             List<Future<Long>> results = new ArrayList<>();
             for (ObjectRef o : objects.values()) {
-                results.add(pool.submit(() -> check(depot, o, problems, progress)));
+                results.add(pool.submit(() -> check(depot, o, problems, progress, unsummed)));
             }
             for (Future<Long> f : results) {
                 try {
@@ -97,7 +102,7 @@ public final class Verifier {
         }
         List<Problem> sorted = new ArrayList<>(problems);
         sorted.sort((a, b) -> a.path().compareTo(b.path()));
-        return new Report(seenBundles.size(), objects.size(), hashed, sorted);
+        return new Report(seenBundles.size(), objects.size(), hashed, sorted, unsummed.get());
     }
 
     private static void walk(Depot depot, String path, Hash bundleHash, Set<Hash> seen, Map<Hash, ObjectRef> objects,
@@ -124,10 +129,20 @@ public final class Verifier {
         }
     }
 
-    private static long check(Depot depot, ObjectRef o, List<Problem> problems, LongConsumer progress) {
+    private static long check(Depot depot, ObjectRef o, List<Problem> problems, LongConsumer progress,
+                              java.util.concurrent.atomic.AtomicInteger unsummed) {
         MessageDigest md = Hash.newDigest();
         ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
         long offset = 0;
+        ChunkSums stored = null;
+        boolean damagedSums = false;
+        try {
+            stored = depot.chunkSums(o.hash(), o.size()).orElse(null);
+        } catch (IOException e) {
+            problems.add(new Problem(o.path(), e.getMessage() + " (`depotfs import` of the file rewrites them)"));
+            damagedSums = true;
+        }
+        ChunkSums.Builder sums = stored == null ? null : ChunkSums.builder(stored.chunkSize());
         try (DepotObject obj = depot.open(o.hash(), o.size())) {
             while (offset < o.size()) {
                 buf.clear();
@@ -136,6 +151,9 @@ public final class Verifier {
                     break;
                 }
                 buf.flip();
+                if (sums != null) {
+                    sums.update(buf);
+                }
                 md.update(buf);
                 offset += n;
                 progress.accept(n);
@@ -143,6 +161,11 @@ public final class Verifier {
             Hash actual = Hash.of(md.digest());
             if (!actual.equals(o.hash())) {
                 problems.add(new Problem(o.path(), "corrupt object " + o.hash().shortHex() + ": its content hashes to " + actual.shortHex()));
+            } else if (sums != null && !java.util.Arrays.equals(sums.finish(actual).encode(), stored.encode())) {
+                problems.add(new Problem(o.path(), "corrupt chunk checksums of object " + o.hash().shortHex()
+                        + ": they do not match its content (`depotfs import` of the file rewrites them)"));
+            } else if (stored == null && !damagedSums) {
+                unsummed.incrementAndGet();
             }
         } catch (IOException e) {
             problems.add(new Problem(o.path(), e.getMessage()));

@@ -286,13 +286,13 @@ class DepotfsCliTest {
         Path depot = tmp.resolve("depot");
         LocalDepot.openOrCreate(depot).close();
         Run r = cli("mount", "--depot", depot.toString(), mp.toString(), "--stats", "/proc/nope/s.json");
-        assertEquals(1, r.exit());
+        assertEquals(2, r.exit(), "a flag whose value cannot work: a usage error");
         assertEquals("depotfs: --stats /proc/nope/s.json: /proc/nope: no such directory\n", r.err());
         assertEquals(null, DepotfsCli.statsProblem(tmp.resolve("s.json")));
     }
 
     @Test
-    void numericFlagsOutOfRangeAreNamedAsTyped() throws Exception {
+    void numericFlagsOutOfRangeAreNamedAsTypedAndAreUsageErrors() throws Exception {
         Path mp = Files.createDirectories(tmp.resolve("mnt"));
         Path depot = tmp.resolve("depot");
         LocalDepot.openOrCreate(depot).close();
@@ -304,12 +304,32 @@ class DepotfsCliTest {
         };
         for (String[] c : cases) {
             Run r = cli("mount", "--depot", depot.toString(), mp.toString(), c[0], c[1]);
-            assertEquals(1, r.exit(), c[0]);
+            assertEquals(2, r.exit(), c[0] + ": a usage error, as an unknown flag is");
             assertEquals(c[2], r.err());
         }
         Run imp = cli("import", tmp.toString(), "--depot", depot.toString(), "--threads", "0");
-        assertEquals(1, imp.exit());
+        assertEquals(2, imp.exit());
         assertEquals("depotfs: --threads must be 1..1024, was 0\n", imp.err());
+        assertEquals(2, cli("verify", "--depot", depot.toString(), "--threads", "2000").exit());
+        Run s3 = cli("ls", "--depot", "s3://bucket/p", "--endpoint", "http://127.0.0.1:1", "--s3-timeout", "0");
+        assertEquals(2, s3.exit(), s3.err());
+        assertEquals("depotfs: --s3-timeout must be 1..3600, was 0\n", s3.err());
+        Run big = cli("demo", "--depot", tmp.resolve("demo").toString(), "--big-mib", "0", mp.toString());
+        assertEquals(2, big.exit(), big.err());
+        assertEquals("depotfs: --big-mib must be 1..16777216, was 0\n", big.err());
+        assertTrue(!Files.exists(tmp.resolve("demo")), "refused before anything is created");
+        assertEquals("4GiB.bin", DemoCommand.bigName(4096));
+        assertEquals("64MiB.bin", DemoCommand.bigName(64));
+    }
+
+    @Test
+    void readsOfALocalDepotAreCheckedOnlyWhenAskedFor() {
+        java.util.function.Function<Boolean, MountRunner.Settings> settings = v -> new MountRunner.Settings(null, false, 0,
+                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v);
+        io.github.purefuse.depotfs.store.MemoryDepot local = new io.github.purefuse.depotfs.store.MemoryDepot();
+        assertTrue(!settings.apply(null).verifies(local), "off by default: it costs a fifth of spliced reads");
+        assertTrue(settings.apply(true).verifies(local), "--verify-reads");
+        assertTrue(!settings.apply(false).verifies(local), "--no-verify-reads");
     }
 
     @Test

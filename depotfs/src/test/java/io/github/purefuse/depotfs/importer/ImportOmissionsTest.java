@@ -189,14 +189,21 @@ class ImportOmissionsTest {
                 .write("origin", StandardCharsets.UTF_8.encode("the web"));
         Process p = new ProcessBuilder("python3", "-c",
                 "import os, sys; d = os.fsencode(sys.argv[1]); open(os.path.join(d, b'caf\\xe9'), 'w').write('x'); "
+                        + "open(os.path.join(d, b'caf\\xeb'), 'w').write('y'); open(os.path.join(d, b'back\\\\slash'), 'w').write('z'); "
                         + "os.mkdir(os.path.join(d, b'bad\\xff\\xfedir'))", src.toString()).redirectErrorStream(true).start();
         assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, new String(p.getInputStream().readAllBytes()));
         MemoryDepot depot = new MemoryDepot();
         ImportResult r = importInto(depot, src);
-        assertEquals(List.of("good.txt", "tagged.txt"),
+        assertEquals(List.of("back\\slash", "good.txt", "tagged.txt"),
                 depot.bundle(r.bundle()).entries().stream().map(BundleEntry::name).toList());
-        assertEquals(3, r.errors(), r.skipped().toString());
+        assertEquals(4, r.errors(), r.skipped().toString());
         assertEquals("extended attributes not imported (a depot holds none): user.origin", notImported(r, "tagged.txt").reason());
-        assertEquals(2, r.skipped().stream().filter(s -> s.reason().contains("not valid UTF-8")).count(), r.skipped().toString());
+        // Two names that differ in one invalid byte print differently: each such byte as \xHH.
+        assertEquals(List.of("bad\\xff\\xfedir", "caf\\xe9", "caf\\xeb"), r.skipped().stream()
+                .filter(s -> s.reason().contains("not valid UTF-8")).map(ImportResult.Skipped::path).sorted().toList(),
+                r.skipped().toString());
+        assertEquals("back\\\\slash", Importer.escaped("back\\slash".getBytes(StandardCharsets.UTF_8)),
+                "a backslash is escaped too: the escape stays reversible");
+        assertEquals("a\\x0ab\\x1b", Importer.escaped("a\nb\u001b".getBytes(StandardCharsets.UTF_8)), "one line");
     }
 }

@@ -215,6 +215,30 @@ class CliIT {
     }
 
     @Test
+    void unmountOfABusyMountSaysItDetachedLazily() throws Exception {
+        Path mp = newMountpoint("busy-unmount");
+        Process p = startMount(mp, "--root", "main");
+        Run r;
+        try (FileChannel open = FileChannel.open(mp.resolve("hello.txt"))) {
+            r = cli("unmount", mp.toString());
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().startsWith("detached " + mp.toRealPath() + " lazily: it was busy"), r.out());
+            assertTrue(r.out().contains("its server ends when the last file or directory open in it is closed"), r.out());
+            assertFalse(TestMount.isMounted(mp), "gone from the mount table");
+            ByteBuffer b = ByteBuffer.allocate(64);
+            open.read(b, 0);
+            assertEquals("hello from the depot\n", new String(b.array(), 0, b.position(), StandardCharsets.UTF_8),
+                    "what is open keeps working");
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the server ends once the last open file is closed");
+        assertEquals(0, p.exitValue());
+        Path idle = newMountpoint("idle-unmount");
+        Process q = startMount(idle, "--root", "main");
+        assertEquals("unmounted " + idle.toRealPath() + "\n", cli("unmount", idle.toString()).out());
+        assertTrue(q.waitFor(60, TimeUnit.SECONDS));
+    }
+
+    @Test
     void passthroughServesTheSameBytesWithoutReadRequests() throws Exception {
         Path mp = newMountpoint("pt");
         Path stats = work.resolve("pt-stats.json");

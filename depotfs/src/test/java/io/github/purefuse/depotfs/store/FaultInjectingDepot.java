@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * and corruption (a manifest whose hash check fails, as {@link LocalDepot} reports it). Faults are set per
  * object or bundle hash and are counted; everything else passes through to the wrapped depot.
  *
- * <p>Corrupt object <em>bytes</em> of the right length are not injected: the read path does not hash
- * objects (FORMAT.md, integrity policy), so such a fault would be served, and a test would only show that.
+ * <p>Corrupt object <em>bytes</em> of the right length ({@link #flipByte}) are caught by a
+ * {@link VerifyingDepot} over this one, which checks the chunk checksums this depot passes through.
  *
  * <p>Thread-safe; faults can be changed while a mount reads.
  */
@@ -43,6 +43,7 @@ public final class FaultInjectingDepot implements Depot {
     private final Map<Hash, Integer> shortReads = new ConcurrentHashMap<>();
     private final Map<Hash, Long> truncations = new ConcurrentHashMap<>();
     private final Map<Hash, Boolean> corrupt = new ConcurrentHashMap<>();
+    private final Map<Hash, Long> flips = new ConcurrentHashMap<>();
     private final AtomicLong injected = new AtomicLong();
 
     /**
@@ -119,8 +120,22 @@ public final class FaultInjectingDepot implements Depot {
         return this;
     }
 
+    /**
+     * Every read that covers byte {@code offset} of the object returns it with its bits inverted: the
+     * right length, the wrong content (a bit rot the store does not notice).
+     *
+     * @param object the object
+     * @param offset the byte that is flipped
+     * @return this depot
+     */
+    public FaultInjectingDepot flipByte(Hash object, long offset) {
+        flips.put(object, offset);
+        return this;
+    }
+
     /** Removes every fault. */
     public void clear() {
+        flips.clear();
         failures.clear();
         latencies.clear();
         shortReads.clear();
@@ -190,6 +205,11 @@ public final class FaultInjectingDepot implements Depot {
     }
 
     @Override
+    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        return delegate.chunkSums(object, size);
+    }
+
+    @Override
     public String describe() {
         return "faults over " + delegate.describe();
     }
@@ -236,7 +256,15 @@ public final class FaultInjectingDepot implements Depot {
                     room = most;
                 }
                 dst.limit(dst.position() + (int) room);
-                return delegate.read(dst, offset);
+                int start = dst.position();
+                int n = delegate.read(dst, offset);
+                Long flip = flips.get(hash);
+                if (flip != null && flip >= offset && flip < offset + n) {
+                    injected.incrementAndGet();
+                    int at = start + (int) (flip - offset);
+                    dst.put(at, (byte) ~dst.get(at));
+                }
+                return n;
             } finally {
                 dst.limit(limit);
             }

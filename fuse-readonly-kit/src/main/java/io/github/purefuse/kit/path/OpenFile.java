@@ -37,15 +37,31 @@ public interface OpenFile extends Closeable {
      * {@link PathAdapter.Builder#passthrough} on and the kernel willing, the OPEN reply names it as the
      * FUSE passthrough backing file and the kernel reads it itself, with no READ reaching this process;
      * otherwise the adapter opens it for the transport ({@code FuseConnection.openLocal}) and answers
-     * READs on the transport's thread with its pages ({@code FileRange}, spliced on {@code /dev/fuse}).
-     * Either way the adapter closes this {@code OpenFile} right away; if the file cannot be opened, READs
-     * go to {@link #read}. All opens of one path must name the same file (the kernel ties a backing file
-     * to the inode), and its size must be the size {@code stat} gave.
+     * READs on the transport's thread with its pages ({@code FileRange}, spliced on {@code /dev/fuse}),
+     * calling {@link #beforeLocalRead} first. A passthrough open closes this {@code OpenFile} right away
+     * (no READ will come); a spliced one keeps it until RELEASE. If the file cannot be opened, READs go to
+     * {@link #read}. All opens of one path must name the same file (the kernel ties a backing file to the
+     * inode), and its size must be the size {@code stat} gave.
      *
      * @return the file, or {@code null} (the default) to serve reads through {@link #read}
      */
     default @Nullable Path localPath() {
         return null;
+    }
+
+    /**
+     * Called before a READ of this open is answered from {@link #localPath()} without its bytes passing
+     * through this process (spliced, or {@code pread} by the transport): the place to check that the file
+     * still holds those bytes, or that they are what they should be. Throwing fails that READ only, with
+     * the exception's errno ({@link Errnos}: EIO for a plain {@link IOException}); the open stays usable.
+     * Not called for a FUSE passthrough open, whose READs never reach the process. Runs on the transport's
+     * thread, possibly on several threads at once; the default does nothing.
+     *
+     * @param offset the first byte the READ sends, {@code >= 0}
+     * @param length the bytes it sends, {@code > 0}; {@code offset + length} is at most the size at OPEN
+     * @throws IOException to answer this READ with an error instead
+     */
+    default void beforeLocalRead(long offset, int length) throws IOException {
     }
 
     /**

@@ -139,9 +139,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private volatile @Nullable FuseConnection connection;
 
     /**
-     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one, whether the kernel
-     * reads it through a backing file, or the local file whose bytes READs send (in both cases the state
-     * was closed at OPEN).
+     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one (for a local file,
+     * asked {@link OpenFile#beforeLocalRead} before each READ), whether the kernel reads it through a
+     * backing file (the state was closed at OPEN), or the local file whose bytes READs send.
      */
     private record OpenedFile(FsPath path, long size, @Nullable OpenFile state, boolean passthrough,
                               @Nullable LocalFile local) {
@@ -343,9 +343,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             boolean cache = keepCache && (state == null || state.keepCache());
             LocalFile local = backing == null ? null : openLocal(path, backing);
             FileHandle fh;
-            if (local != null) {
-                closeQuietly(path, state);                     // READs send the local file's bytes
-                fh = files.open(new OpenedFile(path, size, null, false, local));
+            if (local != null) {                               // READs send the local file's bytes
+                fh = files.open(new OpenedFile(path, size, state, false, local));
             } else {
                 fh = files.open(new OpenedFile(path, size, state, false, null));
             }
@@ -380,6 +379,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 ByteBuffer into = lease.bytes();
                 OpenFile state = file.state();
                 LocalFile local = file.local();
+                if (local != null && state != null) {
+                    state.beforeLocalRead(offset, n);
+                }
                 while (into.hasRemaining()) {
                     long at = offset + into.position();
                     int got = local != null ? local.read(into, at)
@@ -441,6 +443,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         int n = (int) Math.min(request.size(), file.size() - offset);
         LocalFile local = file.local();
         if (local != null) {
+            OpenFile state = file.state();
+            if (state != null) {
+                try {
+                    state.beforeLocalRead(offset, n);
+                } catch (IOException | RuntimeException e) {
+                    return readFailure(file.path().toString(), e);
+                }
+            }
             return new FileRange(local, offset, n);
         }
         OpenFile state = java.util.Objects.requireNonNull(file.state());
@@ -480,10 +490,15 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private void closeOpen(OpenedFile file) {
         if (file.passthrough()) {
             backings.release(file.path());
-        } else if (file.local() != null) {
-            file.local().close();
-        } else if (file.state() != null) {
-            closeQuietly(file.path(), file.state());
+        } else {
+            LocalFile local = file.local();
+            if (local != null) {
+                local.close();
+            }
+            OpenFile state = file.state();
+            if (state != null) {
+                closeQuietly(file.path(), state);
+            }
         }
     }
 

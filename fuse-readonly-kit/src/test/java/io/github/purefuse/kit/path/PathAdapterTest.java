@@ -450,10 +450,35 @@ class PathAdapterTest {
     @Test
     void withoutPassthroughALocalFileIsSplicedOnTheTransportThread() {
         java.nio.file.Path local = java.nio.file.Path.of("/local/f");
+        List<String> checks = new java.util.concurrent.CopyOnWriteArrayList<>();
         PerOpenFs perOpen = new PerOpenFs() {
             @Override
             public OpenFile open(FsPath file) {
-                return with(super.open(file), local, true, true);
+                OpenFile inner = with(super.open(file), local, true, true);
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                        return inner.read(offset, into);
+                    }
+
+                    @Override
+                    public java.nio.file.Path localPath() {
+                        return local;
+                    }
+
+                    @Override
+                    public void beforeLocalRead(long offset, int length) throws java.io.IOException {
+                        checks.add(offset + "+" + length);
+                        if (offset == 4096) {
+                            throw new java.io.IOException("bytes 4096.. are damaged");
+                        }
+                    }
+
+                    @Override
+                    public void close() throws java.io.IOException {
+                        inner.close();
+                    }
+                };
             }
         };
         PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();   // passthrough not asked for
@@ -464,7 +489,7 @@ class PathAdapterTest {
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
         assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), o.flags());
         assertEquals(List.of(local), kernel.openedLocal);
-        assertEquals(1, perOpen.closed.get(), "the OpenFile is closed at OPEN: the local file serves the reads");
+        assertEquals(0, perOpen.closed.get(), "the OpenFile stays open: it checks each READ of the local file");
         io.github.purefuse.api.request.Read r = Requests.read(f, o.fh(), DATA.length - 10, 4096);
         assertEquals(false, a.readMayBlock(r), "local bytes: inline on the transport's thread");
         io.github.purefuse.api.reply.FileRange range = assertInstanceOf(io.github.purefuse.api.reply.FileRange.class,
@@ -474,8 +499,14 @@ class PathAdapterTest {
         try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease()) {
             assertEquals(16, lease.bytes().remaining(), "a transport without a target reads the local file too");
         }
+        assertEquals(List.of((DATA.length - 10) + "+10", "0+16"), checks, "each READ checked first, with its range");
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 4096, 16), null),
+                "a failed check: EIO for that READ");
+        assertInstanceOf(io.github.purefuse.api.reply.FileRange.class, a.read(Requests.read(f, o.fh(), 0, 16), null),
+                "and only for that READ");
         a.release(Requests.release(f, o.fh()));
         assertEquals(1, kernel.closedLocal.get(), "RELEASE closes the local file");
+        assertEquals(1, perOpen.closed.get(), "and the OpenFile");
         assertEquals(0, perOpen.readsThroughHandles.get());
     }
 

@@ -2,6 +2,7 @@ package io.github.purefuse.depotfs.store.s3;
 
 import io.github.purefuse.depotfs.store.Bundle;
 import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
@@ -442,6 +443,57 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
+    /** One GET of {@code PREFIX/chunks/ab/…}; a missing key is an object written without checksums. */
+    @Override
+    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        String key = location.chunkSumsKey(object);
+        byte[] bytes;
+        try {
+            bytes = await(client.getObject(r -> r.bucket(location.bucket()).key(key), AsyncResponseTransformer.toBytes()),
+                    "read chunk checksums " + key).asByteArray();
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+        return Optional.of(ChunkSums.decode(bytes, object, size));
+    }
+
+    @Override
+    public void putChunkSums(ChunkSums sums) throws IOException {
+        putChunkSums(sums, false);
+    }
+
+    /**
+     * Stores an object's chunk checksums; for an object that was there already only if they are missing
+     * (a depot written before they existed), found with one HEAD.
+     */
+    private void putChunkSums(ChunkSums sums, boolean objectIsNew) throws IOException {
+        String key = location.chunkSumsKey(sums.object());
+        byte[] bytes = sums.encode();
+        if (!objectIsNew) {
+            try {
+                HeadObjectResponse h = await(client.headObject(r -> r.bucket(location.bucket()).key(key)), "check " + key);
+                if (h.contentLength() != null && h.contentLength() == bytes.length) {
+                    return;
+                }
+            } catch (DepotException e) {
+                if (e.reason() != DepotException.Reason.NOT_FOUND) {
+                    throw e;
+                }
+            }
+        }
+        await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength((long) bytes.length),
+                AsyncRequestBody.fromBytesUnsafe(bytes)), "upload " + key);
+    }
+
+    private static ChunkSums chunkSumsOf(ByteBuffer all, Hash hash) {
+        ChunkSums.Builder b = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
+        b.update(all);
+        return b.finish(hash);
+    }
+
     private @Nullable Bundle cached(Hash hash) {
         cacheLock.lock();
         try {
@@ -670,15 +722,18 @@ public final class S3Depot implements WritableDepot {
                 // Hash first (the key is the hash), then upload from the same positions.
                 long start = s.position();
                 MessageDigest md = Hash.newDigest();
+                ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
                 ByteBuffer buf = ByteBuffer.allocate(1 << 20);
                 while (s.read(buf) >= 0) {
                     buf.flip();
+                    sums.update(buf);
                     md.update(buf);
                     buf.clear();
                 }
                 Hash h = Hash.of(md.digest());
                 s.position(start);
                 if (hasObject(h, length)) {
+                    putChunkSums(sums.finish(h), false);   // a depot written before chunk checksums gets them
                     return new Stored(h, length, false);
                 }
                 return upload(s, length, h);
@@ -745,9 +800,12 @@ public final class S3Depot implements WritableDepot {
             md.update(all.duplicate());
             Hash h = Hash.of(md.digest());
             checkExpected(h, expected);
+            ChunkSums sums = chunkSumsOf(all, h);
             if (expected == null && hasObject(h, length)) {
+                putChunkSums(sums, false);
                 return new Stored(h, length, false);
             }
+            putChunkSums(sums, true);   // before the object: a stored object has its checksums
             String key = location.objectKey(h);
             await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
                     AsyncRequestBody.fromByteBufferUnsafe(all)), "upload " + key);
@@ -776,6 +834,7 @@ public final class S3Depot implements WritableDepot {
         Semaphore inFlight = new Semaphore(UPLOADS_IN_FLIGHT);
         try {
             MessageDigest md = Hash.newDigest();
+            ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
             long sent = 0;
             int partNumber = 1;
             while (sent < length) {
@@ -789,6 +848,7 @@ public final class S3Depot implements WritableDepot {
                 }
                 part.flip();
                 md.update(part.duplicate());
+                sums.update(part);
                 try {
                     inFlight.acquire();
                 } catch (InterruptedException e) {
@@ -805,6 +865,7 @@ public final class S3Depot implements WritableDepot {
                 sent += n;
             }
             checkExpected(Hash.of(md.digest()), hash);
+            putChunkSums(sums.finish(hash), true);   // before the upload completes: the object is not visible yet
             List<CompletedPart> completed = new ArrayList<>();
             for (CompletableFuture<CompletedPart> f : parts) {
                 completed.add(await(f, "upload a part of " + key));

@@ -64,6 +64,16 @@ public record S3Location(String bucket, String prefix) {
         return key("objects/" + hex.substring(0, 2) + "/" + hex.substring(2));
     }
 
+    /**
+     * {@return the key of an object's chunk checksums: {@code PREFIX/chunks/ab/cdef…}}
+     *
+     * @param object the object's SHA-256
+     */
+    public String chunkSumsKey(Hash object) {
+        String hex = object.toHex();
+        return key("chunks/" + hex.substring(0, 2) + "/" + hex.substring(2));
+    }
+
     /** {@return the key prefix under which the roots are: {@code PREFIX/refs/}} */
     public String refsPrefix() {
         return key("refs/");

@@ -33,7 +33,11 @@
  * written by the HTTP client straight into the leased reply buffer, so random 4 KiB reads cost one GET of
  * 4 KiB and no read-ahead. Parts fetched ahead live in their own buffers and are copied once into the
  * reply buffer (a memory copy, negligible beside the network); exact reads have no copy beyond the HTTP
- * client's.
+ * client's. With the read-path check on (the mount's default for S3:
+ * {@link io.github.purefuse.depotfs.store.VerifyingDepot}) reads are widened to whole 64 KiB chunks and each
+ * chunk's CRC-32C is checked on the bytes in the buffer before the reply is sent: a random 4 KiB read then
+ * GETs the 64 KiB chunk around it (read through a scratch buffer), an aligned READ of whole chunks costs
+ * no copy more. Checksums are one small GET per object at its first open.
  *
  * <h2>Memory, duplicates, cancellation</h2>
  * All prefetch buffers of a mount come from one {@link io.github.purefuse.depotfs.store.s3.PrefetchBudget}

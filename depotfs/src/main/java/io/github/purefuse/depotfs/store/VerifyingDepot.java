@@ -1,0 +1,344 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link Depot} whose objects check their bytes against the object's {@linkplain ChunkSums chunk
+ * checksums} before anyone sees them, so that a mount never serves a byte that differs from what was
+ * imported (FORMAT.md, "Chunk checksums"). Everything but {@link #open} passes through.
+ *
+ * <h2>What is checked, and when</h2>
+ * <ul>
+ *   <li><b>{@link DepotObject#read}</b> (S3 GETs and prefetched parts, a local object read into a
+ *       buffer): every call. The range is widened to whole chunks; whole chunks are read straight into the
+ *       caller's buffer and checked there, a partly wanted chunk at either end is read into a pooled
+ *       scratch buffer, checked and copied. A mismatch fails the call with
+ *       {@link DepotException.Reason#CORRUPT}, and none of its bytes count as read.</li>
+ *   <li><b>{@link DepotObject#checkLocal}</b> (bytes of the local file that the transport splices, or
+ *       that the kernel reads itself with FUSE passthrough): the first time a chunk is asked for, it is
+ *       read and checked; a chunk that passed is remembered in a bitmap per object, shared by all opens of
+ *       it for as long as this depot lives (one bit per chunk), and later requests for it cost nothing.</li>
+ * </ul>
+ * Checksums and bitmaps are kept per object (4 bytes per chunk plus one bit: 64 KiB of checksums per GiB
+ * with 64 KiB chunks) for up to {@value #MAX_OBJECTS} objects; beyond that the table is emptied and
+ * objects are checked again from scratch.
+ *
+ * <h2>What is not covered</h2>
+ * Bytes of a local file that change <em>after</em> their chunk was checked (a disk that returns other bytes
+ * once the pages were evicted, a file rewritten in place under the mount) are spliced or read by the kernel
+ * unchecked. An object without stored checksums (a depot written by a depotfs before they existed) is
+ * served unchecked, as before; the first such open logs one line per depot. The object's SHA-256, which
+ * also catches deliberate changes, is checked by {@code depotfs verify}, not here.
+ *
+ * <p>Thread-safe.
+ */
+public final class VerifyingDepot implements Depot {
+
+    private static final System.Logger LOG = System.getLogger(VerifyingDepot.class.getName());
+    /** Objects whose checksums and bitmaps are kept. */
+    static final int MAX_OBJECTS = 65_536;
+    /** Scratch buffers: a partly wanted chunk, or a run of chunks checked for a splice. */
+    private static final int SCRATCH = 1 << 20;
+
+    private final Depot delegate;
+    private final ConcurrentHashMap<Hash, Checked> checked = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<ByteBuffer> scratch = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean warnedUnchecked = new AtomicBoolean();
+    private final LongAdder chunksChecked = new LongAdder();
+    private final LongAdder mismatches = new LongAdder();
+
+    /**
+     * Wraps a depot.
+     *
+     * @param delegate the store
+     */
+    public VerifyingDepot(Depot delegate) {
+        this.delegate = delegate;
+    }
+
+    /** {@return chunks checked so far (each check of a chunk counts, by read or by splice)} */
+    public long chunksChecked() {
+        return chunksChecked.sum();
+    }
+
+    /** {@return checks that failed so far: reads answered with EIO because the bytes were not the object's} */
+    public long mismatches() {
+        return mismatches.sum();
+    }
+
+    /** One object's checksums (or none) and which of its chunks a local read has checked. */
+    private static final class Checked {
+        final @Nullable ChunkSums sums;
+        final @Nullable AtomicLongArray local;
+        final AtomicInteger localCount = new AtomicInteger();
+
+        Checked(@Nullable ChunkSums sums) {
+            this.sums = sums;
+            this.local = sums == null ? null : new AtomicLongArray((sums.count() + 63) >>> 6);
+        }
+
+        boolean isChecked(int chunk) {
+            AtomicLongArray bits = java.util.Objects.requireNonNull(local);
+            return (bits.get(chunk >>> 6) & (1L << chunk)) != 0;
+        }
+
+        void markChecked(int chunk) {
+            AtomicLongArray bits = java.util.Objects.requireNonNull(local);
+            long bit = 1L << chunk;
+            if ((bits.getAndAccumulate(chunk >>> 6, bit, (a, b) -> a | b) & bit) == 0) {
+                localCount.incrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    public DepotObject open(Hash hash, long size) throws IOException {
+        DepotObject o = delegate.open(hash, size);
+        try {
+            Checked c = checked.get(hash);
+            if (c == null) {
+                c = new Checked(delegate.chunkSums(hash, size).orElse(null));
+                if (checked.size() >= MAX_OBJECTS) {
+                    checked.clear();
+                }
+                Checked before = checked.putIfAbsent(hash, c);
+                if (before != null) {
+                    c = before;
+                }
+            }
+            if (c.sums == null) {
+                if (warnedUnchecked.compareAndSet(false, true)) {
+                    LOG.log(System.Logger.Level.WARNING, "object " + hash.shortHex() + " has no chunk checksums (written"
+                            + " by an older depotfs): objects without them are read unchecked; `depotfs import` of"
+                            + " the same files adds them");
+                }
+                return o;
+            }
+            return new VerifiedObject(hash, o, c, c.sums);
+        } catch (IOException | RuntimeException e) {
+            o.close();
+            throw e;
+        }
+    }
+
+    private ByteBuffer borrow(int capacity) {
+        if (capacity <= SCRATCH) {
+            ByteBuffer b = scratch.poll();
+            if (b != null) {
+                return b.clear().limit(capacity);
+            }
+            return ByteBuffer.allocateDirect(SCRATCH).limit(capacity);
+        }
+        return ByteBuffer.allocateDirect(capacity);
+    }
+
+    private void giveBack(ByteBuffer b) {
+        if (b.capacity() == SCRATCH && scratch.size() < 64) {
+            scratch.offer(b);
+        }
+    }
+
+    /** An object whose reads are checked. */
+    private final class VerifiedObject implements DepotObject {
+        private final Hash hash;
+        private final DepotObject delegate;
+        private final Checked state;
+        private final ChunkSums sums;
+
+        VerifiedObject(Hash hash, DepotObject delegate, Checked state, ChunkSums sums) {
+            this.hash = hash;
+            this.delegate = delegate;
+            this.state = state;
+            this.sums = sums;
+        }
+
+        @Override
+        public long size() {
+            return delegate.size();
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long offset) throws IOException {
+            if (offset < 0) {
+                throw new IllegalArgumentException("negative offset " + offset);
+            }
+            long size = sums.size();
+            if (offset >= size || !dst.hasRemaining()) {
+                return 0;
+            }
+            int want = (int) Math.min(dst.remaining(), size - offset);
+            long end = offset + want;
+            int last = sums.chunkOf(end - 1);
+            int start = dst.position();
+            int limit = dst.limit();
+            try {
+                for (int c = sums.chunkOf(offset); c <= last; ) {
+                    long from = sums.start(c);
+                    if (from >= offset && from + sums.length(c) <= end) {
+                        int k = c;                         // a run of whole chunks: straight into dst
+                        while (k < last && sums.start(k + 1) + sums.length(k + 1) <= end) {
+                            k++;
+                        }
+                        long to = sums.start(k) + sums.length(k);
+                        int at = start + (int) (from - offset);
+                        dst.limit(at + (int) (to - from)).position(at);
+                        readFully(dst, from);
+                        for (int i = c; i <= k; i++) {
+                            check(i, dst.slice(start + (int) (sums.start(i) - offset), sums.length(i)));
+                        }
+                        c = k + 1;
+                    } else {                               // a chunk wanted in part: through scratch
+                        ByteBuffer b = borrow(sums.length(c));
+                        try {
+                            readFully(b, from);
+                            b.flip();
+                            check(c, b);
+                            long lo = Math.max(offset, from);
+                            long hi = Math.min(end, from + sums.length(c));
+                            dst.limit(limit).position(start + (int) (lo - offset));
+                            dst.put(b.position((int) (lo - from)).limit((int) (hi - from)));
+                        } finally {
+                            giveBack(b);
+                        }
+                        c++;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                dst.limit(limit).position(start);
+                throw e;
+            }
+            dst.limit(limit).position(start + want);
+            return want;
+        }
+
+        /** Fills {@code b} from its position to its limit with the bytes at {@code offset}. */
+        private void readFully(ByteBuffer b, long offset) throws IOException {
+            long at = offset;
+            while (b.hasRemaining()) {
+                int n = delegate.read(b, at);
+                if (n <= 0) {
+                    throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
+                            + ": its bytes end at " + at + " of " + sums.size());
+                }
+                at += n;
+            }
+        }
+
+        private void check(int chunk, ByteBuffer bytes) throws DepotException {
+            chunksChecked.increment();
+            if (!sums.matches(chunk, bytes)) {
+                mismatches.increment();
+                long from = sums.start(chunk);
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": bytes "
+                        + from + "-" + (from + sums.length(chunk) - 1) + " (chunk " + chunk + ") do not match their"
+                        + " checksum; reads of them fail with EIO (`depotfs verify` lists damaged objects)");
+            }
+        }
+
+        @Override
+        public void checkLocal(long offset, long length) throws IOException {
+            if (length > 0 && offset < sums.size() && state.localCount.get() < sums.count()) {
+                int last = sums.chunkOf(Math.min(sums.size(), offset + length) - 1);
+                int c = sums.chunkOf(offset);
+                while (c <= last) {
+                    if (state.isChecked(c)) {
+                        c++;
+                        continue;
+                    }
+                    int k = c;                             // a run of unchecked chunks that fits the scratch
+                    while (k < last && !state.isChecked(k + 1)
+                            && sums.start(k + 1) + sums.length(k + 1) - sums.start(c) <= SCRATCH) {
+                        k++;
+                    }
+                    long from = sums.start(c);
+                    int len = (int) (sums.start(k) + sums.length(k) - from);
+                    ByteBuffer b = borrow(len);
+                    try {
+                        readFully(b, from);
+                        b.flip();
+                        for (int i = c; i <= k; i++) {
+                            check(i, b.slice((int) (sums.start(i) - from), sums.length(i)));
+                            state.markChecked(i);
+                        }
+                    } finally {
+                        giveBack(b);
+                    }
+                    c = k + 1;
+                }
+            }
+            delegate.checkLocal(offset, length);
+        }
+
+        @Override
+        public Optional<Path> localPath() {
+            return delegate.localPath();
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        return delegate.roots();
+    }
+
+    @Override
+    public SortedMap<String, String> brokenRoots() throws IOException {
+        return delegate.brokenRoots();
+    }
+
+    @Override
+    public Optional<Hash> root(String name) throws IOException {
+        return delegate.root(name);
+    }
+
+    @Override
+    public Bundle bundle(Hash hash) throws IOException {
+        return delegate.bundle(hash);
+    }
+
+    @Override
+    public Optional<BundleEntry> stat(Hash bundle, String name) throws IOException {
+        return delegate.stat(bundle, name);
+    }
+
+    @Override
+    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        return delegate.chunkSums(object, size);
+    }
+
+    @Override
+    public String describe() {
+        return delegate.describe();
+    }
+
+    @Override
+    public boolean remote() {
+        return delegate.remote();
+    }
+
+    @Override
+    public void close() throws IOException {
+        checked.clear();
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.fs.DepotFileSystem;
+import io.github.purefuse.depotfs.importer.ImportResult;
+import io.github.purefuse.depotfs.importer.Importer;
+import io.github.purefuse.depotfs.importer.Progress;
+import io.github.purefuse.depotfs.store.ChunkSums;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.VerifyingDepot;
+import io.github.purefuse.depotfs.store.s3.S3Depot;
+import io.github.purefuse.depotfs.store.s3.S3Location;
+import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.path.PathAdapter;
+import io.github.purefuse.testing.TestMount;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The read path of an S3 depot never serves damaged bytes: {@code import} stores chunk checksums next
+ * to every object (one PUT, and with a multipart upload), an object whose bytes were changed in the
+ * bucket (same key, same length, one byte flipped) gives EIO for the reads that cover that chunk, and
+ * every other byte (prefetched in parts, or read exactly) is served. S3Proxy on a loopback port.
+ */
+class S3IntegrityIT {
+    private static final String BUCKET = "depotfs-integrity";
+    private static final int CHUNK = ChunkSums.DEFAULT_CHUNK_SIZE;
+    private static final int SIZE = 3 << 20;
+    private static final long BAD = (2 << 20) + 5;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aFlippedByteInTheBucketGivesEioForItsChunkOnly() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Random rnd = new Random(1412);
+        byte[] data = new byte[SIZE];
+        rnd.nextBytes(data);
+        byte[] big = new byte[20 << 20];                     // above the multipart threshold
+        rnd.nextBytes(big);
+        Files.write(src.resolve("damaged.bin"), data);
+        Files.write(src.resolve("big.bin"), big);
+        try (S3ProxyServer server = S3ProxyServer.start(Files.createDirectories(tmp.resolve("s3")), "aws-v2-or-v4")) {
+            server.createBucket(BUCKET);
+            System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
+            System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+            S3Location location = S3Location.parse("s3://" + BUCKET + "/d");
+            Hash damaged;
+            Hash root;
+            try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
+                ImportResult r = new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
+                s3.setRoot("r", null, r.bundle());
+                root = r.bundle();
+                damaged = s3.stat(root, "damaged.bin").orElseThrow().requireHash();
+                assertTrue(s3.chunkSums(damaged, SIZE).isPresent(), "stored by the import (one PUT)");
+                Hash bigHash = s3.stat(root, "big.bin").orElseThrow().requireHash();
+                assertEquals(big.length / CHUNK, s3.chunkSums(bigHash, big.length).orElseThrow().count(),
+                        "stored by the import (multipart upload)");
+            }
+            byte[] flipped = data.clone();
+            flipped[(int) BAD] ^= 0x10;
+            try (S3Client admin = server.adminClient()) {
+                admin.putObject(b -> b.bucket(BUCKET).key(location.objectKey(damaged)), RequestBody.fromBytes(flipped));
+            }
+            try (S3Depot s3 = S3Depot.open(location, server.options())) {
+                VerifyingDepot depot = new VerifyingDepot(s3);
+                PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
+                try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
+                    Path f = m.path().resolve("damaged.bin");
+                    Path out = tmp.resolve("dd.out");
+                    // Exact reads (O_DIRECT, 64 KiB each): the damaged chunk is 32.
+                    Shell.Result before = Shell.run(tmp, "dd", "if=" + f, "of=" + out, "bs=64K", "count=32", "iflag=direct", "status=none");
+                    assertEquals(0, before.exit(), before.err());
+                    assertArrayEquals(Arrays.copyOf(data, 32 * CHUNK), Files.readAllBytes(out));
+                    Shell.Result bad = Shell.run(tmp, "dd", "if=" + f, "of=/dev/null", "bs=64K", "skip=32", "count=1", "iflag=direct");
+                    assertTrue(bad.exit() != 0 && bad.err().contains("Input/output error"), bad.err());
+                    Shell.Result after = Shell.run(tmp, "dd", "if=" + f, "of=" + out, "bs=64K", "skip=33", "iflag=direct", "status=none");
+                    assertEquals(0, after.exit(), after.err());
+                    assertArrayEquals(Arrays.copyOfRange(data, 33 * CHUNK, SIZE), Files.readAllBytes(out));
+                    // Buffered (readahead, prefetched parts): stops with EIO, what came before is right.
+                    Shell.Result cat = Shell.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", f.toString(), out.toString());
+                    assertTrue(cat.exit() != 0 && cat.err().contains("Input/output error"), cat.err());
+                    byte[] got = Files.readAllBytes(out);
+                    assertTrue(got.length <= BAD, "nothing at or after the damaged byte: " + got.length);
+                    assertArrayEquals(Arrays.copyOf(data, got.length), got);
+                    // The other object, read through the prefetcher, is intact and checked.
+                    assertEquals(Shell.ok(tmp, "sha256sum", src.resolve("big.bin").toString()).split(" ")[0],
+                            Shell.ok(tmp, "sha256sum", m.path().resolve("big.bin").toString()).split(" ")[0]);
+                    assertTrue(depot.chunksChecked() >= big.length / CHUNK, "chunks checked: " + depot.chunksChecked());
+                    assertTrue(depot.mismatches() > 0);
+                    assertTrue(TestMount.isMounted(m.path()));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.github.purefuse.depotfs.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Chunk checksums: their stored form, and reads checked against them (FORMAT.md, "Chunk checksums"). */
+class VerifyingDepotTest {
+    private static final int CHUNK = ChunkSums.DEFAULT_CHUNK_SIZE;
+
+    @TempDir
+    Path tmp;
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void storedFormRoundTripsAndDamageToItIsFound() throws Exception {
+        byte[] data = random(3 * CHUNK + 5, 1);
+        Hash h = Hash.sha256(data);
+        ChunkSums.Builder b = ChunkSums.builder(CHUNK);
+        for (int at = 0; at < data.length; at += 7919) {     // pieces that do not line up with chunks
+            b.update(ByteBuffer.wrap(data, at, Math.min(7919, data.length - at)));
+        }
+        ChunkSums sums = b.finish(h);
+        assertEquals(4, sums.count());
+        assertEquals(5, sums.length(3));
+        byte[] stored = sums.encode();
+        assertEquals(ChunkSums.HEADER + 4 * 4 + 4, stored.length);
+        ChunkSums back = ChunkSums.decode(stored, h, data.length);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(back.matches(i, ByteBuffer.wrap(data, (int) back.start(i), back.length(i))));
+        }
+        byte[] flipped = data.clone();
+        flipped[2 * CHUNK + 17] ^= 1;
+        assertTrue(!back.matches(2, ByteBuffer.wrap(flipped, 2 * CHUNK, CHUNK)), "one flipped bit is found");
+
+        for (int i = 0; i < stored.length; i++) {          // any damaged byte of the stored form is found
+            byte[] bad = stored.clone();
+            bad[i] ^= 0x40;
+            DepotException e = assertThrows(DepotException.class, () -> ChunkSums.decode(bad, h, data.length));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+        }
+        assertThrows(DepotException.class, () -> ChunkSums.decode(stored, h, data.length + 1), "another size");
+        assertThrows(DepotException.class, () -> ChunkSums.decode(stored, Hash.sha256(new byte[1]), data.length));
+        assertEquals(0, ChunkSums.builder(CHUNK).finish(Hash.sha256(new byte[0])).count(), "an empty object has none");
+    }
+
+    @Test
+    void readsOfADamagedChunkFailAndEveryOtherByteIsServed() throws Exception {
+        MemoryDepot mem = new MemoryDepot();
+        byte[] data = random(5 * CHUNK + 1000, 2);
+        Hash h = mem.putObject(data).hash();
+        byte[] damaged = data.clone();
+        int bad = 3 * CHUNK + 100;
+        damaged[bad] ^= (byte) 0x80;
+        mem.corruptForTesting(h, damaged);
+        VerifyingDepot depot = new VerifyingDepot(mem);
+        try (DepotObject o = depot.open(h, data.length)) {
+            // Aligned, unaligned, straddling, the short last chunk: all correct away from chunk 3.
+            int[][] ranges = {{0, CHUNK}, {0, 3 * CHUNK}, {100, 5000}, {CHUNK - 10, 20}, {4 * CHUNK, CHUNK + 1000},
+                    {4 * CHUNK + 7, CHUNK + 993}, {5 * CHUNK, 1000}, {CHUNK + 1, 2 * CHUNK - 1}};
+            for (int[] r : ranges) {
+                for (boolean direct : new boolean[] {false, true}) {
+                    ByteBuffer dst = direct ? ByteBuffer.allocateDirect(r[1] + 8) : ByteBuffer.allocate(r[1] + 8);
+                    dst.position(3).limit(3 + r[1]);
+                    assertEquals(r[1], o.read(dst, r[0]));
+                    assertEquals(3 + r[1], dst.position());
+                    byte[] got = new byte[r[1]];
+                    dst.get(3, got);
+                    assertArrayEquals(Arrays.copyOfRange(data, r[0], r[0] + r[1]), got, "bytes " + r[0] + "+" + r[1]);
+                }
+            }
+            // Any read that covers a byte of chunk 3 fails, and leaves the buffer's position alone.
+            for (int[] r : new int[][] {{3 * CHUNK, CHUNK}, {bad, 1}, {2 * CHUNK, 2 * CHUNK}, {3 * CHUNK + CHUNK - 1, 2}}) {
+                ByteBuffer dst = ByteBuffer.allocate(r[1]);
+                DepotException e = assertThrows(DepotException.class, () -> o.read(dst, r[0]));
+                assertEquals(DepotException.Reason.CORRUPT, e.reason());
+                assertTrue(e.getMessage().contains("chunk 3"), e.getMessage());
+                assertEquals(0, dst.position());
+            }
+            assertTrue(depot.mismatches() >= 4);
+            assertEquals(0, o.read(ByteBuffer.allocate(10), data.length), "at the end: nothing");
+        }
+    }
+
+    @Test
+    void localChecksRememberGoodChunksAndFailDamagedOnesEveryTime() throws Exception {
+        byte[] data = random(4 * CHUNK, 3);
+        Hash h;
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("d"))) {
+            h = d.putObject(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(data)), null).hash();
+            assertTrue(Files.exists(d.chunkSumsPathOf(h)), "written with the object");
+            assertEquals(ChunkSums.HEADER + 4 * 4 + 4, Files.size(d.chunkSumsPathOf(h)));
+        }
+        try (LocalDepot local = LocalDepot.open(tmp.resolve("d"))) {
+            Path file = local.pathOf(h);
+            file.toFile().setWritable(true);
+            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(new byte[] {(byte) ~data[CHUNK + 5]}), CHUNK + 5);
+            }
+            VerifyingDepot depot = new VerifyingDepot(local);
+            try (DepotObject a = depot.open(h, data.length); DepotObject b = depot.open(h, data.length)) {
+                a.checkLocal(0, 1000);
+                long after = depot.chunksChecked();
+                b.checkLocal(0, CHUNK);            // checked already through the other open: free
+                assertEquals(after, depot.chunksChecked());
+                assertThrows(DepotException.class, () -> a.checkLocal(CHUNK, 10));
+                assertThrows(DepotException.class, () -> b.checkLocal(0, 4 * CHUNK), "still damaged");
+                b.checkLocal(2 * CHUNK, 2 * CHUNK);
+                // Truncated under the open: the size check of the local file fails even for checked chunks.
+                try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.truncate(3 * CHUNK);
+                }
+                DepotException e = assertThrows(DepotException.class, () -> a.checkLocal(0, 100));
+                assertTrue(e.getMessage().contains("shrank"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void objectsWithoutChecksumsAreServedAsBefore() throws Exception {
+        byte[] data = random(CHUNK + 3, 4);
+        Hash h;
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("old"))) {
+            h = d.putObject(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(data)), null).hash();
+            Files.delete(d.chunkSumsPathOf(h));        // as a depot written before chunk checksums
+            assertTrue(d.chunkSums(h, data.length).isEmpty());
+            // Storing the same bytes again (a re-import) adds them.
+            d.putObject(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(data)), null);
+            assertTrue(d.chunkSums(h, data.length).isPresent());
+            Files.delete(d.chunkSumsPathOf(h));
+        }
+        try (LocalDepot local = LocalDepot.open(tmp.resolve("old")); DepotObject o = new VerifyingDepot(local).open(h, data.length)) {
+            ByteBuffer all = ByteBuffer.allocate(data.length);
+            assertEquals(data.length, o.read(all, 0));
+            assertArrayEquals(data, all.array());
+        }
+    }
+}
