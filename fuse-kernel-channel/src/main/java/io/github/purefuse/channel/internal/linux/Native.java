@@ -268,6 +268,68 @@ public final class Native {
         return r;
     }
 
+    /** The most buffers one {@link #writev(int, ByteBuffer[], int)} gathers. */
+    public static final int MAX_IOV = 8;
+    private static final int IOVEC_BYTES = 16;
+    /**
+     * Each writing thread's {@code struct iovec} array ({@link #MAX_IOV} entries) followed by a staging area
+     * for heap buffers; replaced by a larger one when a write's heap bytes do not fit.
+     */
+    private static final ThreadLocal<ByteBuffer> GATHER = ThreadLocal.withInitial(() -> gather(4096));
+    private static final com.kenai.jffi.MemoryIO MEMORY = com.kenai.jffi.MemoryIO.getInstance();
+
+    private static ByteBuffer gather(int staging) {
+        return ByteBuffer.allocateDirect(IOVEC_BYTES * MAX_IOV + staging).order(java.nio.ByteOrder.nativeOrder());
+    }
+
+    /**
+     * Sends {@code bufs[0..n)}, each from position to limit, with exactly one {@code writev(2)}, without
+     * allocating: direct buffers go by address ({@code MemoryIO.getDirectBufferAddress}, no jnr
+     * {@code Pointer}), a heap buffer (a small reply built from a {@code byte[]}) is first copied into the
+     * calling thread's staging area. The buffers' positions are not changed.
+     *
+     * @param fd   the descriptor
+     * @param bufs the buffers
+     * @param n    how many of {@code bufs} to send, at most {@link #MAX_IOV}
+     * @return the number of bytes {@code writev} reported
+     * @throws ErrnoException if {@code writev} failed
+     * @throws IllegalArgumentException if {@code n} exceeds {@link #MAX_IOV}
+     */
+    public static long writev(int fd, ByteBuffer[] bufs, int n) throws ErrnoException {
+        if (n > MAX_IOV) {
+            throw new IllegalArgumentException(n + " iovecs, at most " + MAX_IOV);
+        }
+        int heapBytes = 0;
+        for (int i = 0; i < n; i++) {
+            if (!bufs[i].isDirect()) {
+                heapBytes += bufs[i].remaining();
+            }
+        }
+        ByteBuffer g = GATHER.get();
+        int stagingAt = IOVEC_BYTES * MAX_IOV;
+        if (heapBytes > g.capacity() - stagingAt) {
+            g = gather(Integer.highestOneBit(heapBytes - 1) << 1);
+            GATHER.set(g);
+        }
+        long base = MEMORY.getDirectBufferAddress(g);
+        int staged = stagingAt;
+        for (int i = 0; i < n; i++) {
+            ByteBuffer b = bufs[i];
+            int len = b.remaining();
+            long addr;
+            if (b.isDirect()) {
+                addr = MEMORY.getDirectBufferAddress(b) + b.position();
+            } else {
+                g.put(staged, b, b.position(), len);
+                addr = base + staged;
+                staged += len;
+            }
+            g.putLong(IOVEC_BYTES * i, addr);
+            g.putLong(IOVEC_BYTES * i + 8, len);
+        }
+        return writev(fd, base, n);
+    }
+
     /**
      * Exactly one {@code writev(2)} of an {@code iovec} array that is already in native memory.
      *

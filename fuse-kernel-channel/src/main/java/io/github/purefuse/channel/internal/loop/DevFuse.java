@@ -2,7 +2,6 @@ package io.github.purefuse.channel.internal.loop;
 
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
-import io.github.purefuse.channel.internal.linux.Iovecs;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.NativeFile;
 import io.github.purefuse.channel.internal.linux.SplicePipe;
@@ -24,8 +23,6 @@ public final class DevFuse implements FuseDevice {
     private final int fd;
     private final AtomicInteger refs = new AtomicInteger(1);
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** One iovec array per writing thread (reader threads and the reused handler threads): no pool traffic per reply. */
-    private final ThreadLocal<Iovecs> iovecs = ThreadLocal.withInitial(() -> new Iovecs(8));
     /** The last read buffer and its base address: a descriptor has one reader, which reuses its buffer. */
     private ByteBuffer readBuffer = ByteBuffer.allocate(0);
     private long readBase;
@@ -108,7 +105,7 @@ public final class DevFuse implements FuseDevice {
             throw new ErrnoException("writev", EBADF);
         }
         try {
-            return iovecs.get().writev(fd, iov, n);
+            return Native.writev(fd, iov, n);
         } finally {
             release();
         }

@@ -22,8 +22,9 @@
  *   <li>{@code loop.DeviceQueue}: the reader thread: {@code read(2)} into its buffer; the port; the
  *       reused {@code ReadTarget}; the splice pipe;</li>
  *   <li>{@code loop.DevFuse}: the descriptor, one system call per message;</li>
- *   <li>{@code linux.Native}: the system calls (jnr-ffi), with {@code linux.Iovecs} for {@code writev}
- *       or {@code linux.SplicePipe} (and {@code linux.NativeFile}) for a spliced {@code FileRange};</li>
+ *   <li>{@code linux.Native}: the system calls (jnr-ffi; {@code writev} gathers the reply's buffers in a
+ *       per-thread iovec array), or {@code linux.SplicePipe} (and {@code linux.NativeFile}) for a spliced
+ *       {@code FileRange};</li>
  *   <li>{@code codec.RequestDecoder}: the frame to a {@code Read} record, handed straight to the
  *       dispatcher's {@code RequestSink.request} (a request the channel answers itself, a
  *       {@code request.ChannelRequest}, goes to {@code RequestSink.channel}; no wrapper either way);</li>
@@ -33,8 +34,7 @@
  *   <li>{@code transport.ReplyContext} and {@code transport.Counters}: the session's shared reply state
  *       and statistics.</li>
  * </ol>
- * That is eight steps and ten classes on the {@code writev} path ({@code Iovecs}), eleven on the
- * splice path; before this seam a READ crossed about 25. A READ that may block adds
+ * That is eight steps and nine classes on the {@code writev} path, eleven on the splice path; before this seam a READ crossed about 25. A READ that may block adds
  * {@code dispatch.InterruptTable} and a reused virtual worker thread.
  *
  * Internal: not part of the public API; it may change in any release.
