@@ -43,9 +43,13 @@ PORT = bench.env_int("BENCH_S3_PORT", 7480)
 PART_MIB = bench.env_int("BENCH_S3_PART_MIB", 8)
 PARALLEL = bench.env_int("BENCH_S3_PARALLEL", 8)
 ROWS = bench.env_list("BENCH_S3_ROWS", ["raw", "depotfs-s3", "s3fs", "rclone"])
-TESTS = bench.env_list("BENCH_S3_TESTS", ["seq", "find"])
+TESTS = bench.env_list("BENCH_S3_TESTS", ["seq", "find", "import", "rss"])
+IMPORT_SRC = os.environ.get("BENCH_S3_IMPORT_SRC", "/usr/share/doc")   # the "import" test: depotfs import vs aws s3 sync
+RSS_READERS = bench.env_int("BENCH_S3_RSS_READERS", 8)                  # the "rss" test: readers of as many objects
+RSS_MIB = bench.env_int("BENCH_S3_RSS_OBJECT_MIB", 128)
+PREFETCH_MIB = 256   # depotfs mount --s3-prefetch-mib default: the cap the rss test holds RSS against
 TIMEOUT = bench.env_int("BENCH_S3_TIMEOUT", 120)     # per read or find: slower than this is reported as "> N s"
-MEM_GIB = bench.env_int("BENCH_S3_MEMSTORE_GIB", 4)
+MEM_GIB = bench.env_int("BENCH_S3_MEMSTORE_GIB", 6)
 BUCKET = "bench"
 DEPOT_BUCKET = "bench-depot"
 KEY_OBJ = "object-%dg.bin" % bench.SIZE_GB
@@ -334,6 +338,9 @@ class DepotfsS3(Row):
             t0 = time.time()
             bench.run(ns_cmd(SRV, [exe, "import", "-q", "--depot", self._depot(), "--endpoint", endpoint(0),
                                    self.fx.src]), env=self._env())
+            if getattr(self.fx, "multi", None):
+                bench.run(ns_cmd(SRV, [exe, "import", "-q", "--depot", self._depot(), "--endpoint", endpoint(0),
+                                       self.fx.multi]), env=self._env())
             log("depotfs import to S3 in %.0f s" % (time.time() - t0))
             DepotfsS3.imported = True
         self._mount(ns_cmd(client_ns(rtt), [exe, "mount", "--depot", self._depot(), "--endpoint", endpoint(rtt),
@@ -347,6 +354,85 @@ class DepotfsS3(Row):
 
     def tree(self):
         return os.path.join(self._root(), "tree")
+
+
+def import_test(ceph):
+    """depotfs import of IMPORT_SRC into an S3 depot vs `aws s3 sync` of the same tree to the same server
+    (both at loopback, in the server's namespace, into empty prefixes): seconds each"""
+    exe = os.path.join(bench.ROOT, "bin", "depotfs")
+    env = aws_env(ceph)
+    url = endpoint(0)
+    out = {}
+    for bucket in ("bench-import", "bench-sync"):
+        bench.run(ns_cmd(SRV, ["rclone", "mkdir", "bench:" + bucket]), env=rclone_env(ceph, 0))
+    bench.drop_caches()
+    t0 = time.perf_counter()
+    r = subprocess.run(ns_cmd(SRV, [exe, "import", "-q", "--depot", "s3://bench-import/doc", "--endpoint", url,
+                                    IMPORT_SRC]), env=env, capture_output=True, text=True, timeout=TIMEOUT * 10)
+    out["depotfs import"] = {"value": time.perf_counter() - t0, "exit": r.returncode,
+                             "note": (r.stdout + r.stderr).strip().splitlines()[-1:] if r.returncode else []}
+    bench.drop_caches()
+    t0 = time.perf_counter()
+    r = subprocess.run(ns_cmd(SRV, ["aws", "s3", "sync", IMPORT_SRC, "s3://bench-sync/doc", "--endpoint-url", url,
+                                    "--only-show-errors"]), env=env, capture_output=True, text=True,
+                       timeout=TIMEOUT * 10)
+    out["aws s3 sync"] = {"value": time.perf_counter() - t0, "exit": r.returncode,
+                          "note": r.stderr.strip().splitlines()[-1:] if r.returncode else []}
+    for k, v in out.items():
+        log("import test: %s %.1f s (exit %d) %s" % (k, v["value"], v["exit"], v["note"]))
+    return out
+
+
+def make_rss_objects(fx):
+    """RSS_READERS objects of RSS_MIB MiB each, all different, beside the fixture's source"""
+    d = os.path.join(fx.tmpfs, "multi")
+    os.makedirs(d, exist_ok=True)
+    chunk = os.urandom(1 << 20)
+    for i in range(RSS_READERS):
+        with open(os.path.join(d, "object-%d.bin" % i), "wb") as f:
+            for m in range(RSS_MIB):
+                f.write((i * 100000 + m).to_bytes(8, "little") + chunk[8:])
+    return d
+
+
+def rss_test(row, multi):
+    """RSS_READERS cold `dd`s of as many different objects at once through depotfs-s3: the server's peak
+    RSS (its process tree, sampled every 50 ms) against the prefetch cap + 256 MiB"""
+    pid = row.proc.pid
+    root = os.path.join(row.mnt, os.path.basename(multi))
+    bench.cold(0)
+    ps = [subprocess.Popen(["dd", "if=" + os.path.join(root, "object-%d.bin" % i), "of=/dev/null", "bs=1M"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for i in range(RSS_READERS)]
+    peak = 0
+    t0 = time.perf_counter()
+
+    def rss_kib():
+        """VmRSS of the server's process tree (nsenter and the launcher exec, but be safe), KiB"""
+        kids, rss = {}, {}
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open("/proc/%s/status" % d) as f:
+                    st = dict(line.split(":", 1) for line in f if ":" in line)
+            except OSError:
+                continue
+            kids.setdefault(int(st.get("PPid", "0").strip()), []).append(int(d))
+            rss[int(d)] = int(st.get("VmRSS", "0 kB").split()[0])
+        total, todo = 0, [pid]
+        while todo:
+            q = todo.pop()
+            total += rss.get(q, 0)
+            todo += kids.get(q, [])
+        return total
+    while any(p.poll() is None for p in ps):
+        peak = max(peak, rss_kib())
+        time.sleep(0.05)
+    dt = time.perf_counter() - t0
+    bad = [p.stderr.read().decode()[-200:] for p in ps if p.returncode != 0]
+    if bad:
+        raise RuntimeError("dd failed: %s" % bad[0])
+    return {"value": peak / 1024.0, "seconds": dt, "gbs": RSS_READERS * RSS_MIB * (1 << 20) / dt / 1e9}
 
 
 def timed(fn):
@@ -420,7 +506,11 @@ def main():
         fx.make()
         net.up()
         ceph.start()
+        if "rss" in TESTS:
+            fx.multi = make_rss_objects(fx)
         upload(ceph, fx)
+        if "import" in TESTS:
+            results[("import",)] = import_test(ceph)
         rows = {"raw": Raw, "depotfs-s3": DepotfsS3, "s3fs": S3fs, "rclone": Rclone}
         active = [rows[n](ctx, fx, ceph) for n in ROWS]
         active = [r for r in active if r.available()]
@@ -441,6 +531,10 @@ def main():
                             r = timed(row.seq if isinstance(row, Raw) else (lambda: seq_fuse(row)))
                             results.setdefault((row.name, rtt, "seq"), []).append(r)
                             log("rtt %d %s seq run %d: %s" % (rtt, row.name, i + 1, r))
+                    if "rss" in TESTS and rtt == 0 and isinstance(row, DepotfsS3):
+                        r = timed(lambda: rss_test(row, fx.multi))
+                        results[(row.name, rtt, "rss")] = [r]
+                        log("rtt %d %s rss: %s" % (rtt, row.name, r))
                     if "find" in TESTS and rtt == max(RTT_MS) and row.fuse and bench.TREE:
                         r = timed(lambda: find_fuse(row))
                         results.setdefault((row.name, rtt, "find"), []).append(r)
@@ -475,10 +569,27 @@ def main():
                 cells.append("%.2fx" % (a / b) if a and b else "n/a")
             cells.append(cell(results.get((n, max(RTT_MS), "find"), []), "s") if n != "raw" else "")
             lines.append("| %s | %s |" % (labels.get(n, n), " | ".join(cells)))
+        rss = (results.get(("depotfs-s3", 0, "rss")) or [None])[0]
+        if rss:
+            lines.append("\nMemory: %d readers streaming %d different %d MiB objects at once through depotfs-s3 "
+                         "(loopback): peak RSS %s MiB (target: the prefetch cap %d MiB + 256 = %d MiB)%s." % (
+                             RSS_READERS, RSS_READERS, RSS_MIB,
+                             "%.0f" % rss["value"] if rss.get("value") else "n/a (%s)" % rss.get("error"),
+                             PREFETCH_MIB, PREFETCH_MIB + 256,
+                             ", %.2f GB/s together" % rss["gbs"] if rss.get("gbs") else ""))
+        imp = results.get(("import",))
+        if imp:
+            a, b = imp.get("depotfs import", {}), imp.get("aws s3 sync", {})
+            lines.append("\nImport of `%s` (%s) to the same server at loopback: depotfs import %.1f s (exit %s), "
+                         "aws s3 sync %.1f s (exit %s): %s." % (
+                             IMPORT_SRC, "%d files" % sum(len(f) for _, _, f in os.walk(IMPORT_SRC)),
+                             a.get("value", 0), a.get("exit"), b.get("value", 0), b.get("exit"),
+                             "%.2fx the time of aws s3 sync" % (a["value"] / b["value"])
+                             if a.get("value") and b.get("value") else "n/a"))
         lines.append("\n<details><summary>raw runs</summary>\n\n```\n" + "\n".join(
             "%s rtt=%d %s: %s" % (k[0], k[1], k[2], ", ".join(
                 "%.3f" % r["value"] if r.get("value") is not None else "ERROR " + r.get("error", "") for r in v))
-            for k, v in sorted(results.items())) + "\n```\n</details>\n")
+            for k, v in sorted(results.items()) if len(k) == 3) + "\n```\n</details>\n")
         text = "\n".join(lines)
         print(text)
         if os.environ.get("BENCH_WRITE", "1") != "0":
