@@ -59,6 +59,8 @@ public final class DepotFileSystem implements PathFileSystem {
     private static final System.Logger LOG = System.getLogger(DepotFileSystem.class.getName());
     private static final int MAX_CACHED_NODES = 262_144;
     private static final int BLKSIZE = 128 * 1024;
+    /** Manifests loaded at once when a listing needs its subdirectories' (see {@link #preloadSubdirectories}). */
+    static final int PARALLEL_MANIFESTS = 64;
 
     /**
      * What a path is.
@@ -89,6 +91,10 @@ public final class DepotFileSystem implements PathFileSystem {
     private final long snapshotNs;
     private final StatfsInfo statfs;
     private final ConcurrentHashMap<FsPath, Node> nodes = new ConcurrentHashMap<>();
+    /** Manifest loads of {@link #preloadSubdirectories}, on virtual threads; bounded by {@link #manifestLoads}. */
+    private final java.util.concurrent.ExecutorService loaders = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("depotfs-manifest-", 0).factory());
+    private final java.util.concurrent.Semaphore manifestLoads = new java.util.concurrent.Semaphore(PARALLEL_MANIFESTS);
 
     private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, SortedMap<String, String> broken,
                             Node top, int uid, int gid, long snapshotNs, StatfsInfo statfs) {
@@ -244,6 +250,7 @@ public final class DepotFileSystem implements PathFileSystem {
             throw brokenRoot(dir);
         }
         Bundle b = load(node.hash());
+        preloadSubdirectories(b);
         List<PathEntry> out = new ArrayList<>(b.entries().size());
         for (BundleEntry e : b.entries()) {
             Node n = Node.of(e);
@@ -280,6 +287,44 @@ public final class DepotFileSystem implements PathFileSystem {
                         .nlink(2 + subdirs).blksize(BLKSIZE).build();
             }
         };
+    }
+
+    /**
+     * Loads the manifests of a bundle's subdirectories in parallel, at most {@link #PARALLEL_MANIFESTS}
+     * at once for the whole mount, so that a listing costs one round trip to a remote store instead of
+     * one per subdirectory ({@code st_nlink} of each needs its manifest, and {@code find} enters them
+     * next). Errors are left for {@link #subdirectories} and the requests on that directory.
+     */
+    private void preloadSubdirectories(Bundle b) {
+        if (b.bundleCount() < 2) {
+            return;
+        }
+        List<java.util.concurrent.Future<?>> loads = new ArrayList<>(b.bundleCount());
+        try {
+            for (BundleEntry e : b.entries()) {
+                Hash h = e.kind() == EntryKind.BUNDLE ? e.hash() : null;
+                if (h == null) {
+                    continue;
+                }
+                manifestLoads.acquire();
+                loads.add(loaders.submit(() -> {
+                    try {
+                        return depot.bundle(h);
+                    } finally {
+                        manifestLoads.release();
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : loads) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // reported by the request that needs that manifest
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();   // the listing goes on; subdirectories() loads what is missing
+        }
     }
 
     /**
