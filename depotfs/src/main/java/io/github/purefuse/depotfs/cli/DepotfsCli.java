@@ -452,6 +452,15 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
+        /** How often roots are re-read by default: a minute (one LIST and a GET per root on S3). */
+        static final java.time.Duration DEFAULT_ROOT_REFRESH = java.time.Duration.ofSeconds(60);
+
+        @Option(names = "--root-refresh", paramLabel = "DURATION",
+                description = "re-read the roots this often, so that a new snapshot (depotfs link or import from "
+                        + "elsewhere) appears without remounting; open files keep their snapshot. e.g. 30s, 500ms, "
+                        + "5m; 0 = never (default 60s)")
+        @Nullable String rootRefresh;
+
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
 
@@ -469,6 +478,13 @@ public final class DepotfsCli implements Callable<Integer> {
             p = p != null ? p : rangeProblem("--stats-interval", statsInterval, 1, 86400);
             if (p == null && statsInterval != null && stats == null) {
                 p = "--stats-interval needs --stats FILE";
+            }
+            if (p == null && rootRefresh != null) {
+                try {
+                    parseDuration(rootRefresh);
+                } catch (IllegalArgumentException e) {
+                    p = "--root-refresh: " + e.getMessage();
+                }
             }
             if (p == null && transport != null) {
                 try {
@@ -488,8 +504,32 @@ public final class DepotfsCli implements Callable<Integer> {
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
-                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport));
+                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport),
+                    rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh));
         }
+    }
+
+    /**
+     * Parses a duration as users write it: a number with {@code ms}, {@code s}, {@code m} or {@code h}
+     * (seconds without a unit).
+     *
+     * @param text e.g. {@code 30s}, {@code 500ms}, {@code 5m}, {@code 0}
+     * @return the duration
+     * @throws IllegalArgumentException with a one-line message for anything else, or a negative value
+     */
+    static java.time.Duration parseDuration(String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h)?").matcher(text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a duration: '" + text + "' (e.g. 30s, 500ms, 5m, 1h, 0)");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        return switch (unit) {
+            case "ms" -> java.time.Duration.ofMillis(n);
+            case "m" -> java.time.Duration.ofMinutes(n);
+            case "h" -> java.time.Duration.ofHours(n);
+            default -> java.time.Duration.ofSeconds(n);
+        };
     }
 
     /**

@@ -45,10 +45,11 @@ final class MountRunner {
      * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
      *                            for at exit only
      * @param transport           the session's transport ({@code --transport})
+     * @param rootRefresh         how often the roots are re-read ({@code --root-refresh}); zero for never
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport) {
+                    boolean nonempty, int statsInterval, Transport transport, java.time.Duration rootRefresh) {
     }
 
     private final Depot depot;
@@ -123,10 +124,18 @@ final class MountRunner {
         if (statsFile != null && settings.statsInterval() > 0) {
             periodic = Thread.ofPlatform().daemon().name("depotfs-stats").start(() -> writeStatsEvery(statsFile));
         }
+        Thread refresher = null;
+        if (!settings.rootRefresh().isZero()) {
+            refresher = Thread.ofPlatform().daemon().name("depotfs-roots").start(() -> refreshEvery(fs, mount));
+        }
         s.awaitTermination();
         if (periodic != null) {
             periodic.interrupt();
             periodic.join();
+        }
+        if (refresher != null) {
+            refresher.interrupt();
+            refresher.join();
         }
         finish();
         try {
@@ -156,6 +165,35 @@ final class MountRunner {
                 writeStats(statsFile, s, allocated, seconds);
             } catch (IOException | RuntimeException e) {
                 System.err.println("depotfs: cannot write statistics to " + statsFile + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Re-reads the roots every {@code --root-refresh} and retires what changed: the kernel then looks the
+     * new snapshot up, files open on the old one keep reading it. A failure keeps the current snapshot and
+     * is printed once until the roots can be read again.
+     */
+    private void refreshEvery(DepotFileSystem fs, PathAdapter mount) {
+        String lastProblem = null;
+        while (!finished.get()) {
+            try {
+                Thread.sleep(settings.rootRefresh());
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                for (io.github.purefuse.kit.path.FsPath changed : fs.refresh()) {
+                    mount.changed(changed);
+                }
+                lastProblem = null;
+            } catch (IOException | RuntimeException e) {
+                String problem = String.valueOf(e.getMessage());
+                if (!problem.equals(lastProblem) && !finished.get()) {
+                    System.err.println("depotfs: cannot re-read the roots of " + depot.describe() + " (" + problem
+                            + "); the mount keeps its snapshot");
+                }
+                lastProblem = problem;
             }
         }
     }
