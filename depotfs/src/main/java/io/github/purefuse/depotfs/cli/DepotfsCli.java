@@ -510,6 +510,34 @@ public final class DepotfsCli implements Callable<Integer> {
     }
 
     /**
+     * Parses a size as users write it: a number of bytes, or with {@code K}, {@code M}, {@code G} or
+     * {@code T} (powers of 1024; {@code KiB}, {@code MB} and the like are read the same).
+     *
+     * @param flag the flag, for the message
+     * @param text e.g. {@code 500M}, {@code 20G}, {@code 1048576}
+     * @return bytes
+     * @throws DepotException with {@link DepotException.Reason#INVALID} for anything else
+     */
+    static long parseSize(String flag, String text) throws DepotException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})\\s*(?:([KMGT])(?:i?B)?|B)?",
+                java.util.regex.Pattern.CASE_INSENSITIVE).matcher(text.strip());
+        if (!m.matches()) {
+            throw new DepotException(DepotException.Reason.INVALID, flag + ": not a size: '" + text + "' (e.g. 500M, 20G)");
+        }
+        long n = Long.parseLong(m.group(1));
+        int shift = m.group(2) == null ? 0 : switch (Character.toUpperCase(m.group(2).charAt(0))) {
+            case 'K' -> 10;
+            case 'M' -> 20;
+            case 'G' -> 30;
+            default -> 40;
+        };
+        if (n > (Long.MAX_VALUE >> shift)) {
+            throw new DepotException(DepotException.Reason.INVALID, flag + ": too large: " + text);
+        }
+        return n << shift;
+    }
+
+    /**
      * Parses a duration as users write it: a number with {@code ms}, {@code s}, {@code m} or {@code h}
      * (seconds without a unit).
      *
@@ -592,11 +620,50 @@ public final class DepotfsCli implements Callable<Integer> {
         @CommandLine.Mixin
         MountFlags flags = new MountFlags();
 
+        @Option(names = "--cache", paramLabel = "DIR",
+                description = "keep objects and manifests of an s3:// depot in DIR (named by hash, verified, kept "
+                        + "across remounts, shareable between mounts); objects read whole are then served from "
+                        + "DIR (with --passthrough by the kernel itself)")
+        @Nullable Path cache;
+
+        /** The default bound of {@code --cache}. */
+        static final String DEFAULT_CACHE_SIZE = "10G";
+
+        @Option(names = "--cache-size", paramLabel = "SIZE",
+                description = "the most --cache DIR may hold, e.g. 500M, 20G (default " + DEFAULT_CACHE_SIZE
+                        + "); least recently used files go first")
+        @Nullable String cacheSize;
+
         @Override
         public Integer call() throws Exception {
-            WritableDepot depot = openDepot(depotAddress);
+            MountRunner.Settings settings = flags.settings(root);
+            long cacheBytes = parseSize("--cache-size", cacheSize == null ? DEFAULT_CACHE_SIZE : cacheSize);
+            if (cache == null && cacheSize != null) {
+                throw new DepotException(DepotException.Reason.INVALID, "--cache-size needs --cache DIR");
+            }
+            if (cacheBytes < io.github.purefuse.depotfs.store.cache.DiskCache.PART) {
+                throw new DepotException(DepotException.Reason.INVALID, "--cache-size must be at least 4M, was " + cacheSize);
+            }
+            WritableDepot opened = openDepot(depotAddress);
+            io.github.purefuse.depotfs.store.Depot depot = opened;
+            if (cache != null) {
+                if (!(opened instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3)) {
+                    opened.close();
+                    throw new DepotException(DepotException.Reason.INVALID,
+                            "--cache applies to s3:// depots (a local depot is read in place)");
+                }
+                io.github.purefuse.depotfs.store.cache.DiskCache disk;
+                try {
+                    disk = io.github.purefuse.depotfs.store.cache.DiskCache.open(cache, cacheBytes);
+                } catch (IOException e) {
+                    opened.close();
+                    throw new DepotException(DepotException.Reason.INVALID, "--cache " + cache + ": " + e.getMessage());
+                }
+                s3.keepManifestsIn(disk);
+                depot = new io.github.purefuse.depotfs.store.cache.CachedDepot(s3, disk);
+            }
             try {
-                new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
+                new MountRunner(depot, mountpoint, settings).run(System.out, mp -> { });
             } catch (MountException e) {
                 throw withDeadServerHint(e);
             }

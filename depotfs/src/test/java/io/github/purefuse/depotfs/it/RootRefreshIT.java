@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.cli.DepotfsCli;
 import io.github.purefuse.testing.TestMount;
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -35,7 +33,7 @@ class RootRefreshIT {
     private static final int BIG = 4 << 20;
 
     private Path work;
-    private Process mount;
+    private CliMount mount;
     private Path mp;
     private S3ProxyServer server;
 
@@ -48,12 +46,8 @@ class RootRefreshIT {
     @AfterEach
     void cleanUp() throws Exception {
         try {
-            if (mount != null && mount.isAlive()) {
-                mount.destroy();
-                if (!mount.waitFor(30, TimeUnit.SECONDS)) {
-                    mount.destroyForcibly();
-                    mount.waitFor(10, TimeUnit.SECONDS);
-                }
+            if (mount != null) {
+                mount.close();
             }
             if (TestMount.isMounted(mp)) {
                 TestMount.forceUnmount(mp);
@@ -93,20 +87,12 @@ class RootRefreshIT {
         Path v2 = tree("v2", "two, longer\n", big2, "new.txt");
         cli(depot, "import", v1.toString(), "--root", "data", "--quiet");
 
-        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
-                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                DepotfsCli.class.getName(), "mount", "--root-refresh", "500ms"));
-        cmd.addAll(depot);
+        List<String> args = new ArrayList<>(List.of("--root-refresh", "500ms"));
+        args.addAll(depot);
         if (oneRoot) {
-            cmd.addAll(List.of("--root", "data"));
+            args.addAll(List.of("--root", "data"));
         }
-        cmd.add(mp.toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(work.resolve("mount.err").toFile());
-        pb.environment().putAll(env);
-        mount = pb.start();
-        String ready = new BufferedReader(new InputStreamReader(mount.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        assertTrue(ready != null && ready.startsWith("depotfs: mounted "), ready + " / " + Files.readString(work.resolve("mount.err")));
+        mount = CliMount.start(mp, env, args);
         Path data = oneRoot ? mp : mp.resolve("data");
 
         assertEquals("a.txt big.bin old.txt sub", ls(data));
@@ -138,7 +124,7 @@ class RootRefreshIT {
             }
             assertArrayEquals(big1, all.array(), "the file held open reads the snapshot it opened");
         }
-        String err = Files.readString(work.resolve("mount.err"));
+        String err = mount.stderr();
         assertTrue(!err.contains("WARNING") && !err.contains("Exception"), err);
     }
 
