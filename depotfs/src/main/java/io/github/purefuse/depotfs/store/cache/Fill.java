@@ -171,16 +171,23 @@ final class Fill {
 
     /** Makes sure a part is in the file: fetches it, or waits for the fetch another read started. */
     private void ensure(DepotObject store, int part) throws IOException {
-        if (isFilled(part)) {
-            return;
-        }
         CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<Void> running = fetching.putIfAbsent(part, mine);
-        if (running != null) {
+        CompletableFuture<Void> running;
+        while (true) {
+            if (isFilled(part)) {
+                return;
+            }
+            running = fetching.putIfAbsent(part, mine);
+            if (running == null) {
+                break;                                   // this read fetches the part
+            }
             try {
                 running.get();
                 return;
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof java.io.InterruptedIOException && !Thread.currentThread().isInterrupted()) {
+                    continue;                            // the fetching read was interrupted, not this one: fetch it here
+                }
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
