@@ -476,9 +476,11 @@ def main():
                 try:
                     if "seq" in TESTS:
                         for i in range(RUNS + (1 if hasattr(row, "run_name") else 0)):
-                            if hasattr(row, "before_run"):
-                                row.before_run(i)
-                            r = timed(row.seq if isinstance(row, Raw) else (lambda: seq_fuse(row)))
+                            def run():
+                                if hasattr(row, "before_run"):
+                                    row.before_run(i)
+                                return row.seq() if isinstance(row, Raw) else seq_fuse(row)
+                            r = timed(run)
                             name = row.run_name(i) if hasattr(row, "run_name") else row.name
                             results.setdefault((name, rtt, "seq"), []).append(r)
                             log("rtt %d %s seq run %d: %s" % (rtt, name, i + 1, r))

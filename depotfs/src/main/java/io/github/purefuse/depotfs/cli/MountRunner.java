@@ -188,6 +188,9 @@ final class MountRunner {
                 }
                 lastProblem = null;
             } catch (IOException | RuntimeException e) {
+                if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
+                    return;                                   // unmounting
+                }
                 String problem = String.valueOf(e.getMessage());
                 if (!problem.equals(lastProblem) && !finished.get()) {
                     System.err.println("depotfs: cannot re-read the roots of " + depot.describe() + " (" + problem
