@@ -73,7 +73,8 @@ public final class DiskCache implements AutoCloseable {
     private final AtomicLong used = new AtomicLong();
     private final Set<Hash> verified = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Hash, Fill> fills = new ConcurrentHashMap<>();
-    private final AtomicInteger serial = new AtomicInteger();
+    /** Numbers this process's temporary files: unique across the caches of one process too. */
+    private static final AtomicInteger SERIAL = new AtomicInteger();
     private final BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(BUFFERS);
     private final AtomicInteger buffersMade = new AtomicInteger();
     private final Object evictLock = new Object();
@@ -192,7 +193,7 @@ public final class DiskCache implements AutoCloseable {
         }
         try {
             Files.createDirectories(p.getParent());
-            Path tmp = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + serial.incrementAndGet());
+            Path tmp = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
             Files.write(tmp, bytes);
             moveIntoPlace(tmp, p);
             added(bytes.length);
@@ -253,7 +254,7 @@ public final class DiskCache implements AutoCloseable {
         while (true) {
             Fill f = fills.get(hash);
             if (f == null) {
-                Path p = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + serial.incrementAndGet());
+                Path p = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
                 Fill created = new Fill(this, hash, size, p);
                 f = fills.putIfAbsent(hash, created);
                 if (f == null) {
