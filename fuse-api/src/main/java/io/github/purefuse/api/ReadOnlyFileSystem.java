@@ -20,6 +20,7 @@ import io.github.purefuse.api.request.Access;
 import io.github.purefuse.api.request.Flush;
 import io.github.purefuse.api.request.Fsync;
 import io.github.purefuse.api.request.Fsyncdir;
+import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Getxattr;
 import io.github.purefuse.api.request.Listxattr;
@@ -47,9 +48,11 @@ import io.github.purefuse.api.types.StatfsInfo;
  * <h2>Threads</h2>
  * Methods are called concurrently, each request on its own virtual thread, so a method may block on
  * store I/O (or wait for another thread to complete a future) without stalling other requests; reads
- * of one file run in parallel. READs that {@link #readMayBlock} says do not block run instead on the
- * thread that read them from the kernel (see there). Implementations must be thread-safe. FORGET and
- * BATCH_FORGET reach {@link #forget} on a reader thread and must not block.
+ * of one file run in parallel. Requests that {@link #mayBlock} (for READ: {@link #readMayBlock}) says do
+ * not block run instead on the thread that read them from the kernel (see there): no hand-off, which
+ * for a metadata-heavy load ({@code find}, {@code stat} of many files) is most of a request's cost.
+ * Implementations must be thread-safe. FORGET and BATCH_FORGET reach {@link #forget} on a reader
+ * thread and must not block.
  *
  * <h2>Replies</h2>
  * A method answers by returning: the SDK sends the reply exactly once. If a method throws, the caller
@@ -153,6 +156,30 @@ public interface ReadOnlyFileSystem {
      * @fuse.ownership a lease inside the returned {@code Data} is transferred to the SDK
      */
     ReadReply read(Read request);
+
+    /**
+     * Whether a request other than READ (LOOKUP, GETATTR, STATX, READLINK, OPEN, RELEASE, OPENDIR,
+     * READDIR, READDIRPLUS, RELEASEDIR, STATFS, GETXATTR, LISTXATTR, ACCESS, FLUSH, FSYNC, FSYNCDIR, LSEEK,
+     * POLL) may block for long: the hint that picks the thread it runs on, as {@link #readMayBlock} does for
+     * READ. Called on the transport's thread for every such request, so it must be cheap and must not block.
+     *
+     * <ul>
+     *   <li>{@code true} (the default): the handler runs on a virtual thread, bounded by
+     *       {@code maxInFlight}, and can be interrupted ({@link Interrupts}).</li>
+     *   <li>{@code false}: the handler runs right on the transport's thread (a {@code /dev/fuse} reader
+     *       or an io_uring ring thread): no queue, no wake-up of another thread. Say so only for handlers
+     *       that answer from memory or a local disk in microseconds; while one runs, that transport
+     *       thread reads no other request, and a {@code FUSE_INTERRUPT} cannot stop it.</li>
+     * </ul>
+     * A filesystem may answer per request, e.g. inline for a directory already in memory and on a virtual
+     * thread for one whose listing must be fetched from a remote store.
+     *
+     * @param request the decoded request (never a READ, FORGET or INTERRUPT)
+     * @return whether its handler may block
+     */
+    default boolean mayBlock(FuseRequest request) {
+        return true;
+    }
 
     /**
      * Whether this READ may block for long (a remote store, a lock held elsewhere): the hint that picks the

@@ -66,8 +66,10 @@ import java.util.Objects;
  *                            the server. 0 (the default) picks 16, or fewer so that the entries of the
  *                            mount take at most 64 MiB (queues × depth × (288 + payload)), at least 1
  * @param uringThreads        io_uring: serving threads, each with its own ring; queue {@code q} is served
- *                            by thread {@code q % threads}. 0 (the default) for one thread per queue;
- *                            capped at the number of queues
+ *                            by thread {@code q % threads}. 0 (the default) for one thread per queue,
+ *                            each bound to its queue's CPU (the kernel queues a request on its caller's
+ *                            CPU; libfuse binds its ring threads the same way); capped at the number of
+ *                            queues
  * @param nonempty            mount over a directory that is not empty, hiding what it holds until the
  *                            unmount (libfuse 2's {@code nonempty}). Default {@code false}: such a mount
  *                            point is refused with {@link MountException.Reason#NOT_EMPTY}

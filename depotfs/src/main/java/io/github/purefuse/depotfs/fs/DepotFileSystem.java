@@ -516,6 +516,11 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     @Override
+    public boolean metadataMayBlock() {
+        return depot.remote();
+    }
+
+    @Override
     public StatfsInfo statfs() {
         return snapshot.statfs();
     }

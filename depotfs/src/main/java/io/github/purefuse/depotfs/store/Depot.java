@@ -91,6 +91,18 @@ public interface Depot extends AutoCloseable {
     String describe();
 
     /**
+     * Whether reading a manifest or an object's metadata may wait on a network. {@code true} (the
+     * default, the safe answer for decorators and remote stores); a local or in-memory depot says
+     * {@code false}, and depotfs then answers metadata requests on the transport's threads
+     * ({@code PathFileSystem.metadataMayBlock}).
+     *
+     * @return whether metadata reads may block for long
+     */
+    default boolean remote() {
+        return true;
+    }
+
+    /**
      * Releases the depot's resources. Objects opened before stay readable until they are closed.
      *
      * @throws IOException if releasing fails

@@ -167,6 +167,11 @@ public final class LocalDepot implements WritableDepot {
     }
 
     @Override
+    public boolean remote() {
+        return false;
+    }
+
+    @Override
     public String describe() {
         return dir.toString();
     }

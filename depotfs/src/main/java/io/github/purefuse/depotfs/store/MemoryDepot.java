@@ -30,6 +30,11 @@ public final class MemoryDepot implements WritableDepot {
     }
 
     @Override
+    public boolean remote() {
+        return false;
+    }
+
+    @Override
     public String describe() {
         return "in-memory depot";
     }

@@ -16,6 +16,7 @@ import io.github.purefuse.api.reply.ReaddirReply;
 import io.github.purefuse.api.reply.ReadlinkReply;
 import io.github.purefuse.api.reply.StatfsReply;
 import io.github.purefuse.api.reply.Statistics;
+import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Read;
@@ -217,6 +218,12 @@ public class HelloFs implements ReadOnlyFileSystem {
     public ReadlinkReply readlink(Readlink request) {
         Node n = node(request.header().nodeid());
         return n != null && n.type() == FileType.SYMLINK ? LinkTarget.of(LINK_TARGET) : Failure.of(Errno.EINVAL);
+    }
+
+    /** Everything here is in memory: every request runs on the thread that read it, without a hand-off. */
+    @Override
+    public boolean mayBlock(FuseRequest request) {
+        return false;
     }
 
     /** Everything here is in memory: READs run on the thread that read them, without a hand-off. */

@@ -28,6 +28,7 @@ import io.github.purefuse.api.reply.Statistics;
 import io.github.purefuse.api.reply.StatusReply;
 import io.github.purefuse.api.reply.XattrNames;
 import io.github.purefuse.api.reply.XattrValue;
+import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Getxattr;
 import io.github.purefuse.api.request.Listxattr;
@@ -254,6 +255,16 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
         } catch (IOException e) {
             return failure("open", key, e);
         }
+    }
+
+    /**
+     * The metadata of a local directory tree answers at dentry-cache speed: LOOKUP, GETATTR, READDIR and
+     * the rest run on the thread that read them, no hand-off (a mirror of a network filesystem would say
+     * {@code true} here).
+     */
+    @Override
+    public boolean mayBlock(FuseRequest request) {
+        return false;
     }
 
     /** Local files answer at page-cache speed: READs run on the thread that read them, no hand-off. */

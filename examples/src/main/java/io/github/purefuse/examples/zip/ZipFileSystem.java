@@ -262,6 +262,11 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
     }
 
     @Override
+    public boolean metadataMayBlock() {
+        return false; // the central directory is read into memory at mount
+    }
+
+    @Override
     public StatfsInfo statfs() {
         return StatfsInfo.readOnly(totalBytes, nodes.size());
     }

@@ -26,6 +26,7 @@ import io.github.purefuse.api.reply.Statistics;
 import io.github.purefuse.api.reply.StatusReply;
 import io.github.purefuse.api.reply.XattrNames;
 import io.github.purefuse.api.reply.XattrValue;
+import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Getxattr;
 import io.github.purefuse.api.request.Listxattr;
@@ -472,6 +473,16 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         } catch (IOException | RuntimeException e) {
             return readFailure(file == null ? request.header().nodeId().toString() : file.path().toString(), e);
         }
+    }
+
+    /**
+     * Whether a request other than READ may block: what the path filesystem's
+     * {@link PathFileSystem#metadataMayBlock()} says (RELEASE and RELEASEDIR too: they close state the
+     * filesystem made).
+     */
+    @Override
+    public boolean mayBlock(FuseRequest request) {
+        return fs.metadataMayBlock();
     }
 
     /**

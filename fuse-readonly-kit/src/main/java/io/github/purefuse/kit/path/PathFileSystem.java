@@ -58,7 +58,9 @@ import org.jspecify.annotations.Nullable;
  *       in {@link Errnos}.</li>
  *   <li>Per-open state: return an {@link OpenFile} from {@link #open} to keep state for one open of a file
  *       (its READs go to it, RELEASE closes it).</li>
- *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O.</li>
+ *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O. A
+ *       filesystem whose metadata is in memory or on a local disk says so with {@link #metadataMayBlock}
+ *       and is then called on the transport's threads, without a hand-off.</li>
  *   <li>Interrupts: a signal to the reading process (FUSE_INTERRUPT) does not interrupt your thread, so
  *       channels you keep open across calls stay open; to let a long wait be cut short, wrap it in
  *       {@link io.github.purefuse.api.Interrupts#interruptibly} and throw the
@@ -150,5 +152,20 @@ public interface PathFileSystem {
      */
     default StatfsInfo statfs() throws IOException {
         return StatfsInfo.EMPTY;
+    }
+
+    /**
+     * Whether {@link #list}, {@link #stat}, {@link #readlink}, {@link #xattrs}, {@link #statfs} and
+     * {@link #open} may block for long (a remote store, a lock held elsewhere). {@code true} (the default):
+     * they run on virtual threads. {@code false}: they answer from memory or a local disk in microseconds,
+     * and the adapter runs them right on the transport's thread (see
+     * {@code ReadOnlyFileSystem.mayBlock}): for a metadata-heavy load ({@code find}, {@code stat} of many
+     * files) that removes most of a request's cost. May change over time (a remote listing fetched once
+     * and then kept in memory); called for every request, so it must be cheap and must not block.
+     *
+     * @return whether metadata calls may block
+     */
+    default boolean metadataMayBlock() {
+        return true;
     }
 }

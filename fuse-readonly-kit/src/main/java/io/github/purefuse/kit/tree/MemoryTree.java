@@ -59,6 +59,12 @@ import org.jspecify.annotations.Nullable;
  * {@link Builder#build()}.
  */
 public final class MemoryTree implements PathFileSystem {
+    /** {@return false: the whole tree is in memory (a {@link ContentReader} runs only for READs)} */
+    @Override
+    public boolean metadataMayBlock() {
+        return false;
+    }
+
 
     /** A built node: its attributes and what it holds. */
     private sealed interface Node permits DirNode, FileNode, LinkNode {

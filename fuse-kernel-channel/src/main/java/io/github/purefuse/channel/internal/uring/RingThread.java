@@ -1,6 +1,5 @@
 package io.github.purefuse.channel.internal.uring;
 
-import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
@@ -53,8 +52,11 @@ final class RingThread implements Runnable {
     private static final int ECANCELED = 125;
     private static final int IN_HEADER = 40;
     private static final long REGISTER_RETRY_NANOS = 5_000_000_000L;
+    private static final boolean PIN = !Boolean.getBoolean("purefuse.uring.noPin");
 
     private final int id;
+    /** The one queue this thread serves, whose CPU it runs on; -1 when it serves several. */
+    private final int pinnedQueue;
     private final IoUring ring;
     private final int devFd;
     private final RingEntry[] entries;
@@ -86,6 +88,7 @@ final class RingThread implements Runnable {
     RingThread(int id, IoUring ring, int devFd, int[] qids, int depth, int payloadBytes, UringTransport transport)
             throws ErrnoException {
         this.id = id;
+        this.pinnedQueue = qids.length == 1 && PIN ? qids[0] : -1;
         this.ring = ring;
         this.devFd = devFd;
         this.transport = transport;
@@ -188,6 +191,7 @@ final class RingThread implements Runnable {
     @Override
     public void run() {
         try {
+            pin();
             if (register()) {
                 loop();
             }
@@ -200,6 +204,23 @@ final class RingThread implements Runnable {
             ring.close();
             releaseEventFd();
             transport.threadEnded();
+        }
+    }
+
+    /**
+     * Binds this thread to the CPU of its queue, as libfuse does: the kernel puts a request in the queue of
+     * the CPU its caller runs on and completes the fetch by task work on the thread that submitted it, so a
+     * thread on that same CPU serves the request where the caller just went to sleep (no cross-CPU wake,
+     * warm caches). A queue whose CPU is not ours to use (offline, another cpuset) stays unpinned.
+     */
+    private void pin() {
+        if (pinnedQueue < 0) {
+            return;
+        }
+        try {
+            Native.pinToCpu(pinnedQueue);
+        } catch (ErrnoException | RuntimeException e) {
+            LOG.log(Level.DEBUG, "fuse-uring-{0} not pinned to CPU {1}: {2}", id, pinnedQueue, e.getMessage());
         }
     }
 
@@ -404,15 +425,10 @@ final class RingThread implements Runnable {
         f.put(IN_HEADER + arg0, e.payload, 0, payloadSz);
         f.limit(len);
         RequestSink sink = transport.sink();
-        FuseRequest request;
         try {
-            request = transport.decoder().decode(f);
+            transport.decoder().decode(f, sink, e);
         } catch (ProtocolException ex) {
             sink.malformed(ex, e);
-            return;
-        }
-        try {
-            sink.request(request, e);
         } catch (InterruptedException ex) {
             // The sink answered EINTR; this thread ends with the session.
             Thread.currentThread().interrupt();

@@ -16,7 +16,6 @@ import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.LookupReply;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
-import io.github.purefuse.api.request.BatchForget;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Lookup;
@@ -33,6 +32,7 @@ import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.request.BatchForget;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
@@ -218,7 +218,7 @@ class DispatcherTest {
         Fs fs = new Fs();
         Sink sink = new Sink(true);
         Dispatcher d = dispatcher(fs);
-        d.request(new BatchForget(header(42, 12, 0), List.of(new BatchForget.Item(NodeId.of(5), 2),
+        d.channel(new BatchForget(header(42, 12, 0), List.of(new BatchForget.Item(NodeId.of(5), 2),
                 new BatchForget.Item(NodeId.of(6), 1))), sink);
         assertEquals(List.of("5:2", "6:1"), fs.forgets, "done before dispatch returns");
         assertEquals(List.of(), sink.lengths);
@@ -277,6 +277,51 @@ class DispatcherTest {
         d.request(new Read(header(15, 22, 7), FileHandle.NONE, 8192, 4096, 0, 0, 0), sink);
         assertEquals(List.of("/data/f@8192+4096"), sink.files, "a FileRange goes to the port's sendFile");
         assertEquals(List.of(), fs.forgets);
+    }
+
+    /** Metadata from memory: handlers that say they do not block. */
+    static final class InlineMetadataFs extends Fs {
+        volatile @Nullable Thread lookupThread;
+
+        @Override
+        public boolean mayBlock(FuseRequest request) {
+            return false;
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            lookupThread = Thread.currentThread();
+            return super.lookup(request);
+        }
+    }
+
+    @Test
+    void metadataThatDoesNotBlockRunsOnTheTransportThread() throws Exception {
+        InlineMetadataFs fs = new InlineMetadataFs();
+        Sink sink = new Sink(true);
+        Dispatcher d = dispatcher(fs);
+        d.request(new Lookup(header(1, 40, 1), "n"), sink);
+        assertEquals(Thread.currentThread(), fs.lookupThread, "no hand-off");
+        assertEquals(List.of(16 + 128), sink.lengths, "the entry was answered before request() returned");
+        d.request(new Getattr(header(3, 42, 7), 0, FileHandle.NONE), sink);
+        assertEquals(List.of(Errno.EIO), sink.errors, "a handler that throws on the transport thread gets EIO");
+        d.request(new Lookup(header(1, 44, 1), "n"), sink);
+        assertEquals(3, sink.lengths.size(), "and the next request is served as before");
+        assertEquals(0, d.inFlight());
+    }
+
+    @Test
+    void metadataRunsOnAVirtualThreadByDefault() throws Exception {
+        Thread[] seen = new Thread[1];
+        Fs fs = new Fs() {
+            @Override
+            public LookupReply lookup(Lookup request) {
+                seen[0] = Thread.currentThread();
+                return super.lookup(request);
+            }
+        };
+        run(dispatcher(fs), new Lookup(header(1, 46, 1), "n"), new Sink(true));
+        assertTrue(seen[0] != null && seen[0].isVirtual() && seen[0] != Thread.currentThread(), "a worker: " + seen[0]);
     }
 
     @Test
