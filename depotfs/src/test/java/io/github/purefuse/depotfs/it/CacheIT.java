@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.purefuse.depotfs.cli.DepotfsCli;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.testing.Tools;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.channels.FileChannel;
@@ -66,7 +67,7 @@ class CacheIT {
                 server.close();
             }
         } finally {
-            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+            Tools.run(Path.of("/"), "rm", "-rf", work.toString());
         }
     }
 
@@ -101,8 +102,8 @@ class CacheIT {
     }
 
     private void diff(Path mp) throws Exception {
-        Shell.Result d = Shell.run(work, "diff", "-r", source.toString(), mp.toString());
-        assertEquals(0, d.exit(), d.out() + d.err());
+        Tools.Result d = Tools.run(work, "diff", "-r", source.toString(), mp.toString());
+        assertEquals(0, d.exit(), d.out() + d.stderr());
     }
 
     /** Waits until the fills of the mount have been verified and renamed (asynchronously after the last part). */
@@ -134,7 +135,7 @@ class CacheIT {
             server.kill();
             try {
                 diff(m2);
-                Shell.ok(work, "find", m2.toString());
+                Tools.ok(work, "find", m2.toString());
                 second.stop();
             } finally {
                 server.restart();

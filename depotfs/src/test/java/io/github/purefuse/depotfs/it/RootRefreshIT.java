@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.cli.DepotfsCli;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -56,7 +57,7 @@ class RootRefreshIT {
             if (server != null) {
                 server.close();
             }
-            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+            Tools.run(Path.of("/"), "rm", "-rf", work.toString());
         }
     }
 
@@ -97,7 +98,7 @@ class RootRefreshIT {
 
         assertEquals("a.txt big.bin old.txt sub", ls(data));
         assertEquals("one\n", Files.readString(data.resolve("a.txt")));
-        Shell.ok(work, "stat", data.resolve("sub/deep.txt").toString());
+        Tools.ok(work, "stat", data.resolve("sub/deep.txt").toString());
         try (FileChannel held = FileChannel.open(data.resolve("big.bin"))) {
             ByteBuffer first = ByteBuffer.allocate(4096);
             held.read(first, 0);
@@ -111,7 +112,7 @@ class RootRefreshIT {
             assertEquals("two, longer\n", Files.readString(data.resolve("a.txt")), "a name looked up before: new bytes");
             assertEquals("two, longer\n".length(), Files.size(data.resolve("a.txt")), "and its new size");
             assertEquals("v2\n", Files.readString(data.resolve("sub/deep.txt")), "below a directory looked up before");
-            assertTrue(Shell.run(work, "stat", data.resolve("old.txt").toString()).exit() != 0, "gone from the new snapshot");
+            assertTrue(Tools.run(work, "stat", data.resolve("old.txt").toString()).exit() != 0, "gone from the new snapshot");
             assertEquals(-1L, Files.mismatch(v2.resolve("big.bin"), data.resolve("big.bin")), "a new open reads the new object");
             if (!oneRoot) {
                 awaitListing(mp, "data second");
@@ -153,7 +154,7 @@ class RootRefreshIT {
     }
 
     private String ls(Path dir) throws Exception {
-        return String.join(" ", Shell.ok(work, "ls", dir.toString()).strip().split("\\s+"));
+        return String.join(" ", Tools.ok(work, "ls", dir.toString()).strip().split("\\s+"));
     }
 
     /** Waits (up to 20 s: the interval is 0.5 s) until {@code ls} shows the names. */
