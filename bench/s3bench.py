@@ -17,6 +17,9 @@ Rows, each cold (drop_caches + prefault before every sequential read; medians of
   s3fs          s3fs BUCKET MNT -o url=...,use_path_request_style,ro ; dd bs=1M of the object
   rclone        rclone mount remote:BUCKET MNT --read-only --vfs-cache-mode off ; dd bs=1M
   depotfs-s3    depotfs mount --depot s3://BUCKET/PREFIX --endpoint URL (when its CLI has s3://)
+  depotfs-s3+cache  the same with --cache DIR --cache-size 2xOBJ --passthrough (DIR emptied at each RTT):
+                the first read fills the cache (row "depotfs-s3+cache (first read)"), the later runs read
+                the object from DIR by FUSE passthrough (row "depotfs-s3+cache"), still cold (drop_caches)
 and `find` over the BENCH_S3_TREE-entry tree at the RTT (s3fs and rclone list the plain objects; depotfs
 reads its manifests).
 """
@@ -42,7 +45,7 @@ NET = os.environ.get("BENCH_S3_NET", "10.231.77")                         # /30:
 PORT = bench.env_int("BENCH_S3_PORT", 7480)
 PART_MIB = bench.env_int("BENCH_S3_PART_MIB", 8)
 PARALLEL = bench.env_int("BENCH_S3_PARALLEL", 8)
-ROWS = bench.env_list("BENCH_S3_ROWS", ["raw", "depotfs-s3", "s3fs", "rclone"])
+ROWS = bench.env_list("BENCH_S3_ROWS", ["raw", "depotfs-s3", "depotfs-s3+cache", "s3fs", "rclone"])
 TESTS = bench.env_list("BENCH_S3_TESTS", ["seq", "find", "import", "rss"])
 IMPORT_SRC = os.environ.get("BENCH_S3_IMPORT_SRC", "/usr/share/doc")   # the "import" test: depotfs import vs aws s3 sync
 RSS_READERS = bench.env_int("BENCH_S3_RSS_READERS", 8)                  # the "rss" test: readers of as many objects
@@ -343,8 +346,8 @@ class DepotfsS3(Row):
                                        self.fx.multi]), env=self._env())
             log("depotfs import to S3 in %.0f s" % (time.time() - t0))
             DepotfsS3.imported = True
-        self._mount(ns_cmd(client_ns(rtt), [exe, "mount", "--depot", self._depot(), "--endpoint", endpoint(rtt),
-                                            "{mnt}"]), self._env())
+        self._mount(ns_cmd(client_ns(rtt), [exe, "mount", "--depot", self._depot(), "--endpoint", endpoint(rtt)]
+                           + getattr(self, "extra", []) + ["{mnt}"]), self._env())
 
     def _root(self):
         return os.path.join(self.mnt, os.path.basename(self.fx.src))
@@ -433,6 +436,39 @@ def rss_test(row, multi):
     if bad:
         raise RuntimeError("dd failed: %s" % bad[0])
     return {"value": peak / 1024.0, "seconds": dt, "gbs": RSS_READERS * RSS_MIB * (1 << 20) / dt / 1e9}
+class DepotfsS3Cache(DepotfsS3):
+    """depotfs-s3 with --cache: run 1 fills the cache, the later runs are served from it"""
+    name = "depotfs-s3+cache"
+
+    def available(self):
+        exe = os.path.join(bench.ROOT, "bin", "depotfs")
+        if not super().available() or not bench.has_option([exe, "mount"], "--cache"):
+            log("depotfs-s3+cache: bin/depotfs mount has no --cache: row skipped")
+            return False
+        return True
+
+    def start(self, rtt):
+        self.cache = os.path.join(self.ctx.work, "depotfs-cache")
+        shutil.rmtree(self.cache, ignore_errors=True)
+        os.makedirs(self.cache)
+        self.extra = ["--cache", self.cache, "--cache-size", "%dG" % (2 * bench.SIZE_GB + 1), "--passthrough"]
+        super().start(rtt)
+
+    def run_name(self, i):
+        return self.name + " (first read)" if i == 0 else self.name
+
+    def before_run(self, i):
+        """from run 2 on: wait until the first read's fill is verified and in DIR/objects"""
+        if i == 0:
+            return
+        want = bench.SIZE_GB * bench.GiB
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            for d, _, files in os.walk(os.path.join(self.cache, "objects")):
+                if any(os.path.getsize(os.path.join(d, f)) == want for f in files):
+                    return
+            time.sleep(0.5)
+        raise RuntimeError("the object did not appear in the cache within 120 s")
 
 
 def timed(fn):
@@ -511,7 +547,7 @@ def main():
         upload(ceph, fx)
         if "import" in TESTS:
             results[("import",)] = import_test(ceph)
-        rows = {"raw": Raw, "depotfs-s3": DepotfsS3, "s3fs": S3fs, "rclone": Rclone}
+        rows = {"raw": Raw, "depotfs-s3": DepotfsS3, "depotfs-s3+cache": DepotfsS3Cache, "s3fs": S3fs, "rclone": Rclone}
         active = [rows[n](ctx, fx, ceph) for n in ROWS]
         active = [r for r in active if r.available()]
         for rtt in RTT_MS:
@@ -527,11 +563,16 @@ def main():
                     continue
                 try:
                     if "seq" in TESTS:
-                        for i in range(RUNS):
-                            r = timed(row.seq if isinstance(row, Raw) else (lambda: seq_fuse(row)))
-                            results.setdefault((row.name, rtt, "seq"), []).append(r)
-                            log("rtt %d %s seq run %d: %s" % (rtt, row.name, i + 1, r))
-                    if "rss" in TESTS and rtt == 0 and isinstance(row, DepotfsS3):
+                        for i in range(RUNS + (1 if hasattr(row, "run_name") else 0)):
+                            def run():
+                                if hasattr(row, "before_run"):
+                                    row.before_run(i)
+                                return row.seq() if isinstance(row, Raw) else seq_fuse(row)
+                            r = timed(run)
+                            name = row.run_name(i) if hasattr(row, "run_name") else row.name
+                            results.setdefault((name, rtt, "seq"), []).append(r)
+                            log("rtt %d %s seq run %d: %s" % (rtt, name, i + 1, r))
+                    if "rss" in TESTS and rtt == 0 and type(row) is DepotfsS3:
                         r = timed(lambda: rss_test(row, fx.multi))
                         results[(row.name, rtt, "rss")] = [r]
                         log("rtt %d %s rss: %s" % (rtt, row.name, r))
@@ -560,7 +601,10 @@ def main():
         lines += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
         labels = {"raw": "raw limit: AWS SDK v2 parallel ranged GETs into memory (no FUSE)",
                   "depotfs-s3": "depotfs-s3", "s3fs": "s3fs-fuse 1.90 (Debian)", "rclone": "rclone mount 1.60 (Debian)"}
+        names = []
         for n in ROWS:
+            names += [n + " (first read)", n] if n == "depotfs-s3+cache" else [n]
+        for n in names:
             if not any(k[0] == n for k in results):
                 continue
             cells = [cell(results.get((n, r, "seq"), []), "gbs") for r in RTT_MS]

@@ -118,6 +118,10 @@ final class DemoCommand implements Callable<Integer> {
             throw new DepotException(DepotException.Reason.INVALID, "the demo is mounted on " + mountpoint + ": stop it first ("
                     + Terminal.command() + " unmount " + Terminal.shellQuote(mountpoint.toString()) + ")");
         }
+        if (Files.exists(depotPath) && io.github.purefuse.depotfs.store.LocalDepot.isMounted(depotPath)) {
+            throw new DepotException(DepotException.Reason.INVALID, "the demo depot " + depotPath
+                    + " is mounted (by another demo or mount): stop that first");
+        }
         if (Files.exists(depotPath) && !(Files.isDirectory(depotPath.resolve("objects")) && Files.isDirectory(depotPath.resolve("refs")))) {
             throw new DepotException(DepotException.Reason.INVALID, depotPath + " does not look like a depot; not removing it");
         }

@@ -474,6 +474,15 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--allow-other", description = "let other users access the mount")
         boolean allowOther;
 
+        /** How often roots are re-read by default: a minute (one LIST and a GET per root on S3). */
+        static final java.time.Duration DEFAULT_ROOT_REFRESH = java.time.Duration.ofSeconds(60);
+
+        @Option(names = "--root-refresh", paramLabel = "DURATION",
+                description = "re-read the roots this often, so that a new snapshot (depotfs link or import from "
+                        + "elsewhere) appears without remounting; open files keep their snapshot. e.g. 30s, 500ms, "
+                        + "5m; 0 = never (default 60s)")
+        @Nullable String rootRefresh;
+
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
 
@@ -499,6 +508,13 @@ public final class DepotfsCli implements Callable<Integer> {
             if (p == null && statsInterval != null && stats == null) {
                 p = "--stats-interval needs --stats FILE";
             }
+            if (p == null && rootRefresh != null) {
+                try {
+                    parseDuration(rootRefresh);
+                } catch (IllegalArgumentException e) {
+                    p = "--root-refresh: " + e.getMessage();
+                }
+            }
             if (p == null && transport != null) {
                 try {
                     MountOptions.parseTransport(transport);
@@ -517,8 +533,60 @@ public final class DepotfsCli implements Callable<Integer> {
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
-                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport), verifyReads);
+                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport), verifyReads,
+                    rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh));
         }
+    }
+
+    /**
+     * Parses a size as users write it: a number of bytes, or with {@code K}, {@code M}, {@code G} or
+     * {@code T} (powers of 1024; {@code KiB}, {@code MB} and the like are read the same).
+     *
+     * @param flag the flag, for the message
+     * @param text e.g. {@code 500M}, {@code 20G}, {@code 1048576}
+     * @return bytes
+     * @throws DepotException with {@link DepotException.Reason#INVALID} for anything else
+     */
+    static long parseSize(String flag, String text) throws DepotException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})\\s*(?:([KMGT])(?:i?B)?|B)?",
+                java.util.regex.Pattern.CASE_INSENSITIVE).matcher(text.strip());
+        if (!m.matches()) {
+            throw new DepotException(DepotException.Reason.INVALID, flag + ": not a size: '" + text + "' (e.g. 500M, 20G)");
+        }
+        long n = Long.parseLong(m.group(1));
+        int shift = m.group(2) == null ? 0 : switch (Character.toUpperCase(m.group(2).charAt(0))) {
+            case 'K' -> 10;
+            case 'M' -> 20;
+            case 'G' -> 30;
+            default -> 40;
+        };
+        if (n > (Long.MAX_VALUE >> shift)) {
+            throw new DepotException(DepotException.Reason.INVALID, flag + ": too large: " + text);
+        }
+        return n << shift;
+    }
+
+    /**
+     * Parses a duration as users write it: a number with {@code ms}, {@code s}, {@code m} or {@code h}
+     * (seconds without a unit).
+     *
+     * @param text e.g. {@code 30s}, {@code 500ms}, {@code 5m}, {@code 0}
+     * @return the duration
+     * @throws IllegalArgumentException with a one-line message for anything else, or a negative value
+     */
+    static java.time.Duration parseDuration(String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h)?").matcher(text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a duration: '" + text + "' (e.g. 30s, 500ms, 5m, 1h, 0)");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        return switch (unit) {
+            case "ms" -> java.time.Duration.ofMillis(n);
+            case "m" -> java.time.Duration.ofMinutes(n);
+            case "h" -> java.time.Duration.ofHours(n);
+            default -> java.time.Duration.ofSeconds(n);
+        };
     }
 
     /**
@@ -581,11 +649,50 @@ public final class DepotfsCli implements Callable<Integer> {
         @CommandLine.Mixin
         MountFlags flags = new MountFlags();
 
+        @Option(names = "--cache", paramLabel = "DIR",
+                description = "keep objects and manifests of an s3:// depot in DIR (named by hash, verified, kept "
+                        + "across remounts, shareable between mounts); objects read whole are then served from "
+                        + "DIR (with --passthrough by the kernel itself)")
+        @Nullable Path cache;
+
+        /** The default bound of {@code --cache}. */
+        static final String DEFAULT_CACHE_SIZE = "10G";
+
+        @Option(names = "--cache-size", paramLabel = "SIZE",
+                description = "the most --cache DIR may hold, e.g. 500M, 20G (default " + DEFAULT_CACHE_SIZE
+                        + "); least recently used files go first")
+        @Nullable String cacheSize;
+
         @Override
         public Integer call() throws Exception {
-            WritableDepot depot = openDepot(depotAddress);
+            MountRunner.Settings settings = flags.settings(root);
+            long cacheBytes = parseSize("--cache-size", cacheSize == null ? DEFAULT_CACHE_SIZE : cacheSize);
+            if (cache == null && cacheSize != null) {
+                throw new DepotException(DepotException.Reason.INVALID, "--cache-size needs --cache DIR");
+            }
+            if (cacheBytes < io.github.purefuse.depotfs.store.cache.DiskCache.PART) {
+                throw new DepotException(DepotException.Reason.INVALID, "--cache-size must be at least 4M, was " + cacheSize);
+            }
+            WritableDepot opened = openDepot(depotAddress);
+            io.github.purefuse.depotfs.store.Depot depot = opened;
+            if (cache != null) {
+                if (!(opened instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3)) {
+                    opened.close();
+                    throw new DepotException(DepotException.Reason.INVALID,
+                            "--cache applies to s3:// depots (a local depot is read in place)");
+                }
+                io.github.purefuse.depotfs.store.cache.DiskCache disk;
+                try {
+                    disk = io.github.purefuse.depotfs.store.cache.DiskCache.open(cache, cacheBytes);
+                } catch (IOException e) {
+                    opened.close();
+                    throw new DepotException(DepotException.Reason.INVALID, "--cache " + cache + ": " + e.getMessage());
+                }
+                s3.keepManifestsIn(disk);
+                depot = new io.github.purefuse.depotfs.store.cache.CachedDepot(s3, disk);
+            }
             try {
-                new MountRunner(depot, mountpoint, flags.settings(root)).run(System.out, mp -> { });
+                new MountRunner(depot, mountpoint, settings).run(System.out, mp -> { });
             } catch (MountException e) {
                 throw withDeadServerHint(e);
             }

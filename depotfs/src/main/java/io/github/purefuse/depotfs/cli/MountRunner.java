@@ -11,6 +11,7 @@ import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
+import io.github.purefuse.depotfs.store.cache.CachedDepot;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
@@ -50,10 +51,12 @@ final class MountRunner {
      * @param verifyReads         check object bytes against their chunk checksums before serving them
      *                            ({@link VerifyingDepot}); null for the default: on for an S3 depot, off
      *                            for a local one ({@link #verifies})
+     * @param rootRefresh         how often the roots are re-read ({@code --root-refresh}); zero for never
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads) {
+                    boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads,
+                    java.time.Duration rootRefresh) {
 
         /**
          * Whether reads of this depot are checked. By default they are where the bytes pass through the
@@ -65,7 +68,7 @@ final class MountRunner {
          * @return whether to wrap it in a {@link VerifyingDepot}
          */
         boolean verifies(Depot depot) {
-            return verifyReads != null ? verifyReads : depot instanceof S3Depot;
+            return verifyReads != null ? verifyReads : depot.remote();
         }
     }
 
@@ -73,6 +76,8 @@ final class MountRunner {
     private final Path mountpoint;
     private final Settings settings;
     private final AtomicBoolean finished = new AtomicBoolean();
+    /** The depot when it is a local one: its mounts mark it while they run ({@code demo --clean} checks). */
+    private final io.github.purefuse.depotfs.store.@Nullable LocalDepot local;
     private @Nullable FuseSession session;
     private @Nullable PathAdapter handler;
     private long allocatedAtReady;
@@ -80,7 +85,12 @@ final class MountRunner {
     private int readAheadKb = -1;
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
-        this.depot = settings.verifies(depot) ? new VerifyingDepot(depot) : depot;
+        this.local = depot instanceof io.github.purefuse.depotfs.store.LocalDepot l ? l : null;
+        this.depot = !settings.verifies(depot) ? depot
+                // with --cache the check sits between the store and the cache: a fill is checked as its bytes
+                // come from the store, and a complete copy was checked whole (its SHA-256) by the cache
+                : depot instanceof CachedDepot c ? new CachedDepot(new VerifyingDepot(c.store()), c.cache())
+                : new VerifyingDepot(depot);
         this.mountpoint = mountpoint;
         this.settings = settings;
     }
@@ -93,7 +103,28 @@ final class MountRunner {
      * @throws IOException if the depot cannot be read or the mount fails
      * @throws InterruptedException if interrupted while serving
      */
+    /** {@return the check on the read path, if any (directly, or under the cache)} */
+    private @Nullable VerifyingDepot verifying() {
+        return depot instanceof VerifyingDepot v ? v
+                : depot instanceof CachedDepot c && c.store() instanceof VerifyingDepot v ? v : null;
+    }
+
     void run(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
+        AutoCloseable mark = local != null ? local.holdWhileMounted() : null;
+        try {
+            serve(out, onReady);
+        } finally {
+            if (mark != null) {
+                try {
+                    mark.close();
+                } catch (Exception e) {
+                    // the lock goes with the process anyway
+                }
+            }
+        }
+    }
+
+    private void serve(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
         DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
         PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
@@ -131,7 +162,7 @@ final class MountRunner {
                 : fs.rootNames().size() + " root" + (fs.rootNames().size() == 1 ? "" : "s")
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = (!settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable")
-                + (depot instanceof VerifyingDepot ? ", reads verified" : "");
+                + (verifying() != null ? ", reads verified" : "");
         out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
                 + s.mountpoint()
                 + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
@@ -142,10 +173,18 @@ final class MountRunner {
         if (statsFile != null && settings.statsInterval() > 0) {
             periodic = Thread.ofPlatform().daemon().name("depotfs-stats").start(() -> writeStatsEvery(statsFile));
         }
+        Thread refresher = null;
+        if (!settings.rootRefresh().isZero()) {
+            refresher = Thread.ofPlatform().daemon().name("depotfs-roots").start(() -> refreshEvery(fs, mount));
+        }
         s.awaitTermination();
         if (periodic != null) {
             periodic.interrupt();
             periodic.join();
+        }
+        if (refresher != null) {
+            refresher.interrupt();
+            refresher.join();
         }
         finish();
         try {
@@ -175,6 +214,38 @@ final class MountRunner {
                 writeStats(statsFile, s, allocated, seconds);
             } catch (IOException | RuntimeException e) {
                 System.err.println("depotfs: cannot write statistics to " + statsFile + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Re-reads the roots every {@code --root-refresh} and retires what changed: the kernel then looks the
+     * new snapshot up, files open on the old one keep reading it. A failure keeps the current snapshot and
+     * is printed once until the roots can be read again.
+     */
+    private void refreshEvery(DepotFileSystem fs, PathAdapter mount) {
+        String lastProblem = null;
+        while (!finished.get()) {
+            try {
+                Thread.sleep(settings.rootRefresh());
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                for (io.github.purefuse.kit.path.FsPath changed : fs.refresh()) {
+                    mount.changed(changed);
+                }
+                lastProblem = null;
+            } catch (IOException | RuntimeException e) {
+                if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
+                    return;                                   // unmounting
+                }
+                String problem = String.valueOf(e.getMessage());
+                if (!problem.equals(lastProblem) && !finished.get()) {
+                    System.err.println("depotfs: cannot re-read the roots of " + depot.describe() + " (" + problem
+                            + "); the mount keeps its snapshot");
+                }
+                lastProblem = problem;
             }
         }
     }
@@ -227,8 +298,9 @@ final class MountRunner {
         set.put("readerThreads", settings.threads());
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
-        set.put("verifyReads", depot instanceof VerifyingDepot);
-        if (depot instanceof VerifyingDepot v) {
+        VerifyingDepot v = verifying();
+        set.put("verifyReads", v != null);
+        if (v != null) {
             root.put("chunksChecked", v.chunksChecked());
             root.put("chunkMismatches", v.mismatches());
         }

@@ -36,8 +36,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A depot snapshot as a tree of paths: the top level lists the depot's roots (or is one root's bundle),
- * bundles are directories, objects regular files, symlinks symlinks. The roots are read once, when the
- * file system is opened, so the tree never changes while it is mounted.
+ * bundles are directories, objects regular files, symlinks symlinks. The roots are read when the file
+ * system is opened and again at each {@link #refresh()}: between two refreshes the tree never changes.
+ *
+ * <h2>New snapshots</h2>
+ * Roots are a depot's only mutable pointers. {@link #refresh()} re-reads them and, when a root moved
+ * (a {@code depotfs link} or {@code import} from another process or host), switches to the new snapshot
+ * and returns the paths that changed: a root's directory at the top of a multi-root mount (or a root that
+ * appeared or went away), or the top itself for a one-root mount. The mount then retires those paths'
+ * nodes ({@link PathAdapter#changed}): open files keep reading the objects they opened (objects are
+ * immutable), and the next lookup finds the new snapshot.
  *
  * <h2>Attributes</h2>
  * Files {@code 0444}, or {@code 0555} when executable; directories {@code 0555}; symlinks {@code 0777};
@@ -68,6 +76,8 @@ public final class DepotFileSystem implements PathFileSystem {
     private static final System.Logger LOG = System.getLogger(DepotFileSystem.class.getName());
     private static final int MAX_CACHED_NODES = 262_144;
     private static final int BLKSIZE = 128 * 1024;
+    /** Manifests loaded at once when a listing needs its subdirectories' (see {@link #preloadSubdirectories}). */
+    static final int PARALLEL_MANIFESTS = 64;
 
     /**
      * What a path is.
@@ -88,30 +98,39 @@ public final class DepotFileSystem implements PathFileSystem {
         }
     }
 
+    /**
+     * What the roots pointed at when they were last read.
+     *
+     * @param roots      the good roots of a multi-root mount; null when one root is mounted
+     * @param broken     broken roots of a multi-root mount: name to problem
+     * @param top        the top directory: a root's bundle, or the list of roots (no hash)
+     * @param snapshotNs when the roots were read, ns since the epoch (the top's times)
+     * @param statfs     sizes for statfs
+     * @param nodes      nodes found so far in this snapshot, by path
+     */
+    private record Snapshot(@Nullable SortedMap<String, Hash> roots, SortedMap<String, String> broken, Node top,
+                            long snapshotNs, StatfsInfo statfs, ConcurrentHashMap<FsPath, Node> nodes) {
+    }
+
     private final Depot depot;
-    private final @Nullable SortedMap<String, Hash> roots;
-    /** Broken roots of a multi-root mount: name to problem. */
-    private final SortedMap<String, String> broken;
-    private final Node top;
+    private final @Nullable String root;
     private final int uid;
     private final int gid;
-    private final long snapshotNs;
-    private final StatfsInfo statfs;
-    private final ConcurrentHashMap<FsPath, Node> nodes = new ConcurrentHashMap<>();
+    private volatile Snapshot snapshot;
+    /** Manifest loads of {@link #preloadSubdirectories}, on virtual threads; bounded by {@link #manifestLoads}. */
+    private final java.util.concurrent.ExecutorService loaders = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("depotfs-manifest-", 0).factory());
+    private final java.util.concurrent.Semaphore manifestLoads = new java.util.concurrent.Semaphore(PARALLEL_MANIFESTS);
     /** The handler, once made: asked whether opens use passthrough (then objects are checked at OPEN). */
     private volatile @Nullable PathAdapter adapter;
     private volatile boolean checksWholeObjectsAtOpen;
 
-    private DepotFileSystem(Depot depot, @Nullable SortedMap<String, Hash> roots, SortedMap<String, String> broken,
-                            Node top, int uid, int gid, long snapshotNs, StatfsInfo statfs) {
+    private DepotFileSystem(Depot depot, @Nullable String root, int uid, int gid, Snapshot snapshot) {
         this.depot = depot;
-        this.roots = roots;
-        this.broken = broken;
-        this.top = top;
+        this.root = root;
         this.uid = uid;
         this.gid = gid;
-        this.snapshotNs = snapshotNs;
-        this.statfs = statfs;
+        this.snapshot = snapshot;
     }
 
     /**
@@ -128,6 +147,13 @@ public final class DepotFileSystem implements PathFileSystem {
      * @throws IOException if the roots cannot be read
      */
     public static DepotFileSystem open(Depot depot, @Nullable String root, int uid, int gid) throws IOException {
+        Snapshot first = read(depot, root);
+        logBroken(first.broken(), null);
+        return new DepotFileSystem(depot, root, uid, gid, first);
+    }
+
+    /** Reads the roots: a new snapshot. */
+    private static Snapshot read(Depot depot, @Nullable String root) throws IOException {
         Instant now = Instant.now();
         long nowNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         if (root != null) {
@@ -135,8 +161,8 @@ public final class DepotFileSystem implements PathFileSystem {
                     "no root named '" + root + "' in " + depot.describe()));
             Bundle b = depot.bundle(h);
             Node top = new Node(EntryKind.BUNDLE, h, null, b.manifestSize(), nowNs, false);
-            return new DepotFileSystem(depot, null, new java.util.TreeMap<>(), top, uid, gid, nowNs,
-                    StatfsInfo.readOnly(b.totalBytes(), b.totalNodes() + 1));
+            return new Snapshot(null, Collections.emptySortedMap(), top, nowNs,
+                    StatfsInfo.readOnly(b.totalBytes(), b.totalNodes() + 1), new ConcurrentHashMap<>());
         }
         SortedMap<String, Hash> good = new java.util.TreeMap<>(depot.roots());
         SortedMap<String, String> broken = new java.util.TreeMap<>(depot.brokenRoots());
@@ -153,12 +179,57 @@ public final class DepotFileSystem implements PathFileSystem {
                 it.remove();
             }
         }
-        for (Map.Entry<String, String> b : broken.entrySet()) {
-            LOG.log(System.Logger.Level.WARNING, "root '" + b.getKey() + "' is broken (EIO): " + b.getValue());
-        }
         Node top = new Node(EntryKind.BUNDLE, null, null, 4096, nowNs, false);
-        return new DepotFileSystem(depot, Collections.unmodifiableSortedMap(good),
-                Collections.unmodifiableSortedMap(broken), top, uid, gid, nowNs, StatfsInfo.readOnly(bytes, files));
+        return new Snapshot(Collections.unmodifiableSortedMap(good), Collections.unmodifiableSortedMap(broken), top,
+                nowNs, StatfsInfo.readOnly(bytes, files), new ConcurrentHashMap<>());
+    }
+
+    private static void logBroken(SortedMap<String, String> broken, @Nullable SortedMap<String, String> before) {
+        for (Map.Entry<String, String> b : broken.entrySet()) {
+            if (before == null || !b.getValue().equals(before.get(b.getKey()))) {
+                LOG.log(System.Logger.Level.WARNING, "root '" + b.getKey() + "' is broken (EIO): " + b.getValue());
+            }
+        }
+    }
+
+    /**
+     * Re-reads the roots and switches to the new snapshot if one moved. Open files are not affected.
+     * Hand each path returned to {@link PathAdapter#changed} so that the kernel drops what it cached.
+     * If the roots cannot be read, or the one mounted root is gone or its manifest is broken, the
+     * current snapshot stays and the error is thrown.
+     *
+     * @return the paths whose tree changed: {@link FsPath#ROOT} when the one mounted root moved, else the
+     *     top-level directory of each root that moved, appeared, went away or became broken or good; empty
+     *     if nothing moved
+     * @throws IOException if the roots cannot be read
+     */
+    public synchronized List<FsPath> refresh() throws IOException {
+        Snapshot before = snapshot;
+        Snapshot next = read(depot, root);
+        List<FsPath> changed = new ArrayList<>();
+        if (root != null) {
+            if (!java.util.Objects.equals(before.top().hash(), next.top().hash())) {
+                changed.add(FsPath.ROOT);
+            }
+        } else {
+            java.util.SortedSet<String> names = new java.util.TreeSet<>(java.util.Objects.requireNonNull(before.roots()).keySet());
+            names.addAll(before.broken().keySet());
+            names.addAll(java.util.Objects.requireNonNull(next.roots()).keySet());
+            names.addAll(next.broken().keySet());
+            for (String name : names) {
+                if (!java.util.Objects.equals(before.roots().get(name), next.roots().get(name))
+                        || !java.util.Objects.equals(before.broken().get(name), next.broken().get(name))) {
+                    changed.add(FsPath.ROOT.resolve(name));
+                }
+            }
+            logBroken(next.broken(), before.broken());
+        }
+        if (!changed.isEmpty()) {
+            snapshot = next;
+            LOG.log(System.Logger.Level.INFO, () -> "new snapshot: " + (root != null ? "root '" + root + "' moved"
+                    : changed.size() + " root" + (changed.size() == 1 ? "" : "s") + " changed " + changed));
+        }
+        return changed;
     }
 
     /** {@return the depot this file system reads} */
@@ -178,27 +249,33 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     private @Nullable Node find(FsPath path) throws IOException {
+        return find(snapshot, path);
+    }
+
+    private @Nullable Node find(Snapshot snap, FsPath path) throws IOException {
         FsPath parentPath = path.parent();
+        Node top = snap.top();
         if (parentPath == null) {
             return top;
         }
-        Node cached = nodes.get(path);
+        Node cached = snap.nodes().get(path);
         if (cached != null) {
             return cached;
         }
-        Node parent = find(parentPath);
+        Node parent = find(snap, parentPath);
         if (parent == null || parent.kind() != EntryKind.BUNDLE) {
             return null;
         }
         Node node;
         if (parent == top && parent.hash() == null) {
-            Hash h = roots == null ? null : roots.get(path.name());
+            Hash h = snap.roots() == null ? null : snap.roots().get(path.name());
             if (h == null) {
-                return broken.containsKey(path.name()) ? new Node(EntryKind.BUNDLE, null, null, 0, snapshotNs, false) : null;
+                return snap.broken().containsKey(path.name())
+                        ? new Node(EntryKind.BUNDLE, null, null, 0, snap.snapshotNs(), false) : null;
             }
-            node = new Node(EntryKind.BUNDLE, h, null, load(h).manifestSize(), snapshotNs, false);
+            node = new Node(EntryKind.BUNDLE, h, null, load(h).manifestSize(), snap.snapshotNs(), false);
         } else if (parent.hash() == null) {
-            throw brokenRoot(parentPath);
+            throw brokenRoot(snap, parentPath);
         } else {
             Optional<BundleEntry> e = load(parent.hash()).entry(path.name());
             if (e.isEmpty()) {
@@ -206,7 +283,7 @@ public final class DepotFileSystem implements PathFileSystem {
             }
             node = Node.of(e.get());
         }
-        remember(path, node);
+        remember(snap, path, node);
         return node;
     }
 
@@ -219,12 +296,13 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     /** The error for a request inside a broken root; the path is that root's top directory. */
-    private DepotException brokenRoot(FsPath rootDir) {
+    private static DepotException brokenRoot(Snapshot snap, FsPath rootDir) {
         String name = rootDir.name();
-        return new DepotException(DepotException.Reason.CORRUPT, "root '" + name + "' is broken: " + broken.get(name));
+        return new DepotException(DepotException.Reason.CORRUPT, "root '" + name + "' is broken: " + snap.broken().get(name));
     }
 
-    private void remember(FsPath path, Node node) {
+    private static void remember(Snapshot snap, FsPath path, Node node) {
+        ConcurrentHashMap<FsPath, Node> nodes = snap.nodes();
         if (nodes.size() >= MAX_CACHED_NODES) {
             nodes.clear();
         }
@@ -233,42 +311,45 @@ public final class DepotFileSystem implements PathFileSystem {
 
     @Override
     public List<PathEntry> list(FsPath dir) throws IOException {
-        Node node = find(dir);
+        Snapshot snap = snapshot;
+        Node node = find(snap, dir);
         if (node == null) {
             throw new NoSuchFileException(dir.toString());
         }
         if (node.kind() != EntryKind.BUNDLE) {
             throw new NotDirectoryException(dir.toString());
         }
-        if (node == top && node.hash() == null) {
-            java.util.SortedSet<String> names = new java.util.TreeSet<>(java.util.Objects.requireNonNull(roots).keySet());
-            names.addAll(broken.keySet());
+        if (node == snap.top() && node.hash() == null) {
+            java.util.SortedSet<String> names = new java.util.TreeSet<>(java.util.Objects.requireNonNull(snap.roots()).keySet());
+            names.addAll(snap.broken().keySet());
             List<PathEntry> out = new ArrayList<>();
             for (String name : names) {
-                Node n = find(dir.resolve(name));
+                Node n = find(snap, dir.resolve(name));
                 if (n != null) {
-                    out.add(new PathEntry(name, attr(n)));
+                    out.add(new PathEntry(name, attr(snap, n)));
                 }
             }
             return out;
         }
         if (node.hash() == null) {
-            throw brokenRoot(dir);
+            throw brokenRoot(snap, dir);
         }
         Bundle b = load(node.hash());
+        preloadSubdirectories(b);
         List<PathEntry> out = new ArrayList<>(b.entries().size());
         for (BundleEntry e : b.entries()) {
             Node n = Node.of(e);
-            remember(dir.resolve(e.name()), n);
-            out.add(new PathEntry(e.name(), attr(n)));
+            remember(snap, dir.resolve(e.name()), n);
+            out.add(new PathEntry(e.name(), attr(snap, n)));
         }
         return out;
     }
 
     @Override
     public Optional<Attr> stat(FsPath path) throws IOException {
-        Node n = find(path);
-        return n == null ? Optional.empty() : Optional.of(attr(n));
+        Snapshot snap = snapshot;
+        Node n = find(snap, path);
+        return n == null ? Optional.empty() : Optional.of(attr(snap, n));
     }
 
     /**
@@ -279,6 +360,11 @@ public final class DepotFileSystem implements PathFileSystem {
      * @throws IOException if a bundle's manifest (needed for {@code nlink}) cannot be loaded
      */
     public Attr attr(Node n) throws IOException {
+        return attr(snapshot, n);
+    }
+
+    private Attr attr(Snapshot snap, Node n) throws IOException {
+        Node top = snap.top();
         Instant t = Instant.ofEpochSecond(Math.floorDiv(n.mtimeNs(), 1_000_000_000L), Math.floorMod(n.mtimeNs(), 1_000_000_000L));
         return switch (n.kind()) {
             case OBJECT -> Attr.builder(FileType.REGULAR).permissions(n.executable() ? 0555 : 0444).size(n.size())
@@ -286,12 +372,51 @@ public final class DepotFileSystem implements PathFileSystem {
             case SYMLINK -> Attr.builder(FileType.SYMLINK).permissions(0777).size(n.size()).times(t).uid(uid).gid(gid)
                     .build();
             case BUNDLE -> {
-                int subdirs = n == top && n.hash() == null ? java.util.Objects.requireNonNull(roots).size() + broken.size()
+                int subdirs = n == top && n.hash() == null
+                        ? java.util.Objects.requireNonNull(snap.roots()).size() + snap.broken().size()
                         : n.hash() == null ? 0 : subdirectories(n.hash());
                 yield Attr.builder(FileType.DIRECTORY).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
                         .nlink(2 + subdirs).blksize(BLKSIZE).build();
             }
         };
+    }
+
+    /**
+     * Loads the manifests of a bundle's subdirectories in parallel, at most {@link #PARALLEL_MANIFESTS}
+     * at once for the whole mount, so that a listing costs one round trip to a remote store instead of
+     * one per subdirectory ({@code st_nlink} of each needs its manifest, and {@code find} enters them
+     * next). Errors are left for {@link #subdirectories} and the requests on that directory.
+     */
+    private void preloadSubdirectories(Bundle b) {
+        if (b.bundleCount() < 2) {
+            return;
+        }
+        List<java.util.concurrent.Future<?>> loads = new ArrayList<>(b.bundleCount());
+        try {
+            for (BundleEntry e : b.entries()) {
+                Hash h = e.kind() == EntryKind.BUNDLE ? e.hash() : null;
+                if (h == null) {
+                    continue;
+                }
+                manifestLoads.acquire();
+                loads.add(loaders.submit(() -> {
+                    try {
+                        return depot.bundle(h);
+                    } finally {
+                        manifestLoads.release();
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : loads) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // reported by the request that needs that manifest
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();   // the listing goes on; subdirectories() loads what is missing
+        }
     }
 
     /**
@@ -327,9 +452,11 @@ public final class DepotFileSystem implements PathFileSystem {
 
     /**
      * The FUSE handler for this tree: the kit's {@link PathAdapter} with depotfs's settings. A snapshot
-     * never changes while mounted, so entries, attributes and negative entries are cached for a day,
-     * listings with {@code FOPEN_CACHE_DIR} and file pages with {@code FOPEN_KEEP_CACHE}
-     * ({@link PathAdapter.Builder#immutable()}). Each OPEN opens the object once ({@link #open(FsPath)});
+     * never changes, so entries, attributes and negative entries are cached for a day, listings with
+     * {@code FOPEN_CACHE_DIR} and file pages with {@code FOPEN_KEEP_CACHE}
+     * ({@link PathAdapter.Builder#immutable()}); when {@link #refresh()} finds a new one, pass each changed
+     * path to {@link PathAdapter#changed}, which gives it fresh nodes and tells the kernel to drop the old
+     * names. Each OPEN opens the object once ({@link #open(FsPath)});
      * with {@code passthrough}, an object with a local file is read by the kernel itself.
      *
      * @param leases      where READ buffers come from
@@ -436,16 +563,17 @@ public final class DepotFileSystem implements PathFileSystem {
 
     @Override
     public StatfsInfo statfs() {
-        return statfs;
+        return snapshot.statfs();
     }
 
     /** {@return the root names listed at the top, in order; empty when one root is mounted} */
     public List<String> rootNames() {
+        SortedMap<String, Hash> roots = snapshot.roots();
         return roots == null ? List.of() : List.copyOf(roots.keySet());
     }
 
     /** {@return the broken roots listed at the top (name to problem); they answer EIO} */
     public SortedMap<String, String> brokenRoots() {
-        return broken;
+        return snapshot.broken();
     }
 }

@@ -44,6 +44,7 @@ import org.jspecify.annotations.Nullable;
  * DEPOT/refs/NAME            roots: 64 hex digits and a newline
  * DEPOT/tmp/                 files being written
  * DEPOT/lock                 serializes root updates between processes
+ * DEPOT/mounts.lock          a shared lock held by every mount of the depot ({@link #holdWhileMounted})
  * </pre>
  *
  * <p>Reads use {@link FileChannel} positional reads ({@code pread}), which are safe in parallel. Objects
@@ -51,6 +52,58 @@ import org.jspecify.annotations.Nullable;
  * bounded cache after their hash was checked.
  */
 public final class LocalDepot implements WritableDepot {
+
+    private static final String MOUNTS_LOCK = "mounts.lock";
+
+    /**
+     * Marks the depot as mounted for as long as the returned handle is open: a shared lock on
+     * {@code DEPOT/mounts.lock} (an {@code fcntl} lock, dropped by the kernel when the process dies, so a
+     * killed mount leaves no stale mark). {@link #isMounted} sees it from any process.
+     *
+     * @return the handle, or {@code null} when the depot directory is read-only (no mark, nothing fails)
+     */
+    public @Nullable AutoCloseable holdWhileMounted() {
+        try {
+            FileChannel ch = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            try {
+                FileLock lock = ch.lock(0, Long.MAX_VALUE, true);
+                return () -> {
+                    lock.release();
+                    ch.close();
+                };
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether some process mounts the depot in {@code dir} now ({@link #holdWhileMounted}).
+     *
+     * @param dir the depot directory
+     * @return true while a mount holds its mark
+     * @throws IOException if the lock file cannot be opened for writing
+     */
+    public static boolean isMounted(Path dir) throws IOException {
+        Path f = dir.resolve(MOUNTS_LOCK);
+        if (!Files.exists(f)) {
+            return false;
+        }
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            FileLock lock = ch.tryLock(0, Long.MAX_VALUE, false);
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return true; // this very process mounts it
+        }
+    }
 
     /** Name of the marker file that makes a directory a depot. */
     public static final String MARKER = "depotfs-depot.json";

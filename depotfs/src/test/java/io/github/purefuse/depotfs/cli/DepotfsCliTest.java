@@ -325,7 +325,7 @@ class DepotfsCliTest {
     @Test
     void readsOfALocalDepotAreCheckedOnlyWhenAskedFor() {
         java.util.function.Function<Boolean, MountRunner.Settings> settings = v -> new MountRunner.Settings(null, false, 0,
-                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v);
+                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v, java.time.Duration.ZERO);
         io.github.purefuse.depotfs.store.MemoryDepot local = new io.github.purefuse.depotfs.store.MemoryDepot();
         assertTrue(!settings.apply(null).verifies(local), "off by default: it costs a fifth of spliced reads");
         assertTrue(settings.apply(true).verifies(local), "--verify-reads");

@@ -11,6 +11,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -306,6 +307,42 @@ public final class InodeTable<K> {
             LOG.log(Level.WARNING, () -> "FORGET of " + nodeId + " with nlookup " + Long.toUnsignedString(nlookup)
                     + " but only " + had + " lookups were counted: count set to 0");
         }
+    }
+
+    /**
+     * Retires the nodes of the keys that match: each key's next {@link #entry} creates a new node with a
+     * fresh nodeid, while the retired nodes stay reachable by their nodeid ({@link #key}) and keep their
+     * lookup counts until the kernel FORGETs them. For a key whose content was replaced (a new snapshot of a
+     * tree): the kernel's inode of the old content, with its cached attributes and pages and its open
+     * files, is left alone, and the name then leads to a new inode. Tell the kernel to drop the old names
+     * ({@code Notifier.invalEntry}) after this, so that it looks them up again. The root is never retired.
+     *
+     * @param which the keys to retire
+     * @return the retired keys with the nodeids they had
+     */
+    public Map<K, NodeId> retire(java.util.function.Predicate<? super K> which) {
+        Map<K, NodeId> out = new java.util.HashMap<>();
+        for (Segment<K> s : segments) {
+            synchronized (s) {
+                List<Node<K>> matched = new ArrayList<>();
+                s.byKey.forEach(n -> {
+                    if (which.test(n.key)) {
+                        matched.add(n);
+                    }
+                });
+                for (Node<K> n : matched) {
+                    s.byKey.remove(n);                      // byId keeps it for its nodeid and FORGET
+                    if (!inoFromAttributes && !probedInos.containsKey(n.key)) {
+                        NodeTable<Node<K>> stripe = stripe(n.ino);
+                        synchronized (stripe) {
+                            stripe.remove(n);               // the key's next node claims the same ino
+                        }
+                    }
+                    out.put(n.key, NodeId.of(n.nodeId));
+                }
+            }
+        }
+        return out;
     }
 
     /**

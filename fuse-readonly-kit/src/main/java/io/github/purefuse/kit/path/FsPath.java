@@ -93,6 +93,19 @@ public final class FsPath {
         return depth;
     }
 
+    /**
+     * {@return whether this path is {@code ancestor} or lies below it}
+     *
+     * @param ancestor a directory's path
+     */
+    public boolean isWithin(FsPath ancestor) {
+        FsPath p = this;
+        while (p.depth > ancestor.depth) {
+            p = java.util.Objects.requireNonNull(p.parent);
+        }
+        return p.equals(ancestor);
+    }
+
     /** {@return the names from the root down} */
     public List<String> names() {
         Deque<String> d = new ArrayDeque<>(depth);

@@ -130,8 +130,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final DirectoryHandles directories = new DirectoryHandles();
     private final FileHandles<OpenedFile> files = new FileHandles<>();
     private final boolean passthroughWanted;
-    /** Backing files by path: every path is its own FUSE inode, and all opens of an inode share one. */
-    private volatile PassthroughFiles<FsPath> backings = PassthroughFiles.disabled();
+    /** Backing files by nodeid: all opens of an inode share one (a path can have several, see {@link #changed}). */
+    private volatile PassthroughFiles<NodeId> backings = PassthroughFiles.disabled();
     private final LongAdder passthroughOpens = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
@@ -143,7 +143,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * asked {@link OpenFile#beforeLocalRead} before each READ), whether the kernel reads it through a
      * backing file (the state was closed at OPEN), or the local file whose bytes READs send.
      */
-    private record OpenedFile(FsPath path, long size, @Nullable OpenFile state, boolean passthrough,
+    private record OpenedFile(FsPath path, NodeId nodeId, long size, @Nullable OpenFile state, boolean passthrough,
                               @Nullable LocalFile local) {
     }
 
@@ -226,6 +226,82 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /** {@return the connection of the mount this adapter serves, once INIT was answered; for notifications} */
     public Optional<FuseConnection> connection() {
         return Optional.ofNullable(connection);
+    }
+
+    /**
+     * Tells the adapter and the kernel that the tree at {@code path} (a file, or a directory and all below
+     * it) was replaced, e.g. by a new snapshot: the next LOOKUP of any of its names gets a new node (a
+     * fresh nodeid, so the kernel makes a new inode with the new attributes and no cached pages), while
+     * the kernel's inodes of the old content keep their lookup counts until FORGET, and files open on them
+     * keep reading what they opened ({@link OpenFile}s are not touched). Then, once the session is
+     * mounted, it sends {@code FUSE_NOTIFY_INVAL_INODE} for the parent (its attributes and cached listing,
+     * for {@code FOPEN_CACHE_DIR}) and {@code FUSE_NOTIFY_INVAL_ENTRY} for every name of the old tree the
+     * kernel still holds, so that paths are looked up again. A request that still arrives on an old
+     * directory's nodeid (a process whose working directory is in the old tree) is answered from the
+     * current tree at that path. Names listed in their short form ({@link NameShortener}) below the root
+     * of the change are not invalidated: such an old name expires with its entry timeout.
+     *
+     * <p>Call it from a thread of its own, never from a handler (see {@code Notifier}); the filesystem must
+     * already answer with the new tree. With {@code path} the root, everything below the root is replaced.
+     *
+     * @param path the tree that changed
+     * @return the number of nodes that were retired (names the kernel held)
+     * @throws IOException if the parent's invalidation fails for another reason than an unknown node
+     */
+    public int changed(FsPath path) throws IOException {
+        namesCache.keySet().removeIf(k -> k.isWithin(path));
+        Map<FsPath, NodeId> retired = table.retire(k -> k.isWithin(path));
+        FuseConnection c = connection;
+        if (c == null) {
+            return retired.size();
+        }
+        FsPath parent = path.isRoot() ? path : Objects.requireNonNull(path.parent());
+        NodeId parentId = table.nodeId(parent);
+        if (parentId != null) {
+            c.notifier().invalInode(parentId, 0, 0);
+        }
+        // The changed name itself, also when the kernel holds only a negative entry for it (a new root);
+        // for the root, the names it holds now.
+        List<String> names = new ArrayList<>();
+        if (path.isRoot()) {
+            try {
+                for (PathEntry e : fs.list(path)) {
+                    names.add(e.name());
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.DEBUG, () -> "listing / after a change: " + e);
+            }
+        } else {
+            names.add(path.name());
+        }
+        if (parentId != null) {
+            for (String name : names) {
+                if (shortener.isValid(name)) {
+                    invalEntry(c, parentId, parent.resolve(name));
+                }
+            }
+        }
+        // Parents first: once a directory's name is gone the kernel stops handing out its children by path.
+        List<Map.Entry<FsPath, NodeId>> ordered = new ArrayList<>(retired.entrySet());
+        ordered.sort(java.util.Comparator.comparingInt(e -> e.getKey().depth()));
+        for (Map.Entry<FsPath, NodeId> e : ordered) {
+            FsPath p = e.getKey();
+            FsPath up = Objects.requireNonNull(p.parent());
+            NodeId upId = retired.containsKey(up) ? retired.get(up) : table.nodeId(up);
+            if (upId == null || p.equals(path) || !shortener.isValid(p.name())) {   // path itself: above
+                continue;
+            }
+            invalEntry(c, upId, p);
+        }
+        return retired.size();
+    }
+
+    private static void invalEntry(FuseConnection c, NodeId parent, FsPath p) {
+        try {
+            c.notifier().invalEntry(parent, p.name());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, () -> "inval_entry " + p + ": " + e);
+        }
     }
 
     @Override
@@ -328,7 +404,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             if (backing != null && backings.active()) {
                 OptionalInt backingId;
                 try {
-                    backingId = backings.open(path, backing);   // empty if the kernel refused the first one
+                    backingId = backings.open(request.header().nodeId(), backing);   // empty if the kernel refused the first one
                 } catch (IOException | RuntimeException e) {
                     closeQuietly(path, state);
                     throw e;
@@ -336,7 +412,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (backingId.isPresent()) {
                     closeQuietly(path, state);                 // the kernel reads the backing file itself
                     passthroughOpens.increment();
-                    FileHandle fh = files.open(new OpenedFile(path, size, null, true, null));
+                    FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), size, null, true, null));
                     return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
                 }
             }
@@ -344,9 +420,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             LocalFile local = backing == null ? null : openLocal(path, backing);
             FileHandle fh;
             if (local != null) {                               // READs send the local file's bytes
-                fh = files.open(new OpenedFile(path, size, state, false, local));
+                fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, local));
             } else {
-                fh = files.open(new OpenedFile(path, size, state, false, null));
+                fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, null));
             }
             return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
@@ -367,7 +443,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
-                file = new OpenedFile(path, attr.get().size(), null, false, null);
+                file = new OpenedFile(path, request.header().nodeId(), attr.get().size(), null, false, null);
             }
             long offset = request.offset();
             if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -489,7 +565,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /** Closes an open's state, or gives its backing file back: the last release of a path closes it. */
     private void closeOpen(OpenedFile file) {
         if (file.passthrough()) {
-            backings.release(file.path());
+            backings.release(file.nodeId());
         } else {
             LocalFile local = file.local();
             if (local != null) {

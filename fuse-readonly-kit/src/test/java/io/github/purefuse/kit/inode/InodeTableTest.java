@@ -89,6 +89,36 @@ class InodeTableTest {
     }
 
     @Test
+    void aRetiredKeyGetsAFreshNodeWhileTheOldOneKeepsItsLookupsUntilForget() {
+        InodeTable<String> t = InodeTable.forStrings("/");
+        Entry dir = t.entry("/d", FILE, T, T);
+        Entry file = t.entry("/d/f", FILE, T, T);
+        t.entry("/d/f", FILE, T, T);
+        Entry other = t.entry("/e", FILE, T, T);
+        Map<String, NodeId> retired = t.retire(k -> k.equals("/d") || k.startsWith("/d/"));
+        assertEquals(Map.of("/d", dir.nodeId(), "/d/f", file.nodeId()), retired);
+        assertEquals(4, t.size(), "retired nodes stay until the kernel forgets them");
+        assertEquals("/d/f", t.key(file.nodeId()), "requests on the old nodeid still resolve");
+        assertEquals(2, t.lookupCount(file.nodeId()));
+        assertNull(t.nodeId("/d/f"), "the key has no node now");
+
+        Entry again = t.entry("/d/f", FILE, T, T);
+        assertNotEquals(file.nodeId(), again.nodeId(), "a new inode for the new content");
+        assertEquals(file.attr().ino(), again.attr().ino(), "the same stable st_ino");
+        assertEquals(again.nodeId(), t.nodeId("/d/f"));
+        assertEquals(other.nodeId(), t.nodeId("/e"), "other keys are untouched");
+
+        t.forget(file.nodeId(), 2);
+        assertNull(t.key(file.nodeId()));
+        assertEquals(1, t.lookupCount(again.nodeId()), "forgetting the old node leaves the new one");
+        t.forget(dir.nodeId(), 1);
+        t.forget(again.nodeId(), 1);
+        t.forget(other.nodeId(), 1);
+        assertEquals(1, t.size(), "every count went back to zero");
+        assertEquals(again.attr().ino(), t.ino("/d/f"));
+    }
+
+    @Test
     void inoIsTheDocumentedHashOfTheKeyAndTheSameInANewTable() throws Exception {
         InodeTable<String> t1 = InodeTable.forStrings("/");
         InodeTable<String> t2 = InodeTable.forStrings("/");

@@ -359,9 +359,39 @@ class PathAdapterTest {
             throw new UnsupportedOperationException();
         }
 
+        /** Notifications sent, as {@code inval_inode NODEID} and {@code inval_entry PARENT NAME}. */
+        final List<String> notified = new ArrayList<>();
+
         @Override
         public io.github.purefuse.api.Notifier notifier() {
-            throw new UnsupportedOperationException();
+            return new io.github.purefuse.api.Notifier() {
+                @Override
+                public boolean invalInode(NodeId nodeId, long offset, long length) {
+                    notified.add("inval_inode " + nodeId.value());
+                    return true;
+                }
+
+                @Override
+                public boolean invalEntry(NodeId parent, String name) {
+                    notified.add("inval_entry " + parent.value() + " " + name);
+                    return true;
+                }
+
+                @Override
+                public boolean delete(NodeId parent, NodeId child, String name) {
+                    throw new UnsupportedOperationException();
+                }
+
+                @Override
+                public boolean store(NodeId nodeId, long offset, ByteBuffer data) {
+                    throw new UnsupportedOperationException();
+                }
+
+                @Override
+                public boolean prune(List<NodeId> nodeIds) {
+                    throw new UnsupportedOperationException();
+                }
+            };
         }
 
         final java.util.List<java.nio.file.Path> openedLocal = new ArrayList<>();
@@ -417,6 +447,32 @@ class PathAdapterTest {
                 };
             });
         }
+    }
+
+    @Test
+    void aChangedTreeGetsFreshNodesAndTheKernelIsToldToDropItsNames() throws Exception {
+        FakeConnection kernel = new FakeConnection();
+        adapter.init(kernel);
+        NodeId dir = lookup(NodeId.ROOT, "dir").nodeId();
+        NodeId data = lookup(dir, "data.bin").nodeId();
+        NodeId hello = lookup(NodeId.ROOT, "hello.txt").nodeId();
+        Opened open = assertInstanceOf(Opened.class, adapter.open(Requests.open(data, O_RDONLY)));
+
+        assertEquals(2, adapter.changed(FsPath.of("/dir")), "dir and dir/data.bin were held");
+        assertEquals(List.of("inval_inode 1", "inval_entry 1 dir",
+                "inval_entry " + dir.value() + " data.bin"), kernel.notified);
+        NodeId dirAgain = lookup(NodeId.ROOT, "dir").nodeId();
+        NodeId dataAgain = lookup(dirAgain, "data.bin").nodeId();
+        assertNotEquals(dir, dirAgain);
+        assertNotEquals(data, dataAgain);
+        assertEquals(hello, lookup(NodeId.ROOT, "hello.txt").nodeId(), "outside the change: the same node");
+        try (var lease = assertInstanceOf(Data.class, adapter.read(Requests.read(data, open.fh(), 0, 16)),
+                "the open from before still reads").lease()) {
+            assertEquals(16, lease.bytes().remaining());
+        }
+        assertEquals(1, adapter.inodeTable().lookupCount(data), "the old node keeps its count until FORGET");
+        adapter.forget(data, 1);
+        assertEquals(1, adapter.inodeTable().lookupCount(dataAgain));
     }
 
     @Test

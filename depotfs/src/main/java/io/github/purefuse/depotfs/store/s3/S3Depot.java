@@ -69,8 +69,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <h2>Requests</h2>
  * <ul>
  *   <li>{@link #roots()}: one LIST of {@code PREFIX/refs/} and one GET per root.</li>
- *   <li>{@link #bundle}: one GET of the manifest, hash-checked, then cached (memory-bounded); concurrent
- *       loads of one manifest share one GET.</li>
+ *   <li>{@link #bundle}: one GET of the manifest, hash-checked, then cached (memory-bounded, and on disk
+ *       with {@link #keepManifestsIn}); concurrent loads of one manifest share one GET.</li>
  *   <li>{@link #open}: one HEAD (the size check of the integrity policy); reads are ranged GETs whose
  *       bodies go straight into the caller's buffer ({@link S3DepotObject}).</li>
  *   <li>writes: objects up to {@value #MULTIPART_THRESHOLD} bytes by one PUT, larger ones by multipart
@@ -108,6 +108,7 @@ public final class S3Depot implements WritableDepot {
     private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
     private final PrefetchBudget budget;
     private final Prefetcher.Settings prefetch = Prefetcher.Settings.DEFAULT;
+    private volatile io.github.purefuse.depotfs.store.cache.@Nullable DiskCache manifestCopies;
 
     private S3Depot(S3AsyncClient client, S3Location location, S3Options options) {
         this.client = client;
@@ -420,6 +421,13 @@ public final class S3Depot implements WritableDepot {
             return await(inFlight, "load manifest " + hash.shortHex());
         }
         try {
+            io.github.purefuse.depotfs.store.cache.DiskCache disk = manifestCopies;
+            b = disk == null ? null : disk.manifest(hash);
+            if (b != null) {
+                cache(b);
+                mine.complete(b);
+                return b;
+            }
             String key = location.objectKey(hash);
             byte[] bytes;
             try {
@@ -433,6 +441,9 @@ public final class S3Depot implements WritableDepot {
             }
             b = ManifestCodec.decode(hash, bytes);
             cache(b);
+            if (disk != null) {
+                disk.putManifest(hash, bytes);
+            }
             mine.complete(b);
             return b;
         } catch (IOException | RuntimeException e) {
@@ -492,6 +503,16 @@ public final class S3Depot implements WritableDepot {
         ChunkSums.Builder b = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
         b.update(all);
         return b.finish(hash);
+    }
+
+    /**
+     * Keeps an on-disk copy of every manifest this depot loads in {@code cache}, and loads manifests from
+     * there before asking the server (each copy is hash-checked when read back; a bad one is deleted).
+     *
+     * @param cache the cache directory
+     */
+    public void keepManifestsIn(io.github.purefuse.depotfs.store.cache.DiskCache cache) {
+        this.manifestCopies = cache;
     }
 
     private @Nullable Bundle cached(Hash hash) {

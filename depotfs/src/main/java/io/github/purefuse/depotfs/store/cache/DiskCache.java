@@ -1,0 +1,463 @@
+package io.github.purefuse.depotfs.store.cache;
+
+import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.ManifestCodec;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A depot cache directory on local disk ({@code depotfs mount --cache DIR --cache-size N}): objects and
+ * manifests named by their content hash, so that any number of mounts, now or after a remount, can
+ * share it.
+ *
+ * <h2>Layout</h2>
+ * <pre>
+ * DIR/objects/ab/abcdef…    complete objects, verified against their SHA-256 before they got this name
+ * DIR/manifests/ab/abcdef…  manifests, exactly as stored (hash-checked again whenever read back)
+ * DIR/partial/abcdef….PID.N objects being filled by the process PID, part by part (sparse files)
+ * DIR/lock                  locked (flock) while a process evicts
+ * </pre>
+ * A complete object or manifest appears only by an atomic rename of a verified file, and files are
+ * only ever replaced by identical bytes or deleted, so two mounts sharing {@code DIR} never see half a
+ * file; a process that reads a file another one deletes keeps its open descriptor. Partial files belong
+ * to one process; those of processes that are gone are deleted at {@link #open}.
+ *
+ * <h2>Integrity</h2>
+ * An object is hashed once more when it is complete, before the rename (the object hash; a mismatch
+ * leaves nothing behind and is logged), and again the first time this process uses a cached file, so
+ * that a file changed on disk since (a bad disk, a stray write) is detected, deleted, logged and fetched
+ * again. Manifests are checked every time they are read back.
+ *
+ * <h2>Size</h2>
+ * The files count with their length. When a fill or a new manifest would take the directory above its
+ * size, the least recently used complete files (by mtime, which every use sets) are deleted until it
+ * is at 90 % of it; objects larger than half the size are not cached.
+ */
+public final class DiskCache implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(DiskCache.class.getName());
+    /** Objects are fetched and filled in parts of this many bytes. */
+    public static final int PART = 4 << 20;
+    private static final int BUFFERS = 16;
+
+    private final Path dir;
+    private final Path objects;
+    private final Path manifests;
+    private final Path partial;
+    private final long maxBytes;
+    private final AtomicLong used = new AtomicLong();
+    private final Set<Hash> verified = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<Hash, Fill> fills = new ConcurrentHashMap<>();
+    /** Numbers this process's temporary files: unique across the caches of one process too. */
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+    private final BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(BUFFERS);
+    private final AtomicInteger buffersMade = new AtomicInteger();
+    private final Object evictLock = new Object();
+
+    private DiskCache(Path dir, long maxBytes) {
+        this.dir = dir;
+        this.objects = dir.resolve("objects");
+        this.manifests = dir.resolve("manifests");
+        this.partial = dir.resolve("partial");
+        this.maxBytes = maxBytes;
+    }
+
+    /**
+     * Opens (creating it if needed) a cache directory, deletes partial files of processes that are gone
+     * and counts what it holds.
+     *
+     * @param dir      the directory
+     * @param maxBytes the size bound, at least {@link #PART}
+     * @return the cache
+     * @throws IOException if the directory cannot be created or read
+     * @throws IllegalArgumentException if {@code maxBytes} is below {@link #PART}
+     */
+    public static DiskCache open(Path dir, long maxBytes) throws IOException {
+        if (maxBytes < PART) {
+            throw new IllegalArgumentException("a cache of " + maxBytes + " bytes is too small (at least " + PART + ")");
+        }
+        DiskCache c = new DiskCache(dir.toAbsolutePath(), maxBytes);
+        Files.createDirectories(c.objects);
+        Files.createDirectories(c.manifests);
+        Files.createDirectories(c.partial);
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(c.partial)) {
+            for (Path p : ds) {
+                String[] parts = p.getFileName().toString().split("\\.");
+                long pid = parts.length == 3 ? parseLong(parts[1]) : -1;
+                if (pid < 0 || ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+        c.used.set(c.scan().stream().mapToLong(FileInfo::size).sum());
+        return c;
+    }
+
+    private static long parseLong(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** {@return the directory} */
+    public Path dir() {
+        return dir;
+    }
+
+    /** {@return the size bound in bytes} */
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** {@return the bytes the cache holds now, as this process counts them} */
+    public long usedBytes() {
+        return used.get();
+    }
+
+    private Path objectPath(Hash h) {
+        String hex = h.toHex();
+        return objects.resolve(hex.substring(0, 2)).resolve(hex);
+    }
+
+    private Path manifestPath(Hash h) {
+        String hex = h.toHex();
+        return manifests.resolve(hex.substring(0, 2)).resolve(hex);
+    }
+
+    // ------------------------------------------------------------------------------------ manifests
+
+    /**
+     * A manifest from the cache, hash-checked; a copy that does not match is deleted (and logged).
+     *
+     * @param hash the manifest's hash
+     * @return the bundle, or null if the cache has no good copy
+     */
+    public @Nullable Bundle manifest(Hash hash) {
+        Path p = manifestPath(hash);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(p);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cache: cannot read " + p + ": " + e.getMessage());
+            return null;
+        }
+        try {
+            Bundle b = ManifestCodec.decode(hash, bytes);
+            touch(p);
+            return b;
+        } catch (DepotException e) {
+            drop(p, bytes.length, e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Keeps a manifest's bytes (already checked against {@code hash} by the caller).
+     *
+     * @param hash  the manifest's hash
+     * @param bytes its bytes
+     */
+    public void putManifest(Hash hash, byte[] bytes) {
+        Path p = manifestPath(hash);
+        if (Files.exists(p) || bytes.length > maxBytes / 2) {
+            return;
+        }
+        try {
+            Files.createDirectories(p.getParent());
+            Path tmp = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
+            Files.write(tmp, bytes);
+            moveIntoPlace(tmp, p);
+            added(bytes.length);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cache: cannot keep manifest " + hash.shortHex() + " in " + dir + ": " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ objects
+
+    /**
+     * The cached file of a complete object, if the cache has a good one: its length must be {@code size},
+     * and the first use in this process checks its hash. A bad file is deleted and logged.
+     *
+     * @param hash the object's hash
+     * @param size its size
+     * @return the file, or null
+     */
+    @Nullable Path complete(Hash hash, long size) {
+        Path p = objectPath(hash);
+        long length;
+        try {
+            length = Files.size(p);
+        } catch (IOException e) {
+            return null;
+        }
+        if (length != size) {
+            drop(p, length, length + " bytes instead of " + size);
+            return null;
+        }
+        if (!verified.contains(hash)) {
+            try {
+                Hash actual = hashOf(p, size);
+                if (!actual.equals(hash)) {
+                    drop(p, length, "its content hashes to " + actual.shortHex());
+                    return null;
+                }
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "cache: cannot read " + p + ": " + e.getMessage());
+                return null;
+            }
+            verified.add(hash);
+        }
+        touch(p);
+        return p;
+    }
+
+    /** {@return whether an object of this size is cached at all} */
+    boolean fits(long size) {
+        return size > 0 && size <= maxBytes / 2;
+    }
+
+    /**
+     * The fill of an object in this process, shared by its opens; a new one if none is running. The
+     * caller releases it ({@link Fill#release()}).
+     */
+    Fill fill(Hash hash, long size) throws IOException {
+        while (true) {
+            Fill f = fills.get(hash);
+            if (f == null) {
+                Path p = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
+                Fill created = new Fill(this, hash, size, p);
+                f = fills.putIfAbsent(hash, created);
+                if (f == null) {
+                    return created;          // holds one reference already
+                }
+                created.discard();
+            }
+            if (f.acquire()) {
+                return f;
+            }
+            fills.remove(hash, f);
+        }
+    }
+
+    /** Called by a fill whose parts are all there: verify, rename into place, forget the fill. */
+    void finished(Fill f) {
+        try {
+            Hash actual = hashOf(f.path(), f.size());
+            if (actual.equals(f.hash())) {
+                Path target = objectPath(f.hash());
+                Files.createDirectories(target.getParent());
+                moveIntoPlace(f.path(), target);
+                verified.add(f.hash());
+            } else {
+                LOG.log(Level.WARNING, "cache: object " + f.hash().shortHex() + " as read from the store hashes to "
+                        + actual.shortHex() + ": not cached");
+                Files.deleteIfExists(f.path());
+                used.addAndGet(-f.size());
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": " + e.getMessage());
+            try {
+                Files.deleteIfExists(f.path());
+            } catch (IOException ignored) {
+                // nothing more to do
+            }
+            used.addAndGet(-f.size());
+        } finally {
+            fills.remove(f.hash(), f);
+            f.closeIfIdle();
+        }
+    }
+
+    /** Called by a fill given up before it was complete. */
+    void abandoned(Fill f, long filledBytes) {
+        fills.remove(f.hash(), f);
+        used.addAndGet(-filledBytes);
+    }
+
+    /** A part buffer of {@link #PART} bytes, from a pool of {@value #BUFFERS}. */
+    ByteBuffer borrowBuffer() throws IOException {
+        ByteBuffer b = buffers.poll();
+        if (b != null) {
+            return b.clear();
+        }
+        if (buffersMade.incrementAndGet() <= BUFFERS) {
+            return ByteBuffer.allocateDirect(PART);
+        }
+        buffersMade.decrementAndGet();
+        try {
+            return buffers.take().clear();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for a cache buffer");
+        }
+    }
+
+    void returnBuffer(ByteBuffer b) {
+        buffers.offer(b);
+    }
+
+    // ------------------------------------------------------------------------------------ size
+
+    /** Counts new bytes and evicts when the cache is above its size. */
+    void added(long bytes) {
+        if (used.addAndGet(bytes) > maxBytes) {
+            evict();
+        }
+    }
+
+    private record FileInfo(Path path, long size, FileTime lastUse, boolean complete) {
+    }
+
+    /** Every file of the cache (partial ones of any process included). */
+    private List<FileInfo> scan() throws IOException {
+        List<FileInfo> out = new ArrayList<>();
+        for (Path top : List.of(objects, manifests, partial)) {
+            try (var files = Files.walk(top)) {
+                for (Path p : (Iterable<Path>) files::iterator) {
+                    try {
+                        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+                        if (a.isRegularFile()) {
+                            out.add(new FileInfo(p, a.size(), a.lastModifiedTime(), top != partial));
+                        }
+                    } catch (NoSuchFileException e) {
+                        // deleted meanwhile (another mount evicting)
+                    }
+                }
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof NoSuchFileException)) {
+                    throw e.getCause();
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deletes least recently used complete files until the cache is at 90 % of its size, holding
+     * {@code DIR/lock} so that two mounts sharing the directory do not both evict.
+     */
+    private void evict() {
+        synchronized (evictLock) {
+            try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = lockFile.lock()) {
+                List<FileInfo> files = scan();
+                long total = files.stream().mapToLong(FileInfo::size).sum();
+                long target = maxBytes / 10 * 9;
+                files.sort(Comparator.comparing(FileInfo::lastUse));
+                for (FileInfo f : files) {
+                    if (total <= target) {
+                        break;
+                    }
+                    if (f.complete() && Files.deleteIfExists(f.path())) {
+                        total -= f.size();
+                        Hash h = Hash.tryParse(f.path().getFileName().toString());
+                        if (h != null) {
+                            verified.remove(h);
+                        }
+                    }
+                }
+                used.set(total);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.WARNING, "cache: cannot evict from " + dir + ": " + e.getMessage());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ helpers
+
+    private void drop(Path p, long length, String why) {
+        LOG.log(Level.WARNING, "cache: " + p + " is corrupt (" + why + "): deleted, it is fetched again");
+        try {
+            if (Files.deleteIfExists(p)) {
+                used.addAndGet(-length);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cache: cannot delete " + p + ": " + e.getMessage());
+        }
+        Hash h = Hash.tryParse(p.getFileName().toString());
+        if (h != null) {
+            verified.remove(h);
+        }
+    }
+
+    private static void touch(Path p) {
+        try {
+            Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis()));
+        } catch (IOException e) {
+            // evicted meanwhile: the open descriptor still reads it
+        }
+    }
+
+    private static void moveIntoPlace(Path tmp, Path target) throws IOException {
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+    }
+
+    /** SHA-256 of a file's first {@code size} bytes. */
+    private Hash hashOf(Path p, long size) throws IOException {
+        MessageDigest md = Hash.newDigest();
+        ByteBuffer b = borrowBuffer();
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+            long at = 0;
+            while (at < size) {
+                b.clear();
+                if (size - at < b.capacity()) {
+                    b.limit((int) (size - at));
+                }
+                int n = ch.read(b, at);
+                if (n <= 0) {
+                    break;
+                }
+                b.flip();
+                md.update(b);
+                at += n;
+            }
+        } finally {
+            returnBuffer(b);
+        }
+        return Hash.of(md.digest());
+    }
+
+    /** Deletes this process's partial files (the fills in progress are given up). */
+    @Override
+    public void close() {
+        for (Fill f : fills.values()) {
+            f.discard();
+        }
+        fills.clear();
+    }
+}

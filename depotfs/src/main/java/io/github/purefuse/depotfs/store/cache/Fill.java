@@ -1,0 +1,243 @@
+package io.github.purefuse.depotfs.store.cache;
+
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.Hash;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One object being copied into the cache by this process, part by part ({@link DiskCache#PART} bytes),
+ * as its opens read it: a part is fetched from the store once (concurrent reads of it wait for that one
+ * fetch), written to a sparse partial file and then read from there. When every part is there the cache
+ * verifies the file and renames it into place ({@link DiskCache#finished}). Shared by all opens of the
+ * object in this process; the last release of an incomplete fill deletes its partial file.
+ */
+final class Fill {
+
+    private final DiskCache cache;
+    private final Hash hash;
+    private final long size;
+    private final Path path;
+    private final FileChannel channel;
+    private final int parts;
+    /** One bit per part: filled. */
+    private final AtomicLongArray filled;
+    private final AtomicLong filledBytes = new AtomicLong();
+    private final ConcurrentHashMap<Integer, CompletableFuture<Void>> fetching = new ConcurrentHashMap<>();
+    /** Guarded by this. */
+    private int refs = 1;
+    /** Guarded by this: given up (no new opens), or done (verified or not; the cache forgot it). */
+    private boolean discarded;
+    private boolean done;
+    private boolean closed;
+
+    Fill(DiskCache cache, Hash hash, long size, Path path) throws IOException {
+        this.cache = cache;
+        this.hash = hash;
+        this.size = size;
+        this.path = path;
+        this.parts = (int) ((size + DiskCache.PART - 1) / DiskCache.PART);
+        this.filled = new AtomicLongArray((parts + 63) / 64);
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+    }
+
+    Hash hash() {
+        return hash;
+    }
+
+    long size() {
+        return size;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    /** {@return false if the fill was given up or its file closed: make a new one} */
+    synchronized boolean acquire() {
+        if (discarded || closed) {
+            return false;
+        }
+        refs++;
+        return true;
+    }
+
+    /** One open is done with the fill: the last one of an incomplete fill deletes it. */
+    void release() {
+        boolean giveUp;
+        synchronized (this) {
+            refs--;
+            giveUp = refs == 0 && !allFilled() && !discarded;
+            if (giveUp) {
+                discarded = true;
+            }
+        }
+        if (giveUp) {
+            cache.abandoned(this, filledBytes.get());
+            closeAndDelete();
+        } else {
+            closeIfIdle();
+        }
+    }
+
+    /** Gives the fill up at once (the cache is closing, or a second fill lost the race). */
+    void discard() {
+        synchronized (this) {
+            discarded = true;
+        }
+        closeAndDelete();
+    }
+
+    /** Closes the file when no open uses it and the cache is done with it. */
+    void closeIfIdle() {
+        synchronized (this) {
+            if (refs > 0 || closed || !(done || discarded)) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    private void closeAndDelete() {
+        synchronized (this) {
+            closed = true;
+        }
+        try {
+            channel.close();
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    private boolean isFilled(int part) {
+        return (filled.get(part >>> 6) & (1L << (part & 63))) != 0;
+    }
+
+    private boolean allFilled() {
+        return filledBytes.get() >= size;
+    }
+
+    /**
+     * Reads bytes of the object, fetching the parts that are not here yet through {@code store} (the
+     * object opened on the remote depot).
+     *
+     * @param store  the remote object
+     * @param dst    where the bytes go
+     * @param offset where to start
+     * @return bytes read; fewer than asked only at the end of the object
+     * @throws IOException from the store, or if the partial file cannot be written
+     */
+    int read(DepotObject store, ByteBuffer dst, long offset) throws IOException {
+        int total = 0;
+        int oldLimit = dst.limit();
+        try {
+            while (dst.hasRemaining() && offset < size) {
+                int part = (int) (offset / DiskCache.PART);
+                ensure(store, part);
+                long partEnd = Math.min(size, (long) (part + 1) * DiskCache.PART);
+                dst.limit((int) Math.min(oldLimit, dst.position() + (partEnd - offset)));
+                while (dst.hasRemaining()) {
+                    int n = channel.read(dst, offset);
+                    if (n <= 0) {
+                        throw new DepotException(DepotException.Reason.CORRUPT, "cache file " + path + " ends at " + offset);
+                    }
+                    offset += n;
+                    total += n;
+                }
+                dst.limit(oldLimit);
+            }
+        } finally {
+            dst.limit(oldLimit);
+        }
+        return total;
+    }
+
+    /** Makes sure a part is in the file: fetches it, or waits for the fetch another read started. */
+    private void ensure(DepotObject store, int part) throws IOException {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> running;
+        while (true) {
+            if (isFilled(part)) {
+                return;
+            }
+            running = fetching.putIfAbsent(part, mine);
+            if (running == null) {
+                break;                                   // this read fetches the part
+            }
+            try {
+                running.get();
+                return;
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof java.io.InterruptedIOException && !Thread.currentThread().isInterrupted()) {
+                    continue;                            // the fetching read was interrupted, not this one: fetch it here
+                }
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while waiting for part " + part + " of " + hash.shortHex());
+            }
+        }
+        try {
+            if (!isFilled(part)) {
+                fetch(store, part);
+            }
+            mine.complete(null);
+        } catch (IOException | RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            fetching.remove(part, mine);
+        }
+    }
+
+    private void fetch(DepotObject store, int part) throws IOException {
+        long start = (long) part * DiskCache.PART;
+        int length = (int) Math.min(DiskCache.PART, size - start);
+        ByteBuffer b = cache.borrowBuffer();
+        try {
+            b.limit(length);
+            while (b.hasRemaining()) {
+                if (store.read(b, start + b.position()) <= 0) {
+                    throw new DepotException(DepotException.Reason.CORRUPT, "object " + hash.shortHex() + " ends at byte "
+                            + (start + b.position()) + " of " + size);
+                }
+            }
+            b.flip();
+            while (b.hasRemaining()) {
+                channel.write(b, start + b.position());
+            }
+        } finally {
+            cache.returnBuffer(b);
+        }
+        filled.getAndUpdate(part >>> 6, w -> w | (1L << (part & 63)));
+        long now = filledBytes.addAndGet(length);
+        cache.added(length);
+        if (now >= size) {
+            boolean finish;
+            synchronized (this) {
+                finish = !done && !discarded;
+                done = true;
+            }
+            if (finish) {
+                Thread.ofVirtual().name("depotfs-cache-verify").start(() -> cache.finished(this));
+            }
+        }
+    }
+}

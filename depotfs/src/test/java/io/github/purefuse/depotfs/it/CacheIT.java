@@ -1,0 +1,192 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.purefuse.depotfs.cli.DepotfsCli;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.testing.Tools;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code depotfs mount --cache DIR --cache-size N} on the real kernel against a real S3 server
+ * (S3Proxy): what was read once is served from the cache by the next mount with the server gone (by
+ * FUSE passthrough with {@code --passthrough}); the directory stays under its size; a corrupted cache
+ * file is detected, dropped and fetched again.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CacheIT {
+
+    private static final String DEPOT = "s3://cache-it/depot";
+
+    private Path work;
+    private Path source;
+    private S3ProxyServer server;
+
+    @BeforeAll
+    void importIntoS3() throws Exception {
+        work = Files.createTempDirectory("depotfs-cache-");
+        source = Files.createDirectories(work.resolve("data"));
+        Files.writeString(source.resolve("small.txt"), "small\n");
+        Files.write(source.resolve("nine.bin"), random(9 << 20, 9));   // three parts: 4 + 4 + 1 MiB
+        Files.createDirectories(source.resolve("sub/deeper"));
+        for (int i = 0; i < 8; i++) {
+            Files.write(source.resolve("sub/one-" + i + ".bin"), random(1 << 20, 100 + i));
+        }
+        Files.writeString(source.resolve("sub/deeper/leaf.txt"), "leaf\n");
+        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")), "aws-v2-or-v4");
+        server.createBucket("cache-it");
+        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = DepotfsCli.run(new String[] {"import", source.toString(), "--depot", DEPOT, "--endpoint",
+                server.endpoint().toString(), "--root", "data", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
+    }
+
+    @AfterAll
+    void cleanUp() throws Exception {
+        try {
+            if (server != null) {
+                server.close();
+            }
+        } finally {
+            Tools.run(Path.of("/"), "rm", "-rf", work.toString());
+        }
+    }
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private CliMount mount(Path mp, Path cache, String... extra) throws Exception {
+        Files.createDirectories(mp);
+        List<String> args = new ArrayList<>(List.of("--depot", DEPOT, "--endpoint", server.endpoint().toString(),
+                "--root", "data", "--root-refresh", "0", "--cache", cache.toString()));
+        args.addAll(List.of(extra));
+        return CliMount.start(mp, S3ProxyServer.credentialsEnvironment(), args);
+    }
+
+    private static List<Path> files(Path dir, String sub) throws Exception {
+        try (Stream<Path> s = Files.walk(dir.resolve(sub))) {
+            return s.filter(Files::isRegularFile).sorted().toList();
+        }
+    }
+
+    private static long bytes(Path cache) throws Exception {
+        long n = 0;
+        for (String sub : List.of("objects", "manifests", "partial")) {
+            for (Path p : files(cache, sub)) {
+                n += Files.size(p);
+            }
+        }
+        return n;
+    }
+
+    private void diff(Path mp) throws Exception {
+        Tools.Result d = Tools.run(work, "diff", "-r", source.toString(), mp.toString());
+        assertEquals(0, d.exit(), d.out() + d.stderr());
+    }
+
+    /** Waits until the fills of the mount have been verified and renamed (asynchronously after the last part). */
+    private static void awaitObjects(Path cache, int n) throws Exception {
+        for (int i = 0; i < 200 && files(cache, "objects").size() < n; i++) {
+            Thread.sleep(50);
+        }
+        assertEquals(n, files(cache, "objects").size(), "cached objects");
+    }
+
+    @Test
+    void aSecondMountServesWhatWasReadFromTheCacheWithTheServerGoneByPassthrough() throws Exception {
+        Path cache = work.resolve("cache-shared");
+        try (CliMount first = mount(work.resolve("m1"), cache)) {
+            diff(work.resolve("m1"));
+            awaitObjects(cache, 11);   // small, nine, 8 x one, leaf
+            first.stop();
+        }
+        assertEquals(3, files(cache, "manifests").size(), "the manifests of /, sub and sub/deeper: "
+                + files(cache, "manifests"));
+        for (Path p : files(cache, "objects")) {
+            assertEquals(p.getFileName().toString(), Hash.sha256(Files.readAllBytes(p)).toHex(), "named by content hash");
+        }
+        assertEquals(List.of(), files(cache, "partial"));
+
+        Path stats = work.resolve("second.json");
+        Path m2 = work.resolve("m2");
+        try (CliMount second = mount(m2, cache, "--passthrough", "--stats", stats.toString())) {
+            server.kill();
+            try {
+                diff(m2);
+                Tools.ok(work, "find", m2.toString());
+                second.stop();
+            } finally {
+                server.restart();
+            }
+        }
+        JsonNode json = new ObjectMapper().readTree(stats.toFile());
+        assertTrue(json.get("settings").get("passthroughActive").asBoolean(), json.toString());
+        assertEquals(11, json.get("settings").get("passthroughOpens").asInt(), "every object from its cached file: " + json);
+        assertEquals(0, json.get("readErrors").asInt(), json.toString());
+    }
+
+    @Test
+    void aCorruptedCacheFileIsDetectedDroppedAndFetchedAgain() throws Exception {
+        Path cache = work.resolve("cache-corrupt");
+        try (CliMount m = mount(work.resolve("c1"), cache)) {
+            assertEquals(-1L, Files.mismatch(source.resolve("nine.bin"), work.resolve("c1/nine.bin")));
+            awaitObjects(cache, 1);
+            m.stop();
+        }
+        Path cached = files(cache, "objects").get(0);
+        String hash = cached.getFileName().toString();
+        try (FileChannel ch = FileChannel.open(cached, StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {42, 42, 42}), 5 << 20);   // same length, other bytes
+        }
+        Path mp = work.resolve("c2");
+        try (CliMount m = mount(mp, cache)) {
+            assertEquals(-1L, Files.mismatch(source.resolve("nine.bin"), mp.resolve("nine.bin")), "the right bytes, from S3");
+            for (int i = 0; i < 200 && !(Files.exists(cached) && Hash.sha256(Files.readAllBytes(cached)).toHex().equals(hash)); i++) {
+                Thread.sleep(50);
+            }
+            assertEquals(hash, Hash.sha256(Files.readAllBytes(cached)).toHex(), "the cache file was fetched again");
+            assertTrue(m.stderr().contains("corrupt"), "and the corruption was logged: " + m.stderr());
+            m.stop();
+        }
+    }
+
+    @Test
+    void theCacheStaysUnderItsSize() throws Exception {
+        Path cache = work.resolve("cache-small");
+        long limit = 6L << 20;
+        Path mp = work.resolve("s1");
+        try (CliMount m = mount(mp, cache, "--cache-size", "6M")) {
+            for (int i = 0; i < 8; i++) {
+                assertEquals(-1L, Files.mismatch(source.resolve("sub/one-" + i + ".bin"), mp.resolve("sub/one-" + i + ".bin")));
+                assertTrue(bytes(cache) <= limit, "after file " + i + ": " + bytes(cache) + " bytes > " + limit);
+            }
+            assertEquals(-1L, Files.mismatch(source.resolve("nine.bin"), mp.resolve("nine.bin")), "too big to cache: read through");
+            assertTrue(bytes(cache) <= limit, bytes(cache) + " bytes");
+            int kept = files(cache, "objects").size();
+            assertTrue(kept >= 3 && kept < 8, "some objects kept, the least recently used evicted: " + kept);
+            m.stop();
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package io.github.purefuse.depotfs.store.cache;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.ManifestCodec;
+import io.github.purefuse.depotfs.store.MemoryDepot;
+import io.github.purefuse.depotfs.store.WritableDepot;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The cache directory without a kernel: shared fills, eviction order, bad copies. */
+class DiskCacheTest {
+
+    @TempDir
+    Path dir;
+
+    private final MemoryDepot store = new MemoryDepot();
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static byte[] readAll(CachedDepot d, WritableDepot.Stored o) throws Exception {
+        try (DepotObject obj = d.open(o.hash(), o.size())) {
+            ByteBuffer b = ByteBuffer.allocate((int) o.size());
+            while (b.hasRemaining()) {
+                // odd-sized reads across part boundaries
+                ByteBuffer slice = b.slice(b.position(), Math.min(b.remaining(), 777_777));
+                int n = obj.read(slice, b.position());
+                assertTrue(n > 0);
+                b.position(b.position() + n);
+            }
+            return b.array();
+        }
+    }
+
+    private List<Path> files(String sub) throws Exception {
+        try (Stream<Path> s = Files.walk(dir.resolve(sub))) {
+            return s.filter(Files::isRegularFile).toList();
+        }
+    }
+
+    private void awaitObjects(int n) throws Exception {
+        for (int i = 0; i < 200 && files("objects").size() != n; i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(n, files("objects").size());
+    }
+
+    @Test
+    void twoCachesSharingADirectoryFillTheSameObjectConcurrently() throws Exception {
+        byte[] bytes = random(9 << 20, 1);
+        WritableDepot.Stored o = store.putObject(bytes);
+        DiskCache one = DiskCache.open(dir, 64L << 20);
+        DiskCache two = DiskCache.open(dir, 64L << 20);
+        CachedDepot a = new CachedDepot(store, one);
+        CachedDepot b = new CachedDepot(store, two);
+        try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
+            List<Future<byte[]>> reads = new ArrayList<>();
+            for (CachedDepot d : List.of(a, b, a, b)) {
+                reads.add(pool.submit(() -> readAll(d, o)));
+            }
+            for (Future<byte[]> f : reads) {
+                assertArrayEquals(bytes, f.get());
+            }
+        }
+        awaitObjects(1);
+        Path file = files("objects").get(0);
+        assertEquals(o.hash().toHex(), file.getFileName().toString());
+        assertArrayEquals(bytes, Files.readAllBytes(file));
+        assertEquals(List.of(), files("partial"), "no partial file left behind");
+        assertNotNull(one.complete(o.hash(), o.size()));
+        assertNotNull(two.complete(o.hash(), o.size()));
+        try (DepotObject served = a.open(o.hash(), o.size())) {
+            assertEquals(file, served.localPath().orElseThrow(), "a complete object is served from its file");
+        }
+        one.close();
+        two.close();
+    }
+
+    @Test
+    void theLeastRecentlyUsedObjectsAreEvictedFirst() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 8L << 20);
+        CachedDepot d = new CachedDepot(store, cache);
+        List<WritableDepot.Stored> objects = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            objects.add(store.putObject(random(1 << 20, 10 + i)));
+        }
+        for (int i = 0; i < 7; i++) {
+            readAll(d, objects.get(i));
+            awaitObjects(i + 1);
+            Thread.sleep(20);                               // distinct mtimes
+        }
+        readAll(d, objects.get(0));                         // used again: now the most recent
+        Thread.sleep(20);
+        readAll(d, objects.get(7));
+        readAll(d, objects.get(8));
+        Thread.sleep(200);
+        long total = 0;
+        for (String sub : List.of("objects", "manifests", "partial")) {
+            for (Path p : files(sub)) {
+                total += Files.size(p);
+            }
+        }
+        assertTrue(total <= 8L << 20, total + " bytes");
+        assertNotNull(cache.complete(objects.get(0).hash(), 1 << 20), "used recently: kept");
+        assertNull(cache.complete(objects.get(1).hash(), 1 << 20), "the oldest: evicted");
+        assertNotNull(cache.complete(objects.get(8).hash(), 1 << 20), "the newest: kept");
+        cache.close();
+    }
+
+    @Test
+    void aCorruptCopyIsDeletedAndNotServed() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        WritableDepot.Stored leaf = store.putBundle(List.of());
+        byte[] manifest = ManifestCodec.encode(List.of(BundleEntry.bundle("x", leaf.hash(), leaf.size(), 1)), 0, 1);
+        Hash h = Hash.sha256(manifest);
+        cache.putManifest(h, manifest);
+        assertEquals(h, cache.manifest(h).hash());
+        Path copy = files("manifests").get(0);
+        byte[] bad = manifest.clone();
+        bad[bad.length / 2] ^= 1;
+        Files.write(copy, bad);
+        assertNull(cache.manifest(h), "a copy that does not match its hash is not served");
+        assertFalse(Files.exists(copy), "and deleted");
+
+        byte[] bytes = random(5 << 20, 3);
+        WritableDepot.Stored o = store.putObject(bytes);
+        CachedDepot d = new CachedDepot(store, cache);
+        readAll(d, o);
+        awaitObjects(1);
+        Path file = files("objects").get(0);
+        byte[] changed = bytes.clone();
+        changed[12345] ^= 1;
+        Files.write(file, changed);
+        DiskCache fresh = DiskCache.open(dir, 64L << 20);     // a new process: checks each file at first use
+        assertNull(fresh.complete(o.hash(), o.size()));
+        assertFalse(Files.exists(file));
+        assertArrayEquals(bytes, readAll(new CachedDepot(store, fresh), o), "fetched again");
+        cache.close();
+        fresh.close();
+    }
+}
