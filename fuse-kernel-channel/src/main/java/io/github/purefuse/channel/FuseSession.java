@@ -215,6 +215,18 @@ public final class FuseSession implements AutoCloseable {
 
     private static Path checkMountpoint(Path mountpoint, boolean nonempty) throws MountException {
         Path abs = mountpoint.toAbsolutePath().normalize();
+        try {
+            Files.readAttributes(abs, java.nio.file.attribute.BasicFileAttributes.class);
+        } catch (java.nio.file.NoSuchFileException e) {
+            // reported below
+        } catch (IOException e) {
+            // A mount whose server died answers every access with ENOTCONN: say so, not "no such directory".
+            String why = e.getMessage() != null && e.getMessage().contains("not connected")
+                    ? "a dead FUSE mount is there (Transport endpoint is not connected): unmount it first (umount "
+                    + abs + ")"
+                    : e.getMessage();
+            throw new MountException(Reason.ALREADY_MOUNTED, mountpoint, "Cannot mount on " + abs + ": " + why, e);
+        }
         if (!Files.exists(abs)) {
             throw new MountException(Reason.MOUNTPOINT_MISSING, mountpoint,
                     "Cannot mount on " + abs + ": no such directory", null);
@@ -238,7 +250,8 @@ public final class FuseSession implements AutoCloseable {
         }
         if (existing.isPresent()) {
             throw new MountException(Reason.ALREADY_MOUNTED, mountpoint, "Cannot mount on " + real
-                    + ": already a mount point (" + existing.get().fsType() + " from " + existing.get().source() + ")",
+                    + ": already a mount point (" + existing.get().fsType() + " from " + existing.get().source()
+                    + "; unmount it first: umount " + real + ")",
                     null);
         }
         if (!nonempty) {
@@ -426,7 +439,8 @@ public final class FuseSession implements AutoCloseable {
      * One line for a ready message or a log: on io_uring the queues, entries per queue, serving threads
      * and the entries' memory (e.g. {@code io_uring: 2 queues x 16 entries, 2 threads, 32.0 MiB}); on
      * {@code /dev/fuse} the readers and why io_uring is not used (e.g. {@code /dev/fuse: 2 readers
-     * (io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}).
+     * (not io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}, or
+     * {@code /dev/fuse: 2 readers (chosen)} when the options asked for it).
      *
      * @return the description
      */
@@ -438,7 +452,7 @@ public final class FuseSession implements AutoCloseable {
         }
         String why = engine.uringReason();
         return "/dev/fuse: " + engine.readers() + " reader" + (engine.readers() == 1 ? "" : "s")
-                + (why == null ? "" : " (io_uring: " + why + ")");
+                + (why == null ? "" : why.equals(Engine.DEV_FUSE_CHOSEN) ? " (chosen)" : " (not io_uring: " + why + ")");
     }
 
     /**

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Read-only POSIX conformance checks for a FUSE filesystem, run with real tools against a real mount.
- * Extend it in a kernel test ({@code *IT}), say how to mount and what the mount should show, and every
+ * Extend it in a kernel test (ours are {@code *IT} classes run by the {@code maven-failsafe-plugin}; a project
+ * without Failsafe names it {@code *Test}, or Surefire skips it silently), say how to mount and what the mount should show, and every
  * check below runs as a JUnit test of your class:
  *
  * {@snippet :

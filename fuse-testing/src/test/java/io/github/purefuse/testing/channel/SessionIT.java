@@ -333,6 +333,12 @@ class SessionIT {
         Result r = run("stat", mp.resolve("boom").toString()); // not cached yet: needs a LOOKUP
         assertNotEquals(0, r.exit());
         assertTrue(r.stderr().contains("Transport endpoint is not connected"), r.stderr());
+        MountException again = assertThrows(MountException.class,
+                () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()), "a second mount on the dead one");
+        // "already a mount point" while the kernel still has the root's attributes, "a dead FUSE mount" once a
+        // stat needs the server (kill -9): never "no such directory"; both name the way out
+        assertTrue((again.getMessage().contains("already a mount point") || again.getMessage().contains("dead FUSE mount"))
+                && again.getMessage().contains("umount " + mp.toAbsolutePath().normalize()), again.getMessage());
         assertEquals(fusectlBefore, fusectlMounted(), "fusectl left as it was");
         mount.session().close();
         assertFalse(TestMount.isMounted(mp));

@@ -151,7 +151,7 @@ class UringIT {
             try {
                 MountException e = org.junit.jupiter.api.Assertions.assertThrows(MountException.class,
                         () -> FuseSession.mount(dir, new SessionIT.TestFs(), options(Transport.IO_URING).build()));
-                assertTrue(e.getMessage().contains("FUSE over io_uring is not available")
+                assertTrue(e.getMessage().contains("cannot serve over io_uring: FUSE over io_uring is off")
                         && e.getMessage().contains("enable_uring is N"), e.getMessage());
                 assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
                 assertTrue(!TestMount.isMounted(dir), "nothing stays mounted");

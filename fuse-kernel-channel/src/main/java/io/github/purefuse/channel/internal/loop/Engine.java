@@ -39,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  * calls {@code fs.destroy()} once, and closes the descriptors.
  */
 public final class Engine {
+    /** {@link #uringReason()} when the options chose {@code /dev/fuse}. */
+    public static final String DEV_FUSE_CHOSEN = "the /dev/fuse transport was chosen";
     private static final Logger LOG = System.getLogger(Engine.class.getName());
     /** How long the end of a session waits for running handlers before interrupting them. */
     public static final Duration HANDLER_GRACE = Duration.ofSeconds(5);
@@ -164,7 +166,7 @@ public final class Engine {
         if (ring == null && config.ring() == Ring.REQUIRED) {
             ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
             Exchange.of(init, initPort, early).error(Errno.EIO);
-            throw new IOException("FUSE over io_uring is not available: " + uringReason);
+            throw new IOException("cannot serve over io_uring: " + uringReason);
         }
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
         Negotiated n = result.negotiated();
@@ -237,7 +239,7 @@ public final class Engine {
      */
     private @Nullable UringTransport openRings(Init init, Config config, FuseDevice mount) {
         if (config.ring() == Ring.OFF) {
-            uringReason = "the /dev/fuse transport was chosen";
+            uringReason = DEV_FUSE_CHOSEN;
             return null;
         }
         if (!(mount instanceof DevFuse)) {
