@@ -45,10 +45,12 @@ final class MountRunner {
      * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
      *                            for at exit only
      * @param transport           the session's transport ({@code --transport})
+     * @param record              what to record ({@code --record FILE}), or null
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport) {
+                    boolean nonempty, int statsInterval, Transport transport,
+                    MountOptions.@Nullable Recording record) {
     }
 
     private final Depot depot;
@@ -82,7 +84,7 @@ final class MountRunner {
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
                 .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty()).transport(settings.transport())
                 // SIGTERM/SIGINT/SIGHUP unmount and end the session; run() then returns and depotfs exits 0.
-                .handleSignals(true).installShutdownHook(false);
+                .handleSignals(true).installShutdownHook(false).record(settings.record());
         if (settings.maxBackground() >= 0) {
             b.maxBackground(settings.maxBackground());
         }

@@ -3,11 +3,13 @@ package io.github.purefuse.examples.cli;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.Transport;
+import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
- * What every example command shares about mounting and ending: {@code --nonempty}, {@code --transport}, and signals that end
+ * What every example command shares about mounting and ending: {@code --nonempty}, {@code --transport},
+ * {@code --record FILE}, and signals that end
  * the session (SIGTERM, SIGINT, SIGHUP unmount; the command then returns 0, as a libfuse server exits).
  * Used as a picocli mixin: {@code @Mixin ServeFlags serve = new ServeFlags();}.
  */
@@ -19,6 +21,19 @@ public final class ServeFlags {
             description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
                     + "(/dev/fuse) or io-uring (fail if unavailable).")
     @Nullable Transport transport;
+
+    @Option(names = "--record", paramLabel = "FILE",
+            description = "Record the FUSE traffic to FILE (FUSECAP1; read it with bin/fuse-decode, replay it with "
+                    + "io.github.purefuse.channel.Replay), rotated at --record-max-mib into FILE.1, FILE.2, ...")
+    @Nullable Path record;
+
+    @Option(names = "--record-max-mib", paramLabel = "MIB", defaultValue = "256",
+            description = "Rotate the --record file at this size, 1..1048576 (default ${DEFAULT-VALUE}).")
+    int recordMaxMib = 256;
+
+    @Option(names = "--record-files", paramLabel = "N", defaultValue = "4",
+            description = "Recording files kept, FILE included, 1..1000 (default ${DEFAULT-VALUE}).")
+    int recordFiles = 4;
 
     /** Creates the flags (picocli fills them). */
     public ServeFlags() {
@@ -33,6 +48,12 @@ public final class ServeFlags {
     public MountOptions.Builder apply(MountOptions.Builder options) {
         if (transport != null) {
             options.transport(transport);
+        }
+        if (record != null) {
+            if (recordMaxMib < 1 || recordMaxMib > 1 << 20) {
+                throw new IllegalArgumentException("--record-max-mib must be in 1..1048576, was " + recordMaxMib);
+            }
+            options.record(record, (long) recordMaxMib << 20, recordFiles);
         }
         return options.nonempty(nonempty).handleSignals(true);
     }
