@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.examples.cli.ServeFlags;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.kit.tree.MemoryTree;
 import java.io.IOException;
@@ -28,6 +29,9 @@ public final class JsonCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "MOUNTPOINT", description = "An empty directory to mount on.")
     private Path mountpoint;
 
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     /** Creates the command (picocli fills the fields). */
     public JsonCommand() {
         spec = CommandSpec.create();
@@ -50,9 +54,9 @@ public final class JsonCommand implements Callable<Integer> {
         try {
             // The document is read once and never changes while mounted: long timeouts, pages kept.
             session = FuseSession.mount(mountpoint, PathAdapter.builder(tree).immutable().build(),
-                    MountOptions.builder().fsname(file.getFileName().toString()).subtype("json").build());
+                    serve.apply(MountOptions.builder().fsname(file.getFileName().toString()).subtype("json")).build());
         } catch (MountException e) {
-            err.println("fuse-example: " + e.getMessage());
+            err.println("fuse-example: " + ServeFlags.message(e));
             err.flush();
             return 1;
         }
