@@ -51,8 +51,8 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
     private final Map<Long, byte[]> replies = new HashMap<>();
     private final List<byte[]> notifications = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
-    private final ByteBuffer target;
-    private final Data targetData;
+    private @Nullable ByteBuffer target;
+    private @Nullable Data targetData;
     private final Target readTarget = new Target();
     private volatile @Nullable Thread delivering;
     private long delivered;
@@ -68,8 +68,6 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         ReplyEncoder encoder = new ReplyEncoder(negotiated.minor());
         this.dispatcher = new Dispatcher(fs, encoder, counters, 64, maxData);
         decoder.minor(negotiated.minor());
-        this.target = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
-        this.targetData = Data.leased(BufferLease.unpooled(target));
         Connection connection = new Connection(negotiated, new NotificationDevice(), encoder, counters, null, null);
         try {
             fs.init(connection);
@@ -242,6 +240,7 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        dispatcher.endIdleWorkers();
         fs.destroy();
     }
 
@@ -328,7 +327,13 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         if (Thread.currentThread() != delivering) {
             return null;
         }
-        target.clear().limit(Math.min(Math.max(size, 0), target.capacity()));
+        ByteBuffer t = target;
+        if (t == null) { // allocated on first use: a fuzz input that sends no READ allocates none
+            t = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
+            target = t;
+            targetData = Data.leased(BufferLease.unpooled(t));
+        }
+        t.clear().limit(Math.min(Math.max(size, 0), t.capacity()));
         return readTarget;
     }
 
@@ -336,13 +341,13 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
     private final class Target implements ReadTarget {
         @Override
         public ByteBuffer buffer() {
-            return target;
+            return java.util.Objects.requireNonNull(target);
         }
 
         @Override
         public Data filled() {
-            target.flip();
-            return targetData;
+            java.util.Objects.requireNonNull(target).flip();
+            return java.util.Objects.requireNonNull(targetData);
         }
     }
 
