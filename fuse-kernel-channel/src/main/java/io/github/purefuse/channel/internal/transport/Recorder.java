@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -19,12 +21,14 @@ import org.jspecify.annotations.Nullable;
  * {@code op_in}, payload; out-header, payload).
  *
  * <h2>Cost</h2>
- * Off, a transport pays one null check per message. On, {@link #frame} copies the message into a 256 KiB
- * buffer under a lock and writes the buffer to the file (one {@code write(2)}, page cache) when it is full
- * or 200 ms old; large READ replies go through the same buffer in pieces. The writes go through a
- * {@link FileOutputStream}, which, unlike a {@code FileChannel}, is not closed by an interrupted thread
- * (handlers are interrupted inside {@code Interrupts.interruptibly}). A message is never split across a
- * system call of the transport: the recorder only copies bytes that the transport then sends whole.
+ * Off, a transport pays one null check per message. On, {@link #frame} copies the message under a lock
+ * into the active one of two 1 MiB buffers; a full buffer goes to the recorder's own thread
+ * ({@code purefuse-recorder}), which writes it ({@code write(2)}, page cache) while the transports fill the
+ * other, and writes a partly filled buffer after 200 ms. A reply waits only when both buffers are full,
+ * i.e. when the disk is slower than the traffic (backpressure: nothing is dropped, or the recording would
+ * not replay). Frames are written whole, in the order the transports handed them over; the recorder never
+ * touches the transport's own system calls, so each message still leaves in one. No handler thread writes
+ * to the file, so an interrupted handler ({@code Interrupts.interruptibly}) cannot close it.
  *
  * <h2>Rotation</h2>
  * When the current file would exceed {@code maxBytesPerFile}, it is renamed {@code FILE.1} ({@code FILE.1}
@@ -38,7 +42,7 @@ import org.jspecify.annotations.Nullable;
 public final class Recorder implements AutoCloseable {
     private static final Logger LOG = System.getLogger(Recorder.class.getName());
     private static final byte[] MAGIC = "FUSECAP1".getBytes(StandardCharsets.US_ASCII);
-    private static final int BUFFER = 256 * 1024;
+    private static final int BUFFER = 1 << 20;
     private static final long FLUSH_NANOS = 200_000_000L;
     private static final int OPCODE_INIT = 26;
 
@@ -46,25 +50,40 @@ public final class Recorder implements AutoCloseable {
     private final long maxBytesPerFile;
     private final int keepFiles;
     private final ReentrantLock lock = new ReentrantLock();
-    private final byte[] buffer = new byte[BUFFER];
+    /** Signalled when the writer took a buffer or finished one. */
+    private final Condition changed = lock.newCondition();
+    // guarded by lock:
+    private final byte[] head = new byte[5];
+    private byte[] active = new byte[BUFFER];
     private int used;
-    private long lastFlush = System.nanoTime();
-    private @Nullable FileOutputStream out;
+    private long activeSince;
+    private byte @Nullable [] free = new byte[BUFFER];
+    private byte @Nullable [] writing;
+    private int writingLength;
+    private boolean writingRotates;
+    private boolean closing;
+    private volatile boolean failed;
     private long fileBytes;
     private long frames;
-    private long rotations;
     private byte @Nullable [] initRequest;
     private byte @Nullable [] initReply;
     private long initUnique = -1;
+    // the writer thread's:
+    private @Nullable FileOutputStream out;
+    private volatile long rotations;
+    private final Thread writer;
 
-    private Recorder(Path file, long maxBytesPerFile, int keepFiles) {
+    private Recorder(Path file, long maxBytesPerFile, int keepFiles) throws IOException {
         this.file = file;
         this.maxBytesPerFile = maxBytesPerFile;
         this.keepFiles = keepFiles;
+        this.out = create();
+        this.fileBytes = MAGIC.length;
+        this.writer = Thread.ofPlatform().daemon(true).name("purefuse-recorder").unstarted(this::writeLoop);
     }
 
     /**
-     * Creates (or truncates) the recording file and writes the magic.
+     * Creates (or truncates) the recording file, writes the magic and starts the writer thread.
      *
      * @param file            the file; rotated files are {@code file.1}, {@code file.2}, ...
      * @param maxBytesPerFile rotate before a file exceeds this size
@@ -74,7 +93,7 @@ public final class Recorder implements AutoCloseable {
      */
     public static Recorder open(Path file, long maxBytesPerFile, int keepFiles) throws IOException {
         Recorder r = new Recorder(file, maxBytesPerFile, keepFiles);
-        r.out = r.create();
+        r.writer.start();
         return r;
     }
 
@@ -85,13 +104,17 @@ public final class Recorder implements AutoCloseable {
         }
         FileOutputStream o = new FileOutputStream(file.toFile());
         o.write(MAGIC);
-        fileBytes = MAGIC.length;
         return o;
     }
 
-    /** {@return frames written so far} */
+    /** {@return frames recorded so far} */
     public long frames() {
-        return frames;
+        lock.lock();
+        try {
+            return frames;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** {@return how many times the file was rotated} */
@@ -148,34 +171,41 @@ public final class Recorder implements AutoCloseable {
      * @param bLen      its length
      */
     public void frame(int direction, ByteBuffer a, int aAt, int aLen, @Nullable ByteBuffer b, int bAt, int bLen) {
+        if (failed) {
+            return;
+        }
         int len = aLen + (b == null ? 0 : bLen);
         lock.lock();
         try {
-            FileOutputStream o = out;
-            if (o == null) {
+            if (closing) {
                 return;
             }
             remember(direction, a, aAt, aLen, b, bAt, bLen, len);
             if (fileBytes + 5 + len > maxBytesPerFile && fileBytes > MAGIC.length + initBytes()) {
-                rotate();
-                if (out == null) {
-                    return;
-                }
+                handOff(true); // the file ends here: the writer rotates after this buffer
+                fileBytes = MAGIC.length + initBytes();
             }
-            put5(direction, len);
+            if (used == 0) {
+                activeSince = System.nanoTime();
+            }
+            head[0] = (byte) direction;
+            head[1] = (byte) len;
+            head[2] = (byte) (len >>> 8);
+            head[3] = (byte) (len >>> 16);
+            head[4] = (byte) (len >>> 24);
+            for (int i = 0; i < 5; i++) {
+                if (used == BUFFER) {
+                    handOff(false);
+                    activeSince = System.nanoTime();
+                }
+                active[used++] = head[i];
+            }
             copy(a, aAt, aLen);
             if (b != null) {
                 copy(b, bAt, bLen);
             }
             fileBytes += 5 + len;
             frames++;
-            long now = System.nanoTime();
-            if (now - lastFlush > FLUSH_NANOS) {
-                flush();
-                lastFlush = now;
-            }
-        } catch (IOException e) {
-            fail(e);
         } finally {
             lock.unlock();
         }
@@ -211,8 +241,104 @@ public final class Recorder implements AutoCloseable {
         return q == null || r == null ? 0 : 10L + q.length + r.length;
     }
 
+    /** Copies into the active buffer, handing full ones to the writer (lock held). */
+    private void copy(ByteBuffer src, int at, int len) {
+        while (len > 0) {
+            if (used == BUFFER) {
+                handOff(false);
+                activeSince = System.nanoTime();
+            }
+            int k = Math.min(len, BUFFER - used);
+            src.get(at, active, used, k);
+            used += k;
+            at += k;
+            len -= k;
+        }
+    }
+
+    /**
+     * Gives the active buffer to the writer, waiting while it still writes the other (lock held). The wait
+     * ignores interrupts: a handler interrupted by FUSE_INTERRUPT must not cut a frame in half.
+     */
+    private void handOff(boolean rotateAfter) {
+        while (writing != null && !failed) {
+            changed.awaitUninterruptibly();
+        }
+        if (failed) {
+            used = 0;
+            return;
+        }
+        writing = active;
+        writingLength = used;
+        writingRotates = rotateAfter;
+        active = java.util.Objects.requireNonNull(free);
+        free = null;
+        used = 0;
+        changed.signalAll();
+    }
+
+    private void writeLoop() {
+        for (;;) {
+            byte[] buffer;
+            int length;
+            boolean rotate;
+            lock.lock();
+            try {
+                while (writing == null && !closing && !failed) {
+                    if (used > 0 && System.nanoTime() - activeSince >= FLUSH_NANOS) {
+                        handOff(false); // does not wait: nothing is being written
+                        break;
+                    }
+                    try {
+                        changed.await(FLUSH_NANOS / 2, TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (failed) {
+                    return;
+                }
+                if (writing == null) { // closing
+                    if (used == 0) {
+                        return;
+                    }
+                    handOff(false);
+                }
+                buffer = java.util.Objects.requireNonNull(writing);
+                length = writingLength;
+                rotate = writingRotates;
+            } finally {
+                lock.unlock();
+            }
+            try {
+                FileOutputStream o = java.util.Objects.requireNonNull(out);
+                o.write(buffer, 0, length);
+                if (rotate) {
+                    rotate();
+                }
+            } catch (IOException | RuntimeException e) {
+                lock.lock();
+                try {
+                    fail(e instanceof IOException io ? io : new IOException(e));
+                    changed.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+                return;
+            }
+            lock.lock();
+            try {
+                free = buffer;
+                writing = null;
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** On the writer thread: closes the file, shifts the old ones, starts a new one with the INIT. */
     private void rotate() throws IOException {
-        flush();
         FileOutputStream o = out;
         out = null;
         if (o != null) {
@@ -230,15 +356,23 @@ public final class Recorder implements AutoCloseable {
             Files.move(file, rotated(1), StandardCopyOption.REPLACE_EXISTING);
         }
         rotations++;
-        out = create();
-        byte[] q = initRequest;
-        byte[] r = initReply;
+        FileOutputStream n = create();
+        out = n;
+        byte[] q;
+        byte[] r;
+        lock.lock();
+        try {
+            q = initRequest;
+            r = initReply;
+        } finally {
+            lock.unlock();
+        }
         if (q != null && r != null) {
             for (int i = 0; i < 2; i++) {
                 byte[] f = i == 0 ? q : r;
-                put5(i, f.length);
-                copy(ByteBuffer.wrap(f), 0, f.length);
-                fileBytes += 5 + f.length;
+                n.write(new byte[] {(byte) i, (byte) f.length, (byte) (f.length >>> 8), (byte) (f.length >>> 16),
+                        (byte) (f.length >>> 24)});
+                n.write(f);
             }
         }
     }
@@ -247,71 +381,39 @@ public final class Recorder implements AutoCloseable {
         return file.resolveSibling(file.getFileName() + "." + i);
     }
 
-    private void put5(int direction, int len) throws IOException {
-        if (BUFFER - used < 5) {
-            flush();
-        }
-        buffer[used] = (byte) direction;
-        buffer[used + 1] = (byte) len;
-        buffer[used + 2] = (byte) (len >>> 8);
-        buffer[used + 3] = (byte) (len >>> 16);
-        buffer[used + 4] = (byte) (len >>> 24);
-        used += 5;
-    }
-
-    private void copy(ByteBuffer src, int at, int len) throws IOException {
-        while (len > 0) {
-            if (used == BUFFER) {
-                flush();
-            }
-            int k = Math.min(len, BUFFER - used);
-            src.get(at, buffer, used, k);
-            used += k;
-            at += k;
-            len -= k;
-        }
-    }
-
-    private void flush() throws IOException {
-        FileOutputStream o = out;
-        if (o != null && used > 0) {
-            o.write(buffer, 0, used);
-        }
-        used = 0;
-    }
-
     private void fail(IOException e) {
-        LOG.log(Level.WARNING, "recording to {0} failed ({1}); the session goes on without recording", file, e.toString());
-        FileOutputStream o = out;
-        out = null;
-        used = 0;
-        if (o != null) {
-            try {
-                o.close();
-            } catch (IOException ignored) {
-                // already failing
-            }
+        if (!failed) {
+            failed = true;
+            LOG.log(Level.WARNING, "recording to {0} failed ({1}); the session goes on without recording", file, e.toString());
         }
     }
 
-    /** Writes what is buffered and closes the file. Idempotent. */
+    /** Writes what is buffered, ends the writer thread (waiting up to 10 s) and closes the file. Idempotent. */
     @Override
     public void close() {
         lock.lock();
         try {
-            FileOutputStream o = out;
-            if (o == null) {
+            if (closing) {
                 return;
             }
+            closing = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            writer.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        FileOutputStream o = out;
+        out = null;
+        if (o != null) {
             try {
-                flush();
                 o.close();
             } catch (IOException e) {
                 fail(e);
             }
-            out = null;
-        } finally {
-            lock.unlock();
         }
     }
 }
