@@ -97,7 +97,7 @@ class RecordReplayIT {
             assertAll(
                     () -> assertTrue(r.compared() > 100, "replies compared: " + r.summary()),
                     () -> assertTrue(r.identical() > r.compared() / 2, "most replies identical: " + r.summary()),
-                    () -> assertTrue(interrupts >= 0, r.summary()));
+                    () -> assertTrue(interrupts > 0, "the storm made the kernel send FUSE_INTERRUPTs: " + interrupts));
             System.out.println("RecordReplayIT " + transport + ": " + r.summary() + "; FUSE_INTERRUPTs " + interrupts);
         }
     }
