@@ -3,7 +3,7 @@
 
 Each seed is records of [control u8][length u16le][frame]; control bit 1 puts nodes[control >> 4] into the
 header's nodeid, bit 2 handles[control >> 4] at offset 40 (the fh of READ, RELEASE, ...), bit 3 aims an
-INTERRUPT at uniques[control >> 4]; nodes start as [1] and grow with each LOOKUP reply, handles with each
+INTERRUPT at uniques[control >> 4] (on any other frame: the next frames go before its reply); nodes start as [1] and grow with each LOOKUP reply, handles with each
 OPEN/OPENDIR reply. Run from the repository root: python3 tools/fuzz/dispatcher_seeds.py"""
 import os
 import struct

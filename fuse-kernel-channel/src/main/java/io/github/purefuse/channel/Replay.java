@@ -58,8 +58,8 @@ import org.jspecify.annotations.Nullable;
  *             ({@code fuse_open_out.fh}): the filesystem may number differently, as long as the numbering
  *             maps one-to-one to the recorded one for the whole session. Replayed requests are
  *             translated through that mapping: the header's {@code nodeid}, the {@code fh} of READ,
- *             RELEASE, READDIR(PLUS), RELEASEDIR, FLUSH, FSYNC(DIR), LSEEK, POLL, GETATTR and STATX (with
- *             their {@code _FH} flag) and the nodeids of BATCH_FORGET.</li>
+ *             RELEASE, READDIR(PLUS), RELEASEDIR, FLUSH, FSYNC(DIR), LSEEK, POLL, IOCTL, GETLK, SETLK(W),
+ *             GETATTR and STATX (with their {@code _FH} flag) and the nodeids of BATCH_FORGET.</li>
  *         <li>{@code ino} ({@code fuse_attr.ino}, {@code fuse_dirent.ino}): the same one-to-one rule.</li>
  *         <li>{@code generation}, {@code atime}, {@code mtime} and {@code ctime}: not compared.</li>
  *       </ul></li>
@@ -375,7 +375,7 @@ public final class Replay {
             return new ReadData(Arrays.copyOfRange(frame, 16, frame.length));
         }
         if (r instanceof Failure f) {
-            return new Error(f.errno().name());
+            return new ErrorReply(f.errno().name());
         }
         return r;
     }
@@ -385,7 +385,7 @@ public final class Replay {
     }
 
     /** An error reply. @param errno its name */
-    private record Error(String errno) {
+    private record ErrorReply(String errno) {
     }
 
     /**
