@@ -313,6 +313,26 @@ class DepotfsCliTest {
     }
 
     @Test
+    void recordFlagsAreCheckedBeforeMounting() throws Exception {
+        Path mp = Files.createDirectories(tmp.resolve("mnt"));
+        Path depot = tmp.resolve("depot");
+        LocalDepot.openOrCreate(depot).close();
+        String[][] cases = {
+            {"--record-files", "3", "depotfs: --record-max-mib and --record-files need --record FILE\n"},
+            {"--record-max-mib", "0", "depotfs: --record-max-mib must be 1..1048576, was 0\n"},
+        };
+        for (String[] c : cases) {
+            Run r = cli("mount", "--depot", depot.toString(), mp.toString(), c[0], c[1]);
+            assertEquals(1, r.exit(), c[0]);
+            assertEquals(c[2], r.err());
+        }
+        Run r = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", tmp.resolve("r.fusecap").toString(),
+                "--record-files", "0");
+        assertEquals(1, r.exit());
+        assertEquals("depotfs: --record-files must be 1..1000, was 0\n", r.err());
+    }
+
+    @Test
     void longPathsInSkipLinesAreShortened() {
         String longPath = "a/".repeat(300) + "end";
         String s = DepotfsCli.shorten(longPath);
