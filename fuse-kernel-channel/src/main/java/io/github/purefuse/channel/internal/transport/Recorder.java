@@ -49,6 +49,11 @@ public final class Recorder implements AutoCloseable {
     private final Path file;
     private final long maxBytesPerFile;
     private final int keepFiles;
+    /**
+     * Held by a transport for the whole of one frame, so that frames never interleave: {@link #lock} alone
+     * would not do, since a transport waiting for the writer ({@link #handOff}) releases it mid-frame.
+     */
+    private final ReentrantLock appendLock = new ReentrantLock();
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when the writer took a buffer or finished one. */
     private final Condition changed = lock.newCondition();
@@ -175,6 +180,7 @@ public final class Recorder implements AutoCloseable {
             return;
         }
         int len = aLen + (b == null ? 0 : bLen);
+        appendLock.lock();
         lock.lock();
         try {
             if (closing) {
@@ -208,6 +214,7 @@ public final class Recorder implements AutoCloseable {
             frames++;
         } finally {
             lock.unlock();
+            appendLock.unlock();
         }
     }
 

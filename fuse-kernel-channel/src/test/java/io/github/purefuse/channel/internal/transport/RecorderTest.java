@@ -118,4 +118,40 @@ class RecorderTest {
         }
         assertEquals(20_001, FuseCapture.read(file).size());
     }
+
+    @Test
+    void framesFromManyThreadsNeverInterleave() throws Exception {
+        Path file = tmp.resolve("threads.fusecap");
+        int threads = 4;
+        int perThread = 4000;
+        try (Recorder r = Recorder.open(file, 1L << 30, 1)) {
+            Thread[] ts = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                byte id = (byte) (t + 1);
+                ts[t] = Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        byte[] frame = new byte[16 + 1000 + (i % 7) * 997]; // crosses buffer ends often
+                        java.util.Arrays.fill(frame, id);
+                        ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).putInt(0, frame.length).putLong(8, i);
+                        r.reply(new ByteBuffer[] {ByteBuffer.wrap(frame, 0, 16).slice(), ByteBuffer.wrap(frame, 16, frame.length - 16).slice()}, 2);
+                    }
+                });
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+        }
+        List<FuseCapture.Frame> frames = FuseCapture.read(file);
+        assertEquals(threads * perThread, frames.size());
+        long[] next = new long[threads + 1];
+        for (FuseCapture.Frame f : frames) {
+            byte id = f.bytes()[16];
+            for (int k = 16; k < f.bytes().length; k++) {
+                if (f.bytes()[k] != id) {
+                    throw new AssertionError("frame " + f.index() + " mixes bytes of two frames at " + k);
+                }
+            }
+            assertEquals(next[id]++, f.buffer().getLong(8), "each thread's frames in its order");
+        }
+    }
 }
