@@ -12,6 +12,7 @@ import io.github.purefuse.channel.internal.linux.ShutdownSignals;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.loop.DevFuse;
 import io.github.purefuse.channel.internal.loop.Engine;
+import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.loop.InitNegotiation;
 import java.io.IOException;
 import java.lang.System.Logger;
@@ -154,6 +155,27 @@ public final class FuseSession implements AutoCloseable {
     }
 
     private static FuseSession mountChecked(Path mp, ReadOnlyFileSystem fs, MountOptions options) throws MountException {
+        Recorder recorder = null;
+        MountOptions.Recording rec = options.record();
+        if (rec != null) {
+            try {
+                recorder = Recorder.open(rec.file(), rec.maxBytesPerFile(), rec.keepFiles());
+            } catch (IOException e) {
+                throw new MountException(Reason.OTHER, mp, "Cannot record to " + rec.file() + ": " + e, e);
+            }
+        }
+        try {
+            return mount(mp, fs, options, recorder);
+        } catch (MountException | RuntimeException e) {
+            if (recorder != null) {
+                recorder.close();
+            }
+            throw e;
+        }
+    }
+
+    private static FuseSession mount(Path mp, ReadOnlyFileSystem fs, MountOptions options, @Nullable Recorder recorder)
+            throws MountException {
         boolean root = Native.geteuid() == 0;
         boolean viaFusermount = !root || options.autoUnmount();
         int fd;
@@ -178,7 +200,7 @@ public final class FuseSession implements AutoCloseable {
                         case AUTO -> Engine.Ring.PREFERRED;
                         case DEV_FUSE -> Engine.Ring.OFF;
                         case IO_URING -> Engine.Ring.REQUIRED;
-                    }, options.uringQueueDepth(), options.uringThreads(), helper != null ? helper.commFd() : -1);
+                    }, options.uringQueueDepth(), options.uringThreads(), helper != null ? helper.commFd() : -1, recorder);
             engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
         } catch (IOException | RuntimeException e) {
             undoMount(mp, viaFusermount, helper);

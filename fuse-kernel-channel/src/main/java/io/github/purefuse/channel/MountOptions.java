@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to mount and serve: mount options ({@code mount(8)} / {@code fusermount3 -o}), INIT settings
@@ -81,12 +82,66 @@ import java.util.Objects;
  *                            the JVM's own handling comes back when the last such session ends. For
  *                            programs whose main job is the mount (command-line servers); default
  *                            {@code false}: the JVM's handling (shutdown hooks, exit status 128 + signal)
+ * @param record              record the session's traffic to a file ({@link Recording}), or {@code null}
+ *                            (the default) not to
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
                            int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
                            int maxPages, boolean passthrough, boolean installShutdownHook, Transport transport,
-                           int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals) {
+                           int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals,
+                           @Nullable Recording record) {
+
+    /**
+     * Where and how much a session records ({@code --record FILE}): every request read from the kernel and
+     * every reply and notification written to it, exactly as {@code /dev/fuse} carries them, in the
+     * {@code FUSECAP1} format ({@code tools/fuse-capture/README.md}; read it with {@code bin/fuse-decode},
+     * replay it with {@code io.github.purefuse.channel.Replay}). Over io_uring each frame is rebuilt as
+     * {@code /dev/fuse} would carry it (in-header, arguments, payload; out-header, payload).
+     *
+     * <p>Rotation: when {@code file} would grow past {@code maxBytesPerFile}, it becomes {@code file.1}
+     * (older ones {@code file.2}, ... up to {@code keepFiles} files in all, the oldest deleted), and a new
+     * {@code file} starts with the magic and a copy of the session's INIT request and reply, so that each
+     * file decodes and replays alone. A single frame larger than the limit still goes whole into one file.
+     *
+     * <p>Cost: nothing when off; when on, each message is copied under a lock into a buffer that is
+     * written out when full or 200 ms old (the READ replies' data included, and READs go by
+     * {@code pread} + {@code writev} instead of {@code splice}). A failing write (disk full) stops the
+     * recording with one WARNING; the session goes on.
+     *
+     * @param file            the recording; its directory is created if missing
+     * @param maxBytesPerFile the size at which the file rotates, in bytes, at least 65536
+     * @param keepFiles       files kept, {@code file} included, 1..1000
+     */
+    public record Recording(Path file, long maxBytesPerFile, int keepFiles) {
+        /** The default size per file: 256 MiB. */
+        public static final long DEFAULT_MAX_BYTES = 256L << 20;
+        /** The default number of files: 4 ({@code file} and {@code file.1} .. {@code file.3}). */
+        public static final int DEFAULT_KEEP_FILES = 4;
+
+        /**
+         * Validates the values.
+         *
+         * @throws IllegalArgumentException if a number is out of range
+         */
+        public Recording {
+            Objects.requireNonNull(file, "file");
+            if (maxBytesPerFile < 65536) {
+                throw new IllegalArgumentException("maxBytesPerFile must be at least 65536, was " + maxBytesPerFile);
+            }
+            requireRange("keepFiles", keepFiles, 1, 1000);
+        }
+
+        /**
+         * Records to {@code file} with the default bounds (4 files of 256 MiB).
+         *
+         * @param file the recording
+         * @return the recording settings
+         */
+        public static Recording to(Path file) {
+            return new Recording(file, DEFAULT_MAX_BYTES, DEFAULT_KEEP_FILES);
+        }
+    }
 
     /**
      * Validates the options.
@@ -171,6 +226,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.uringThreads = uringThreads;
         b.nonempty = nonempty;
         b.handleSignals = handleSignals;
+        b.record = record;
         return b;
     }
 
@@ -214,6 +270,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private int uringThreads;
         private boolean nonempty;
         private boolean handleSignals;
+        private @Nullable Recording record;
 
         private Builder() {
         }
@@ -284,6 +341,23 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder handleSignals(boolean v) { handleSignals = v; return this; }
 
         /**
+         * Records the session's traffic ({@link Recording}).
+         *
+         * @param file            the recording file
+         * @param maxBytesPerFile rotate before a file exceeds this many bytes (at least 65536)
+         * @param keepFiles       files kept, {@code file} included (1..1000)
+         * @return this builder
+         * @throws IllegalArgumentException if a number is out of range
+         */
+        public Builder record(Path file, long maxBytesPerFile, int keepFiles) {
+            record = new Recording(file, maxBytesPerFile, keepFiles);
+            return this;
+        }
+
+        /** @param v what to record, or {@code null} not to @return this builder */
+        public Builder record(@Nullable Recording v) { record = v; return this; }
+
+        /**
          * Builds the options.
          *
          * @return the options
@@ -293,7 +367,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
                     readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
                     maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads, nonempty,
-                    handleSignals);
+                    handleSignals, record);
         }
     }
 }

@@ -41,4 +41,18 @@ class MountOptionsTest {
         e = assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().maxPages(70000).build());
         assertTrue(e.getMessage().contains("maxPages"), e.getMessage());
     }
+
+    @Test
+    void recordingIsOffByDefaultAndItsBoundsAreChecked() {
+        assertEquals(null, MountOptions.defaults().record());
+        MountOptions o = MountOptions.builder().record(java.nio.file.Path.of("/tmp/x.fusecap"), 1 << 20, 3).build();
+        assertEquals(new MountOptions.Recording(java.nio.file.Path.of("/tmp/x.fusecap"), 1 << 20, 3), o.record());
+        assertEquals(o.record(), o.toBuilder().build().record());
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> MountOptions.builder().record(java.nio.file.Path.of("x"), 1000, 3));
+        assertTrue(e.getMessage().contains("maxBytesPerFile"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> MountOptions.builder().record(java.nio.file.Path.of("x"), 1 << 20, 0));
+        assertTrue(e.getMessage().contains("keepFiles"), e.getMessage());
+    }
 }

@@ -482,6 +482,17 @@ public final class DepotfsCli implements Callable<Integer> {
                         + "elsewhere) appears without remounting; open files keep their snapshot. e.g. 30s, 500ms, "
                         + "5m; 0 = never (default 60s)")
         @Nullable String rootRefresh;
+        @Option(names = "--record", paramLabel = "FILE",
+                description = "record the FUSE traffic (FUSECAP1: bin/fuse-decode reads it, the replay harness replays it)")
+        @Nullable Path record;
+
+        @Option(names = "--record-max-mib", paramLabel = "MIB",
+                description = "rotate the --record file at this size (FILE.1, FILE.2, ...), 1..1048576 (default 256)")
+        @Nullable Integer recordMaxMib;
+
+        @Option(names = "--record-files", paramLabel = "N",
+                description = "recording files kept, FILE included, 1..1000 (default 4)")
+        @Nullable Integer recordFiles;
 
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
@@ -515,6 +526,11 @@ public final class DepotfsCli implements Callable<Integer> {
                     p = "--root-refresh: " + e.getMessage();
                 }
             }
+            p = p != null ? p : rangeProblem("--record-max-mib", recordMaxMib, 1, 1 << 20);
+            p = p != null ? p : rangeProblem("--record-files", recordFiles, 1, 1000);
+            if (p == null && record == null && (recordMaxMib != null || recordFiles != null)) {
+                p = "--record-max-mib and --record-files need --record FILE";
+            }
             if (p == null && transport != null) {
                 try {
                     MountOptions.parseTransport(transport);
@@ -534,7 +550,10 @@ public final class DepotfsCli implements Callable<Integer> {
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
                     transport == null ? Transport.AUTO : MountOptions.parseTransport(transport), verifyReads,
-                    rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh));
+                    rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh),
+                    record == null ? null : new MountOptions.Recording(record,
+                            recordMaxMib == null ? MountOptions.Recording.DEFAULT_MAX_BYTES : (long) recordMaxMib << 20,
+                            recordFiles == null ? MountOptions.Recording.DEFAULT_KEEP_FILES : recordFiles));
         }
     }
 

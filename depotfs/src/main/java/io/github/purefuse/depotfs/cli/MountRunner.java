@@ -52,11 +52,12 @@ final class MountRunner {
      *                            ({@link VerifyingDepot}); null for the default: on for an S3 depot, off
      *                            for a local one ({@link #verifies})
      * @param rootRefresh         how often the roots are re-read ({@code --root-refresh}); zero for never
+     * @param record              what to record ({@code --record FILE}), or null
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
                     boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads,
-                    java.time.Duration rootRefresh) {
+                    java.time.Duration rootRefresh, MountOptions.@Nullable Recording record) {
 
         /**
          * Whether reads of this depot are checked. By default they are where the bytes pass through the
@@ -131,7 +132,7 @@ final class MountRunner {
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
                 .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty()).transport(settings.transport())
                 // SIGTERM/SIGINT/SIGHUP unmount and end the session; run() then returns and depotfs exits 0.
-                .handleSignals(true).installShutdownHook(false);
+                .handleSignals(true).installShutdownHook(false).record(settings.record());
         if (settings.maxBackground() >= 0) {
             b.maxBackground(settings.maxBackground());
         }

@@ -325,11 +325,31 @@ class DepotfsCliTest {
     @Test
     void readsOfALocalDepotAreCheckedOnlyWhenAskedFor() {
         java.util.function.Function<Boolean, MountRunner.Settings> settings = v -> new MountRunner.Settings(null, false, 0,
-                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v, java.time.Duration.ZERO);
+                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v, java.time.Duration.ZERO, null);
         io.github.purefuse.depotfs.store.MemoryDepot local = new io.github.purefuse.depotfs.store.MemoryDepot();
         assertTrue(!settings.apply(null).verifies(local), "off by default: it costs a fifth of spliced reads");
         assertTrue(settings.apply(true).verifies(local), "--verify-reads");
         assertTrue(!settings.apply(false).verifies(local), "--no-verify-reads");
+    }
+
+    @Test
+    void recordFlagsAreCheckedBeforeMounting() throws Exception {
+        Path mp = Files.createDirectories(tmp.resolve("mnt"));
+        Path depot = tmp.resolve("depot");
+        LocalDepot.openOrCreate(depot).close();
+        String[][] cases = {
+            {"--record-files", "3", "depotfs: --record-max-mib and --record-files need --record FILE\n"},
+            {"--record-max-mib", "0", "depotfs: --record-max-mib must be 1..1048576, was 0\n"},
+        };
+        for (String[] c : cases) {
+            Run r = cli("mount", "--depot", depot.toString(), mp.toString(), c[0], c[1]);
+            assertEquals(2, r.exit(), c[0] + ": a usage error");
+            assertEquals(c[2], r.err());
+        }
+        Run r = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", tmp.resolve("r.fusecap").toString(),
+                "--record-files", "0");
+        assertEquals(2, r.exit());
+        assertEquals("depotfs: --record-files must be 1..1000, was 0\n", r.err());
     }
 
     @Test

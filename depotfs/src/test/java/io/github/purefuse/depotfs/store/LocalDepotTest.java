@@ -29,6 +29,31 @@ class LocalDepotTest {
     }
 
     @Test
+    void aMountMarksTheDepotForOtherProcessesUntilItEnds() throws Exception {
+        Path dir = tmp.resolve("marked");
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            assertFalse(LocalDepot.isMounted(dir), "no mount yet");
+            AutoCloseable mark = d.holdWhileMounted();
+            assertTrue(mark != null && LocalDepot.isMounted(dir), "this process mounts it");
+            mark.close();
+            assertFalse(LocalDepot.isMounted(dir), "the mark is gone with the mount");
+            // another process holding the same kind of lock (fcntl, shared), as a running mount does; killed
+            // without cleaning up, it leaves no mark (the kernel drops its locks)
+            Process other = new ProcessBuilder("python3", "-c", "import fcntl,sys,time\n"
+                    + "f=open(sys.argv[1],'r+'); fcntl.lockf(f, fcntl.LOCK_SH); print('locked', flush=True); time.sleep(60)",
+                    dir.resolve("mounts.lock").toString()).redirectErrorStream(true).start();
+            try {
+                assertEquals("locked", new java.io.BufferedReader(new java.io.InputStreamReader(other.getInputStream(),
+                        StandardCharsets.UTF_8)).readLine());
+                assertTrue(LocalDepot.isMounted(dir), "another process mounts it");
+            } finally {
+                other.destroyForcibly().waitFor();
+            }
+            assertFalse(LocalDepot.isMounted(dir), "a killed mount leaves no mark");
+        }
+    }
+
+    @Test
     void objectsAreStoredUnderTheirHashOnceAndReadBackInParallel() throws Exception {
         try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             byte[] content = new byte[3 * 1024 * 1024 + 17];

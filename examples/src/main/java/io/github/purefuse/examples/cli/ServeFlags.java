@@ -6,13 +6,14 @@ import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
  * What every example command shares about mounting and ending: {@code --nonempty}, {@code --transport},
- * {@code --stats}, and signals that end the session (SIGTERM, SIGINT, SIGHUP unmount; the command then
- * returns 0, as a libfuse server exits). Used as a picocli mixin: {@code @Mixin ServeFlags serve = new ServeFlags();}.
+ * {@code --stats}, {@code --record FILE}, and signals that end the session (SIGTERM, SIGINT, SIGHUP unmount; the
+ * command then returns 0, as a libfuse server exits). Used as a picocli mixin: {@code @Mixin ServeFlags serve = new ServeFlags();}.
  */
 public final class ServeFlags {
     @Option(names = "--nonempty", description = "Mount over a directory that is not empty (hiding what it holds).")
@@ -25,6 +26,18 @@ public final class ServeFlags {
 
     @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
     boolean stats;
+    @Option(names = "--record", paramLabel = "FILE",
+            description = "Record the FUSE traffic to FILE (FUSECAP1; read it with bin/fuse-decode, replay it with "
+                    + "io.github.purefuse.channel.Replay), rotated at --record-max-mib into FILE.1, FILE.2, ...")
+    @Nullable Path record;
+
+    @Option(names = "--record-max-mib", paramLabel = "MIB", defaultValue = "256",
+            description = "Rotate the --record file at this size, 1..1048576 (default ${DEFAULT-VALUE}).")
+    int recordMaxMib = 256;
+
+    @Option(names = "--record-files", paramLabel = "N", defaultValue = "4",
+            description = "Recording files kept, FILE included, 1..1000 (default ${DEFAULT-VALUE}).")
+    int recordFiles = 4;
 
     /** Creates the flags (picocli fills them). */
     public ServeFlags() {
@@ -39,6 +52,12 @@ public final class ServeFlags {
     public MountOptions.Builder apply(MountOptions.Builder options) {
         if (transport != null) {
             options.transport(transport);
+        }
+        if (record != null) {
+            if (recordMaxMib < 1 || recordMaxMib > 1 << 20) {
+                throw new IllegalArgumentException("--record-max-mib must be in 1..1048576, was " + recordMaxMib);
+            }
+            options.record(record, (long) recordMaxMib << 20, recordFiles);
         }
         return options.nonempty(nonempty).handleSignals(true);
     }

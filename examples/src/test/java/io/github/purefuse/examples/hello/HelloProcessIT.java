@@ -46,6 +46,31 @@ class HelloProcessIT extends Launched {
     }
 
     /**
+     * {@code --record FILE}: the session's traffic lands in FILE, {@code bin/fuse-decode} reads it, and it
+     * replays against a fresh {@link HelloFs} without a kernel.
+     */
+    @Test
+    void recordWritesTheTrafficThatFuseDecodeReadsAndThatReplays() throws Exception {
+        Path recording = Files.createTempFile("purefuse-hello-", ".fusecap");
+        try {
+            start(List.of(), "--record", recording.toString(), "--transport", "dev");
+            assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+            Tools.run(T, "ls", "-l", mp.toString()).ok();
+            Tools.run(T, "umount", mp.toString()).ok();
+            assertEquals(0, awaitExit(), Files.readString(stderr));
+            Path decode = LAUNCHER.resolveSibling("fuse-decode");
+            String lines = Tools.run(T, decode.toString(), recording.toString()).ok().out();
+            assertTrue(lines.startsWith("K>S INIT unique="), lines);
+            assertTrue(lines.contains("S>K reply READ unique=") && lines.contains("data=" + HelloFs.HELLO.length() + " bytes"),
+                    lines);
+            io.github.purefuse.channel.Replay.Result r = io.github.purefuse.testing.Recordings.assertReplays(recording, new HelloFs());
+            assertTrue(r.compared() >= 5, r.summary());
+        } finally {
+            Files.deleteIfExists(recording);
+        }
+    }
+
+    /**
      * SIGTERM and SIGINT (Ctrl-C) unmount, and the server then exits 0, as a libfuse server does: the user
      * asked for the end and got a clean unmount. The server starts with the signals' default dispositions
      * ({@code env --default-signal}), whatever this JVM inherited.

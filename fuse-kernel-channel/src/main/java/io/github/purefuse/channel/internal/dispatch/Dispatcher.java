@@ -108,6 +108,7 @@ public final class Dispatcher implements RequestSink {
     private final PagePool pages;
     private final java.util.function.Consumer<ByteBuffer> givePage;
     private final ReplyContext context;
+    private final int maxPageSize;
     private final ThreadFactory handlers = Thread.ofVirtual().name("fuse-handler-", 0).factory();
     /** Workers waiting for a job; {@code tryTransfer} hands a job to one of them, if any waits. */
     private final LinkedTransferQueue<Runnable> idleWorkers = new LinkedTransferQueue<>();
@@ -129,6 +130,7 @@ public final class Dispatcher implements RequestSink {
         this.minor = encoder.minor();
         this.permits = new Semaphore(maxInFlight);
         this.pages = new PagePool(maxPageSize, 8);
+        this.maxPageSize = maxPageSize;
         this.givePage = pages::give;
         this.context = new ReplyContext(encoder, counters, this::forget);
     }
@@ -171,9 +173,12 @@ public final class Dispatcher implements RequestSink {
             case Statx r -> handle(r, port, x -> x.reply(call(r, () -> fs.statx(r))));
             case Readlink r -> handle(r, port, x -> x.reply(call(r, () -> fs.readlink(r))));
             case Open r -> handle(r, port, x -> x.reply(call(r, () -> fs.open(r))));
+            case Read r when tooLarge(r.size()) -> tooLarge(r, r.size(), port);
             case Read r -> read(r, port);
             case Release r -> handle(r, port, x -> x.reply(call(r, () -> fs.release(r))));
             case Opendir r -> handle(r, port, x -> x.reply(call(r, () -> fs.opendir(r))));
+            case Readdir r when tooLarge(r.size()) -> tooLarge(r, r.size(), port);
+            case Readdirplus r when tooLarge(r.size()) -> tooLarge(r, r.size(), port);
             case Readdir r -> handle(r, port, x -> directory(x, r, r.size(), false));
             case Readdirplus r -> handle(r, port, x -> directory(x, r, r.size(), true));
             case Releasedir r -> handle(r, port, x -> x.reply(call(r, () -> fs.releasedir(r))));
@@ -187,6 +192,21 @@ public final class Dispatcher implements RequestSink {
             case Lseek r -> handle(r, port, x -> x.reply(call(r, () -> fs.lseek(r))));
             case Poll r -> handle(r, port, x -> x.reply(call(r, () -> fs.poll(r))));
         }
+    }
+
+    /**
+     * Whether a READ or READDIR asks for more than {@code max_pages * 4096} bytes, which the kernel never
+     * does (it sizes them from the negotiated {@code max_pages}): such a frame is malformed, and answering
+     * it would let one frame make the server allocate up to 4 GiB.
+     */
+    private boolean tooLarge(int size) {
+        return Integer.toUnsignedLong(size) > maxPageSize;
+    }
+
+    private void tooLarge(FuseRequest r, int size, ReplyPort port) {
+        context.logFailure(r.header().opcode(), "a request for " + Integer.toUnsignedString(size)
+                + " bytes exceeds max_pages * 4096 = " + maxPageSize + "; answered EIO");
+        exchange(r, port).error(Errno.EIO);
     }
 
     @Override
@@ -248,6 +268,9 @@ public final class Dispatcher implements RequestSink {
                         Long.toUnsignedString(r.header().unique()));
                 reply = Failure.of(Errno.EIO);
             }
+        } catch (VirtualMachineError e) {
+            vmError(x, e);
+            return;
         } catch (RuntimeException | Error e) {
             reply = failed(r, e);
         }
@@ -308,11 +331,33 @@ public final class Dispatcher implements RequestSink {
         }
     }
 
+    /**
+     * A handler ran out of memory (or the JVM failed): the request is still answered (ENOMEM, EIO), or its
+     * caller would wait forever; an {@link OutOfMemoryError} is logged and the session goes on, any other
+     * {@link VirtualMachineError} is rethrown.
+     */
+    private static void vmError(Exchange exchange, VirtualMachineError e) {
+        if (!exchange.replied()) {
+            try {
+                exchange.error(e instanceof OutOfMemoryError ? Errno.ENOMEM : Errno.EIO);
+            } catch (RuntimeException | Error ignored) {
+                // nothing more can be done for this request
+            }
+        }
+        if (!(e instanceof OutOfMemoryError)) {
+            throw e;
+        }
+        LOG.log(Level.WARNING, "handler for {0} ran out of memory ({1}); answered ENOMEM",
+                Opcodes.name(exchange.opcode()), e.getMessage());
+    }
+
     /** Runs one handler call on the current worker thread, bound to its request for interrupts. */
     private void run(InterruptTable.InFlight f, Exchange exchange, Job task) {
         try {
             f.bind();
             task.run(exchange);
+        } catch (VirtualMachineError e) {
+            vmError(exchange, e);
         } catch (RuntimeException | Error e) {
             if (!exchange.replied()) {
                 exchange.reply(failed(null, e));
@@ -340,13 +385,26 @@ public final class Dispatcher implements RequestSink {
      */
     private void work(Runnable first) {
         Runnable job = first;
-        while (job != null) {
+        while (job != null && job != END) {
             job.run();
             try {
                 job = idleWorkers.poll(WORKER_IDLE_NANOS, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 job = null; // only an interrupt meant for a finished request could get here; end quietly
             }
+        }
+    }
+
+    /** Handed to an idle worker to end it. */
+    private static final Runnable END = () -> { };
+
+    /**
+     * Ends the workers that wait for a job now, instead of after their idle time (a session without a
+     * kernel that ends, such as a replay or one fuzz input).
+     */
+    public void endIdleWorkers() {
+        while (idleWorkers.tryTransfer(END)) {
+            // one idle worker ended per transfer
         }
     }
 

@@ -13,6 +13,7 @@ import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.NativeFile;
 import io.github.purefuse.channel.internal.transport.Counters;
+import io.github.purefuse.channel.internal.transport.Recorder;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -36,15 +37,17 @@ final class Connection implements FuseConnection {
     private final ReplyEncoder encoder;
     private final Counters counters;
     private final @Nullable DevFuse device;
+    private final @Nullable Recorder recorder;
     private final Notifier notifier = new DeviceNotifier();
 
     Connection(Negotiated negotiated, FuseDevice mount, ReplyEncoder encoder, Counters counters,
-               @Nullable DevFuse device) {
+               @Nullable DevFuse device, @Nullable Recorder recorder) {
         this.negotiated = negotiated;
         this.mount = mount;
         this.encoder = encoder;
         this.counters = counters;
         this.device = device;
+        this.recorder = recorder;
     }
 
     @Override
@@ -60,6 +63,10 @@ final class Connection implements FuseConnection {
      * @throws ErrnoException any other failure (EINVAL, ENAMETOOLONG, ENOTEMPTY, ...)
      */
     private boolean notification(ByteBuffer[] iov, int n) throws ErrnoException {
+        Recorder rec = recorder;
+        if (rec != null) {
+            rec.reply(iov, n);
+        }
         try {
             mount.writev(iov, n);
             counters.notificationWritten();

@@ -12,6 +12,7 @@ import io.github.purefuse.channel.internal.linux.NativeFile;
 import io.github.purefuse.channel.internal.linux.SplicePipe;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.io.IOException;
@@ -56,6 +57,7 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     private final int bufferSize;
     private final int maxData;
     private final @Nullable Engine engine;
+    private final @Nullable Recorder recorder;
     private @Nullable RequestDecoder decoder;
     private @Nullable RequestSink sink;
     private volatile @Nullable Thread thread;
@@ -75,13 +77,16 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
      * @param bufferSize the request buffer size ({@code max(8192, 80 + max_write)})
      * @param maxData    the largest READ reply ({@code max_pages * 4096})
      * @param engine     the engine to tell about failures and the end, or {@code null} (INIT only)
+     * @param recorder   where every frame read and written is recorded, or {@code null}
      */
-    DeviceQueue(FuseDevice device, Counters counters, int bufferSize, int maxData, @Nullable Engine engine) {
+    DeviceQueue(FuseDevice device, Counters counters, int bufferSize, int maxData, @Nullable Engine engine,
+                @Nullable Recorder recorder) {
         this.device = device;
         this.counters = counters;
         this.bufferSize = bufferSize;
         this.maxData = maxData;
         this.engine = engine;
+        this.recorder = recorder;
         this.target = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
         this.targetData = Data.leased(BufferLease.unpooled(target));
     }
@@ -146,6 +151,10 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
                 return;
             }
             buffer.limit(n);
+            Recorder rec = recorder;
+            if (rec != null) {
+                rec.request(buffer);
+            }
             counters.frameRead(RequestDecoder.opcode(buffer));
             try {
                 d.decode(buffer, s, this);
@@ -175,6 +184,10 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
         for (int i = 0; i < n; i++) {
             expected += iov[i].remaining();
         }
+        Recorder rec = recorder;
+        if (rec != null) {
+            rec.reply(iov, n);
+        }
         try {
             long written = device.writev(iov, n);
             if (written != expected) {
@@ -190,7 +203,8 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
 
     @Override
     public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
-        if (length >= SPLICE_MIN && file instanceof NativeFile nf && device instanceof DevFuse dev) {
+        // Recording copies READ data anyway: pread + writev, which the recorder sees whole.
+        if (recorder == null && length >= SPLICE_MIN && file instanceof NativeFile nf && device instanceof DevFuse dev) {
             boolean mine = onReaderThread();
             SplicePipe p = mine ? readerPipe() : pipes.poll();
             if (p == null && !mine) {

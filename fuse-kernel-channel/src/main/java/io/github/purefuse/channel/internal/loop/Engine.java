@@ -14,6 +14,7 @@ import io.github.purefuse.channel.internal.request.Incoming;
 import io.github.purefuse.channel.internal.request.Init;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.uring.UringSupport;
 import io.github.purefuse.channel.internal.uring.UringTransport;
@@ -79,9 +80,25 @@ public final class Engine {
      * @param helperFd     our end of an {@code auto_unmount} helper's socket, or -1: the rings hold it too
      *                     ({@link UringTransport#open}), so that when this process dies the helper sees the
      *                     socket close only once the rings, and with them the connection, are gone
+     * @param recorder     where the session records its traffic ({@code MountOptions.record}), or
+     *                     {@code null}; the engine closes it when the session ends
      */
     public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Ring ring,
-                         int uringDepth, int uringThreads, int helperFd) {
+                         int uringDepth, int uringThreads, int helperFd, @Nullable Recorder recorder) {
+        /**
+         * Settings without an {@code auto_unmount} helper and without recording.
+         *
+         * @param readers      reader threads
+         * @param maxInFlight  the most handler calls running at once
+         * @param init         what to ask for in INIT
+         * @param ring         what to do about FUSE over io_uring
+         * @param uringDepth   entries per io_uring queue, 0 for the default
+         * @param uringThreads io_uring serving threads, 0 for one per queue
+         */
+        public Config(int readers, int maxInFlight, InitNegotiation.Settings init, Ring ring, int uringDepth,
+                      int uringThreads) {
+            this(readers, maxInFlight, init, ring, uringDepth, uringThreads, -1, null);
+        }
         /**
          * Settings for the {@code /dev/fuse} transport.
          *
@@ -90,7 +107,7 @@ public final class Engine {
          * @param init        what to ask for in INIT
          */
         public Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
-            this(readers, maxInFlight, init, Ring.OFF, 0, 0, -1);
+            this(readers, maxInFlight, init, Ring.OFF, 0, 0, -1, null);
         }
     }
 
@@ -119,6 +136,7 @@ public final class Engine {
     private @Nullable Negotiated negotiated;
     private volatile @Nullable UringTransport uring;
     private @Nullable String uringReason;
+    private @Nullable Recorder recorder;
 
     private Engine(ReadOnlyFileSystem fs) {
         this.fs = fs;
@@ -145,7 +163,8 @@ public final class Engine {
     private void init(FuseDevice mount, @Nullable Cloner cloner, Config config) throws IOException {
         RequestDecoder decoder = new RequestDecoder();
         ByteBuffer buffer = ByteBuffer.allocateDirect(MIN_READ_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
-        DeviceQueue initPort = new DeviceQueue(mount, counters, MIN_READ_BUFFER, 0, null);
+        recorder = config.recorder();
+        DeviceQueue initPort = new DeviceQueue(mount, counters, MIN_READ_BUFFER, 0, null, recorder);
         Init init;
         for (;;) {
             init = readInit(mount, decoder, buffer);
@@ -173,6 +192,7 @@ public final class Engine {
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
         Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
         replies = d.context();
+        d.context().record(recorder);
         Exchange initExchange = Exchange.of(init, initPort, d.context());
         initExchange.replyInit(result.out());
         if (initExchange.verdict() != 0) {
@@ -182,7 +202,8 @@ public final class Engine {
         decoder.minor(n.minor());
         negotiated = n;
         devices.add(mount);
-        Connection connection = new Connection(n, mount, encoder, counters, mount instanceof DevFuse df ? df : null);
+        Connection connection = new Connection(n, mount, encoder, counters, mount instanceof DevFuse df ? df : null,
+                recorder);
         try {
             fs.init(connection);
         } catch (RuntimeException ex) {
@@ -221,7 +242,7 @@ public final class Engine {
         int maxData = n.maxPages() * 4096;
         liveReaders.set(devices.size());
         for (int i = 0; i < devices.size(); i++) {
-            DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this);
+            DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this, recorder);
             q.serve(decoder, d);
             Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
         }
@@ -292,6 +313,10 @@ public final class Engine {
                 throw e;
             }
             buffer.limit(n);
+            Recorder rec = recorder;
+            if (rec != null) {
+                rec.request(buffer);
+            }
             Incoming request;
             try {
                 request = decoder.decode(buffer);
@@ -421,6 +446,10 @@ public final class Engine {
             LOG.log(Level.WARNING, "the filesystem's destroy() threw", e);
         } finally {
             devices.forEach(FuseDevice::close);
+            Recorder rec = recorder;
+            if (rec != null) {
+                rec.close();
+            }
             termination.complete(null);
         }
     }

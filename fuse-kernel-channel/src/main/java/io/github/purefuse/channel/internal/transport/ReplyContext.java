@@ -7,6 +7,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every {@link Exchange} of a session shares: the encoder for the negotiated minor, the counters,
@@ -42,6 +43,7 @@ public final class ReplyContext {
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
     private final ConcurrentHashMap<Integer, Boolean> logged = new ConcurrentHashMap<>();
     private volatile boolean quiet;
+    private volatile @Nullable Recorder recorder;
 
     /**
      * Creates the shared part of a session's exchanges.
@@ -72,6 +74,20 @@ public final class ReplyContext {
 
     Scratch scratch() {
         return scratch.get();
+    }
+
+    /**
+     * Sets where the transports record the traffic ({@code MountOptions.record}); before serving starts.
+     *
+     * @param recorder the recorder, or {@code null} for none
+     */
+    public void record(@Nullable Recorder recorder) {
+        this.recorder = recorder;
+    }
+
+    /** {@return the recorder, or {@code null} when the session does not record} */
+    public @Nullable Recorder recorder() {
+        return recorder;
     }
 
     /** Stops logging failed replies (the session is ending: late replies are expected to fail). */

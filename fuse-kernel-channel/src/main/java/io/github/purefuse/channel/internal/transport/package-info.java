@@ -37,6 +37,10 @@
  * That is eight steps and nine classes on the {@code writev} path, eleven on the splice path; before this seam a READ crossed about 25. A READ that may block adds
  * {@code dispatch.InterruptTable} and a reused virtual worker thread.
  *
+ * <p>{@link io.github.purefuse.channel.internal.transport.Recorder} is where both transports record the
+ * traffic ({@code MountOptions.Recording}) when asked: {@code loop.DeviceQueue} after each {@code read(2)}
+ * and before each {@code writev}, the io_uring ring entries when a request arrives and at each commit.
+ *
  * Internal: not part of the public API; it may change in any release.
  */
 @NullMarked

@@ -8,6 +8,7 @@ import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -189,6 +190,10 @@ final class RingEntry implements ReplyPort {
     /** Sets {@code payload_sz} and hands the entry to its ring thread; {@code false} once it stopped. */
     boolean commit(int payloadBytes) {
         header.putInt(PAYLOAD_SZ, payloadBytes);
+        Recorder rec = owner.context().recorder();
+        if (rec != null) { // the frame as /dev/fuse would carry it: fuse_out_header, then the payload
+            rec.frame(1, header, 0, ReplyEncoder.OUT_HEADER, payload, 0, payloadBytes);
+        }
         return owner.commit(this);
     }
 

@@ -7,6 +7,7 @@ import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.IoUring;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.lang.System.Logger;
@@ -416,6 +417,10 @@ final class RingThread implements Runnable {
         transport.context().counters().ringRequest(opcode);
         if (arg0 < 0 || arg0 > RingEntry.OP_IN_BYTES || payloadSz < 0 || payloadSz > e.payload.capacity()) {
             LOG.log(Level.WARNING, "malformed ring request: len {0}, payload_sz {1}, opcode {2}", len, payloadSz, opcode);
+            Recorder bad = transport.context().recorder();
+            if (bad != null) {
+                bad.frame(0, h, 0, IN_HEADER, null, 0, 0);
+            }
             Exchange.ofFrame(e.unique, opcode, e, transport.context()).error(Errno.EIO);
             return;
         }
@@ -424,6 +429,10 @@ final class RingThread implements Runnable {
         f.put(IN_HEADER, h, RingEntry.OP_IN, arg0);
         f.put(IN_HEADER + arg0, e.payload, 0, payloadSz);
         f.limit(len);
+        Recorder rec = transport.context().recorder();
+        if (rec != null) { // the frame as /dev/fuse would carry it: in-header, op_in, payload
+            rec.request(f);
+        }
         RequestSink sink = transport.sink();
         try {
             transport.decoder().decode(f, sink, e);

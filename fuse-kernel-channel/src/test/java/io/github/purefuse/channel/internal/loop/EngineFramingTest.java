@@ -192,6 +192,57 @@ class EngineFramingTest {
     }
 
     @Test
+    void aRecordingHoldsExactlyTheFramesTheDeviceCarriedAndChangesNoneOfThem(@TempDir Path tmp) throws Exception {
+        BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
+        FakeDevice mount = new FakeDevice(frames);
+        List<FakeDevice> devices = new CopyOnWriteArrayList<>(List.of(mount));
+        TinyFs fs = new TinyFs();
+        List<byte[]> requests = new ArrayList<>();
+        requests.add(Frames.init(2, 45));
+        long u = 4;
+        for (int i = 0; i < 40; i++) {
+            requests.add(Frames.lookup(u += 2, 1, "a"));
+            requests.add(Frames.readIn(Frames.READ, u += 2, 2, 0, 3, 4096));
+            requests.add(Frames.readIn(Frames.READDIR, u += 2, 1, 0, 0, 4096));
+            requests.add(Frames.forget(u += 2, 2, 1));
+        }
+        frames.addAll(requests);
+        Path file = tmp.resolve("session.fusecap");
+        io.github.purefuse.channel.internal.transport.Recorder recorder =
+                io.github.purefuse.channel.internal.transport.Recorder.open(file, 1 << 20, 2);
+        Engine.Config plain = config(2);
+        Engine engine = Engine.start(mount, () -> {
+            FakeDevice d = new FakeDevice(frames);
+            devices.add(d);
+            return d;
+        }, fs, new Engine.Config(plain.readers(), plain.maxInFlight(), plain.init(), plain.ring(), 0, 0, -1, recorder));
+        awaitReplies(devices, 1 + 40 * 3);
+        frames.add(FakeDevice.END);
+        assertTrue(engine.awaitTermination(Duration.ofSeconds(20)), "session ends after ENODEV");
+
+        List<String> violations = new ArrayList<>();
+        List<String> replies = new ArrayList<>();
+        for (FakeDevice d : devices) {
+            violations.addAll(d.violations);
+            d.replies.forEach(r -> replies.add(java.util.HexFormat.of().formatHex(r)));
+        }
+        assertEquals(List.of(), violations, "recording changes no message on the device");
+        List<String> recordedRequests = new ArrayList<>();
+        List<String> recordedReplies = new ArrayList<>();
+        for (var f : io.github.purefuse.channel.internal.tools.FuseCapture.read(file)) {
+            (f.toServer() ? recordedRequests : recordedReplies).add(java.util.HexFormat.of().formatHex(f.bytes()));
+        }
+        List<String> sent = new ArrayList<>(requests.stream().map(java.util.HexFormat.of()::formatHex).toList());
+        java.util.Collections.sort(sent);
+        java.util.Collections.sort(recordedRequests);
+        java.util.Collections.sort(replies);
+        java.util.Collections.sort(recordedReplies);
+        assertEquals(sent, recordedRequests, "every frame read, byte for byte");
+        assertEquals(replies, recordedReplies, "every reply written, byte for byte");
+        assertEquals(1 + 40 * 3, replies.size());
+    }
+
+    @Test
     void channelAnswersWithoutTheHandler() throws Exception {
         BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
         FakeDevice mount = new FakeDevice(frames);
