@@ -98,8 +98,13 @@ purefuse_ensure_built() {
     if (( $(purefuse_java_version "$java") >= 23 )); then
       maven_opts="--sun-misc-unsafe-memory-access=allow $maven_opts"
     fi
-    JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn -B -q -o -pl "$module" -am "${goals[@]}" >&2 \
-      || JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn -B -q -pl "$module" -am "${goals[@]}" >&2
+    # Plain text only, so that a captured output (a log file, a test) is clean: -B, --no-transfer-progress and
+    # -Dstyle.color=never for Maven's messages, and jansi.noreset for the "ESC[0m" that Maven 3.8's console
+    # library writes to stdout and stderr when it starts, even in batch mode.
+    maven_opts="-Djansi.noreset=true $maven_opts"
+    local quiet=(-B -q --no-transfer-progress -Dstyle.color=never)
+    JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -o -pl "$module" -am "${goals[@]}" >&2 \
+      || JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -pl "$module" -am "${goals[@]}" >&2
   ) || { echo "build failed: cd $PUREFUSE_ROOT && mvn -B -pl $module -am package -DskipTests" >&2; return 1; }
 }
 

@@ -14,6 +14,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -74,7 +75,7 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule requestsAreRecords = classes()
-            .that().implement(FuseRequest.class).and().areNotInterfaces()
+            .that().implement(FuseRequest.class).or().implement(ChannelRequest.class).and().areNotInterfaces()
             .should().beRecords()
             .because("requests are immutable values that hold no pooled memory");
 

@@ -2,6 +2,7 @@ package io.github.purefuse.consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -126,22 +127,20 @@ class ConsumerProjectIT {
             assertTrue(pom.contains("<description>"), a + ": description");
             assertTrue(pom.contains("<version>" + version + "</version>"), a + ": parent version " + version);
             try (JarFile jar = new JarFile(dir.resolve(a + "-" + version + ".jar").toFile())) {
-                boolean module = jar.getEntry("module-info.class") != null;
-                if (module) {   // the module exports exactly its packages outside *.internal.*
-                    java.lang.module.ModuleDescriptor d;
-                    try (var in = jar.getInputStream(jar.getEntry("module-info.class"))) {
-                        d = java.lang.module.ModuleDescriptor.read(in);
-                    }
-                    java.util.Set<String> publicPackages = new java.util.TreeSet<>();
-                    jar.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class") && n.contains("/"))
-                            .map(n -> n.substring(0, n.lastIndexOf('/')).replace('/', '.'))
-                            .filter(pkg -> !pkg.contains(".internal")).forEach(publicPackages::add);
-                    java.util.Set<String> exported = new java.util.TreeSet<>();
-                    d.exports().forEach(e -> exported.add(e.source()));
-                    assertEquals(publicPackages, exported, a + " (" + d.name() + ") exports its public packages, no internal one");
+                // Every library is a named module that exports exactly its packages outside *.internal.* to
+                // everyone (an internal one at most to a named module of ours: a qualified export)
+                assertNotNull(jar.getEntry("module-info.class"), a + ": a module-info");
+                java.lang.module.ModuleDescriptor d;
+                try (var in = jar.getInputStream(jar.getEntry("module-info.class"))) {
+                    d = java.lang.module.ModuleDescriptor.read(in);
                 }
-                String automatic = jar.getManifest().getMainAttributes().getValue("Automatic-Module-Name");
-                assertTrue(module || automatic != null, a + ": a named module (module-info or Automatic-Module-Name)");
+                java.util.Set<String> publicPackages = new java.util.TreeSet<>();
+                jar.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class") && n.contains("/"))
+                        .map(n -> n.substring(0, n.lastIndexOf('/')).replace('/', '.'))
+                        .filter(pkg -> !pkg.contains(".internal")).forEach(publicPackages::add);
+                java.util.Set<String> exported = new java.util.TreeSet<>();
+                d.exports().stream().filter(e -> !e.isQualified()).forEach(e -> exported.add(e.source()));
+                assertEquals(publicPackages, exported, a + " (" + d.name() + ") exports its public packages, no internal one");
                 assertTrue(jar.stream().noneMatch(e -> e.getName().startsWith("io/github/purefuse/kit/testing/")),
                         a + ": the test kit is fuse-testing's, not the kit's");
             }

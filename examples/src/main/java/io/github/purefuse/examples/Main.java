@@ -35,7 +35,20 @@ public final class Main implements Runnable {
      * @param args the arguments
      */
     public static void main(String[] args) {
+        oneLineLogs();
         System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * One line per log record, {@code fuse-example: LEVEL: message} (the JDK's default format takes two
+     * lines); the stack trace only with {@code FUSE_EXAMPLE_DEBUG} set. Call before the first log record;
+     * a format given with {@code -Djava.util.logging.SimpleFormatter.format} wins.
+     */
+    static void oneLineLogs() {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format",
+                    System.getenv("FUSE_EXAMPLE_DEBUG") != null ? "fuse-example: %4$s: %5$s%6$s%n" : "fuse-example: %4$s: %5$s%n");
+        }
     }
 
     /** {@return the configured command line (for tests)} */

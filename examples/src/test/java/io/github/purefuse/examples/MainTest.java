@@ -2,10 +2,17 @@ package io.github.purefuse.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The examples' command line, without mounting. */
@@ -18,5 +25,38 @@ class MainTest {
         int exit = cl.execute("hello", "--readers", "0", "/nonexistent-mountpoint");
         assertEquals(2, exit);
         assertEquals(List.of("fuse-example: readerThreads must be in 1..1024, was 0"), err.toString().lines().toList());
+    }
+
+    private static List<String> run(StringWriter err, String... args) {
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err));
+        assertEquals(2, cl.execute(args), err::toString);
+        return err.toString().lines().toList();
+    }
+
+    /** A mirror of a directory onto itself, or onto a directory inside it, would wait forever: refused. */
+    @Test
+    void aMirrorOntoItselfOrInsideItselfIsRefusedWithOneLine(@TempDir Path tmp) throws IOException {
+        Path src = Files.createDirectories(tmp.resolve("src").resolve("sub")).getParent().toRealPath();
+        assertEquals(List.of("fuse-example: cannot mirror " + src + " onto itself: choose a mount point outside the source"),
+                run(new StringWriter(), "mirror", src.toString(), src + "/sub/.."));
+        assertEquals(List.of("fuse-example: cannot mirror " + src + " onto " + src.resolve("sub")
+                        + ", which is inside it: choose a mount point outside the source"),
+                run(new StringWriter(), "mirror", src.toString(), src.resolve("sub").toString()));
+        assertEquals(List.of("fuse-example: cannot mirror " + src.resolve("sub") + " onto " + src
+                        + ", which holds it (the mount would hide the source): choose a mount point outside the source"),
+                run(new StringWriter(), "mirror", src.resolve("sub").toString(), src.toString(), "--nonempty"));
+    }
+
+    /** Log records are one line each, named after the command. */
+    @Test
+    void logRecordsAreOneLine() {
+        Main.oneLineLogs();
+        LogRecord r = new LogRecord(Level.WARNING, "reading /dev/fuse failed");
+        r.setThrown(new IllegalStateException("boom"));
+        List<String> lines = new SimpleFormatter().format(r).lines().toList();
+        assertEquals("fuse-example: WARNING: reading /dev/fuse failed", lines.get(0));
+        // the stack trace follows only with FUSE_EXAMPLE_DEBUG
+        assertEquals(System.getenv("FUSE_EXAMPLE_DEBUG") == null, lines.size() == 1, lines::toString);
     }
 }

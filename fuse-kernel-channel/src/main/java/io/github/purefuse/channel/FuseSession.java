@@ -105,6 +105,55 @@ public final class FuseSession implements AutoCloseable {
     public static FuseSession mount(Path mountpoint, ReadOnlyFileSystem fs, MountOptions options)
             throws MountException {
         Path mp = checkMountpoint(mountpoint, options.nonempty());
+        // The signal handlers go in before the mount appears: a SIGTERM/SIGINT/SIGHUP that arrives while the
+        // session is being set up (a script that signals as soon as it sees the mount) is kept and ends the
+        // session once it exists, instead of taking the JVM's default path (exit 129-143 around a live mount).
+        SignalLatch signals = options.handleSignals() ? new SignalLatch() : null;
+        AutoCloseable registration = signals != null ? ShutdownSignals.register(signals::fire) : null;
+        try {
+            FuseSession session = mountChecked(mp, fs, options);
+            if (signals != null) {
+                session.signalRegistration = registration;
+                registration = null;
+                signals.bind(session::close);
+            }
+            return session;
+        } finally {
+            if (registration != null) {
+                try {
+                    registration.close();
+                } catch (Exception e) {
+                    LOG.log(Level.DEBUG, "restoring the signal handlers: {0}", e.toString());
+                }
+            }
+        }
+    }
+
+    /** A signal that may arrive before the session it should close exists. */
+    private static final class SignalLatch {
+        private @Nullable Runnable close;
+        private boolean fired;
+
+        synchronized void fire() {
+            fired = true;
+            if (close != null) {
+                close.run();
+            }
+        }
+
+        void bind(Runnable closer) {
+            boolean now;
+            synchronized (this) {
+                close = closer;
+                now = fired;
+            }
+            if (now) {
+                closer.run();
+            }
+        }
+    }
+
+    private static FuseSession mountChecked(Path mp, ReadOnlyFileSystem fs, MountOptions options) throws MountException {
         boolean root = Native.geteuid() == 0;
         boolean viaFusermount = !root || options.autoUnmount();
         int fd;
@@ -129,7 +178,7 @@ public final class FuseSession implements AutoCloseable {
                         case AUTO -> Engine.Ring.PREFERRED;
                         case DEV_FUSE -> Engine.Ring.OFF;
                         case IO_URING -> Engine.Ring.REQUIRED;
-                    }, options.uringQueueDepth(), options.uringThreads());
+                    }, options.uringQueueDepth(), options.uringThreads(), helper != null ? helper.commFd() : -1);
             engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
         } catch (IOException | RuntimeException e) {
             undoMount(mp, viaFusermount, helper);
@@ -148,9 +197,6 @@ public final class FuseSession implements AutoCloseable {
             } catch (IllegalStateException e) {
                 session.shutdownHook = null;
             }
-        }
-        if (options.handleSignals()) {
-            session.signalRegistration = ShutdownSignals.register(session::close);
         }
         engine.onFatal(session::close);
         engine.termination().whenComplete((v, t) -> session.terminated());

@@ -16,12 +16,14 @@ import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -116,22 +118,42 @@ public class CodecBench {
         return b.flip();
     }
 
+    /** Keeps the last request the decoder handed over (the transports' way: no wrapper). */
+    static final class Last implements RequestDecoder.Sink<Void> {
+        @Nullable FuseRequest request;
+
+        @Override
+        public void request(FuseRequest r, Void port) {
+            request = r;
+        }
+
+        @Override
+        public void channel(ChannelRequest r, Void port) {
+            throw new IllegalStateException("not a filesystem request: " + r);
+        }
+    }
+
+    private final Last last = new Last();
+
     /** Decodes a LOOKUP frame (header + 12-byte name + NUL). */
     @Benchmark
-    public FuseRequest decodeLookup() throws ProtocolException {
-        return decoder.decode(lookupFrame);
+    public @Nullable FuseRequest decodeLookup() throws ProtocolException, InterruptedException {
+        decoder.decode(lookupFrame, last, null);
+        return last.request;
     }
 
     /** Decodes a GETATTR frame (56 bytes). */
     @Benchmark
-    public FuseRequest decodeGetattr() throws ProtocolException {
-        return decoder.decode(getattrFrame);
+    public @Nullable FuseRequest decodeGetattr() throws ProtocolException, InterruptedException {
+        decoder.decode(getattrFrame, last, null);
+        return last.request;
     }
 
     /** Decodes a READ frame (80 bytes) for 128 KiB. */
     @Benchmark
-    public FuseRequest decodeRead() throws ProtocolException {
-        return decoder.decode(readFrame);
+    public @Nullable FuseRequest decodeRead() throws ProtocolException, InterruptedException {
+        decoder.decode(readFrame, last, null);
+        return last.request;
     }
 
     /** Encodes a LOOKUP reply: fuse_out_header + fuse_entry_out (144 bytes). */

@@ -13,6 +13,7 @@ import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -69,7 +70,7 @@ class CliIT {
                 TestMount.forceUnmount(mp);
             }
         }
-        Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+        Tools.run(Path.of("/"), "rm", "-rf", work.toString());
     }
 
     private static Run cli(String... args) {
@@ -167,7 +168,7 @@ class CliIT {
             Path mp = newMountpoint("sig" + signal);
             Process p = startMount(mp, "--root", "main");
             assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
-            Shell.ok(work, "kill", "-" + signal, Long.toString(p.pid()));
+            Tools.ok(work, "kill", "-" + signal, Long.toString(p.pid()));
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the mount process ends on SIG" + signal);
             assertEquals(0, p.exitValue(), "SIG" + signal + ": " + Files.readString(work.resolve("mount-" + mp.getFileName() + ".err")));
             assertFalse(TestMount.isMounted(mp), "unmounted on SIG" + signal);
@@ -199,12 +200,12 @@ class CliIT {
         p.waitFor(30, TimeUnit.SECONDS);
         assertTrue(TestMount.isMounted(mp), "a killed server leaves its mount behind");
         // A name never looked up: the mount point's own attributes may still be in the kernel's cache.
-        Shell.Result stat = Shell.run(work, "stat", mp.resolve("never-looked-up").toString());
+        Tools.Result stat = Tools.run(work, "stat", mp.resolve("never-looked-up").toString());
         // ENOTCONN on /dev/fuse; on io_uring (AUTO picks it when enable_uring is set) ECONNABORTED, since the
         // connection ends with FUSE_ABORT_ERROR, or ECANCELED for a request that was parked in the ring.
-        assertTrue(stat.err().contains("Transport endpoint is not connected")
-                || stat.err().contains("Software caused connection abort")
-                || stat.err().contains("Operation canceled"), "stat after the kill: " + stat);
+        assertTrue(stat.stderr().contains("Transport endpoint is not connected")
+                || stat.stderr().contains("Software caused connection abort")
+                || stat.stderr().contains("Operation canceled"), "stat after the kill: " + stat);
         Run r = cli("unmount", mp.toString());
         assertEquals(0, r.exit(), r.err());
         assertFalse(TestMount.isMounted(mp));
@@ -345,14 +346,14 @@ class CliIT {
         Path priv = Files.createDirectories(work.resolve("private"));
         Files.setPosixFilePermissions(priv, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         Path depot = priv.resolve("depot");
-        Shell.ok(work, "cp", "-a", depotDir.toString(), depot.toString());
+        Tools.ok(work, "cp", "-a", depotDir.toString(), depot.toString());
         List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
                 "-cp", packagedClassPath(), DepotfsCli.class.getName(), "ls", "--depot", depot.toString()));
-        Shell.Result r = Shell.run(work, cmd.toArray(String[]::new));
-        assertEquals(1, r.exit(), r.err());
-        assertEquals("depotfs: cannot read " + depot + ": permission denied\n", r.err().lines()
-                .filter(l -> l.startsWith("depotfs:")).findFirst().orElse(r.err()) + "\n");
+        Tools.Result r = Tools.run(work, cmd.toArray(String[]::new));
+        assertEquals(1, r.exit(), r.stderr());
+        assertEquals("depotfs: cannot read " + depot + ": permission denied\n", r.stderr().lines()
+                .filter(l -> l.startsWith("depotfs:")).findFirst().orElse(r.stderr()) + "\n");
     }
 
     /** The packaged jar and its dependencies (target/lib), which other users can read, unlike ~/.m2 of root. */

@@ -16,6 +16,7 @@ import io.github.purefuse.testing.MountedFs;
 import io.github.purefuse.testing.Mounter;
 import io.github.purefuse.testing.ReadOnlyConformanceSuite;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -140,7 +141,7 @@ class DepotConformanceIT extends ReadOnlyConformanceSuite {
             depot.close();
         }
         if (work != null) {
-            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+            Tools.run(Path.of("/"), "rm", "-rf", work.toString());
         }
     }
 }

@@ -15,6 +15,7 @@ import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -87,15 +88,15 @@ class FaultInjectionIT {
                 Path mp = m.path();
 
                 // An error opening: that open fails with EIO, the next one serves the file.
-                Shell.Result first = Shell.run(tmp, "cat", mp.resolve("open-error.bin").toString());
+                Tools.Result first = Tools.run(tmp, "cat", mp.resolve("open-error.bin").toString());
                 assertEquals(1, first.exit());
-                assertTrue(first.err().contains("Input/output error"), first.err());
+                assertTrue(first.stderr().contains("Input/output error"), first.stderr());
                 assertEquals(sha256(contents.get(0)), sha256sum(mp.resolve("open-error.bin")));
 
                 // An error reading: that read fails (EIO), no byte of it is served; a later read serves them.
-                Shell.Result failed = Shell.run(tmp, "dd", "if=" + mp.resolve("read-error.bin"), "of=/dev/null",
+                Tools.Result failed = Tools.run(tmp, "dd", "if=" + mp.resolve("read-error.bin"), "of=/dev/null",
                         "bs=1M", "iflag=direct");
-                assertTrue(failed.exit() != 0 && failed.err().contains("Input/output error"), failed.err());
+                assertTrue(failed.exit() != 0 && failed.stderr().contains("Input/output error"), failed.stderr());
                 assertEquals(sha256(contents.get(1)), sha256sum(mp.resolve("read-error.bin")));
 
                 // Short reads from the store are completed by the mount: the right bytes, no error.
@@ -103,15 +104,15 @@ class FaultInjectionIT {
 
                 // A store whose bytes end early: EIO where they are missing, never a short (truncated) file.
                 Path copy = tmp.resolve("truncated.copy");
-                Shell.Result cut = Shell.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", mp.resolve("truncated.bin").toString(),
+                Tools.Result cut = Tools.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", mp.resolve("truncated.bin").toString(),
                         copy.toString());
-                assertEquals(1, cut.exit(), "cat fails instead of ending early: " + cut.err());
-                assertTrue(cut.err().contains("Input/output error"), cut.err());
+                assertEquals(1, cut.exit(), "cat fails instead of ending early: " + cut.stderr());
+                assertTrue(cut.stderr().contains("Input/output error"), cut.stderr());
                 byte[] got = Files.readAllBytes(copy);
                 assertTrue(got.length <= SIZE / 2 + 123, "no byte past the end of the store's data: " + got.length);
                 assertEquals(-1, java.util.Arrays.mismatch(got, java.util.Arrays.copyOf(contents.get(3), got.length)),
                         "what was served is the file's own bytes");
-                assertEquals(String.valueOf(SIZE), Shell.ok(tmp, "stat", "-c", "%s", mp.resolve("truncated.bin").toString()).strip());
+                assertEquals(String.valueOf(SIZE), Tools.ok(tmp, "stat", "-c", "%s", mp.resolve("truncated.bin").toString()).strip());
 
                 // A slow store: four readers at once all finish with the right bytes.
                 List<CompletableFuture<String>> readers = new ArrayList<>();
@@ -130,17 +131,17 @@ class FaultInjectionIT {
 
                 // A manifest that fails once: that listing gives EIO, the next one works. (The lookup
                 // loads the manifest too, for st_nlink; the fault is set after it.)
-                Shell.ok(tmp, "stat", mp.resolve("flaky-dir").toString());
+                Tools.ok(tmp, "stat", mp.resolve("flaky-dir").toString());
                 depot.failNext(Op.BUNDLE, hash.apply("flaky-dir"), 1);
-                Shell.Result ls = Shell.run(tmp, "ls", mp.resolve("flaky-dir").toString());
-                assertTrue(ls.exit() != 0 && ls.err().contains("Input/output error"), ls.err());
-                assertEquals("inside.txt\n", Shell.ok(tmp, "ls", mp.resolve("flaky-dir").toString()));
+                Tools.Result ls = Tools.run(tmp, "ls", mp.resolve("flaky-dir").toString());
+                assertTrue(ls.exit() != 0 && ls.stderr().contains("Input/output error"), ls.stderr());
+                assertEquals("inside.txt\n", Tools.ok(tmp, "ls", mp.resolve("flaky-dir").toString()));
 
                 // A corrupt manifest: EIO for that directory every time, the rest is served.
-                Shell.Result bad = Shell.run(tmp, "ls", mp.resolve("corrupt-dir").toString());
-                assertTrue(bad.exit() != 0 && bad.err().contains("Input/output error"), bad.err());
+                Tools.Result bad = Tools.run(tmp, "ls", mp.resolve("corrupt-dir").toString());
+                assertTrue(bad.exit() != 0 && bad.stderr().contains("Input/output error"), bad.stderr());
                 assertEquals(sha256(contents.get(5)), sha256sum(mp.resolve("good.bin")));
-                assertTrue(Shell.ok(tmp, "ls", mp.toString()).contains("corrupt-dir\n"));
+                assertTrue(Tools.ok(tmp, "ls", mp.toString()).contains("corrupt-dir\n"));
                 assertTrue(TestMount.isMounted(mp), "the mount stays up");
                 assertTrue(depot.injected() > 0);
             }
@@ -148,6 +149,6 @@ class FaultInjectionIT {
     }
 
     private String sha256sum(Path file) throws Exception {
-        return Shell.ok(tmp, "sha256sum", file.toString()).split(" ")[0];
+        return Tools.ok(tmp, "sha256sum", file.toString()).split(" ")[0];
     }
 }

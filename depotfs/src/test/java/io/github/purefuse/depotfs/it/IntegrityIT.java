@@ -16,6 +16,7 @@ import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -84,21 +85,21 @@ class IntegrityIT {
     }
 
     /** dd of {@code count} 64 KiB blocks from block {@code skip}, O_DIRECT: each block is one READ. */
-    private Shell.Result dd(Path file, long skip, int count) throws Exception {
-        return Shell.run(tmp, "dd", "if=" + file, "of=" + tmp.resolve("dd.out"), "bs=64K", "skip=" + skip,
+    private Tools.Result dd(Path file, long skip, int count) throws Exception {
+        return Tools.run(tmp, "dd", "if=" + file, "of=" + tmp.resolve("dd.out"), "bs=64K", "skip=" + skip,
                 "count=" + count, "iflag=direct", "status=none");
     }
 
     private void assertServes(Path file, long skip, int count) throws Exception {
-        Shell.Result r = dd(file, skip, count);
-        assertEquals(0, r.exit(), r.err());
+        Tools.Result r = dd(file, skip, count);
+        assertEquals(0, r.exit(), r.stderr());
         int from = (int) (skip * CHUNK);
         assertArrayEquals(Arrays.copyOfRange(data, from, from + count * CHUNK), Files.readAllBytes(tmp.resolve("dd.out")),
                 "bytes of blocks " + skip + "+" + count);
     }
 
-    private static void assertEio(Shell.Result r) {
-        assertTrue(r.exit() != 0 && r.err().contains("Input/output error"), "EIO expected: " + r.exit() + " " + r.err());
+    private static void assertEio(Tools.Result r) {
+        assertTrue(r.exit() != 0 && r.stderr().contains("Input/output error"), "EIO expected: " + r.exit() + " " + r.stderr());
     }
 
     @Test
@@ -116,14 +117,14 @@ class IntegrityIT {
                 assertEio(dd(f, 16, 1));                    // still EIO: never cached, never served
 
                 // Buffered: cat stops with EIO, and what it wrote before is the file's own bytes.
-                Shell.Result cat = Shell.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", f.toString(), tmp.resolve("cat.out").toString());
+                Tools.Result cat = Tools.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", f.toString(), tmp.resolve("cat.out").toString());
                 assertEio(cat);
                 byte[] got = Files.readAllBytes(tmp.resolve("cat.out"));
                 assertTrue(got.length <= BAD, "nothing at or after the damaged byte was served: " + got.length);
                 assertArrayEquals(Arrays.copyOf(data, got.length), got);
 
-                assertEquals(Shell.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],
-                        Shell.ok(tmp, "sha256sum", m.path().resolve("good.bin").toString()).split(" ")[0]);
+                assertEquals(Tools.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],
+                        Tools.ok(tmp, "sha256sum", m.path().resolve("good.bin").toString()).split(" ")[0]);
                 assertTrue(depot.mismatches() > 0);
                 assertTrue(TestMount.isMounted(m.path()), "the mount keeps serving");
                 assertTrue(m.session().stats().requests("FUSE_READ") > 0, "READs reached the server");
@@ -138,8 +139,8 @@ class IntegrityIT {
             flip(objectFile(local, "damaged.bin"), BAD);
             PathAdapter handler = DepotFileSystem.open(local, "r", 0, 0).handler(BufferLeases.pooled(), false);
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
-                Shell.Result r = dd(m.path().resolve("damaged.bin"), 16, 1);
-                assertEquals(0, r.exit(), r.err());
+                Tools.Result r = dd(m.path().resolve("damaged.bin"), 16, 1);
+                assertEquals(0, r.exit(), r.stderr());
                 byte[] got = Files.readAllBytes(tmp.resolve("dd.out"));
                 assertEquals((byte) ~data[(int) BAD], got[100]);
             }
@@ -153,14 +154,14 @@ class IntegrityIT {
             VerifyingDepot depot = new VerifyingDepot(local);
             PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), true);
             try (TestMount m = TestMount.mount(handler, TestMount.options().passthrough(true).build())) {
-                assertEio(Shell.run(tmp, "cat", m.path().resolve("damaged.bin").toString()));
-                assertEquals(Shell.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],
-                        Shell.ok(tmp, "sha256sum", m.path().resolve("good.bin").toString()).split(" ")[0]);
+                assertEio(Tools.run(tmp, "cat", m.path().resolve("damaged.bin").toString()));
+                assertEquals(Tools.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],
+                        Tools.ok(tmp, "sha256sum", m.path().resolve("good.bin").toString()).split(" ")[0]);
                 if (handler.passthroughActive()) {
                     assertTrue(handler.stats().passthroughOpens() > 0);
                     assertEquals(0, m.session().stats().requests("FUSE_READ"), "the kernel read good.bin itself");
                 }
-                assertEio(Shell.run(tmp, "cat", m.path().resolve("damaged.bin").toString()));
+                assertEio(Tools.run(tmp, "cat", m.path().resolve("damaged.bin").toString()));
                 assertTrue(TestMount.isMounted(m.path()));
             }
         }
@@ -188,7 +189,7 @@ class IntegrityIT {
                             "    print('short', got)",
                             "except OSError as e:",
                             "    print('error', e.errno, got)");
-                    String out = Shell.ok(tmp, "python3", "-c", py, m.path().resolve("good.bin").toString(), object.toString()).strip();
+                    String out = Tools.ok(tmp, "python3", "-c", py, m.path().resolve("good.bin").toString(), object.toString()).strip();
                     assertTrue(out.startsWith("error 5 "), "EIO, not a short file (verify=" + verify + "): " + out);
                     assertTrue(Long.parseLong(out.split(" ")[2]) <= 1_000_000, out);
                     assertTrue(TestMount.isMounted(m.path()));
@@ -207,8 +208,8 @@ class IntegrityIT {
             PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 Path dir = m.path().resolve("p");
-                assertEio(Shell.run(tmp, "stat", "-c", "%h", dir.toString()));
-                assertEquals("4", Shell.ok(tmp, "stat", "-c", "%h", dir.toString()).strip(), "2 + a/ and b/, once the store answers");
+                assertEio(Tools.run(tmp, "stat", "-c", "%h", dir.toString()));
+                assertEquals("4", Tools.ok(tmp, "stat", "-c", "%h", dir.toString()).strip(), "2 + a/ and b/, once the store answers");
                 assertEquals(1, depot.injected());
             }
         }

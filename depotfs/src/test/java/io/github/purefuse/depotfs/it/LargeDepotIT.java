@@ -13,6 +13,7 @@ import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
@@ -103,13 +104,13 @@ class LargeDepotIT {
             long opened = System.nanoTime();
             try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
                 long mounted = System.nanoTime();
-                String stat = Shell.ok(tmp, "stat", "-c", "%s", m.path().resolve("big/dir-0777/file-0123").toString()).strip();
+                String stat = Tools.ok(tmp, "stat", "-c", "%s", m.path().resolve("big/dir-0777/file-0123").toString()).strip();
                 long done = System.nanoTime();
                 assertEquals("2", stat);
                 System.out.printf("LargeDepotIT: 1,000,000 entries: open %d ms, mount %d ms, first stat %d ms, %d manifests loaded%n",
                         (opened - t0) / 1_000_000, (mounted - opened) / 1_000_000, (done - mounted) / 1_000_000, depot.bundles.size());
                 assertEquals(2, depot.bundles.size(), "manifests read to mount and stat one file: the root's and dir-0777's");
-                String df = Shell.ok(tmp, "df", "--output=itotal", m.path().toString());
+                String df = Tools.ok(tmp, "df", "--output=itotal", m.path().toString());
                 assertTrue(df.contains("1001002"), "statfs counts the million entries from the root manifest: " + df);
             }
         }

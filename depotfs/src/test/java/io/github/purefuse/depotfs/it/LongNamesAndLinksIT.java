@@ -18,6 +18,7 @@ import io.github.purefuse.kit.names.DirectoryNames;
 import io.github.purefuse.kit.names.NameShortener;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +66,7 @@ class LongNamesAndLinksIT {
             }
         } finally {
             depot.close();
-            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+            Tools.run(Path.of("/"), "rm", "-rf", work.toString());
         }
     }
 
@@ -79,7 +80,7 @@ class LongNamesAndLinksIT {
     @Test
     void everyLongNameIsListedOnceInShortFormAndReadsItsOwnBytes() throws Exception {
         DirectoryNames names = expectedNames();
-        List<String> listed = Shell.ok(mnt, "ls", "-1", "-f", "long-names").lines()
+        List<String> listed = Tools.ok(mnt, "ls", "-1", "-f", "long-names").lines()
                 .filter(n -> !n.equals(".") && !n.equals("..")).sorted().toList();
         List<String> expected = new ArrayList<>();
         for (String real : DemoBuilder.longNames()) {
@@ -95,20 +96,20 @@ class LongNamesAndLinksIT {
             assertTrue(shown.getBytes(StandardCharsets.UTF_8).length <= 255, shown);
             Path p = mnt.resolve("long-names").resolve(shown);
             byte[] want = DemoBuilder.longNameContent(real);
-            assertEquals(want.length + " regular file", Shell.ok(mnt, "stat", "-c", "%s %F", p.toString()).strip());
-            assertEquals(new String(want, StandardCharsets.UTF_8), Shell.ok(mnt, "cat", p.toString()));
+            assertEquals(want.length + " regular file", Tools.ok(mnt, "stat", "-c", "%s %F", p.toString()).strip());
+            assertEquals(new String(want, StandardCharsets.UTF_8), Tools.ok(mnt, "cat", p.toString()));
             assertArrayEquals(want, Files.readAllBytes(p));
         }
         Path dir = mnt.resolve("long-names").resolve(names.displayName(DemoBuilder.LONG_DIR));
-        assertEquals("inside.txt\n", Shell.ok(mnt, "ls", dir.toString()));
-        assertTrue(Shell.ok(mnt, "cat", dir.resolve("inside.txt").toString()).contains(DemoBuilder.LONG_DIR.length() + " characters"));
-        assertEquals("3", Shell.ok(mnt, "stat", "-c", "%h", "long-names").strip(), "nlink = 2 + one subdirectory");
+        assertEquals("inside.txt\n", Tools.ok(mnt, "ls", dir.toString()));
+        assertTrue(Tools.ok(mnt, "cat", dir.resolve("inside.txt").toString()).contains(DemoBuilder.LONG_DIR.length() + " characters"));
+        assertEquals("3", Tools.ok(mnt, "stat", "-c", "%h", "long-names").strip(), "nlink = 2 + one subdirectory");
     }
 
     @Test
     void findAndOsWalkSeeEveryEntryOnce() throws Exception {
         Bundle root = depot.bundle(built.root());
-        List<String> found = Shell.ok(mnt, "find", ".", "-mindepth", "1", "-printf", "%P\\0").lines()
+        List<String> found = Tools.ok(mnt, "find", ".", "-mindepth", "1", "-printf", "%P\\0").lines()
                 .flatMap(l -> List.of(l.split("\0")).stream()).filter(s -> !s.isEmpty()).toList();
         assertEquals(root.totalNodes(), found.size(), "find lists every entry of the snapshot");
         assertEquals(found.size(), new HashSet<>(found).size(), "each once");
@@ -121,37 +122,37 @@ class LongNamesAndLinksIT {
                 + "        if not os.path.islink(p):\n"
                 + "            open(p,'rb').read(1)\n"
                 + "print(n)\n";
-        assertEquals(Long.toString(root.totalNodes()), Shell.ok(mnt, "python3", "-c", py, mnt.toString()).strip());
+        assertEquals(Long.toString(root.totalNodes()), Tools.ok(mnt, "python3", "-c", py, mnt.toString()).strip());
     }
 
     @Test
     void theLinkedBundleHasThreeInodeNumbersAndTheSameContent() throws Exception {
         String shared = "doc/" + built.shared();
-        String inos = Shell.ok(mnt, "stat", "-c", "%i", shared, "linked/one", "linked/deeper/two");
+        String inos = Tools.ok(mnt, "stat", "-c", "%i", shared, "linked/one", "linked/deeper/two");
         Set<String> distinct = new HashSet<>(inos.lines().toList());
         assertEquals(3, distinct.size(), inos);
-        Shell.ok(mnt, "diff", "-r", "--no-dereference", shared, "linked/one");
-        Shell.ok(mnt, "diff", "-r", "--no-dereference", shared, "linked/deeper/two");
+        Tools.ok(mnt, "diff", "-r", "--no-dereference", shared, "linked/one");
+        Tools.ok(mnt, "diff", "-r", "--no-dereference", shared, "linked/deeper/two");
         assertEquals(DepotTree.resolve(depot, DepotPath.parse("demo/" + shared)).bundleHash(),
                 DepotTree.resolve(depot, DepotPath.parse("demo/linked/deeper/two")).bundleHash());
-        String lsi = Shell.ok(mnt, "ls", "-di", shared, "linked/one");
+        String lsi = Tools.ok(mnt, "ls", "-di", shared, "linked/one");
         assertEquals(2, lsi.lines().map(l -> l.strip().split(" ")[0]).distinct().count(), lsi);
     }
 
     @Test
     void duIsSaneAndTheBigObjectReadsBack() throws Exception {
         Bundle root = depot.bundle(built.root());
-        long apparent = Long.parseLong(Shell.ok(mnt, "du", "-s", "-b", ".").split("\\s")[0]);
-        long kib = Long.parseLong(Shell.ok(mnt, "du", "-s", "-k", ".").split("\\s")[0]);
+        long apparent = Long.parseLong(Tools.ok(mnt, "du", "-s", "-b", ".").split("\\s")[0]);
+        long kib = Long.parseLong(Tools.ok(mnt, "du", "-s", "-k", ".").split("\\s")[0]);
         assertTrue(apparent >= root.totalBytes(), apparent + " >= " + root.totalBytes());
         assertTrue(kib * 1024 >= root.totalBytes(), kib + " KiB");
         assertTrue(kib * 1024 < apparent + root.totalNodes() * 4096L, kib + " KiB vs " + apparent);
         BundleEntry big = depot.bundle(depot.stat(built.root(), "big").orElseThrow().requireHash()).entry("big.bin").orElseThrow();
-        String sum = Shell.ok(mnt, "sh", "-c", "dd if=big/big.bin bs=1M status=none | sha256sum").split(" ")[0];
+        String sum = Tools.ok(mnt, "sh", "-c", "dd if=big/big.bin bs=1M status=none | sha256sum").split(" ")[0];
         assertEquals(big.requireHash().toHex(), sum);
         assertEquals(BIG, Files.size(mnt.resolve("big/big.bin")));
         assertEquals(new String(DemoBuilder.patternBytes((3L << 20), 64), StandardCharsets.US_ASCII),
-                Shell.ok(mnt, "sh", "-c", "dd if=big/big.bin bs=1M skip=3 count=1 status=none | head -c 64"));
+                Tools.ok(mnt, "sh", "-c", "dd if=big/big.bin bs=1M skip=3 count=1 status=none | head -c 64"));
         assertEquals(0, handler.stats().readErrors());
     }
 }

@@ -13,6 +13,7 @@ import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -101,7 +102,7 @@ class RealTreeIT {
     /** What the importer must skip: sockets, FIFOs and devices, found with find(1). */
     private static List<ImportResult.Skipped> expectedSkips(Path src) throws Exception {
         List<ImportResult.Skipped> out = new ArrayList<>();
-        for (String line : Shell.ok(src, "find", ".", "(", "-type", "s", "-o", "-type", "p", "-o", "-type", "b",
+        for (String line : Tools.ok(src, "find", ".", "(", "-type", "s", "-o", "-type", "p", "-o", "-type", "b",
                 "-o", "-type", "c", ")", "-printf", "%y %P\\n").lines().toList()) {
             String reason = switch (line.charAt(0)) {
                 case 's' -> "socket";
@@ -118,7 +119,7 @@ class RealTreeIT {
     /** {@code find -printf '%P %y %s'}, sorted; the size of directories left out (a manifest's vs the disk's). */
     private static List<String> listing(Path dir) throws Exception {
         List<String> lines = new ArrayList<>();
-        for (String l : Shell.ok(dir, "find", ".", "-mindepth", "1", "-printf", "%P\\0%y\\0%s\\0").split("\0", -1)) {
+        for (String l : Tools.ok(dir, "find", ".", "-mindepth", "1", "-printf", "%P\\0%y\\0%s\\0").split("\0", -1)) {
             lines.add(l);
         }
         List<String> out = new ArrayList<>();
@@ -139,14 +140,7 @@ class RealTreeIT {
         List<Source> out = new ArrayList<>();
         Path snaps = Files.createDirectories(tmp.resolve("snapshots"));
         for (Source s : sources) {
-            Path copy = snaps.resolve(s.root());
-            Shell.Result r = Shell.run(tmp, "cp", "-al", s.dir().toString(), copy.toString());
-            if (r.exit() == 0) {
-                out.add(new Source(s.root(), copy, s.files(), s.bytes()));
-            } else {
-                Shell.run(tmp, "rm", "-rf", copy.toString());
-                out.add(s);
-            }
+            out.add(new Source(s.root(), Tools.snapshot(s.dir(), snaps.resolve(s.root())), s.files(), s.bytes()));
         }
         return out;
     }
@@ -158,7 +152,7 @@ class RealTreeIT {
         } finally {
             // rm -rf removes the hard links themselves (never touching the originals' modes, as a generic
             // cleanup that makes files writable might).
-            Shell.run(tmp, "rm", "-rf", tmp.resolve("snapshots").toString());
+            Tools.run(tmp, "rm", "-rf", tmp.resolve("snapshots").toString());
         }
     }
 
@@ -198,12 +192,12 @@ class RealTreeIT {
                 }
                 for (Source s : sources) {
                     Path mounted = m.path().resolve(s.root());
-                    Shell.Result diff = Shell.run(tmp, "diff", "-r", "--no-dereference", s.dir().toString(), mounted.toString());
+                    Tools.Result diff = Tools.run(tmp, "diff", "-r", "--no-dereference", s.dir().toString(), mounted.toString());
                     assertEquals(0, diff.exit(), "diff -r " + s.dir() + " " + mounted + ":\n"
-                            + diff.out().lines().limit(20).reduce("", (a, b) -> a + "\n" + b) + diff.err());
+                            + diff.out().lines().limit(20).reduce("", (a, b) -> a + "\n" + b) + diff.stderr());
                     assertEquals(listing(s.dir()), listing(mounted), "find listings of " + s.dir());
                 }
-                String[] f = Shell.ok(tmp, "stat", "-f", "-c", "%l %c %b %S", m.path().toString()).strip().split(" ");
+                String[] f = Tools.ok(tmp, "stat", "-f", "-c", "%l %c %b %S", m.path().toString()).strip().split(" ");
                 assertEquals("255", f[0]);
                 long statfsFiles = Long.parseLong(f[1]);
                 long statfsBytes = Long.parseLong(f[2]) * Long.parseLong(f[3]);

@@ -16,6 +16,7 @@ import io.github.purefuse.depotfs.store.s3.S3Location;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -80,23 +81,23 @@ class S3IntegrityIT {
                     Path f = m.path().resolve("damaged.bin");
                     Path out = tmp.resolve("dd.out");
                     // Exact reads (O_DIRECT, 64 KiB each): the damaged chunk is 32.
-                    Shell.Result before = Shell.run(tmp, "dd", "if=" + f, "of=" + out, "bs=64K", "count=32", "iflag=direct", "status=none");
-                    assertEquals(0, before.exit(), before.err());
+                    Tools.Result before = Tools.run(tmp, "dd", "if=" + f, "of=" + out, "bs=64K", "count=32", "iflag=direct", "status=none");
+                    assertEquals(0, before.exit(), before.stderr());
                     assertArrayEquals(Arrays.copyOf(data, 32 * CHUNK), Files.readAllBytes(out));
-                    Shell.Result bad = Shell.run(tmp, "dd", "if=" + f, "of=/dev/null", "bs=64K", "skip=32", "count=1", "iflag=direct");
-                    assertTrue(bad.exit() != 0 && bad.err().contains("Input/output error"), bad.err());
-                    Shell.Result after = Shell.run(tmp, "dd", "if=" + f, "of=" + out, "bs=64K", "skip=33", "iflag=direct", "status=none");
-                    assertEquals(0, after.exit(), after.err());
+                    Tools.Result bad = Tools.run(tmp, "dd", "if=" + f, "of=/dev/null", "bs=64K", "skip=32", "count=1", "iflag=direct");
+                    assertTrue(bad.exit() != 0 && bad.stderr().contains("Input/output error"), bad.stderr());
+                    Tools.Result after = Tools.run(tmp, "dd", "if=" + f, "of=" + out, "bs=64K", "skip=33", "iflag=direct", "status=none");
+                    assertEquals(0, after.exit(), after.stderr());
                     assertArrayEquals(Arrays.copyOfRange(data, 33 * CHUNK, SIZE), Files.readAllBytes(out));
                     // Buffered (readahead, prefetched parts): stops with EIO, what came before is right.
-                    Shell.Result cat = Shell.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", f.toString(), out.toString());
-                    assertTrue(cat.exit() != 0 && cat.err().contains("Input/output error"), cat.err());
+                    Tools.Result cat = Tools.run(tmp, "sh", "-c", "cat \"$0\" > \"$1\"", f.toString(), out.toString());
+                    assertTrue(cat.exit() != 0 && cat.stderr().contains("Input/output error"), cat.stderr());
                     byte[] got = Files.readAllBytes(out);
                     assertTrue(got.length <= BAD, "nothing at or after the damaged byte: " + got.length);
                     assertArrayEquals(Arrays.copyOf(data, got.length), got);
                     // The other object, read through the prefetcher, is intact and checked.
-                    assertEquals(Shell.ok(tmp, "sha256sum", src.resolve("big.bin").toString()).split(" ")[0],
-                            Shell.ok(tmp, "sha256sum", m.path().resolve("big.bin").toString()).split(" ")[0]);
+                    assertEquals(Tools.ok(tmp, "sha256sum", src.resolve("big.bin").toString()).split(" ")[0],
+                            Tools.ok(tmp, "sha256sum", m.path().resolve("big.bin").toString()).split(" ")[0]);
                     assertTrue(depot.chunksChecked() >= big.length / CHUNK, "chunks checked: " + depot.chunksChecked());
                     assertTrue(depot.mismatches() > 0);
                     assertTrue(TestMount.isMounted(m.path()));

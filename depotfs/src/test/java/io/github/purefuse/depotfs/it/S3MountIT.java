@@ -16,6 +16,7 @@ import io.github.purefuse.depotfs.store.s3.S3Options;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -67,12 +68,7 @@ class S3MountIT {
         System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
         System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
         // A hard-link snapshot: packages installed meanwhile do not change the tree between import and diff.
-        snapshot = work.resolve("doc");
-        Path source = Path.of("/usr/share/doc").toRealPath();
-        if (Shell.run(work, "cp", "-al", source.toString(), snapshot.toString()).exit() != 0) {
-            Shell.run(work, "rm", "-rf", snapshot.toString());
-            snapshot = source;
-        }
+        snapshot = Tools.snapshot(Path.of("/usr/share/doc").toRealPath(), work.resolve("doc"));
         location = S3Location.parse("s3://" + BUCKET + "/team/depot");
         try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
             built = new DemoBuilder(s3, Progress.NONE).build(snapshot, Files.createDirectories(work.resolve("tmp")), "big.bin", BIG);
@@ -95,7 +91,7 @@ class S3MountIT {
             if (server != null) {
                 server.close();
             }
-            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+            Tools.run(Path.of("/"), "rm", "-rf", work.toString());
         }
     }
 
@@ -106,7 +102,7 @@ class S3MountIT {
 
     /** {@code find -printf} of a tree below {@code dir}: path, type, size, mode, mtime, link target; sorted. */
     private List<String> listing(Path dir) throws Exception {
-        List<String> out = new ArrayList<>(Shell.ok(dir, "find", ".", "-mindepth", "1", "-printf", "%P %y %s %m %T@ %l\\n").lines().toList());
+        List<String> out = new ArrayList<>(Tools.ok(dir, "find", ".", "-mindepth", "1", "-printf", "%P %y %s %m %T@ %l\\n").lines().toList());
         out.sort(null);
         return out;
     }
@@ -115,19 +111,19 @@ class S3MountIT {
     void mountedBucketIsIdenticalToTheSourceAndToTheLocalDepot() throws Exception {
         try (S3Depot s3 = S3Depot.open(location, server.options()); TestMount m = mount(s3); TestMount l = mount(local)) {
             Path demo = m.path().resolve(DemoBuilder.ROOT);
-            Shell.Result diff = Shell.run(work, "diff", "-r", "--no-dereference", snapshot.toString(), demo.resolve("doc").toString());
-            assertEquals(0, diff.exit(), diff.out() + diff.err());
+            Tools.Result diff = Tools.run(work, "diff", "-r", "--no-dereference", snapshot.toString(), demo.resolve("doc").toString());
+            assertEquals(0, diff.exit(), diff.out() + diff.stderr());
             // Long names (short forms), the linked bundle at three paths, the big object: as in a local depot.
-            diff = Shell.run(work, "diff", "-r", "--no-dereference", l.path().resolve(DemoBuilder.ROOT).toString(), demo.toString());
-            assertEquals(0, diff.exit(), diff.out() + diff.err());
+            diff = Tools.run(work, "diff", "-r", "--no-dereference", l.path().resolve(DemoBuilder.ROOT).toString(), demo.toString());
+            assertEquals(0, diff.exit(), diff.out() + diff.stderr());
             assertEquals(listing(l.path().resolve(DemoBuilder.ROOT)), listing(demo));
-            String stat = Shell.ok(work, "stat", "-c", "%s %h %a %F", demo.resolve("big/big.bin").toString(),
+            String stat = Tools.ok(work, "stat", "-c", "%s %h %a %F", demo.resolve("big/big.bin").toString(),
                     demo.resolve("linked/deeper/two").toString());
             List<String> lines = stat.lines().toList();
             assertEquals(BIG + " 1 444 regular file", lines.get(0));
             assertTrue(lines.get(1).endsWith(" 555 directory"), stat);
-            assertNotEquals(Shell.ok(work, "stat", "-c", "%i", demo.resolve("linked/one").toString()),
-                    Shell.ok(work, "stat", "-c", "%i", demo.resolve("linked/deeper/two").toString()),
+            assertNotEquals(Tools.ok(work, "stat", "-c", "%i", demo.resolve("linked/one").toString()),
+                    Tools.ok(work, "stat", "-c", "%i", demo.resolve("linked/deeper/two").toString()),
                     "a bundle at two paths is two inodes");
         }
     }
@@ -184,9 +180,9 @@ class S3MountIT {
         return HexFormat.of().formatHex(md.digest());
     }
 
-    private static Shell.Result ddDirect(Path file, Path dir) throws Exception {
+    private static Tools.Result ddDirect(Path file, Path dir) throws Exception {
         // O_DIRECT: every read(2) is a FUSE READ, none comes from the page cache.
-        return Shell.run(dir, "dd", "if=" + file, "of=/dev/null", "bs=1M", "iflag=direct", "status=none");
+        return Tools.run(dir, "dd", "if=" + file, "of=/dev/null", "bs=1M", "iflag=direct", "status=none");
     }
 
     @Test
@@ -214,7 +210,7 @@ class S3MountIT {
             // What is cached still answers: big/ was listed above, and its entries need no other manifest. (A
             // listing that needs a manifest never loaded, for a subdirectory's st_nlink, fails with EIO
             // while the store is down, rather than give the kernel a count it would cache.)
-            assertTrue(Shell.ok(work, "ls", demo.resolve("big").toString()).contains("big.bin"), "cached metadata still answers");
+            assertTrue(Tools.ok(work, "ls", demo.resolve("big").toString()).contains("big.bin"), "cached metadata still answers");
 
             server.restart();
             assertEquals(0, ddDirect(big, work).exit(), "reads work again after the restart");
@@ -223,10 +219,10 @@ class S3MountIT {
             server.freeze();
             try {
                 long t1 = System.nanoTime();
-                Shell.Result r = ddDirect(big, work);
+                Tools.Result r = ddDirect(big, work);
                 long took = System.nanoTime() - t1;
                 assertNotEquals(0, r.exit());
-                assertTrue(r.err().contains("Input/output error"), r.err());
+                assertTrue(r.stderr().contains("Input/output error"), r.stderr());
                 assertTrue(took < call.plusSeconds(5).toNanos(), "EIO after " + took / 1_000_000 + " ms, bound " + call);
             } finally {
                 server.thaw();
@@ -244,9 +240,9 @@ class S3MountIT {
             assertTrue(Files.readAllBytes(readme).length > 0, "connections are open before throttling starts");
             proxy.throttle(3);
             long t0 = System.nanoTime();
-            Shell.Result r = ddDirect(m.path().resolve(DemoBuilder.ROOT).resolve("big/big.bin"), work);
+            Tools.Result r = ddDirect(m.path().resolve(DemoBuilder.ROOT).resolve("big/big.bin"), work);
             long took = System.nanoTime() - t0;
-            assertEquals(0, r.exit(), r.err());
+            assertEquals(0, r.exit(), r.stderr());
             assertEquals(3, proxy.throttled(), "three requests answered 503 SlowDown, then retried");
             assertTrue(took > 0);
         }
@@ -277,8 +273,8 @@ class S3MountIT {
             String ready = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
             assertTrue(ready != null && ready.startsWith("depotfs: mounted " + address + " at " + server.endpoint()),
                     ready + " / " + Files.readString(work.resolve("cli-mount.err")));
-            Shell.Result diff = Shell.run(work, "diff", "-r", "--no-dereference", bash.toString(), mp.resolve("again").toString());
-            assertEquals(0, diff.exit(), diff.out() + diff.err());
+            Tools.Result diff = Tools.run(work, "diff", "-r", "--no-dereference", bash.toString(), mp.resolve("again").toString());
+            assertEquals(0, diff.exit(), diff.out() + diff.stderr());
             p.destroy();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
             assertTrue(!TestMount.isMounted(mp), "unmounted on SIGTERM");

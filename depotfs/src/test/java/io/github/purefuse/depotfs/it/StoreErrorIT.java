@@ -12,6 +12,7 @@ import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -46,15 +47,15 @@ class StoreErrorIT {
                 Path object = depot.pathOf(bad.requireHash());
                 object.toFile().setWritable(true);
                 Files.write(object, new byte[3]);
-                Shell.Result cat = Shell.run(tmp, "cat", m.path().resolve("bad.txt").toString());
+                Tools.Result cat = Tools.run(tmp, "cat", m.path().resolve("bad.txt").toString());
                 assertEquals(1, cat.exit());
-                assertTrue(cat.err().contains("Input/output error"), cat.err());
+                assertTrue(cat.stderr().contains("Input/output error"), cat.stderr());
 
-                assertTrue(Shell.ok(tmp, "ls", m.path().toString()).contains("dir\n"), "the parent still lists it");
-                Shell.Result ls = Shell.run(tmp, "ls", m.path().resolve("dir").toString());
-                assertTrue(ls.exit() != 0 && ls.err().contains("Input/output error"), ls.err());
+                assertTrue(Tools.ok(tmp, "ls", m.path().toString()).contains("dir\n"), "the parent still lists it");
+                Tools.Result ls = Tools.run(tmp, "ls", m.path().resolve("dir").toString());
+                assertTrue(ls.exit() != 0 && ls.stderr().contains("Input/output error"), ls.stderr());
 
-                assertEquals("still fine\n", Shell.ok(tmp, "cat", m.path().resolve("good.txt").toString()));
+                assertEquals("still fine\n", Tools.ok(tmp, "cat", m.path().resolve("good.txt").toString()));
                 assertTrue(TestMount.isMounted(m.path()));
             }
         }

@@ -1,15 +1,18 @@
 package io.github.purefuse.examples.cli;
 
+import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
+import java.io.PrintWriter;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
- * What every example command shares about mounting and ending: {@code --nonempty}, {@code --transport}, and signals that end
- * the session (SIGTERM, SIGINT, SIGHUP unmount; the command then returns 0, as a libfuse server exits).
- * Used as a picocli mixin: {@code @Mixin ServeFlags serve = new ServeFlags();}.
+ * What every example command shares about mounting and ending: {@code --nonempty}, {@code --transport},
+ * {@code --stats}, and signals that end the session (SIGTERM, SIGINT, SIGHUP unmount; the command then
+ * returns 0, as a libfuse server exits). Used as a picocli mixin: {@code @Mixin ServeFlags serve = new ServeFlags();}.
  */
 public final class ServeFlags {
     @Option(names = "--nonempty", description = "Mount over a directory that is not empty (hiding what it holds).")
@@ -19,6 +22,9 @@ public final class ServeFlags {
             description = "How requests travel: auto (io_uring when the kernel offers it; the default), dev "
                     + "(/dev/fuse) or io-uring (fail if unavailable).")
     @Nullable Transport transport;
+
+    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
+    boolean stats;
 
     /** Creates the flags (picocli fills them). */
     public ServeFlags() {
@@ -35,6 +41,30 @@ public final class ServeFlags {
             options.transport(transport);
         }
         return options.nonempty(nonempty).handleSignals(true);
+    }
+
+    /**
+     * Prints the session's counters if {@code --stats} was given: one {@code stats.NAME=VALUE} line each,
+     * every value a number (requests per opcode as {@code stats.requests.FUSE_READ=...}; the transport is
+     * the ready line's).
+     *
+     * @param session the ended session
+     * @param err     where to print
+     */
+    public void printStats(FuseSession session, PrintWriter err) {
+        if (!stats) {
+            return;
+        }
+        SessionStats st = session.stats();
+        err.println("stats.requests=" + st.totalRequests());
+        err.println("stats.ringRequests=" + st.ringRequests());
+        err.println("stats.deviceRequests=" + st.deviceRequests());
+        st.requests().forEach((op, count) -> err.println("stats.requests." + op + "=" + count));
+        err.println("stats.readBytes=" + st.readBytes());
+        err.println("stats.repliesWritten=" + st.repliesWritten());
+        err.println("stats.notificationsWritten=" + st.notificationsWritten());
+        err.println("stats.writeErrors=" + st.writeErrors());
+        err.flush();
     }
 
     /**

@@ -4,15 +4,14 @@ import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.examples.cli.ServeFlags;
-import io.github.purefuse.channel.SessionStats;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fuse-example hello MOUNTPOINT}: mounts {@link HelloFs} in the foreground until unmounted. */
 @Command(name = "hello", mixinStandardHelpOptions = true,
@@ -37,9 +36,6 @@ public final class HelloCommand implements Callable<Integer> {
     @Option(names = "--auto-unmount", description = "Mount through fusermount3 -o auto_unmount.")
     private boolean autoUnmount;
 
-
-    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends, one name=value per line.")
-    private boolean stats;
 
     /** Creates the command (picocli fills the fields). */
     public HelloCommand() {
@@ -70,17 +66,7 @@ public final class HelloCommand implements Callable<Integer> {
         err.flush();
         session.awaitTermination();
         session.close();
-        if (stats) {
-            SessionStats st = session.stats();
-            err.println("stats.requests=" + st.totalRequests());
-            err.println("stats.ringRequests=" + st.ringRequests());
-            err.println("stats.deviceRequests=" + st.deviceRequests());
-            st.requests().forEach((op, count) -> err.println("stats.requests." + op + "=" + count));
-            err.println("stats.readBytes=" + st.readBytes());
-            err.println("stats.repliesWritten=" + st.repliesWritten());
-            err.println("stats.notificationsWritten=" + st.notificationsWritten());
-            err.println("stats.writeErrors=" + st.writeErrors());
-        }
+        serve.printStats(session, err);
         err.flush();
         return 0;
     }

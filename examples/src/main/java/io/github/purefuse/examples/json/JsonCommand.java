@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.examples.cli.ServeFlags;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.kit.tree.MemoryTree;
 import java.io.IOException;
@@ -19,6 +20,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "json", mixinStandardHelpOptions = true,
         description = "Mounts a JSON file as a tree: objects and arrays are directories, other values files.")
 public final class JsonCommand implements Callable<Integer> {
+    @picocli.CommandLine.Mixin
+    private ServeFlags serve = new ServeFlags();
+
     @Spec
     private CommandSpec spec;
 
@@ -50,17 +54,18 @@ public final class JsonCommand implements Callable<Integer> {
         try {
             // The document is read once and never changes while mounted: long timeouts, pages kept.
             session = FuseSession.mount(mountpoint, PathAdapter.builder(tree).immutable().build(),
-                    MountOptions.builder().fsname(file.getFileName().toString()).subtype("json").build());
+                    serve.apply(MountOptions.builder().fsname(file.getFileName().toString()).subtype("json")).build());
         } catch (MountException e) {
-            err.println("fuse-example: " + e.getMessage());
+            err.println("fuse-example: " + ServeFlags.message(e));
             err.flush();
             return 1;
         }
-        err.printf("Mounted %s (%d nodes) on %s. Unmount with: umount %s%n",
-                file.toAbsolutePath(), tree.nodeCount(), session.mountpoint(), session.mountpoint());
+        err.printf("Mounted %s (%d nodes) on %s (%s). Unmount with: umount %s%n",
+                file.toAbsolutePath(), tree.nodeCount(), session.mountpoint(), session.transportDetail(), session.mountpoint());
         err.flush();
         session.awaitTermination();
         session.close();
+        serve.printStats(session, err);
         return 0;
     }
 

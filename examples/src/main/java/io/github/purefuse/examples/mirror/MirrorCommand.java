@@ -4,10 +4,12 @@ import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.examples.cli.ServeFlags;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,15 +41,40 @@ public final class MirrorCommand implements Callable<Integer> {
                     + "falls back to reads through this process when not available.")
     private boolean passthrough;
 
-
-    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
-    private boolean stats;
-
     /** Creates the command (picocli fills the fields). */
     public MirrorCommand() {
         spec = CommandSpec.create();
         source = Path.of(".");
         mountpoint = Path.of(".");
+    }
+
+    /**
+     * Why a mirror of {@code source} cannot be mounted on {@code mountpoint}: the mount point is the
+     * source or inside it, so that the mirror would show itself (a lookup in the mount point asks the
+     * mirror, which looks in the source, which is the mount point: {@code ls} there waits forever), or
+     * the source is inside the mount point, which the mount would hide.
+     *
+     * @return the one-line reason, or {@code null} when the mount point is elsewhere (or does not exist:
+     *     mounting then says so)
+     */
+    static @Nullable String mountedInside(Path source, Path mountpoint) {
+        Path src;
+        Path mp;
+        try {
+            src = source.toRealPath();
+            mp = mountpoint.toRealPath();
+        } catch (IOException e) {
+            return null;
+        }
+        if (mp.startsWith(src)) {
+            return "cannot mirror " + src + " onto " + (mp.equals(src) ? "itself" : mp + ", which is inside it")
+                    + ": choose a mount point outside the source";
+        }
+        if (src.startsWith(mp)) {
+            return "cannot mirror " + src + " onto " + mp + ", which holds it (the mount would hide the source)"
+                    + ": choose a mount point outside the source";
+        }
+        return null;
     }
 
     @Override
@@ -56,6 +83,12 @@ public final class MirrorCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "Not a directory: " + source);
         }
         PrintWriter err = spec.commandLine().getErr();
+        String inside = mountedInside(source, mountpoint);
+        if (inside != null) {
+            err.println("fuse-example: " + inside);
+            err.flush();
+            return 2;
+        }
         MirrorFileSystem fs = new MirrorFileSystem(source, passthrough);
         MountOptions options = serve.apply(MountOptions.builder().fsname("mirror").subtype("mirror").passthrough(passthrough)).build();
         FuseSession session;
@@ -72,9 +105,7 @@ public final class MirrorCommand implements Callable<Integer> {
         err.flush();
         session.awaitTermination();
         session.close();
-        if (stats) {
-            err.println(session.stats());
-        }
+        serve.printStats(session, err);
         err.flush();
         return 0;
     }

@@ -34,9 +34,6 @@ public final class ZipCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "MOUNTPOINT", description = "An empty directory to mount on.")
     private Path mountpoint;
 
-    @Option(names = "--stats", description = "Print the session's counters to stderr when it ends.")
-    private boolean stats;
-
     /** Creates the command (picocli fills the fields). */
     public ZipCommand() {
         spec = CommandSpec.create();
@@ -66,14 +63,12 @@ public final class ZipCommand implements Callable<Integer> {
                 err.flush();
                 return 1;
             }
-            err.printf("Mounted %s (%d files and directories) on %s. Unmount with: umount %s%n",
-                    archive.toAbsolutePath(), zip.size(), session.mountpoint(), session.mountpoint());
+            err.printf("Mounted %s (%d files and directories) on %s (%s). Unmount with: umount %s%n",
+                    archive.toAbsolutePath(), zip.size(), session.mountpoint(), session.transportDetail(), session.mountpoint());
             err.flush();
             session.awaitTermination();
             session.close();
-            if (stats) {
-                err.println(session.stats());
-            }
+            serve.printStats(session, err);
             err.flush();
             return 0;
         }

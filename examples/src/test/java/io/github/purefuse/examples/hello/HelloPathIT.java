@@ -1,11 +1,12 @@
 package io.github.purefuse.examples.hello;
 
-import static io.github.purefuse.examples.Shell.run;
+import static io.github.purefuse.testing.Tools.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,14 +40,14 @@ class HelloPathIT {
                 }
                 Thread.sleep(20);
             }
-            assertEquals("hello.txt\n", run(mp, "ls"));
-            assertEquals("Hello, world!\n", run(mp, "cat", "hello.txt"));
-            assertEquals("-r--r--r-- 14 regular file\n", run(mp, "stat", "-c", "%A %s %F", "hello.txt"));
-            assertEquals("dr-xr-xr-x 2\n", run(mp, "stat", "-c", "%A %h", "."));
-            long mtime = Long.parseLong(run(mp, "stat", "-c", "%Y", "hello.txt").strip());
+            assertEquals("hello.txt\n", ok(mp, "ls"));
+            assertEquals("Hello, world!\n", ok(mp, "cat", "hello.txt"));
+            assertEquals("-r--r--r-- 14 regular file\n", ok(mp, "stat", "-c", "%A %s %F", "hello.txt"));
+            assertEquals("dr-xr-xr-x 2\n", ok(mp, "stat", "-c", "%A %h", "."));
+            long mtime = Long.parseLong(ok(mp, "stat", "-c", "%Y", "hello.txt").strip());
             assertTrue(Math.abs(mtime - Instant.now().getEpochSecond()) < 3600, "dated now, not 1970: " + mtime);
-            assertTrue(run(mp, "sh", "-c", "cat nope 2>&1 || true").contains("No such file or directory"));
-            run(tmp, "umount", mp.toString());
+            assertTrue(ok(mp, "sh", "-c", "cat nope 2>&1 || true").contains("No such file or directory"));
+            ok(tmp, "umount", mp.toString());
             server.join(Duration.ofSeconds(30));
             assertTrue(!server.isAlive(), "main returned after umount");
             if (failure.get() != null) {

@@ -3,8 +3,8 @@ package io.github.purefuse.examples.hello;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.purefuse.examples.Launched;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.UringParameter;
@@ -20,9 +20,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,59 +29,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * system-call count under strace that proves one {@code read(2)} per request and one {@code writev(2)}
  * per reply on the real kernel.
  */
-class HelloProcessIT {
-    static final Duration T = Duration.ofSeconds(60);
-    static final Path LAUNCHER = Path.of("..", "bin", "fuse-example").toAbsolutePath().normalize();
-
-    Path mp;
-    Path stderr;
-    Process server;
-
-    @BeforeAll
-    static void fuse() {
-        TestMount.requireDevFuse();
-        assertTrue(Files.isExecutable(LAUNCHER), LAUNCHER + " is executable");
-    }
-
-    @BeforeEach
-    void dirs() throws IOException {
-        mp = TestMount.newMountpoint();
-        stderr = Files.createTempFile("purefuse-hello-", ".err");
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        if (server != null && server.isAlive()) {
-            server.destroyForcibly();
-        }
-        TestMount.forceUnmount(mp);
-        Files.deleteIfExists(mp);
-        Files.deleteIfExists(stderr);
-    }
+class HelloProcessIT extends Launched {
 
     private void start(List<String> prefix, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(prefix);
-        cmd.add(LAUNCHER.toString());
-        cmd.add("hello");
-        cmd.addAll(List.of(args));
-        cmd.add(mp.toString());
-        server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(stderr.toFile()).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!TestMount.isMounted(mp)) {
-            if (!server.isAlive()) {
-                fail("the server exited with " + server.exitValue() + ": " + Files.readString(stderr));
-            }
-            if (System.nanoTime() > deadline) {
-                fail("not mounted after 120 s: " + Files.readString(stderr));
-            }
-            Thread.sleep(50);
-        }
-    }
-
-    private int awaitExit() throws Exception {
-        assertTrue(server.waitFor(T.toSeconds(), TimeUnit.SECONDS), "the server exits");
-        return server.exitValue();
+        List<String> a = new ArrayList<>(List.of("hello"));
+        a.addAll(List.of(args));
+        launch(prefix, a);
     }
 
     @Test
@@ -214,6 +164,33 @@ class HelloProcessIT {
                     || r.stderr().contains("Software caused connection abort")), r.stderr());
             Tools.run(T, "umount", mp.toString()).ok();
             assertFalse(TestMount.isMounted(mp));
+        }
+    }
+
+    /**
+     * kill -9 of a server mounted with {@code --auto-unmount}: {@code fusermount3} unmounts the dead mount.
+     * It does so only if opening the mount point fails with ENOTCONN when it looks, once; on io_uring the
+     * kernel drops the connection only when the dead process's rings are torn down (asynchronously), so
+     * before the rings held the helper's socket too, 6 of 8 such mounts were left behind. Three rounds on
+     * io_uring to catch a race.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"dev", "io-uring"})
+    void withAutoUnmountKill9LeavesNoMountBehind(String transport) throws Exception {
+        try (UringParameter p = transport.equals("io-uring") ? UringParameter.enable() : UringParameter.disable()) {
+            int rounds = transport.equals("io-uring") ? 3 : 1;
+            for (int round = 1; round <= rounds; round++) {
+                start(List.of(), "--auto-unmount", "--transport", transport);
+                assertEquals(HelloFs.HELLO, Tools.run(T, "cat", mp.resolve("hello.txt").toString()).ok().out());
+                server.destroyForcibly(); // SIGKILL
+                assertEquals(137, awaitExit());
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (TestMount.isMounted(mp) && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertFalse(TestMount.isMounted(mp), "round " + round + ": fusermount3 unmounted the dead "
+                        + transport + " mount");
+            }
         }
     }
 

@@ -2,13 +2,13 @@ package io.github.purefuse.examples.json;
 
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.Shell;
-import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.ExpectedTree;
 import io.github.purefuse.testing.MountedFs;
 import io.github.purefuse.testing.Mounter;
 import io.github.purefuse.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
@@ -38,8 +38,8 @@ class JsonConformanceIT extends ReadOnlyConformanceSuite {
         work = Files.createTempDirectory("json-conformance-");
         json = work.resolve("doc.json");
         reference = work.resolve("ref");
-        Shell.run(work, "python3", "-c", JsonIT.PY_SAMPLE, json.toString());
-        Shell.run(work, "python3", "-c", JsonIT.PY_REFERENCE, json.toString(), reference.toString());
+        Tools.ok(work, "python3", "-c", JsonIT.PY_SAMPLE, json.toString());
+        Tools.ok(work, "python3", "-c", JsonIT.PY_REFERENCE, json.toString(), reference.toString());
         return ExpectedTree.fromDirectory(reference);
     }
 
@@ -56,7 +56,7 @@ class JsonConformanceIT extends ReadOnlyConformanceSuite {
     @AfterAll
     void removeFiles() throws Exception {
         if (work != null) {
-            Shell.run(Path.of("/"), "rm", "-rf", work.toString());
+            Tools.ok(Path.of("/"), "rm", "-rf", work.toString());
         }
     }
 }

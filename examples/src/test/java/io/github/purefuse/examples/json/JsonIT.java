@@ -1,13 +1,13 @@
 package io.github.purefuse.examples.json;
 
-import static io.github.purefuse.examples.Shell.run;
+import static io.github.purefuse.testing.Tools.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.Shell;
-import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.kit.path.PathAdapter;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -84,26 +84,26 @@ class JsonIT {
     @Test
     void aDocumentReadsBackThroughTheMountAsPythonParsesIt() throws Exception {
         Path json = tmp.resolve("doc.json");
-        run(tmp, "python3", "-c", PY_SAMPLE, json.toString());
+        ok(tmp, "python3", "-c", PY_SAMPLE, json.toString());
         Path ref = tmp.resolve("ref");
-        run(tmp, "python3", "-c", PY_REFERENCE, json.toString(), ref.toString());
+        ok(tmp, "python3", "-c", PY_REFERENCE, json.toString(), ref.toString());
         try (TestMount m = TestMount.mount(PathAdapter.builder(JsonTree.of(json)).immutable().build(), MountOptions.defaults())) {
             Path mnt = m.mountpoint();
-            run(tmp, "diff", "-r", ref.toString(), mnt.toString());
+            ok(tmp, "diff", "-r", ref.toString(), mnt.toString());
             // paths, types, sizes and link counts as find sees them, against the directory Python wrote
             String fmt = "%P %y %s %n\n";
-            String expected = sorted(run(ref, "find", ".", "-mindepth", "1", "-printf", "%P %y %s %n\n").replaceAll("(?m)^(\\S+ d) \\d+", "$1 0"));
-            assertEquals(expected, sorted(run(mnt, "find", ".", "-mindepth", "1", "-printf", fmt)));
-            assertEquals("purefuse\n", run(mnt, "cat", "name"));
-            assertEquals("first\nsecond\n", run(mnt, "cat", "multi line"));
+            String expected = sorted(ok(ref, "find", ".", "-mindepth", "1", "-printf", "%P %y %s %n\n").replaceAll("(?m)^(\\S+ d) \\d+", "$1 0"));
+            assertEquals(expected, sorted(ok(mnt, "find", ".", "-mindepth", "1", "-printf", fmt)));
+            assertEquals("purefuse\n", ok(mnt, "cat", "name"));
+            assertEquals("first\nsecond\n", ok(mnt, "cat", "multi line"));
             assertEquals("\u3053\u3093\u306b\u3061\u306f\n", Files.readString(mnt.resolve("gr\u00fc\u00dfe/\u65e5\u672c")));
-            assertEquals("dr-xr-xr-x 1502\n", run(mnt, "stat", "-c", "%A %h", "big"), "2 + 1500 subdirectories");
-            assertEquals("-r--r--r-- 1 3\n", run(mnt, "stat", "-c", "%A %h %s", "stars"));
-            assertEquals("item 7\n", run(mnt, "cat", "big/k0007/label"));
-            String count = run(tmp, "python3", "-c", PY_READ_BACK, json.toString(), mnt.toString()).strip();
-            assertEquals(run(ref, "sh", "-c", "find . -mindepth 1 | wc -l").strip(), count);
+            assertEquals("dr-xr-xr-x 1502\n", ok(mnt, "stat", "-c", "%A %h", "big"), "2 + 1500 subdirectories");
+            assertEquals("-r--r--r-- 1 3\n", ok(mnt, "stat", "-c", "%A %h %s", "stars"));
+            assertEquals("item 7\n", ok(mnt, "cat", "big/k0007/label"));
+            String count = ok(tmp, "python3", "-c", PY_READ_BACK, json.toString(), mnt.toString()).strip();
+            assertEquals(ok(ref, "sh", "-c", "find . -mindepth 1 | wc -l").strip(), count);
             assertTrue(Integer.parseInt(count) > 6000, count);
-            assertEquals("1\n", run(mnt, "sh", "-c", "touch x 2>&1 | grep -c 'Read-only file system' || true"));
+            assertEquals("1\n", ok(mnt, "sh", "-c", "touch x 2>&1 | grep -c 'Read-only file system' || true"));
         }
     }
 
@@ -114,12 +114,12 @@ class JsonIT {
                 + "\": \"long\", \"plain\": \"ok\"}");
         try (TestMount m = TestMount.mount(PathAdapter.builder(JsonTree.of(json)).immutable().build(), MountOptions.defaults())) {
             Path mnt = m.mountpoint();
-            List<String> names = run(mnt, "ls", "-A").lines().sorted().toList();
+            List<String> names = ok(mnt, "ls", "-A").lines().sorted().toList();
             assertEquals(5, names.size(), names.toString());
             assertTrue(names.contains("plain"), names.toString());
             assertTrue(names.stream().allMatch(n -> n.length() <= 255 && !n.equals(".") && !n.equals("..")), names.toString());
             // every file is readable under its listed name: the contents are the five values
-            String contents = run(mnt, "sh", "-c", "for f in * .?*; do [ \"$f\" = .. ] || cat \"./$f\"; done");
+            String contents = ok(mnt, "sh", "-c", "for f in * .?*; do [ \"$f\" = .. ] || cat \"./$f\"; done");
             assertEquals(List.of("dot", "dotdot", "long", "ok", "slash"), contents.lines().sorted().toList());
         }
     }

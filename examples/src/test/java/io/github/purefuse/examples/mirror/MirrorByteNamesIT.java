@@ -1,10 +1,11 @@
 package io.github.purefuse.examples.mirror;
 
-import static io.github.purefuse.examples.Shell.run;
+import static io.github.purefuse.testing.Tools.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -84,10 +85,10 @@ class MirrorByteNamesIT {
     @Test
     void namesThatAreNotUtf8RoundTripByteForByte() throws Exception {
         Path src = Files.createDirectory(tmp.resolve("src"));
-        run(tmp, "python3", "-c", MAKE, src.toString());
+        ok(tmp, "python3", "-c", MAKE, src.toString());
         MirrorFileSystem fs = new MirrorFileSystem(src, false);
         try (TestMount m = TestMount.mount(fs, MountOptions.defaults())) {
-            assertEquals("OK\n", run(tmp, "python3", "-c", COMPARE, src.toString(), m.mountpoint().toString()));
+            assertEquals("OK\n", ok(tmp, "python3", "-c", COMPARE, src.toString(), m.mountpoint().toString()));
         }
         assertEquals(0, fs.leases().outstandingLeases(), "leases left open");
     }

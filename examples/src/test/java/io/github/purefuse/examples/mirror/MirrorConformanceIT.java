@@ -2,11 +2,11 @@ package io.github.purefuse.examples.mirror;
 
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountOptions;
-import io.github.purefuse.examples.Shell;
 import io.github.purefuse.testing.ExpectedTree;
 import io.github.purefuse.testing.Mounter;
-import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.ReadOnlyConformanceSuite;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -21,12 +21,12 @@ class MirrorConformanceIT extends ReadOnlyConformanceSuite {
 
     MirrorConformanceIT() throws Exception {
         snapshotDir = Files.createTempDirectory("mirror-conformance-");
-        source = Shell.snapshot(Path.of("/usr/share/doc"), snapshotDir.resolve("doc"));
+        source = Tools.snapshot(Path.of("/usr/share/doc"), snapshotDir.resolve("doc"));
     }
 
     @AfterAll
     void deleteSnapshot() throws Exception {
-        Shell.exec(Path.of("/"), "rm", "-rf", snapshotDir.toString());
+        Tools.run(Path.of("/"), "rm", "-rf", snapshotDir.toString());
     }
 
     @Override

@@ -1,15 +1,15 @@
 package io.github.purefuse.examples.mirror;
 
-import static io.github.purefuse.examples.Shell.difference;
-import static io.github.purefuse.examples.Shell.run;
+import static io.github.purefuse.testing.Tools.difference;
+import static io.github.purefuse.testing.Tools.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
-import io.github.purefuse.examples.Shell;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.UringParameter;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -48,7 +48,7 @@ class MirrorIT {
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"DEV_FUSE", "IO_URING"})
     void bigTreeLooksAndReadsLikeItsSource(Transport transport) throws Exception {
-        Path tree = Shell.snapshot(BIG_TREE, tmp.resolve("share"));   // packages may be installed meanwhile
+        Path tree = Tools.snapshot(BIG_TREE, tmp.resolve("share"));   // packages may be installed meanwhile
         long files = countFiles(tree);
         assertTrue(files >= 10_000, "the tree should hold at least 10,000 files, has " + files);
         MirrorFileSystem fs = new MirrorFileSystem(tree, false);
@@ -58,7 +58,7 @@ class MirrorIT {
             String actual = listing(m.mountpoint());
             assertEquals(expected.lines().count(), actual.lines().count(), "entries");
             assertTrue(expected.equals(actual), () -> difference(expected, actual));
-            run(tmp, "diff", "-r", "--no-dereference", tree.toString(), m.mountpoint().toString());
+            ok(tmp, "diff", "-r", "--no-dereference", tree.toString(), m.mountpoint().toString());
         }
         assertEquals(0, fs.leases().outstandingLeases(), "leases left open");
     }
@@ -79,13 +79,13 @@ class MirrorIT {
         Files.createSymbolicLink(src.resolve("link-dangling"), Path.of("/nowhere/at/all"));
         Files.createSymbolicLink(src.resolve("dir/link-up"), Path.of("../plain.txt"));
         Files.writeString(src.resolve("naïve ünïcode €.txt"), "utf-8 name\n");
-        run(src, "mkfifo", "fifo");
+        ok(src, "mkfifo", "fifo");
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(src.resolve("socket")));
         }
-        run(src, "mknod", "chardev", "c", "1", "3");
-        run(src, "mknod", "blockdev", "b", "259", "300000");   // a minor number above 255: the 32-bit rdev encoding matters
-        run(src, "chmod", "4755", "plain.txt");
+        ok(src, "mknod", "chardev", "c", "1", "3");
+        ok(src, "mknod", "blockdev", "b", "259", "300000");   // a minor number above 255: the 32-bit rdev encoding matters
+        ok(src, "chmod", "4755", "plain.txt");
         for (Path p : List.of(src.resolve("plain.txt"), src.resolve("dir"))) {
             UserDefinedFileAttributeView v = Files.getFileAttributeView(p, UserDefinedFileAttributeView.class);
             v.write("color", ByteBuffer.wrap("blue".getBytes(StandardCharsets.UTF_8)));
@@ -98,16 +98,16 @@ class MirrorIT {
             // stat(1): type, ino, links, owner, mode, size, device numbers, times in ns
             List<String> names = names(src);
             String format = "%n|%F|%i|%h|%u|%g|%a|%s|%t|%T|%.9Y|%.9Z";
-            assertEquals(run(src, cmd("stat", "-c", format, names)), run(mnt, cmd("stat", "-c", format, names)));
+            assertEquals(ok(src, cmd("stat", "-c", format, names)), ok(mnt, cmd("stat", "-c", format, names)));
             String expected = listing(src);
             assertEquals(expected, listing(mnt));
             for (String special : List.of("fifo\\|0\\|\\d+\\|p", "socket\\|0\\|\\d+\\|s", "chardev\\|0\\|\\d+\\|c", "blockdev\\|0\\|\\d+\\|b")) {
                 assertTrue(Pattern.compile("^" + special + "\\|", Pattern.MULTILINE).matcher(expected).find(), special + " in\n" + expected);
             }
             // contents and links
-            run(tmp, "diff", "-r", "--no-dereference", src.resolve("dir").toString(), mnt.resolve("dir").toString());
+            ok(tmp, "diff", "-r", "--no-dereference", src.resolve("dir").toString(), mnt.resolve("dir").toString());
             for (String f : List.of("plain.txt", "hardlink.txt", "sparse.bin", "naïve ünïcode €.txt", "link-rel", "dir/link-up")) {
-                run(tmp, "cmp", src.resolve(f).toString(), mnt.resolve(f).toString());
+                ok(tmp, "cmp", src.resolve(f).toString(), mnt.resolve(f).toString());
             }
             // SEEK_DATA/SEEK_HOLE (FUSE_LSEEK) find the same data and holes as on the source, ENXIO past the end
             String seeks = """
@@ -122,17 +122,17 @@ class MirrorIT {
                                 out.append('%s@%d=%s' % (name, off, errno.errorcode[e.errno]))
                     print(' '.join(out))
                     """;
-            String sourceSeeks = run(src, "python3", "-c", seeks, "sparse.bin");
-            assertEquals(sourceSeeks, run(mnt, "python3", "-c", seeks, "sparse.bin"));
+            String sourceSeeks = ok(src, "python3", "-c", seeks, "sparse.bin");
+            assertEquals(sourceSeeks, ok(mnt, "python3", "-c", seeks, "sparse.bin"));
             assertTrue(sourceSeeks.contains("data@0=5242880") || sourceSeeks.contains("data@0=0"), sourceSeeks);
             assertTrue(sourceSeeks.contains("data@10485760=ENXIO"), sourceSeeks);
             assertTrue(m.session().stats().requests("FUSE_LSEEK") > 0, m.session().stats().toString());
-            assertEquals("/nowhere/at/all\n", run(mnt, "readlink", "link-dangling"));
+            assertEquals("/nowhere/at/all\n", ok(mnt, "readlink", "link-dangling"));
             // user.* extended attributes, with the size probe and ERANGE (python3 asks with a small buffer first)
-            String getfattr = run(mnt, "getfattr", "-d", "-e", "hex", "-m", "-", "plain.txt", "dir", "fifo", "link-rel");
-            assertEquals(run(src, "getfattr", "-d", "-e", "hex", "-m", "^user\\.", "plain.txt", "dir", "fifo", "link-rel"), getfattr);
+            String getfattr = ok(mnt, "getfattr", "-d", "-e", "hex", "-m", "-", "plain.txt", "dir", "fifo", "link-rel");
+            assertEquals(ok(src, "getfattr", "-d", "-e", "hex", "-m", "^user\\.", "plain.txt", "dir", "fifo", "link-rel"), getfattr);
             assertTrue(getfattr.contains("user.color=0x626c7565"), getfattr);
-            assertEquals("blue 3000 ENODATA ERANGE\n", run(mnt, "python3", "-c", """
+            assertEquals("blue 3000 ENODATA ERANGE\n", ok(mnt, "python3", "-c", """
                     import os, errno, ctypes
                     libc = ctypes.CDLL(None, use_errno=True)
                     v = os.getxattr('plain.txt', 'user.color')
@@ -148,8 +148,8 @@ class MirrorIT {
                     print(v.decode(), len(big), missing, small)
                     """));
             // the mount refuses writes
-            Shell.Result w = Shell.exec(mnt, "sh", "-c", "echo x > plain.txt");
-            assertTrue(w.exit() != 0 && w.err().contains("Read-only file system"), w.err());
+            Tools.Result w = Tools.run(mnt, "sh", "-c", "echo x > plain.txt");
+            assertTrue(w.exit() != 0 && w.stderr().contains("Read-only file system"), w.stderr());
         }
         assertEquals(0, fs.leases().outstandingLeases(), "leases left open");
     }
@@ -159,11 +159,11 @@ class MirrorIT {
         Path source = Path.of(System.getProperty("java.home"));   // a JDK: 300 MiB, big and small files
         MirrorFileSystem fs = new MirrorFileSystem(source, true);
         try (TestMount m = TestMount.mount(fs, TestMount.options().passthrough(true).build())) {
-            run(tmp, "diff", "-r", "--no-dereference", source.toString(), m.mountpoint().toString());
+            ok(tmp, "diff", "-r", "--no-dereference", source.toString(), m.mountpoint().toString());
             String files = "lib/modules lib/libjvm.so bin/java release";
             String cmd = "find %s -name libjvm.so -o -name modules -o -name release | sort | xargs sha256sum | sed 's|  %s/|  |'";
-            assertEquals(run(tmp, "sh", "-c", cmd.formatted(source, source)),
-                    run(tmp, "sh", "-c", cmd.formatted(m.mountpoint(), m.mountpoint())), files);
+            assertEquals(ok(tmp, "sh", "-c", cmd.formatted(source, source)),
+                    ok(tmp, "sh", "-c", cmd.formatted(m.mountpoint(), m.mountpoint())), files);
             SessionStats stats = m.session().stats();
             boolean available = kernelAtLeast(6, 9) && isRoot();
             assertEquals(available, fs.passthroughActive(), "passthrough in use");
@@ -179,13 +179,13 @@ class MirrorIT {
     // ---------------------------------------------------------------------------------------- helpers
 
     static String listing(Path root) throws IOException, InterruptedException {
-        List<String> lines = new ArrayList<>(run(root, "find", ".", "-printf", FIND_FORMAT).lines().toList());
+        List<String> lines = new ArrayList<>(ok(root, "find", ".", "-printf", FIND_FORMAT).lines().toList());
         lines.sort(null);
         return String.join("\n", lines) + "\n";
     }
 
     private static long countFiles(Path root) throws IOException, InterruptedException {
-        return run(root, "find", ".", "-type", "f").lines().count();
+        return ok(root, "find", ".", "-type", "f").lines().count();
     }
 
     private static List<String> names(Path root) throws IOException {

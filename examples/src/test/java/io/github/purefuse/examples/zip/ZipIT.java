@@ -1,13 +1,13 @@
 package io.github.purefuse.examples.zip;
 
-import static io.github.purefuse.examples.Shell.difference;
-import static io.github.purefuse.examples.Shell.run;
+import static io.github.purefuse.testing.Tools.difference;
+import static io.github.purefuse.testing.Tools.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.purefuse.examples.Shell;
-import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.kit.path.PathAdapter;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +81,7 @@ class ZipIT {
     @Test
     void awkwardArchive() throws Exception {
         Path archive = tmp.resolve("awkward.zip");
-        run(tmp, "python3", "-c", """
+        ok(tmp, "python3", "-c", """
                 import random, sys, zipfile
                 rnd = random.Random(1)
                 big = rnd.randbytes(12 << 20).translate(bytes(b'abcdefghijklmnop'[i % 16] for i in range(256)))  # 12 MiB: beyond the window
@@ -111,7 +111,7 @@ class ZipIT {
         try (ZipFileSystem zip = ZipFileSystem.open(archive);
              TestMount m = TestMount.mount(PathAdapter.builder(zip).immutable().build(), TestMount.options().build())) {
             Path mnt = m.mountpoint();
-            String listing = run(mnt, "find", ".", "-printf", "%P|%y|%m|%s|%l\n");
+            String listing = ok(mnt, "find", ".", "-printf", "%P|%y|%m|%s|%l\n");
             List<String> lines = new ArrayList<>(listing.lines().toList());
             lines.removeIf(l -> l.startsWith("LLLL"));
             lines.sort(null);
@@ -122,19 +122,19 @@ class ZipIT {
             assertTrue(listing.lines().anyMatch(l -> l.startsWith("LLLL") && l.length() < 300), "long name shortened: " + listing);
             assertEquals("first\n", Files.readString(mnt.resolve("dup.txt")));
             assertEquals("implicit parents\n", Files.readString(mnt.resolve("link")));
-            assertEquals("2001-02-03 04:05:06\n", run(mnt, "date", "-r", "explicit", "+%F %T"));
-            assertEquals("hi\n", run(mnt, "sh", "run.sh"));
-            Shell.Result lzma = Shell.exec(mnt, "cat", "lzma.txt");
-            assertTrue(lzma.exit() != 0 && lzma.err().contains("Operation not supported"), lzma.err());
+            assertEquals("2001-02-03 04:05:06\n", ok(mnt, "date", "-r", "explicit", "+%F %T"));
+            assertEquals("hi\n", ok(mnt, "sh", "run.sh"));
+            Tools.Result lzma = Tools.run(mnt, "cat", "lzma.txt");
+            assertTrue(lzma.exit() != 0 && lzma.stderr().contains("Operation not supported"), lzma.stderr());
             // every other file's bytes, and random and backwards reads of big.txt (12 MiB: restarts)
-            String expected = run(tmp, "python3", "-c", PY_SHA256, archive.toString()).lines()
+            String expected = ok(tmp, "python3", "-c", PY_SHA256, archive.toString()).lines()
                     .filter(l -> !l.endsWith("lzma.txt") && !l.endsWith("evil.txt") && !l.endsWith("link")
                             && !l.contains("LLLL") && !l.endsWith("dup.txt") && !l.endsWith("  a"))
                     .map(l -> l.replace("  ./", "  ")).sorted().reduce("", (a, b) -> a + b + "\n");
-            String actual = run(mnt, "sh", "-c", "find . -type f ! -name lzma.txt ! -name 'LLLL*' ! -name dup.txt -printf '%P\\0' | xargs -0 sha256sum")
+            String actual = ok(mnt, "sh", "-c", "find . -type f ! -name lzma.txt ! -name 'LLLL*' ! -name dup.txt -printf '%P\\0' | xargs -0 sha256sum")
                     .lines().sorted().reduce("", (a, b) -> a + b + "\n");
             assertEquals(expected, actual);
-            assertEquals("150\n", run(tmp, "python3", "-c", PY_RANDOM_READS.replace("[:3]", "[:1]"), archive.toString(), mnt.toString()));
+            assertEquals("150\n", ok(tmp, "python3", "-c", PY_RANDOM_READS.replace("[:3]", "[:1]"), archive.toString(), mnt.toString()));
         }
     }
 
@@ -145,7 +145,7 @@ class ZipIT {
             // unzip -l: every file with its size, every directory entry as a directory, nothing else
             TreeSet<String> files = new TreeSet<>();
             TreeSet<String> dirs = new TreeSet<>();
-            for (String line : run(tmp, "unzip", "-l", archive.toString()).lines().toList()) {
+            for (String line : ok(tmp, "unzip", "-l", archive.toString()).lines().toList()) {
                 Matcher x = UNZIP_LINE.matcher(line);
                 if (x.matches()) {
                     if (x.group(2).endsWith("/")) {
@@ -157,16 +157,16 @@ class ZipIT {
             }
             assertTrue(files.size() > 100, "entries in " + archive + ": " + files.size());
             String expectedFiles = String.join("\n", files) + "\n";
-            String actualFiles = sorted(run(mnt, "find", ".", "-type", "f", "-printf", "%P %s\n"));
+            String actualFiles = sorted(ok(mnt, "find", ".", "-type", "f", "-printf", "%P %s\n"));
             assertTrue(expectedFiles.equals(actualFiles), () -> difference(expectedFiles, actualFiles));
-            TreeSet<String> mountedDirs = new TreeSet<>(run(mnt, "find", ".", "-mindepth", "1", "-type", "d", "-printf", "%P\n").lines().toList());
+            TreeSet<String> mountedDirs = new TreeSet<>(ok(mnt, "find", ".", "-mindepth", "1", "-type", "d", "-printf", "%P\n").lines().toList());
             assertTrue(mountedDirs.containsAll(dirs), "directory entries missing: " + dirs);
             // every entry's SHA-256, by Python's zipfile and through the mount (two readers at once)
-            String expected = run(tmp, "python3", "-c", PY_SHA256, archive.toString());
-            String actual = sorted(run(mnt, "sh", "-c", "find . -type f -printf '%P\\0' | xargs -0 -n 500 -P 2 sha256sum"));
+            String expected = ok(tmp, "python3", "-c", PY_SHA256, archive.toString());
+            String actual = sorted(ok(mnt, "sh", "-c", "find . -type f -printf '%P\\0' | xargs -0 -n 500 -P 2 sha256sum"));
             assertTrue(sorted(expected).equals(actual), () -> difference(sorted(expected), actual));
             // random and backwards reads of the largest compressed entries
-            int checked = Integer.parseInt(run(tmp, "python3", "-c", PY_RANDOM_READS, archive.toString(), mnt.toString()).strip());
+            int checked = Integer.parseInt(ok(tmp, "python3", "-c", PY_RANDOM_READS, archive.toString(), mnt.toString()).strip());
             assertTrue(checked >= 300, "random reads checked: " + checked);
         }
     }

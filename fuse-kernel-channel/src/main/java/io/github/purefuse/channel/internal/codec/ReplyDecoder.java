@@ -28,7 +28,7 @@ import io.github.purefuse.api.request.Read;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
-import io.github.purefuse.api.request.Setattr;
+import io.github.purefuse.api.request.RequestHeader;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.request.Statx;
 import io.github.purefuse.api.types.Attr;
@@ -52,6 +52,9 @@ import io.github.purefuse.channel.internal.abi.FuseStructs.FuseStatx;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseStatxOut;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseSxTime;
 import io.github.purefuse.channel.internal.abi.Le;
+import io.github.purefuse.channel.internal.request.Incoming;
+import io.github.purefuse.channel.internal.request.Init;
+import io.github.purefuse.channel.internal.request.Setattr;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -93,7 +96,22 @@ public final class ReplyDecoder {
      *     reply types cannot express
      */
     public static FuseReply decode(FuseRequest request, ByteBuffer frame) throws ProtocolException {
-        Frame f = open(request, frame);
+        return decode(new Incoming.ForFilesystem(request), frame);
+    }
+
+    /**
+     * Decodes a reply frame to any decoded request: a filesystem's request as {@link #decode(FuseRequest,
+     * ByteBuffer)}; one the channel answers itself to its {@link Failure}, {@link Ok}, or for SETATTR
+     * (answered by servers that write) its {@link Attributes}.
+     *
+     * @param request the request it answers (matched by {@code unique})
+     * @param frame   the frame, from position to limit (not changed)
+     * @return the reply
+     * @throws ProtocolException if the frame is malformed, answers another request, or holds values the
+     *     reply types cannot express
+     */
+    public static FuseReply decode(Incoming request, ByteBuffer frame) throws ProtocolException {
+        Frame f = open(request.header(), frame);
         if (f.error != 0) {
             if (f.body != 0) {
                 throw f.fail(H, "error reply with a " + f.body + "-byte payload");
@@ -112,9 +130,12 @@ public final class ReplyDecoder {
         }
     }
 
-    private static FuseReply decodeOk(FuseRequest request, Frame f) throws ProtocolException {
+    private static FuseReply decodeOk(Incoming incoming, Frame f) throws ProtocolException {
         ByteBuffer b = f.buf;
         int at = f.start + H;
+        if (!(incoming instanceof Incoming.ForFilesystem(FuseRequest request))) {
+            return incoming instanceof Setattr ? attrOut(f, at) : ok(f);
+        }
         switch (request) {
             case Lookup l -> {
                 boolean compat = f.sized(FuseEntryOut.BYTES, FuseStructs.COMPAT_ENTRY_OUT_SIZE, "fuse_entry_out");
@@ -124,9 +145,6 @@ public final class ReplyDecoder {
                 return readEntry(f, at, compat);
             }
             case Getattr g -> {
-                return attrOut(f, at);
-            }
-            case Setattr s -> {
                 return attrOut(f, at);
             }
             case Statx s -> {
@@ -192,13 +210,17 @@ public final class ReplyDecoder {
                 return new PollEvents(Le.i32(b, at));
             }
             default -> {
-                if (f.body != 0) {
-                    throw f.fail(H, "a " + f.body + "-byte success reply to " + Opcodes.name(request.header().opcode())
-                            + " is not one the API models");
-                }
-                return Ok.INSTANCE;
+                return ok(f);
             }
         }
+    }
+
+    /** A success reply without a body. */
+    private static Ok ok(Frame f) throws ProtocolException {
+        if (f.body != 0) {
+            throw f.fail(H, "a " + f.body + "-byte success reply to " + Opcodes.name(f.opcode) + " is not one the API models");
+        }
+        return Ok.INSTANCE;
     }
 
     /**
@@ -210,8 +232,8 @@ public final class ReplyDecoder {
      *     {@code FUSE_INIT_EXT} in {@code flags}
      * @throws ProtocolException if the frame is malformed or longer than 64 bytes of body
      */
-    public static InitOut decodeInit(FuseRequest request, ByteBuffer frame) throws ProtocolException {
-        Frame f = open(request, frame);
+    public static InitOut decodeInit(Init request, ByteBuffer frame) throws ProtocolException {
+        Frame f = open(request.header(), frame);
         if (f.error != 0 || f.body < 8 || f.body > FuseInitOut.BYTES) {
             throw f.fail(H, "not an INIT reply (error " + f.error + ", " + f.body + " bytes)");
         }
@@ -247,7 +269,7 @@ public final class ReplyDecoder {
         if (!plus && !(request instanceof Readdir)) {
             throw new ProtocolException(request.header().opcode(), request.header().unique(), 0, "not a READDIR/READDIRPLUS request", true);
         }
-        Frame f = open(request, frame);
+        Frame f = open(request.header(), frame);
         if (f.error != 0) {
             throw f.fail(FuseOutHeader.ERROR, "error reply " + f.error + " has no records");
         }
@@ -417,10 +439,10 @@ public final class ReplyDecoder {
         return names;
     }
 
-    private static Frame open(FuseRequest request, ByteBuffer frame) throws ProtocolException {
+    private static Frame open(RequestHeader request, ByteBuffer frame) throws ProtocolException {
         Objects.requireNonNull(request, "request");
-        int opcode = request.header().opcode();
-        long unique = request.header().unique();
+        int opcode = request.opcode();
+        long unique = request.unique();
         int start = frame.position();
         int length = frame.limit() - start;
         if (length < H) {

@@ -1,31 +1,15 @@
 package io.github.purefuse.channel.internal.codec;
 
 import io.github.purefuse.api.request.Access;
-import io.github.purefuse.api.request.BatchForget;
-import io.github.purefuse.api.request.Bmap;
-import io.github.purefuse.api.request.CopyFileRange;
-import io.github.purefuse.api.request.Create;
-import io.github.purefuse.api.request.Destroy;
-import io.github.purefuse.api.request.Fallocate;
-import io.github.purefuse.api.request.FileLock;
 import io.github.purefuse.api.request.Flush;
-import io.github.purefuse.api.request.Forget;
 import io.github.purefuse.api.request.Fsync;
 import io.github.purefuse.api.request.Fsyncdir;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
-import io.github.purefuse.api.request.Getlk;
 import io.github.purefuse.api.request.Getxattr;
-import io.github.purefuse.api.request.Init;
-import io.github.purefuse.api.request.Interrupt;
-import io.github.purefuse.api.request.Ioctl;
-import io.github.purefuse.api.request.Link;
 import io.github.purefuse.api.request.Listxattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Lseek;
-import io.github.purefuse.api.request.Mkdir;
-import io.github.purefuse.api.request.Mknod;
-import io.github.purefuse.api.request.NotifyReply;
 import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
@@ -35,22 +19,9 @@ import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
 import io.github.purefuse.api.request.Release;
 import io.github.purefuse.api.request.Releasedir;
-import io.github.purefuse.api.request.Removexattr;
-import io.github.purefuse.api.request.Rename;
-import io.github.purefuse.api.request.Rename2;
 import io.github.purefuse.api.request.RequestHeader;
-import io.github.purefuse.api.request.Rmdir;
-import io.github.purefuse.api.request.Setattr;
-import io.github.purefuse.api.request.Setlk;
-import io.github.purefuse.api.request.Setxattr;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.request.Statx;
-import io.github.purefuse.api.request.Symlink;
-import io.github.purefuse.api.request.Syncfs;
-import io.github.purefuse.api.request.Tmpfile;
-import io.github.purefuse.api.request.Unknown;
-import io.github.purefuse.api.request.Unlink;
-import io.github.purefuse.api.request.Write;
 import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.NodeId;
@@ -58,15 +29,53 @@ import io.github.purefuse.channel.internal.abi.FuseStructs;
 import io.github.purefuse.channel.internal.abi.FuseStructs.FuseInHeader;
 import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.abi.Le;
+import io.github.purefuse.channel.internal.request.BatchForget;
+import io.github.purefuse.channel.internal.request.Bmap;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
+import io.github.purefuse.channel.internal.request.CopyFileRange;
+import io.github.purefuse.channel.internal.request.Create;
+import io.github.purefuse.channel.internal.request.Destroy;
+import io.github.purefuse.channel.internal.request.Fallocate;
+import io.github.purefuse.channel.internal.request.FileLock;
+import io.github.purefuse.channel.internal.request.Forget;
+import io.github.purefuse.channel.internal.request.Getlk;
+import io.github.purefuse.channel.internal.request.Incoming;
+import io.github.purefuse.channel.internal.request.Init;
+import io.github.purefuse.channel.internal.request.Interrupt;
+import io.github.purefuse.channel.internal.request.Ioctl;
+import io.github.purefuse.channel.internal.request.Link;
+import io.github.purefuse.channel.internal.request.Mkdir;
+import io.github.purefuse.channel.internal.request.Mknod;
+import io.github.purefuse.channel.internal.request.NotifyReply;
+import io.github.purefuse.channel.internal.request.Removexattr;
+import io.github.purefuse.channel.internal.request.Rename;
+import io.github.purefuse.channel.internal.request.Rename2;
+import io.github.purefuse.channel.internal.request.Rmdir;
+import io.github.purefuse.channel.internal.request.Setattr;
+import io.github.purefuse.channel.internal.request.Setlk;
+import io.github.purefuse.channel.internal.request.Setxattr;
+import io.github.purefuse.channel.internal.request.Symlink;
+import io.github.purefuse.channel.internal.request.Syncfs;
+import io.github.purefuse.channel.internal.request.Tmpfile;
+import io.github.purefuse.channel.internal.request.Unknown;
+import io.github.purefuse.channel.internal.request.Unlink;
+import io.github.purefuse.channel.internal.request.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes one frame, exactly the bytes one {@code read()} of {@code /dev/fuse} returned, into its
  * request record ({@code fuse_in_header} followed by the opcode's body, protocol 7.45 layouts with the
  * smaller structs of older minor versions where they differ). Thread-safe: the only state is the
  * negotiated minor version.
+ *
+ * <h2>What comes out</h2>
+ * A frame becomes either a public {@link FuseRequest}, for the opcodes a filesystem receives, or a
+ * {@link ChannelRequest} the channel answers itself. The transports call
+ * {@link #decode(ByteBuffer, Sink, Object)}, which hands either record to one method of a {@link Sink}
+ * without a wrapper; {@link #decode(ByteBuffer)} returns one {@link Incoming} value, for tools and tests.
  *
  * <h2>What is checked</h2>
  * A frame shorter than the 40-byte header, an {@code in_header.len} that differs from the frame's
@@ -109,14 +118,77 @@ public final class RequestDecoder {
     }
 
     /**
-     * Decodes {@code frame[position, limit)} with absolute little-endian reads; never changes the buffer's
-     * position, limit or byte order and keeps no reference to it.
+     * Where {@link #decode(ByteBuffer, Sink, Object)} delivers a frame: exactly one method per frame, with
+     * the record itself (no wrapper object, so that a READ allocates nothing beyond its record).
+     *
+     * @param <P> what travels with the request (the transport's reply port)
+     */
+    public interface Sink<P> {
+
+        /**
+         * A request the filesystem receives.
+         *
+         * @param request the request
+         * @param port    what the caller passed with the frame
+         * @throws InterruptedException if the sink was interrupted while waiting (backpressure)
+         */
+        void request(FuseRequest request, P port) throws InterruptedException;
+
+        /**
+         * A request the channel answers itself.
+         *
+         * @param request the request
+         * @param port    what the caller passed with the frame
+         */
+        void channel(ChannelRequest request, P port);
+    }
+
+    /**
+     * Decodes {@code frame[position, limit)} with absolute little-endian reads and hands the record to
+     * {@code sink}, after decoding (an exception of the sink is not a malformed frame); never changes the
+     * buffer's position, limit or byte order and keeps no reference to it. The transports' way.
+     *
+     * @param <P>   what travels with the request
+     * @param frame the frame: exactly the bytes one {@code read()} returned
+     * @param sink  where the record goes
+     * @param port  passed on to the sink
+     * @throws ProtocolException    if the frame is malformed (see the class description); nothing was delivered
+     * @throws InterruptedException if the sink threw it
+     */
+    public <P> void decode(ByteBuffer frame, Sink<P> sink, P port) throws ProtocolException, InterruptedException {
+        Object request = decodeBody(body(frame));
+        if (request instanceof FuseRequest r) {
+            sink.request(r, port);
+        } else {
+            sink.channel((ChannelRequest) request, port);
+        }
+    }
+
+    /**
+     * Decodes {@code frame[position, limit)} into one value, like {@link #decode(ByteBuffer, Sink, Object)}
+     * (for tools, tests and the INIT handshake: a request for the filesystem is wrapped).
      *
      * @param frame the frame: exactly the bytes one {@code read()} returned
      * @return the request; {@link Unknown} for an opcode this SDK does not decode
      * @throws ProtocolException if the frame is malformed (see the class description)
      */
-    public FuseRequest decode(ByteBuffer frame) throws ProtocolException {
+    public Incoming decode(ByteBuffer frame) throws ProtocolException {
+        Object request = decodeBody(body(frame));
+        return request instanceof FuseRequest r ? new Incoming.ForFilesystem(r) : (ChannelRequest) request;
+    }
+
+    /**
+     * The opcode of a frame, read without decoding it (for counting frames before they are delivered).
+     *
+     * @param frame the frame, from position to limit (not changed)
+     * @return its opcode, or -1 if the frame is shorter than {@code fuse_in_header}
+     */
+    public static int opcode(ByteBuffer frame) {
+        return frame.remaining() < H ? -1 : Le.i32(frame, frame.position() + FuseInHeader.OPCODE);
+    }
+
+    /** Checks and decodes the header. */
+    private static Body body(ByteBuffer frame) throws ProtocolException {
         final int base = frame.position();
         final int length = frame.limit() - base;
         if (length < H) {
@@ -140,29 +212,34 @@ public final class RequestDecoder {
             throw new ProtocolException(opcode, unique, FuseInHeader.TOTAL_EXTLEN,
                     "total_extlen " + extlen + " (" + extBytes + " bytes) exceeds the body of " + (len - H) + " bytes", true);
         }
-        Body body = new Body(frame, base, h, base + len - extBytes);
+        return new Body(frame, base, h, base + len - extBytes);
+    }
+
+    /**
+     * The body's record: a {@link FuseRequest} or a {@link ChannelRequest} (the two share no type but
+     * {@code Object}; the public methods above tell them apart).
+     */
+    private Object decodeBody(Body b) throws ProtocolException {
+        int opcode = b.h.opcode();
         try {
-            return decodeBody(body, opcode);
+            FuseRequest request = filesystemRequest(b, opcode);
+            return request != null ? request : channelRequest(b, opcode);
         } catch (ProtocolException e) {
             throw e;
         } catch (RuntimeException e) {
-            // Last line of defence; every malformation we know of is checked explicitly above and in Body.
-            throw new ProtocolException(opcode, unique, 0, "cannot decode: " + e, true);
+            // Last line of defence; every malformation we know of is checked explicitly in Body and above.
+            throw new ProtocolException(opcode, b.h.unique(), 0, "cannot decode: " + e, true);
         }
     }
 
-    private FuseRequest decodeBody(Body b, int opcode) throws ProtocolException {
+    /** The opcodes a filesystem receives: their public record, or {@code null} for any other opcode. */
+    private @Nullable FuseRequest filesystemRequest(Body b, int opcode) throws ProtocolException {
         RequestHeader h = b.h;
         int m = minor;
         switch (opcode) {
             case 1 -> { // FUSE_LOOKUP: name
                 b.requireNodeid();
                 return new Lookup(h, b.name(0));
-            }
-            case 2 -> { // FUSE_FORGET: fuse_forget_in
-                b.requireNodeid();
-                b.need(FuseStructs.FuseForgetIn.BYTES, "fuse_forget_in");
-                return new Forget(h, b.i64(FuseStructs.FuseForgetIn.NLOOKUP));
             }
             case 3 -> { // FUSE_GETATTR: fuse_getattr_in (no body before 7.9)
                 b.requireNodeid();
@@ -171,6 +248,109 @@ public final class RequestDecoder {
                 }
                 b.need(FuseStructs.FuseGetattrIn.BYTES, "fuse_getattr_in");
                 return new Getattr(h, b.i32(FuseStructs.FuseGetattrIn.GETATTR_FLAGS), b.fh(FuseStructs.FuseGetattrIn.FH));
+            }
+            case 5 -> { // FUSE_READLINK: no body
+                b.requireNodeid();
+                return new Readlink(h);
+            }
+            case 14 -> {
+                b.requireNodeid();
+                b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
+                return new Open(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
+            }
+            case 27 -> {
+                b.requireNodeid();
+                b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
+                return new Opendir(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
+            }
+            case 15, 28, 44 -> { // FUSE_READ, FUSE_READDIR, FUSE_READDIRPLUS: fuse_read_in (24 bytes before 7.9)
+                b.requireNodeid();
+                boolean compat = m < 9;
+                b.need(compat ? FuseStructs.COMPAT_READ_IN_SIZE : FuseStructs.FuseReadIn.BYTES, "fuse_read_in");
+                FileHandle fh = b.fh(FuseStructs.FuseReadIn.FH);
+                long offset = b.i64(FuseStructs.FuseReadIn.OFFSET);
+                int size = b.i32(FuseStructs.FuseReadIn.SIZE);
+                int flags = compat ? 0 : b.i32(FuseStructs.FuseReadIn.FLAGS);
+                if (opcode == 15) {
+                    return new Read(h, fh, offset, size, b.i32(FuseStructs.FuseReadIn.READ_FLAGS),
+                            compat ? 0 : b.i64(FuseStructs.FuseReadIn.LOCK_OWNER), flags);
+                }
+                return opcode == 28 ? new Readdir(h, fh, offset, size, flags) : new Readdirplus(h, fh, offset, size, flags);
+            }
+            case 17 -> {
+                b.requireNodeid();
+                return new Statfs(h);
+            }
+            case 18, 29 -> { // FUSE_RELEASE, FUSE_RELEASEDIR: fuse_release_in (16 bytes before 7.8)
+                b.requireNodeid();
+                boolean compat = m < 8;
+                b.need(compat ? FuseStructs.COMPAT_RELEASE_IN_SIZE : FuseStructs.FuseReleaseIn.BYTES, "fuse_release_in");
+                FileHandle fh = b.fh(FuseStructs.FuseReleaseIn.FH);
+                int flags = b.i32(FuseStructs.FuseReleaseIn.FLAGS);
+                int rflags = b.i32(FuseStructs.FuseReleaseIn.RELEASE_FLAGS);
+                long owner = compat ? 0 : b.i64(FuseStructs.FuseReleaseIn.LOCK_OWNER);
+                return opcode == 18 ? new Release(h, fh, flags, rflags, owner) : new Releasedir(h, fh, flags, rflags, owner);
+            }
+            case 20, 30 -> { // FUSE_FSYNC, FUSE_FSYNCDIR: fuse_fsync_in
+                b.requireNodeid();
+                b.need(FuseStructs.FuseFsyncIn.BYTES, "fuse_fsync_in");
+                FileHandle fh = b.fh(FuseStructs.FuseFsyncIn.FH);
+                int flags = b.i32(FuseStructs.FuseFsyncIn.FSYNC_FLAGS);
+                return opcode == 20 ? new Fsync(h, fh, flags) : new Fsyncdir(h, fh, flags);
+            }
+            case 22 -> { // FUSE_GETXATTR: fuse_getxattr_in, name
+                b.requireNodeid();
+                b.need(FuseStructs.FuseGetxattrIn.BYTES, "fuse_getxattr_in");
+                return new Getxattr(h, b.name(FuseStructs.FuseGetxattrIn.BYTES), b.i32(FuseStructs.FuseGetxattrIn.SIZE));
+            }
+            case 23 -> {
+                b.requireNodeid();
+                b.need(FuseStructs.FuseGetxattrIn.BYTES, "fuse_getxattr_in");
+                return new Listxattr(h, b.i32(FuseStructs.FuseGetxattrIn.SIZE));
+            }
+            case 25 -> { // FUSE_FLUSH: fuse_flush_in
+                b.requireNodeid();
+                b.need(FuseStructs.FuseFlushIn.BYTES, "fuse_flush_in");
+                return new Flush(h, b.fh(FuseStructs.FuseFlushIn.FH), b.i64(FuseStructs.FuseFlushIn.LOCK_OWNER));
+            }
+            case 34 -> {
+                b.requireNodeid();
+                b.need(FuseStructs.FuseAccessIn.BYTES, "fuse_access_in");
+                return new Access(h, b.i32(FuseStructs.FuseAccessIn.MASK));
+            }
+            case 40 -> {
+                b.requireNodeid();
+                b.need(FuseStructs.FusePollIn.BYTES, "fuse_poll_in");
+                return new Poll(h, b.fh(FuseStructs.FusePollIn.FH), b.i64(FuseStructs.FusePollIn.KH),
+                        b.i32(FuseStructs.FusePollIn.FLAGS), b.i32(FuseStructs.FusePollIn.EVENTS));
+            }
+            case 46 -> {
+                b.requireNodeid();
+                b.need(FuseStructs.FuseLseekIn.BYTES, "fuse_lseek_in");
+                return new Lseek(h, b.fh(FuseStructs.FuseLseekIn.FH), b.i64(FuseStructs.FuseLseekIn.OFFSET),
+                        b.i32(FuseStructs.FuseLseekIn.WHENCE));
+            }
+            case 52 -> { // FUSE_STATX: fuse_statx_in
+                b.requireNodeid();
+                b.need(FuseStructs.FuseStatxIn.BYTES, "fuse_statx_in");
+                return new Statx(h, b.i32(FuseStructs.FuseStatxIn.GETATTR_FLAGS), b.fh(FuseStructs.FuseStatxIn.FH),
+                        b.i32(FuseStructs.FuseStatxIn.SX_FLAGS), b.i32(FuseStructs.FuseStatxIn.SX_MASK));
+            }
+            default -> {
+                return null;
+            }
+        }
+    }
+
+    /** The opcodes the channel answers itself; {@link Unknown} for an opcode this SDK does not decode. */
+    private ChannelRequest channelRequest(Body b, int opcode) throws ProtocolException {
+        RequestHeader h = b.h;
+        int m = minor;
+        switch (opcode) {
+            case 2 -> { // FUSE_FORGET: fuse_forget_in
+                b.requireNodeid();
+                b.need(FuseStructs.FuseForgetIn.BYTES, "fuse_forget_in");
+                return new Forget(h, b.i64(FuseStructs.FuseForgetIn.NLOOKUP));
             }
             case 4 -> { // FUSE_SETATTR: fuse_setattr_in
                 b.requireNodeid();
@@ -182,10 +362,6 @@ public final class RequestDecoder {
                         b.i32(FuseStructs.FuseSetattrIn.MTIMENSEC), b.i32(FuseStructs.FuseSetattrIn.CTIMENSEC),
                         b.i32(FuseStructs.FuseSetattrIn.MODE), b.i32(FuseStructs.FuseSetattrIn.UID),
                         b.i32(FuseStructs.FuseSetattrIn.GID));
-            }
-            case 5 -> { // FUSE_READLINK: no body
-                b.requireNodeid();
-                return new Readlink(h);
             }
             case 6 -> { // FUSE_SYMLINK: name, target
                 b.requireNodeid();
@@ -236,30 +412,6 @@ public final class RequestDecoder {
                 long old = b.nodeidField(FuseStructs.FuseLinkIn.OLDNODEID, "oldnodeid");
                 return new Link(h, old, b.name(FuseStructs.FuseLinkIn.BYTES));
             }
-            case 14 -> {
-                b.requireNodeid();
-                b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
-                return new Open(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
-            }
-            case 27 -> {
-                b.requireNodeid();
-                b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
-                return new Opendir(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
-            }
-            case 15, 28, 44 -> { // FUSE_READ, FUSE_READDIR, FUSE_READDIRPLUS: fuse_read_in (24 bytes before 7.9)
-                b.requireNodeid();
-                boolean compat = m < 9;
-                b.need(compat ? FuseStructs.COMPAT_READ_IN_SIZE : FuseStructs.FuseReadIn.BYTES, "fuse_read_in");
-                FileHandle fh = b.fh(FuseStructs.FuseReadIn.FH);
-                long offset = b.i64(FuseStructs.FuseReadIn.OFFSET);
-                int size = b.i32(FuseStructs.FuseReadIn.SIZE);
-                int flags = compat ? 0 : b.i32(FuseStructs.FuseReadIn.FLAGS);
-                if (opcode == 15) {
-                    return new Read(h, fh, offset, size, b.i32(FuseStructs.FuseReadIn.READ_FLAGS),
-                            compat ? 0 : b.i64(FuseStructs.FuseReadIn.LOCK_OWNER), flags);
-                }
-                return opcode == 28 ? new Readdir(h, fh, offset, size, flags) : new Readdirplus(h, fh, offset, size, flags);
-            }
             case 16 -> { // FUSE_WRITE: fuse_write_in (24 bytes before 7.9), data (not copied)
                 b.requireNodeid();
                 boolean compat = m < 9;
@@ -271,49 +423,13 @@ public final class RequestDecoder {
                         b.i32(FuseStructs.FuseWriteIn.WRITE_FLAGS), compat ? 0 : b.i64(FuseStructs.FuseWriteIn.LOCK_OWNER),
                         compat ? 0 : b.i32(FuseStructs.FuseWriteIn.FLAGS));
             }
-            case 17 -> {
-                b.requireNodeid();
-                return new Statfs(h);
-            }
-            case 18, 29 -> { // FUSE_RELEASE, FUSE_RELEASEDIR: fuse_release_in (16 bytes before 7.8)
-                b.requireNodeid();
-                boolean compat = m < 8;
-                b.need(compat ? FuseStructs.COMPAT_RELEASE_IN_SIZE : FuseStructs.FuseReleaseIn.BYTES, "fuse_release_in");
-                FileHandle fh = b.fh(FuseStructs.FuseReleaseIn.FH);
-                int flags = b.i32(FuseStructs.FuseReleaseIn.FLAGS);
-                int rflags = b.i32(FuseStructs.FuseReleaseIn.RELEASE_FLAGS);
-                long owner = compat ? 0 : b.i64(FuseStructs.FuseReleaseIn.LOCK_OWNER);
-                return opcode == 18 ? new Release(h, fh, flags, rflags, owner) : new Releasedir(h, fh, flags, rflags, owner);
-            }
-            case 20, 30 -> { // FUSE_FSYNC, FUSE_FSYNCDIR: fuse_fsync_in
-                b.requireNodeid();
-                b.need(FuseStructs.FuseFsyncIn.BYTES, "fuse_fsync_in");
-                FileHandle fh = b.fh(FuseStructs.FuseFsyncIn.FH);
-                int flags = b.i32(FuseStructs.FuseFsyncIn.FSYNC_FLAGS);
-                return opcode == 20 ? new Fsync(h, fh, flags) : new Fsyncdir(h, fh, flags);
-            }
             case 21 -> {
                 b.requireNodeid();
                 return setxattr(b, m);
             }
-            case 22 -> { // FUSE_GETXATTR: fuse_getxattr_in, name
-                b.requireNodeid();
-                b.need(FuseStructs.FuseGetxattrIn.BYTES, "fuse_getxattr_in");
-                return new Getxattr(h, b.name(FuseStructs.FuseGetxattrIn.BYTES), b.i32(FuseStructs.FuseGetxattrIn.SIZE));
-            }
-            case 23 -> {
-                b.requireNodeid();
-                b.need(FuseStructs.FuseGetxattrIn.BYTES, "fuse_getxattr_in");
-                return new Listxattr(h, b.i32(FuseStructs.FuseGetxattrIn.SIZE));
-            }
             case 24 -> {
                 b.requireNodeid();
                 return new Removexattr(h, b.name(0));
-            }
-            case 25 -> { // FUSE_FLUSH: fuse_flush_in
-                b.requireNodeid();
-                b.need(FuseStructs.FuseFlushIn.BYTES, "fuse_flush_in");
-                return new Flush(h, b.fh(FuseStructs.FuseFlushIn.FH), b.i64(FuseStructs.FuseFlushIn.LOCK_OWNER));
             }
             case 26 -> {
                 return init(b);
@@ -328,11 +444,6 @@ public final class RequestDecoder {
                 long owner = b.i64(FuseStructs.FuseLkIn.OWNER);
                 int lkFlags = b.i32(FuseStructs.FuseLkIn.LK_FLAGS);
                 return opcode == 31 ? new Getlk(h, fh, owner, lock, lkFlags) : new Setlk(h, fh, owner, lock, lkFlags, opcode == 33);
-            }
-            case 34 -> {
-                b.requireNodeid();
-                b.need(FuseStructs.FuseAccessIn.BYTES, "fuse_access_in");
-                return new Access(h, b.i32(FuseStructs.FuseAccessIn.MASK));
             }
             case 35, 51 -> { // FUSE_CREATE, FUSE_TMPFILE: fuse_create_in (8 bytes before 7.12), name
                 b.requireNodeid();
@@ -367,12 +478,6 @@ public final class RequestDecoder {
                         b.i32(FuseStructs.FuseIoctlIn.CMD), b.i64(FuseStructs.FuseIoctlIn.ARG), inSize,
                         b.i32(FuseStructs.FuseIoctlIn.OUT_SIZE));
             }
-            case 40 -> {
-                b.requireNodeid();
-                b.need(FuseStructs.FusePollIn.BYTES, "fuse_poll_in");
-                return new Poll(h, b.fh(FuseStructs.FusePollIn.FH), b.i64(FuseStructs.FusePollIn.KH),
-                        b.i32(FuseStructs.FusePollIn.FLAGS), b.i32(FuseStructs.FusePollIn.EVENTS));
-            }
             case 41 -> { // FUSE_NOTIFY_REPLY: fuse_notify_retrieve_in, size bytes of data (copied)
                 b.requireNodeid();
                 b.need(FuseStructs.FuseNotifyRetrieveIn.BYTES, "fuse_notify_retrieve_in");
@@ -391,12 +496,6 @@ public final class RequestDecoder {
                         b.i64(FuseStructs.FuseFallocateIn.OFFSET), b.i64(FuseStructs.FuseFallocateIn.LENGTH),
                         b.i32(FuseStructs.FuseFallocateIn.MODE));
             }
-            case 46 -> {
-                b.requireNodeid();
-                b.need(FuseStructs.FuseLseekIn.BYTES, "fuse_lseek_in");
-                return new Lseek(h, b.fh(FuseStructs.FuseLseekIn.FH), b.i64(FuseStructs.FuseLseekIn.OFFSET),
-                        b.i32(FuseStructs.FuseLseekIn.WHENCE));
-            }
             case 47, 53 -> { // FUSE_COPY_FILE_RANGE(_64): fuse_copy_file_range_in
                 b.requireNodeid();
                 b.need(FuseStructs.FuseCopyFileRangeIn.BYTES, "fuse_copy_file_range_in");
@@ -408,12 +507,6 @@ public final class RequestDecoder {
             case 50 -> { // FUSE_SYNCFS: fuse_syncfs_in (padding only)
                 b.requireNodeid();
                 return new Syncfs(h);
-            }
-            case 52 -> { // FUSE_STATX: fuse_statx_in
-                b.requireNodeid();
-                b.need(FuseStructs.FuseStatxIn.BYTES, "fuse_statx_in");
-                return new Statx(h, b.i32(FuseStructs.FuseStatxIn.GETATTR_FLAGS), b.fh(FuseStructs.FuseStatxIn.FH),
-                        b.i32(FuseStructs.FuseStatxIn.SX_FLAGS), b.i32(FuseStructs.FuseStatxIn.SX_MASK));
             }
             default -> {
                 return new Unknown(h, h.len() - H);

@@ -7,24 +7,15 @@ import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.request.Access;
-import io.github.purefuse.api.request.BatchForget;
-import io.github.purefuse.api.request.Bmap;
-import io.github.purefuse.api.request.Destroy;
 import io.github.purefuse.api.request.Flush;
-import io.github.purefuse.api.request.Forget;
 import io.github.purefuse.api.request.Fsync;
 import io.github.purefuse.api.request.Fsyncdir;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
-import io.github.purefuse.api.request.Getlk;
 import io.github.purefuse.api.request.Getxattr;
-import io.github.purefuse.api.request.Init;
-import io.github.purefuse.api.request.Interrupt;
-import io.github.purefuse.api.request.Ioctl;
 import io.github.purefuse.api.request.Listxattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Lseek;
-import io.github.purefuse.api.request.NotifyReply;
 import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
@@ -34,12 +25,8 @@ import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
 import io.github.purefuse.api.request.Release;
 import io.github.purefuse.api.request.Releasedir;
-import io.github.purefuse.api.request.Setlk;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.request.Statx;
-import io.github.purefuse.api.request.Syncfs;
-import io.github.purefuse.api.request.Unknown;
-import io.github.purefuse.api.request.WriteRequest;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.Opcode;
@@ -47,6 +34,20 @@ import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.request.BatchForget;
+import io.github.purefuse.channel.internal.request.Bmap;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
+import io.github.purefuse.channel.internal.request.Destroy;
+import io.github.purefuse.channel.internal.request.Forget;
+import io.github.purefuse.channel.internal.request.Getlk;
+import io.github.purefuse.channel.internal.request.Init;
+import io.github.purefuse.channel.internal.request.Interrupt;
+import io.github.purefuse.channel.internal.request.Ioctl;
+import io.github.purefuse.channel.internal.request.NotifyReply;
+import io.github.purefuse.channel.internal.request.Setlk;
+import io.github.purefuse.channel.internal.request.Syncfs;
+import io.github.purefuse.channel.internal.request.Unknown;
+import io.github.purefuse.channel.internal.request.WriteRequest;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
@@ -63,9 +64,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Routes each decoded request: an exhaustive {@code switch} over the sealed
- * {@link FuseRequest} hierarchy, so that a new opcode does not compile until it is handled here. Every
- * request that expects a reply gets an {@link Exchange}, which answers it.
+ * Routes each decoded request: an exhaustive {@code switch} over the sealed {@link FuseRequest} hierarchy
+ * (the filesystem's requests) and one over the sealed {@link ChannelRequest} hierarchy (the channel's own),
+ * so that a new opcode does not compile until it is handled here. Every request that expects a reply gets
+ * an {@link Exchange}, which answers it.
  *
  * <table>
  *   <caption>Who answers what</caption>
@@ -137,7 +139,7 @@ public final class Dispatcher implements RequestSink {
     }
 
     @Override
-    public void request(FuseRequest request, ReplyPort port) throws InterruptedException {
+    public void channel(ChannelRequest request, ReplyPort port) {
         switch (request) {
             case Forget r -> forget(r.header().nodeid(), r.nlookup());
             case BatchForget r -> {
@@ -149,15 +151,21 @@ public final class Dispatcher implements RequestSink {
             case NotifyReply r -> {
                 // Answers a RETRIEVE, which this SDK never sends; the kernel expects no reply.
             }
-            case WriteRequest r -> exchange(r, port).error(Errno.EROFS);
-            case Ioctl r -> exchange(r, port).error(Errno.ENOTTY);
-            case Getlk r -> exchange(r, port).error(Errno.ENOSYS);
-            case Setlk r -> exchange(r, port).error(Errno.ENOSYS);
-            case Bmap r -> exchange(r, port).error(Errno.ENOSYS);
-            case Syncfs r -> exchange(r, port).error(Errno.ENOSYS);
-            case Unknown r -> exchange(r, port).error(Errno.ENOSYS);
-            case Destroy r -> exchange(r, port).ok();
-            case Init r -> exchange(r, port).error(Errno.EIO);
+            case WriteRequest r -> answer(r, port).error(Errno.EROFS);
+            case Ioctl r -> answer(r, port).error(Errno.ENOTTY);
+            case Getlk r -> answer(r, port).error(Errno.ENOSYS);
+            case Setlk r -> answer(r, port).error(Errno.ENOSYS);
+            case Bmap r -> answer(r, port).error(Errno.ENOSYS);
+            case Syncfs r -> answer(r, port).error(Errno.ENOSYS);
+            case Unknown r -> answer(r, port).error(Errno.ENOSYS);
+            case Destroy r -> answer(r, port).ok();
+            case Init r -> answer(r, port).error(Errno.EIO);
+        }
+    }
+
+    @Override
+    public void request(FuseRequest request, ReplyPort port) throws InterruptedException {
+        switch (request) {
             case Lookup r -> handle(r, port, x -> x.reply(call(r, () -> fs.lookup(r))));
             case Getattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.getattr(r))));
             case Statx r -> handle(r, port, x -> x.reply(call(r, () -> fs.statx(r))));
@@ -196,6 +204,11 @@ public final class Dispatcher implements RequestSink {
 
     private Exchange exchange(FuseRequest request, ReplyPort port) {
         return new Exchange(request, port, context);
+    }
+
+    /** An exchange for a request the channel answers with a status (no request-specific encoding). */
+    private Exchange answer(ChannelRequest request, ReplyPort port) {
+        return Exchange.of(request, port, context);
     }
 
     private void forget(long nodeid, long nlookup) {

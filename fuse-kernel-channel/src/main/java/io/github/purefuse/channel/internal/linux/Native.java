@@ -460,6 +460,10 @@ public final class Native {
     public static final long SYS_IO_URING_SETUP = 425;
     /** {@code __NR_io_uring_enter}. */
     public static final long SYS_IO_URING_ENTER = 426;
+    /** {@code __NR_io_uring_register}. */
+    public static final long SYS_IO_URING_REGISTER = 427;
+    /** {@code IORING_REGISTER_FILES}. */
+    private static final int IORING_REGISTER_FILES = 2;
     private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
     /** {@code __NR_mmap}: jnr-ffi's binding of libc's {@code mmap} fails with EINVAL here, the raw call works. */
     private static final long SYS_MMAP = AARCH64 ? 222 : 9;
@@ -488,6 +492,25 @@ public final class Native {
             throw new ErrnoException("io_uring_setup", errno());
         }
         return (int) fd;
+    }
+
+    /**
+     * {@code io_uring_register(ringFd, IORING_REGISTER_FILES, fds, n)}: the ring takes a reference to each
+     * file, held until the ring is torn down (or the files are unregistered).
+     *
+     * @param ringFd the ring
+     * @param fds    the descriptors
+     * @throws ErrnoException on failure
+     */
+    public static void ioUringRegisterFiles(int ringFd, int[] fds) throws ErrnoException {
+        jnr.ffi.Pointer array = Memory.allocateDirect(Runtime.getSystemRuntime(), 4 * Math.max(1, fds.length));
+        for (int i = 0; i < fds.length; i++) {
+            array.putInt(4L * i, fds[i]);
+        }
+        long r = C.syscall(SYS_IO_URING_REGISTER, ringFd, IORING_REGISTER_FILES, array.address(), fds.length, 0, 0);
+        if (r < 0) {
+            throw new ErrnoException("io_uring_register(IORING_REGISTER_FILES)", errno());
+        }
     }
 
     /**

@@ -2,7 +2,6 @@ package io.github.purefuse.channel.internal.loop;
 
 import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.Data;
-import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.LocalFile;
@@ -147,17 +146,11 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
                 return;
             }
             buffer.limit(n);
-            FuseRequest request;
+            counters.frameRead(RequestDecoder.opcode(buffer));
             try {
-                request = d.decode(buffer);
+                d.decode(buffer, s, this);
             } catch (ProtocolException ex) {
-                counters.frameRead(ex.opcode());
                 s.malformed(ex, this);
-                continue;
-            }
-            counters.frameRead(request.header().opcode());
-            try {
-                s.request(request, this);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;

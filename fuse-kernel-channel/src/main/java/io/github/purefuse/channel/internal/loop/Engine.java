@@ -2,20 +2,21 @@ package io.github.purefuse.channel.internal.loop;
 
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.ReadOnlyFileSystem;
-import io.github.purefuse.api.request.FuseRequest;
-import io.github.purefuse.api.request.Init;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
-import io.github.purefuse.channel.internal.uring.UringSupport;
-import io.github.purefuse.channel.internal.uring.UringTransport;
+import io.github.purefuse.channel.internal.request.Incoming;
+import io.github.purefuse.channel.internal.request.Init;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
+import io.github.purefuse.channel.internal.uring.UringSupport;
+import io.github.purefuse.channel.internal.uring.UringTransport;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -73,9 +74,12 @@ public final class Engine {
      * @param uringDepth   entries per io_uring queue; 0 for the default ({@link UringTransport#defaultDepth}
      *                     within {@link #URING_MEMORY_BUDGET})
      * @param uringThreads io_uring serving threads; 0 for one per queue
+     * @param helperFd     our end of an {@code auto_unmount} helper's socket, or -1: the rings hold it too
+     *                     ({@link UringTransport#open}), so that when this process dies the helper sees the
+     *                     socket close only once the rings, and with them the connection, are gone
      */
     public record Config(int readers, int maxInFlight, InitNegotiation.Settings init, Ring ring,
-                         int uringDepth, int uringThreads) {
+                         int uringDepth, int uringThreads, int helperFd) {
         /**
          * Settings for the {@code /dev/fuse} transport.
          *
@@ -84,7 +88,7 @@ public final class Engine {
          * @param init        what to ask for in INIT
          */
         public Config(int readers, int maxInFlight, InitNegotiation.Settings init) {
-            this(readers, maxInFlight, init, Ring.OFF, 0, 0);
+            this(readers, maxInFlight, init, Ring.OFF, 0, 0, -1);
         }
     }
 
@@ -148,18 +152,18 @@ public final class Engine {
             }
             ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, n) -> { });
             if (init.major() < InitNegotiation.MAJOR) {
-                new Exchange(init, initPort, early).error(Errno.EIO);
+                Exchange.of(init, initPort, early).error(Errno.EIO);
                 throw new IOException("the kernel speaks FUSE " + init.major() + "." + init.minor()
                         + "; this server needs major version 7");
             }
             // A newer major: answer with ours and expect a new INIT (fuse_kernel.h, "INIT request and reply").
-            new Exchange(init, initPort, early).replyInit(new InitOut(InitNegotiation.MAJOR,
+            Exchange.of(init, initPort, early).replyInit(new InitOut(InitNegotiation.MAJOR,
                     InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
         UringTransport ring = openRings(init, config, mount);
         if (ring == null && config.ring() == Ring.REQUIRED) {
             ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
-            new Exchange(init, initPort, early).error(Errno.EIO);
+            Exchange.of(init, initPort, early).error(Errno.EIO);
             throw new IOException("FUSE over io_uring is not available: " + uringReason);
         }
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
@@ -167,7 +171,7 @@ public final class Engine {
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
         Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
         replies = d.context();
-        Exchange initExchange = new Exchange(init, initPort, d.context());
+        Exchange initExchange = Exchange.of(init, initPort, d.context());
         initExchange.replyInit(result.out());
         if (initExchange.verdict() != 0) {
             throw new IOException("the kernel refused the INIT reply ("
@@ -253,7 +257,7 @@ public final class Engine {
                 : UringTransport.defaultDepth(queues, payload, URING_MEMORY_BUDGET);
         int threads = config.uringThreads() > 0 ? Math.min(config.uringThreads(), queues) : queues;
         try {
-            return UringTransport.open(queues, depth, threads);
+            return UringTransport.open(queues, depth, threads, config.helperFd());
         } catch (ErrnoException e) {
             uringReason = UringSupport.setupFailed(e);
             if (config.ring() == Ring.PREFERRED) {
@@ -286,7 +290,7 @@ public final class Engine {
                 throw e;
             }
             buffer.limit(n);
-            FuseRequest request;
+            Incoming request;
             try {
                 request = decoder.decode(buffer);
             } catch (ProtocolException e) {
@@ -296,7 +300,7 @@ public final class Engine {
             if (request instanceof Init init) {
                 return init;
             }
-            throw new IOException("the first request was " + request.getClass().getSimpleName() + ", not INIT");
+            throw new IOException("the first request was " + Opcodes.name(request.header().opcode()) + ", not INIT");
         }
     }
 

@@ -14,8 +14,8 @@ import static io.github.purefuse.channel.internal.abi.InitFlags.PASSTHROUGH;
 import static io.github.purefuse.channel.internal.abi.InitFlags.READDIRPLUS_AUTO;
 
 import io.github.purefuse.api.Negotiated;
-import io.github.purefuse.api.request.Init;
 import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.request.Init;
 
 /**
  * The server's side of FUSE_INIT (fuse-protocol.md §4.1, §5): which features a fast read-only server

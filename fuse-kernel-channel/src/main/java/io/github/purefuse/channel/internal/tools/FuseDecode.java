@@ -2,9 +2,9 @@ package io.github.purefuse.channel.internal.tools;
 
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
-import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.LinkTarget;
 import io.github.purefuse.api.reply.NegativeEntry;
@@ -18,7 +18,6 @@ import io.github.purefuse.api.reply.XattrNames;
 import io.github.purefuse.api.reply.XattrValue;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getxattr;
-import io.github.purefuse.api.request.Init;
 import io.github.purefuse.api.request.Listxattr;
 import io.github.purefuse.api.request.RequestHeader;
 import io.github.purefuse.api.types.Attr;
@@ -33,6 +32,8 @@ import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyDecoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
+import io.github.purefuse.channel.internal.request.Incoming;
+import io.github.purefuse.channel.internal.request.Init;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.RecordComponent;
@@ -44,6 +45,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Prints a {@link FuseCapture FUSECAP1} capture one frame per line, for people reading FUSE traffic:
@@ -57,7 +59,7 @@ import java.util.StringJoiner;
  */
 public final class FuseDecode {
     private final RequestDecoder decoder = new RequestDecoder();
-    private final Map<Long, FuseRequest> pending = new HashMap<>();
+    private final Map<Long, Incoming> pending = new HashMap<>();
 
     private FuseDecode() {
     }
@@ -132,7 +134,7 @@ public final class FuseDecode {
     String line(FuseCapture.Frame f) {
         if (f.toServer()) {
             try {
-                FuseRequest r = decoder.decode(f.buffer());
+                Incoming r = decoder.decode(f.buffer());
                 pending.put(r.header().unique(), r);
                 return "K>S " + request(r);
             } catch (ProtocolException e) {
@@ -148,15 +150,15 @@ public final class FuseDecode {
         if (unique == 0) {
             return "S>K " + notification(b, error);
         }
-        FuseRequest req = pending.remove(unique);
+        Incoming req = pending.remove(unique);
         if (req == null) {
             return "S>K reply unique=" + Long.toUnsignedString(unique) + " error=" + error
                     + " to no request seen (" + f.bytes().length + " bytes)";
         }
         String head = "S>K reply " + Opcodes.shortName(req.header().opcode()) + " unique=" + Long.toUnsignedString(unique);
         try {
-            if (req instanceof Init && error == 0) {
-                InitOut o = ReplyDecoder.decodeInit(req, b);
+            if (req instanceof Init init && error == 0) {
+                InitOut o = ReplyDecoder.decodeInit(init, b);
                 decoder.minor(o.minor());
                 return head + " major=" + o.major() + " minor=" + o.minor() + " max_readahead=" + o.maxReadahead()
                         + " max_write=" + o.maxWrite() + " max_pages=" + o.maxPages() + " max_background=" + o.maxBackground()
@@ -170,8 +172,9 @@ public final class FuseDecode {
         }
     }
 
-    static String request(FuseRequest r) {
-        RequestHeader h = r.header();
+    static String request(Incoming incoming) {
+        RequestHeader h = incoming.header();
+        Object r = incoming instanceof Incoming.ForFilesystem(FuseRequest request) ? request : incoming;
         StringJoiner j = new StringJoiner(" ");
         j.add(Opcodes.shortName(h.opcode()));
         j.add("unique=" + Long.toUnsignedString(h.unique()));
@@ -215,7 +218,7 @@ public final class FuseDecode {
         };
     }
 
-    static String reply(FuseRequest req, FuseReply reply, ByteBuffer frame) throws ProtocolException {
+    static String reply(Incoming req, FuseReply reply, ByteBuffer frame) throws ProtocolException {
         return switch (reply) {
             case Failure f -> "error=-" + f.errno().code() + " " + f.errno().name();
             case Ok ok -> "ok";
@@ -231,17 +234,24 @@ public final class FuseDecode {
             case Statistics s -> "blocks=" + s.info().blocks() + " bfree=" + s.info().bfree() + " bavail=" + s.info().bavail()
                     + " files=" + s.info().files() + " ffree=" + s.info().ffree() + " bsize=" + s.info().bsize()
                     + " namelen=" + s.info().namelen() + " frsize=" + s.info().frsize();
-            case XattrValue v -> ((Getxattr) req).size() == 0 ? "size=" + v.value().length + " (size probe)"
+            case XattrValue v -> api(req) instanceof Getxattr g && g.size() == 0 ? "size=" + v.value().length + " (size probe)"
                     : "value=" + v.value().length + " bytes";
-            case XattrNames x -> ((Listxattr) req).size() == 0 ? "size=" + x.encoded().length + " (size probe)"
+            case XattrNames x -> api(req) instanceof Listxattr l && l.size() == 0 ? "size=" + x.encoded().length + " (size probe)"
                     : "names=" + x.names();
             case SeekOffset s -> "offset=" + s.offset();
             case PollEvents p -> "revents=0x" + Integer.toHexString(p.revents());
-            case PageReady p -> page(req, frame);
+            case PageReady p -> page(api(req), frame);
         };
     }
 
-    static String page(FuseRequest req, ByteBuffer frame) throws ProtocolException {
+    private static @Nullable FuseRequest api(Incoming r) {
+        return r instanceof Incoming.ForFilesystem(FuseRequest request) ? request : null;
+    }
+
+    static String page(@Nullable FuseRequest req, ByteBuffer frame) throws ProtocolException {
+        if (req == null) {
+            throw new ProtocolException(-1, 0, 0, "a directory page answers no READDIR");
+        }
         ReplyDecoder.DecodedPage page = ReplyDecoder.decodePage(req, frame);
         StringJoiner j = new StringJoiner(" ", "entries=" + page.entries().size() + (page.entries().isEmpty() ? " (end)" : " ["), "");
         int shown = Math.min(8, page.entries().size());

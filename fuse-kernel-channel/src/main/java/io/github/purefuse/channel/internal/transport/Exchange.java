@@ -4,7 +4,6 @@ import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.FuseReply;
-import io.github.purefuse.api.reply.Ok;
 import io.github.purefuse.api.reply.PageReady;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Read;
@@ -13,6 +12,7 @@ import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.InitOut;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -86,7 +86,8 @@ public final class Exchange {
     }
 
     /**
-     * Takes ownership of a frame that could not be decoded (it can only be answered with an error).
+     * Takes ownership of a frame answered with a status only ({@link #error}, {@link #ok}): one that could
+     * not be decoded, or a request the channel answers itself.
      *
      * @param unique  the frame's {@code unique}
      * @param opcode  the frame's opcode
@@ -96,6 +97,18 @@ public final class Exchange {
      */
     public static Exchange ofFrame(long unique, int opcode, ReplyPort port, ReplyContext context) {
         return new Exchange(unique, opcode, port, context);
+    }
+
+    /**
+     * Takes ownership of a request the channel answers itself (with a status, or INIT's reply).
+     *
+     * @param request the request
+     * @param port    where the reply goes
+     * @param context the session's shared reply state
+     * @return the exchange
+     */
+    public static Exchange of(ChannelRequest request, ReplyPort port, ReplyContext context) {
+        return new Exchange(request.header().unique(), request.header().opcode(), port, context);
     }
 
     /** {@return the request's {@code unique}} */
@@ -138,7 +151,7 @@ public final class Exchange {
     public void reply(FuseReply reply) {
         FuseRequest r = request;
         if (r == null) {
-            throw new IllegalStateException("a malformed frame can only be answered with an error");
+            throw new IllegalStateException("this exchange can only be answered with a status (error or ok)");
         }
         begin();
         if (reply instanceof Data d) {
@@ -209,12 +222,7 @@ public final class Exchange {
         begin();
         ReplyContext.Scratch s = context.scratch();
         context.encoder().error(unique, errno, s.scratch);
-        s.iov[0] = s.scratch;
-        try {
-            port.send(this, s.iov, 1);
-        } finally {
-            s.iov[0] = null;
-        }
+        sendHeader(s);
     }
 
     /**
@@ -227,6 +235,11 @@ public final class Exchange {
         begin();
         ReplyContext.Scratch s = context.scratch();
         context.encoder().init(unique, out, s.scratch);
+        sendHeader(s);
+    }
+
+    /** Sends what was encoded into the scratch buffer, as the whole reply. */
+    private void sendHeader(ReplyContext.Scratch s) {
         s.iov[0] = s.scratch;
         try {
             port.send(this, s.iov, 1);
@@ -241,12 +254,15 @@ public final class Exchange {
     }
 
     /**
-     * Sends an empty success reply (DESTROY).
+     * Sends an empty success reply ({@code fuse_out_header} only, {@code error = 0}: DESTROY).
      *
      * @throws IllegalStateException if this request was answered already
      */
     public void ok() {
-        reply(Ok.INSTANCE);
+        begin();
+        ReplyContext.Scratch s = context.scratch();
+        context.encoder().ok(unique, s.scratch);
+        sendHeader(s);
     }
 
     private void begin() {

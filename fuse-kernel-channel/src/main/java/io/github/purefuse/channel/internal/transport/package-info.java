@@ -24,7 +24,9 @@
  *   <li>{@code loop.DevFuse}: the descriptor, one system call per message;</li>
  *   <li>{@code linux.Native}: the system calls (jnr-ffi), with {@code linux.Iovecs} for {@code writev}
  *       or {@code linux.SplicePipe} (and {@code linux.NativeFile}) for a spliced {@code FileRange};</li>
- *   <li>{@code codec.RequestDecoder}: the frame to a {@code Read} record;</li>
+ *   <li>{@code codec.RequestDecoder}: the frame to a {@code Read} record, handed straight to the
+ *       dispatcher's {@code RequestSink.request} (a request the channel answers itself, a
+ *       {@code request.ChannelRequest}, goes to {@code RequestSink.channel}; no wrapper either way);</li>
  *   <li>{@code dispatch.Dispatcher}: the route (inline, or a bounded virtual thread);</li>
  *   <li>{@code transport.Exchange}: the owner: encode, hand to the port, verdict, lease;</li>
  *   <li>{@code codec.ReplyEncoder}: the out-header;</li>

@@ -1,6 +1,5 @@
 package io.github.purefuse.channel.internal.uring;
 
-import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
@@ -426,15 +425,10 @@ final class RingThread implements Runnable {
         f.put(IN_HEADER + arg0, e.payload, 0, payloadSz);
         f.limit(len);
         RequestSink sink = transport.sink();
-        FuseRequest request;
         try {
-            request = transport.decoder().decode(f);
+            transport.decoder().decode(f, sink, e);
         } catch (ProtocolException ex) {
             sink.malformed(ex, e);
-            return;
-        }
-        try {
-            sink.request(request, e);
         } catch (InterruptedException ex) {
             // The sink answered EINTR; this thread ends with the session.
             Thread.currentThread().interrupt();

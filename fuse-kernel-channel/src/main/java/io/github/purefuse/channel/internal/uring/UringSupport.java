@@ -1,8 +1,8 @@
 package io.github.purefuse.channel.internal.uring;
 
-import io.github.purefuse.api.request.Init;
 import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.request.Init;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.IoUring;
+import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.io.IOException;
@@ -47,6 +48,7 @@ import org.jspecify.annotations.Nullable;
  * lets the filesystem choose the buffer; the kernel then copies the payload into the page cache.
  */
 public final class UringTransport {
+    private static final System.Logger LOG = System.getLogger(UringTransport.class.getName());
     private final List<IoUring> rings;
     private final int queues;
     private final int depth;
@@ -112,23 +114,46 @@ public final class UringTransport {
      * @param queues  queues to serve (the possible CPUs)
      * @param depth   entries per queue, at least 1
      * @param threads serving threads, 1..queues
+     * @param helperFd our end of an {@code auto_unmount} helper's socket, held by every ring too; -1 for none
      * @return the transport, not started
      * @throws ErrnoException if a ring cannot be created (EPERM when {@code kernel.io_uring_disabled}
      *     forbids it, ENOSYS without io_uring, ENOMEM)
      */
-    public static UringTransport open(int queues, int depth, int threads) throws ErrnoException {
+    public static UringTransport open(int queues, int depth, int threads, int helperFd) throws ErrnoException {
         List<IoUring> rings = new ArrayList<>();
         int perThread = (queues + threads - 1) / threads;
         int sq = Integer.highestOneBit(perThread * depth) << 1; // a power of two > entries: room for the wake-up read
         try {
             for (int t = 0; t < threads; t++) {
-                rings.add(IoUring.create(sq, 2 * sq, IoUring.SETUP_SQE128 | IoUring.SETUP_CQSIZE));
+                IoUring ring = IoUring.create(sq, 2 * sq, IoUring.SETUP_SQE128 | IoUring.SETUP_CQSIZE);
+                rings.add(ring);
+                holdHelperSocket(ring, helperFd);
             }
         } catch (ErrnoException e) {
             rings.forEach(IoUring::close);
             throw e;
         }
         return new UringTransport(rings, queues, depth);
+    }
+
+    /**
+     * Registers an {@code auto_unmount} helper's socket as a fixed file of the ring. {@code fusermount3}
+     * unmounts after its socket closes, but only if opening the mount point then fails with ENOTCONN.
+     * When this process dies, the kernel releases the connection only once the rings are torn down, which
+     * it does asynchronously: with our end of the socket in the process alone, the helper woke up while
+     * the connection still looked alive and left the mount behind (6 of 8 {@code kill -9} here). Held by
+     * every ring as well, the socket closes when the last ring goes, after the rings' commands and their
+     * references to {@code /dev/fuse}. Not fatal when it fails: the mount works, the race stays.
+     */
+    private static void holdHelperSocket(IoUring ring, int helperFd) {
+        if (helperFd < 0) {
+            return;
+        }
+        try {
+            Native.ioUringRegisterFiles(ring.fd(), new int[] {helperFd});
+        } catch (ErrnoException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot register the auto_unmount socket with a ring: {0}", e.getMessage());
+        }
     }
 
     /** {@return the queues served} */

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.request.FuseRequest;
-import io.github.purefuse.api.request.Setxattr;
-import io.github.purefuse.api.request.Write;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
+import io.github.purefuse.channel.internal.request.Setxattr;
+import io.github.purefuse.channel.internal.request.Write;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
@@ -50,10 +52,50 @@ class DecoderAllocationTest {
         ByteBuffer frame = ByteBuffer.allocateDirect(40 + body.length);
         frame.put(Bytes.request(16, 2, 2, body)).flip();
         RequestDecoder d = new RequestDecoder();
-        FuseRequest r = d.decode(frame);
-        assertEquals(size, assertInstanceOf(Write.class, r).size());
+        assertEquals(size, assertInstanceOf(Write.class, d.decode(frame)).size());
         long bytes = perDecode(d, frame);
         assertTrue(bytes < 1024, "a 1 MiB WRITE decodes with " + bytes + " bytes allocated");
+    }
+
+    /**
+     * A READ handed to a sink (the transports' way) allocates its records only: the header, the
+     * {@code Read} and its file handle, about 150 bytes, and no wrapper around them.
+     */
+    @Test
+    void aReadReachesTheSinkWithoutAWrapper() throws Exception {
+        byte[] body = new Bytes().u64(7).u64(1 << 20).u32(131072).u32(0).u64(0).u32(0x8000).u32(0).bytes();
+        ByteBuffer frame = ByteBuffer.allocateDirect(40 + body.length);
+        frame.put(Bytes.request(15, 2, 2, body)).flip();
+        RequestDecoder d = new RequestDecoder();
+        Read[] last = new Read[1];
+        RequestDecoder.Sink<Void> sink = new RequestDecoder.Sink<>() {
+            @Override
+            public void request(FuseRequest request, Void port) {
+                last[0] = (Read) request;
+            }
+
+            @Override
+            public void channel(ChannelRequest request, Void port) {
+                throw new AssertionError(request);
+            }
+        };
+        Runnable once = () -> {
+            try {
+                for (int i = 0; i < 100; i++) {
+                    d.decode(frame, sink, null);
+                }
+            } catch (ProtocolException | InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+        for (int i = 0; i < 50; i++) {
+            once.run();
+        }
+        long bytes = allocatedBy(once) / 100;
+        assertEquals(131072, last[0].size());
+        assertEquals(7, last[0].fh().value());
+        System.out.println("READ through the sink: " + bytes + " bytes allocated per decode");
+        assertTrue(bytes <= 200, "a READ decodes with " + bytes + " bytes allocated");
     }
 
     @Test

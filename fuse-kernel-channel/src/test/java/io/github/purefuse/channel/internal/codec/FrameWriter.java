@@ -1,31 +1,15 @@
 package io.github.purefuse.channel.internal.codec;
 
 import io.github.purefuse.api.request.Access;
-import io.github.purefuse.api.request.BatchForget;
-import io.github.purefuse.api.request.Bmap;
-import io.github.purefuse.api.request.CopyFileRange;
-import io.github.purefuse.api.request.Create;
-import io.github.purefuse.api.request.Destroy;
-import io.github.purefuse.api.request.Fallocate;
-import io.github.purefuse.api.request.FileLock;
 import io.github.purefuse.api.request.Flush;
-import io.github.purefuse.api.request.Forget;
 import io.github.purefuse.api.request.Fsync;
 import io.github.purefuse.api.request.Fsyncdir;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
-import io.github.purefuse.api.request.Getlk;
 import io.github.purefuse.api.request.Getxattr;
-import io.github.purefuse.api.request.Init;
-import io.github.purefuse.api.request.Interrupt;
-import io.github.purefuse.api.request.Ioctl;
-import io.github.purefuse.api.request.Link;
 import io.github.purefuse.api.request.Listxattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Lseek;
-import io.github.purefuse.api.request.Mkdir;
-import io.github.purefuse.api.request.Mknod;
-import io.github.purefuse.api.request.NotifyReply;
 import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
@@ -35,24 +19,42 @@ import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
 import io.github.purefuse.api.request.Release;
 import io.github.purefuse.api.request.Releasedir;
-import io.github.purefuse.api.request.Removexattr;
-import io.github.purefuse.api.request.Rename;
-import io.github.purefuse.api.request.Rename2;
 import io.github.purefuse.api.request.RequestHeader;
-import io.github.purefuse.api.request.Rmdir;
-import io.github.purefuse.api.request.Setattr;
-import io.github.purefuse.api.request.Setlk;
-import io.github.purefuse.api.request.Setxattr;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.request.Statx;
-import io.github.purefuse.api.request.Symlink;
-import io.github.purefuse.api.request.Syncfs;
-import io.github.purefuse.api.request.Tmpfile;
-import io.github.purefuse.api.request.Unknown;
-import io.github.purefuse.api.request.Unlink;
-import io.github.purefuse.api.request.Write;
 import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.channel.internal.request.BatchForget;
+import io.github.purefuse.channel.internal.request.Bmap;
+import io.github.purefuse.channel.internal.request.ChannelRequest;
+import io.github.purefuse.channel.internal.request.CopyFileRange;
+import io.github.purefuse.channel.internal.request.Create;
+import io.github.purefuse.channel.internal.request.Destroy;
+import io.github.purefuse.channel.internal.request.Fallocate;
+import io.github.purefuse.channel.internal.request.FileLock;
+import io.github.purefuse.channel.internal.request.Forget;
+import io.github.purefuse.channel.internal.request.Getlk;
+import io.github.purefuse.channel.internal.request.Incoming;
+import io.github.purefuse.channel.internal.request.Init;
+import io.github.purefuse.channel.internal.request.Interrupt;
+import io.github.purefuse.channel.internal.request.Ioctl;
+import io.github.purefuse.channel.internal.request.Link;
+import io.github.purefuse.channel.internal.request.Mkdir;
+import io.github.purefuse.channel.internal.request.Mknod;
+import io.github.purefuse.channel.internal.request.NotifyReply;
+import io.github.purefuse.channel.internal.request.Removexattr;
+import io.github.purefuse.channel.internal.request.Rename;
+import io.github.purefuse.channel.internal.request.Rename2;
+import io.github.purefuse.channel.internal.request.Rmdir;
+import io.github.purefuse.channel.internal.request.Setattr;
+import io.github.purefuse.channel.internal.request.Setlk;
+import io.github.purefuse.channel.internal.request.Setxattr;
+import io.github.purefuse.channel.internal.request.Symlink;
+import io.github.purefuse.channel.internal.request.Syncfs;
+import io.github.purefuse.channel.internal.request.Tmpfile;
+import io.github.purefuse.channel.internal.request.Unknown;
+import io.github.purefuse.channel.internal.request.Unlink;
+import io.github.purefuse.channel.internal.request.Write;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,9 +73,9 @@ final class FrameWriter {
     }
 
     /** The frame for {@code r} at protocol minor {@code minor}; {@code in_header.len} is computed, not taken from the record. */
-    static byte[] frame(FuseRequest r, int minor, Random rnd) {
+    static byte[] frame(Incoming r, int minor, Random rnd) {
         Bytes b = new Bytes();
-        switch (r) {
+        switch (record(r)) {
             case Init x -> {
                 b.u32(x.major()).u32(x.minor()).u32(x.maxReadahead()).u32(x.flags()).u32(x.flags() >>> 32).zeros(44);
             }
@@ -151,6 +153,7 @@ final class FrameWriter {
             case Fallocate x -> b.u64(x.fh().value()).u64(x.offset()).u64(x.length()).u32(x.fallocateMode()).u32(0);
             case CopyFileRange x -> b.u64(x.fhIn().value()).u64(x.offIn()).u64(x.nodeIdOut()).u64(x.fhOut().value())
                     .u64(x.offOut()).u64(x.length()).u64(x.copyFlags());
+            default -> throw new IllegalArgumentException("no layout for " + r);
         }
         RequestHeader h = r.header();
         b.zeros(h.totalExtlen() * 8);
@@ -200,7 +203,17 @@ final class FrameWriter {
      * A random record of {@code opcode} that the kernel of {@code minor} could send: fields the old layout
      * lacks are 0, nodeids are non-zero where required, names are valid UTF-8 without NUL.
      */
-    static FuseRequest random(int opcode, int minor, Random rnd) {
+    static Incoming random(int opcode, int minor, Random rnd) {
+        Object r = randomRecord(opcode, minor, rnd);
+        return r instanceof FuseRequest f ? new Incoming.ForFilesystem(f) : (ChannelRequest) r;
+    }
+
+    /** The request record itself: a public {@link FuseRequest} unwrapped, or the {@link ChannelRequest}. */
+    static Object record(Incoming r) {
+        return r instanceof Incoming.ForFilesystem(FuseRequest f) ? f : r;
+    }
+
+    private static Object randomRecord(int opcode, int minor, Random rnd) {
         boolean noNode = opcode == 26 || opcode == 36 || opcode == 42 || opcode == 38;
         boolean create = opcode == 35 || opcode == 51 || opcode == 8 || opcode == 9 || opcode == 6;
         long nodeid = noNode ? (rnd.nextInt(4) == 0 ? rnd.nextLong() : 0) : nonZero(rnd);
@@ -209,7 +222,7 @@ final class FrameWriter {
         boolean m9 = minor >= 9;
         boolean m12 = minor >= 12;
         return switch (opcode) {
-            case 1 -> new Lookup(h, name(rnd));
+            case 1 -> (Object) new Lookup(h, name(rnd));
             case 2 -> new Forget(h, rnd.nextLong());
             case 3 -> m9 ? new Getattr(h, rnd.nextInt(), fh(rnd)) : new Getattr(h, 0, FileHandle.NONE);
             case 4 -> new Setattr(h, rnd.nextInt(), fh(rnd), rnd.nextLong(), rnd.nextLong(), rnd.nextLong(), rnd.nextLong(),
@@ -313,6 +326,9 @@ final class FrameWriter {
      * @return {@code null} if equal, else a description of the first difference
      */
     static String difference(Object expected, Object actual) {
+        if (expected instanceof Incoming.ForFilesystem(FuseRequest e)) {
+            return actual instanceof Incoming.ForFilesystem(FuseRequest a) ? difference(e, a) : "type " + expected + " != " + actual;
+        }
         if (expected.getClass() != actual.getClass()) {
             return "type " + expected.getClass().getSimpleName() + " != " + actual.getClass().getSimpleName();
         }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.channel.internal.abi.Le;
+import io.github.purefuse.channel.internal.request.Incoming;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -62,7 +62,7 @@ class RequestDecoderFuzzTest {
         RequestDecoder decoder = new RequestDecoder();
         decoder.minor(MINORS[control & 0x0F]);
         try {
-            FuseRequest r = decoder.decode(buf);
+            Incoming r = decoder.decode(buf);
             assertNotNull(r);
             assertEquals(frame.length, r.header().len(), "in_header.len is the frame's length");
             assertEquals(Le.i64(buf, lead + 8), r.header().unique(), "unique");

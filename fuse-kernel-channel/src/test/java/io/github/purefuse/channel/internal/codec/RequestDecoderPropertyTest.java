@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.channel.internal.request.Incoming;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
@@ -34,12 +34,12 @@ class RequestDecoderPropertyTest {
     @Property(tries = 3000)
     void everyRecordSurvivesFrameAndDecode(@ForAll("opcodes") int opcode, @ForAll("minors") int minor, @ForAll Random rnd)
             throws ProtocolException {
-        FuseRequest expected = FrameWriter.random(opcode, minor, rnd);
+        Incoming expected = FrameWriter.random(opcode, minor, rnd);
         byte[] frame = FrameWriter.frame(expected, minor, rnd);
         RequestDecoder decoder = new RequestDecoder();
         decoder.minor(minor);
         ByteBuffer buf = Bytes.buf(frame);
-        FuseRequest actual = decoder.decode(buf);
+        Incoming actual = decoder.decode(buf);
         assertNull(FrameWriter.difference(expected, actual), () -> expected + " -> " + actual);
         assertEquals(frame.length, actual.header().len());
         assertEquals(0, buf.position(), "position unchanged");
@@ -49,13 +49,13 @@ class RequestDecoderPropertyTest {
     @Property(tries = 500)
     void decodesAtAnyPositionInsideALargerBuffer(@ForAll("opcodes") int opcode, @ForAll @IntRange(max = 64) int lead,
                                                  @ForAll Random rnd) throws ProtocolException {
-        FuseRequest expected = FrameWriter.random(opcode, 45, rnd);
+        Incoming expected = FrameWriter.random(opcode, 45, rnd);
         byte[] frame = FrameWriter.frame(expected, 45, rnd);
         ByteBuffer direct = ByteBuffer.allocateDirect(lead + frame.length + 32);
         direct.position(lead);
         direct.put(frame);
         direct.position(lead).limit(lead + frame.length);
-        FuseRequest actual = new RequestDecoder().decode(direct.asReadOnlyBuffer());
+        Incoming actual = new RequestDecoder().decode(direct.asReadOnlyBuffer());
         assertNull(FrameWriter.difference(expected, actual), () -> expected + " -> " + actual);
     }
 
@@ -86,7 +86,7 @@ class RequestDecoderPropertyTest {
 
     static void assertDecodesOrRefuses(byte[] bytes) {
         try {
-            FuseRequest r = new RequestDecoder().decode(ByteBuffer.wrap(bytes));
+            Incoming r = new RequestDecoder().decode(ByteBuffer.wrap(bytes));
             assertEquals(bytes.length, r.header().len());
         } catch (ProtocolException e) {
             assertTrue(e.offset() >= 0 && e.offset() <= bytes.length, "offset inside the frame: " + e);

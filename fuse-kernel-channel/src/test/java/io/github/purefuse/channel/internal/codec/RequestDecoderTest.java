@@ -10,31 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.request.Access;
-import io.github.purefuse.api.request.BatchForget;
-import io.github.purefuse.api.request.Bmap;
-import io.github.purefuse.api.request.CopyFileRange;
-import io.github.purefuse.api.request.Create;
-import io.github.purefuse.api.request.Destroy;
-import io.github.purefuse.api.request.Fallocate;
-import io.github.purefuse.api.request.FileLock;
 import io.github.purefuse.api.request.Flush;
-import io.github.purefuse.api.request.Forget;
 import io.github.purefuse.api.request.Fsync;
 import io.github.purefuse.api.request.Fsyncdir;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
-import io.github.purefuse.api.request.Getlk;
 import io.github.purefuse.api.request.Getxattr;
-import io.github.purefuse.api.request.Init;
-import io.github.purefuse.api.request.Interrupt;
-import io.github.purefuse.api.request.Ioctl;
-import io.github.purefuse.api.request.Link;
 import io.github.purefuse.api.request.Listxattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Lseek;
-import io.github.purefuse.api.request.Mkdir;
-import io.github.purefuse.api.request.Mknod;
-import io.github.purefuse.api.request.NotifyReply;
 import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
@@ -44,24 +28,40 @@ import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
 import io.github.purefuse.api.request.Release;
 import io.github.purefuse.api.request.Releasedir;
-import io.github.purefuse.api.request.Removexattr;
-import io.github.purefuse.api.request.Rename;
-import io.github.purefuse.api.request.Rename2;
 import io.github.purefuse.api.request.RequestHeader;
-import io.github.purefuse.api.request.Rmdir;
-import io.github.purefuse.api.request.Setattr;
-import io.github.purefuse.api.request.Setlk;
-import io.github.purefuse.api.request.Setxattr;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.request.Statx;
-import io.github.purefuse.api.request.Symlink;
-import io.github.purefuse.api.request.Syncfs;
-import io.github.purefuse.api.request.Tmpfile;
-import io.github.purefuse.api.request.Unknown;
-import io.github.purefuse.api.request.Unlink;
-import io.github.purefuse.api.request.Write;
 import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.channel.internal.request.BatchForget;
+import io.github.purefuse.channel.internal.request.Bmap;
+import io.github.purefuse.channel.internal.request.CopyFileRange;
+import io.github.purefuse.channel.internal.request.Create;
+import io.github.purefuse.channel.internal.request.Destroy;
+import io.github.purefuse.channel.internal.request.Fallocate;
+import io.github.purefuse.channel.internal.request.FileLock;
+import io.github.purefuse.channel.internal.request.Forget;
+import io.github.purefuse.channel.internal.request.Getlk;
+import io.github.purefuse.channel.internal.request.Init;
+import io.github.purefuse.channel.internal.request.Interrupt;
+import io.github.purefuse.channel.internal.request.Ioctl;
+import io.github.purefuse.channel.internal.request.Link;
+import io.github.purefuse.channel.internal.request.Mkdir;
+import io.github.purefuse.channel.internal.request.Mknod;
+import io.github.purefuse.channel.internal.request.NotifyReply;
+import io.github.purefuse.channel.internal.request.Removexattr;
+import io.github.purefuse.channel.internal.request.Rename;
+import io.github.purefuse.channel.internal.request.Rename2;
+import io.github.purefuse.channel.internal.request.Rmdir;
+import io.github.purefuse.channel.internal.request.Setattr;
+import io.github.purefuse.channel.internal.request.Setlk;
+import io.github.purefuse.channel.internal.request.Setxattr;
+import io.github.purefuse.channel.internal.request.Symlink;
+import io.github.purefuse.channel.internal.request.Syncfs;
+import io.github.purefuse.channel.internal.request.Tmpfile;
+import io.github.purefuse.channel.internal.request.Unknown;
+import io.github.purefuse.channel.internal.request.Unlink;
+import io.github.purefuse.channel.internal.request.Write;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -74,8 +74,9 @@ class RequestDecoderTest {
     private static final long U = 0x1234_5678_9abc_def0L;
     private final RequestDecoder decoder = new RequestDecoder();
 
-    private FuseRequest decode(byte[] frame) throws ProtocolException {
-        return decoder.decode(buf(frame));
+    /** The record a frame decodes to: a public request unwrapped, or the channel's own. */
+    private Object decode(byte[] frame) throws ProtocolException {
+        return FrameWriter.record(decoder.decode(buf(frame)));
     }
 
     private static byte[] frame(int opcode, long nodeid, Bytes body) {
@@ -93,7 +94,7 @@ class RequestDecoderTest {
     @Test
     void headerFieldsAreDecoded() throws ProtocolException {
         byte[] f = request(5, 0xfffffffffffffffeL, 0x8000000000000001L, 0xffffffff, 7, 99, 0, new byte[0]);
-        RequestHeader h = decode(f).header();
+        RequestHeader h = decoder.decode(buf(f)).header();
         assertEquals(new RequestHeader(40, 5, 0xfffffffffffffffeL, 0x8000000000000001L, -1, 7, 99, 0), h);
     }
 

@@ -16,7 +16,6 @@ import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.LookupReply;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
-import io.github.purefuse.api.request.BatchForget;
 import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Lookup;
@@ -33,6 +32,7 @@ import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.request.BatchForget;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
@@ -218,7 +218,7 @@ class DispatcherTest {
         Fs fs = new Fs();
         Sink sink = new Sink(true);
         Dispatcher d = dispatcher(fs);
-        d.request(new BatchForget(header(42, 12, 0), List.of(new BatchForget.Item(NodeId.of(5), 2),
+        d.channel(new BatchForget(header(42, 12, 0), List.of(new BatchForget.Item(NodeId.of(5), 2),
                 new BatchForget.Item(NodeId.of(6), 1))), sink);
         assertEquals(List.of("5:2", "6:1"), fs.forgets, "done before dispatch returns");
         assertEquals(List.of(), sink.lengths);

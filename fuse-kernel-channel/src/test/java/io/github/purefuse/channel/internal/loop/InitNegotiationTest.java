@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.Negotiated;
-import io.github.purefuse.api.request.Init;
 import io.github.purefuse.api.request.RequestHeader;
+import io.github.purefuse.channel.internal.request.Init;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;

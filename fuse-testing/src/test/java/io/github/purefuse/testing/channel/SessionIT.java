@@ -1,0 +1,418 @@
+package io.github.purefuse.testing.channel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.Interrupts;
+import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.reply.AttrReply;
+import io.github.purefuse.api.reply.Attributes;
+import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.LookupReply;
+import io.github.purefuse.api.reply.OpenReply;
+import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.request.Getattr;
+import io.github.purefuse.api.request.Lookup;
+import io.github.purefuse.api.request.Open;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.Readdir;
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.DirEntry;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.MountException;
+import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.Transport;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import io.github.purefuse.testing.Tools.Result;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Mount, serve and unmount on the real kernel, with a small test filesystem: {@code hello} (text),
+ * {@code slow} (direct I/O; READ blocks until interrupted), {@code boom} (READ throws), and
+ * {@code passthrough} (backed by a real file when passthrough is negotiated).
+ */
+class SessionIT {
+    static final Duration T = Duration.ofSeconds(20);
+    static final byte[] HELLO = "hello from purefuse\n".getBytes(StandardCharsets.UTF_8);
+    static final List<String> NAMES = List.of("hello", "slow", "boom", "passthrough");
+
+    /** The test filesystem. */
+    static final class TestFs implements ReadOnlyFileSystem {
+        final AtomicInteger destroyed = new AtomicInteger();
+        final AtomicInteger interrupted = new AtomicInteger();
+        final CountDownLatch slowReadStarted = new CountDownLatch(1);
+        volatile FuseConnection connection;
+        volatile Path backing;
+
+        static Attr attr(long nodeid, long size) {
+            return Attr.builder(nodeid == 1 ? FileType.DIRECTORY : FileType.REGULAR).ino(nodeid).size(size)
+                    .permissions(nodeid == 1 ? 0555 : 0444).build();
+        }
+
+        long size(long nodeid) {
+            return nodeid == 5 ? HELLO.length * 100L : nodeid == 1 ? 0 : HELLO.length;
+        }
+
+        @Override
+        public void init(FuseConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            int i = NAMES.indexOf(request.name());
+            if (i < 0) {
+                return Failure.of(Errno.ENOENT);
+            }
+            long nodeid = i + 2;
+            return new Entry(NodeId.of(nodeid), 0, attr(nodeid, size(nodeid)), Duration.ofMinutes(1), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public AttrReply getattr(Getattr request) {
+            long n = request.header().nodeid();
+            return new Attributes(attr(n, size(n)), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public OpenReply open(Open request) {
+            long n = request.header().nodeid();
+            if (n == 3) {
+                return Opened.of(FileHandle.of(3), OpenFlag.DIRECT_IO);
+            }
+            if (n == 5 && backing != null && connection.passthrough().isPresent()) {
+                try {
+                    FuseConnection.BackingFile f = connection.passthrough().get().open(backing);
+                    return new Opened(FileHandle.of(f.id()), EnumSet.of(OpenFlag.PASSTHROUGH), f.id());
+                } catch (IOException e) {
+                    return Failure.of(Errno.EIO);
+                }
+            }
+            return Opened.of(FileHandle.NONE, OpenFlag.KEEP_CACHE);
+        }
+
+        @Override
+        public ReadReply read(Read request) {
+            long n = request.header().nodeid();
+            if (n == 3) {
+                slowReadStarted.countDown();
+                try { // a wait that FUSE_INTERRUPT may cut short: Interrupts.interruptibly
+                    return Interrupts.interruptibly(() -> {
+                        Thread.sleep(Duration.ofMinutes(10));
+                        return Failure.of(Errno.EIO);
+                    });
+                } catch (InterruptedException e) {
+                    interrupted.incrementAndGet();
+                    return Failure.of(Errno.EINTR);
+                }
+            }
+            if (n == 4) {
+                throw new IllegalStateException("boom: a deliberately failing handler");
+            }
+            int from = (int) Math.min(request.offset(), HELLO.length);
+            int to = (int) Math.min(HELLO.length, from + (long) request.size());
+            return Data.of(Arrays.copyOfRange(HELLO, from, to));
+        }
+
+        @Override
+        public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+            for (int i = (int) request.offset(); i < NAMES.size(); i++) {
+                if (!page.add(new DirEntry(NAMES.get(i), i + 2, FileType.REGULAR, i + 1))) {
+                    break;
+                }
+            }
+            return page.done();
+        }
+
+        @Override
+        public void destroy() {
+            destroyed.incrementAndGet();
+        }
+    }
+
+    TestMount mount;
+
+    /** {@return the transport these tests run on; {@link SessionUringIT} runs them on io_uring} */
+    Transport transport() {
+        return Transport.DEV_FUSE;
+    }
+
+    /** {@return test mount options on {@link #transport()}} */
+    MountOptions.Builder options() {
+        return MountOptions.builder().fsname("purefuse-test").subtype("purefusetest").installShutdownHook(false)
+                .transport(transport());
+    }
+
+    TestMount mountTest(TestFs fs) {
+        TestMount m = TestMount.mount(fs, options().build());
+        assertEquals(transport(), m.session().transport(), m.session().transportDetail());
+        return m;
+    }
+
+    /** {@return how many /dev/fuse descriptors a session with {@code readers} readers opens} */
+    int descriptorsFor(int readers) {
+        return readers;
+    }
+
+    @BeforeAll
+    static void fuse() {
+        TestMount.requireDevFuse();
+    }
+
+    @AfterEach
+    void unmount() {
+        if (mount != null) {
+            mount.close();
+        }
+    }
+
+    static Result run(String... cmd) {
+        return Tools.run(T, cmd);
+    }
+
+    @Test
+    void mountIsReadyWhenMountReturnsAndCloseUnmounts() throws Exception {
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        Path mp = mount.path();
+        FuseSession s = mount.session();
+        assertTrue(TestMount.isMounted(mp));
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+        assertEquals(7, s.negotiated().major());
+        assertTrue(s.negotiated().minor() >= 7 && s.negotiated().minor() <= 45);
+        assertEquals(s.negotiated(), fs.connection.negotiated());
+        assertTrue(s.deviceId().matches("\\d+:\\d+"), s.deviceId());
+        assertTrue(Files.isDirectory(Path.of("/sys/class/bdi", s.deviceId())), "bdi of " + s.deviceId());
+        String mountinfo = Files.readString(Path.of("/proc/self/mountinfo"));
+        assertTrue(mountinfo.contains(" " + s.deviceId() + " / " + mp + " "), mountinfo);
+
+        s.close();
+        assertFalse(TestMount.isMounted(mp));
+        assertTrue(s.isTerminated());
+        assertEquals(1, fs.destroyed.get());
+        s.close();
+        assertEquals(1, fs.destroyed.get(), "close is idempotent");
+        assertTrue(s.stats().repliesWritten() > 0);
+    }
+
+    @Test
+    void anUnmountFromOutsideEndsTheSession() throws Exception {
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        Path mp = mount.path();
+        run("stat", mp.resolve("hello").toString()).ok();
+        run("umount", mp.toString()).ok();
+        assertTrue(mount.session().awaitTermination(T), "session ends after umount");
+        assertEquals(1, fs.destroyed.get());
+        assertFalse(TestMount.isMounted(mp));
+    }
+
+    @Test
+    void mountFailuresNameThePathAndTheReason() throws Exception {
+        Path missing = Path.of("/tmp/purefuse-no-such-dir-" + ProcessHandle.current().pid());
+        MountException e = assertThrows(MountException.class,
+                () -> FuseSession.mount(missing, new TestFs(), MountOptions.defaults()));
+        assertEquals(MountException.Reason.MOUNTPOINT_MISSING, e.reason());
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+
+        Path file = Files.createTempFile("purefuse-it-", ".file");
+        try {
+            e = assertThrows(MountException.class, () -> FuseSession.mount(file, new TestFs(), MountOptions.defaults()));
+            assertEquals(MountException.Reason.NOT_A_DIRECTORY, e.reason());
+            assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        } finally {
+            Files.delete(file);
+        }
+
+        mount = mountTest(new TestFs());
+        Path mp = mount.path();
+        e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()));
+        assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
+        assertTrue(e.getMessage().contains(mp.toString()), e.getMessage());
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out(), "first mount unharmed");
+    }
+
+    @Test
+    void aNonEmptyMountPointIsRefusedUnlessNonemptyIsSet() throws Exception {
+        Path mp = TestMount.newMountpoint();
+        Path kept = Files.writeString(mp.resolve("kept.txt"), "what the mount would hide\n");
+        try {
+            MountException e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(),
+                    MountOptions.builder().installShutdownHook(false).build()));
+            assertEquals(MountException.Reason.NOT_EMPTY, e.reason());
+            assertEquals("Cannot mount on " + mp.toRealPath() + ": not empty (the nonempty option mounts over what it holds)",
+                    e.getMessage());
+            assertFalse(TestMount.isMounted(mp));
+            try (FuseSession s = FuseSession.mount(mp, new TestFs(),
+                    MountOptions.builder().nonempty(true).installShutdownHook(false).build())) {
+                assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+                assertFalse(Files.exists(mp.resolve("kept.txt")), "hidden while mounted");
+            }
+            assertEquals("what the mount would hide\n", Files.readString(kept), "back after the unmount");
+        } finally {
+            TestMount.forceUnmount(mp);
+            Files.deleteIfExists(kept);
+            Files.deleteIfExists(mp);
+        }
+    }
+
+    @Test
+    void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
+        mount = mountTest(new TestFs());
+        Path mp = mount.path();
+        Result boom = run("cat", mp.resolve("boom").toString());
+        assertNotEquals(0, boom.exit());
+        assertTrue(boom.stderr().contains("Input/output error"), boom.stderr());
+        run("stat", mp.resolve("hello").toString()).ok();
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"INT", "TERM"})
+    void aSignalledReaderDoesNotWedgeTheSession(String signal) throws Exception {
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        Path mp = mount.path();
+        // The test relies on cat dying of the signal: reset both to their default disposition, since a
+        // shell that starts the build in the background (bin/test &, nohup) makes children ignore SIGINT.
+        // env(1) execs cat, so cat.pid() is cat's.
+        Process cat = new ProcessBuilder("env", "--default-signal=INT,TERM", "cat", mp.resolve("slow").toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        try {
+            assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
+            run("kill", "-" + signal, Long.toString(cat.pid())).ok();
+            assertTrue(cat.waitFor(T.toSeconds(), TimeUnit.SECONDS), "cat ended after SIG" + signal);
+            assertEquals(1, fs.interrupted.get(), "FUSE_INTERRUPT interrupted the handler");
+            run("stat", mp.resolve("hello").toString()).ok();
+            assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+        } finally {
+            cat.destroyForcibly();
+        }
+    }
+
+    @Test
+    void abortCutsTheConnectionAndCloseRemovesTheMount() throws Exception {
+        boolean fusectlBefore = fusectlMounted();
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        Path mp = mount.path();
+        run("stat", mp.resolve("hello").toString()).ok();
+        mount.session().abort();
+        assertTrue(mount.session().awaitTermination(T));
+        Result r = run("stat", mp.resolve("boom").toString()); // not cached yet: needs a LOOKUP
+        assertNotEquals(0, r.exit());
+        assertTrue(r.stderr().contains("Transport endpoint is not connected"), r.stderr());
+        assertEquals(fusectlBefore, fusectlMounted(), "fusectl left as it was");
+        mount.session().close();
+        assertFalse(TestMount.isMounted(mp));
+        assertEquals(1, fs.destroyed.get());
+    }
+
+    private static boolean fusectlMounted() throws IOException {
+        try (Stream<String> l = Files.lines(Path.of("/proc/self/mounts"))) {
+            return l.anyMatch(s -> s.contains(" fusectl "));
+        }
+    }
+
+    @Test
+    void readersUseClonedDescriptors() throws Exception {
+        long before = devFuseFds();
+        mount = TestMount.mount(new TestFs(), options().readerThreads(4).build());
+        assertEquals(before + descriptorsFor(4), devFuseFds(), "one /dev/fuse descriptor per reader");
+        run("cat", mount.path().resolve("hello").toString()).ok();
+        mount.close();
+        mount = null;
+        assertEquals(before, devFuseFds(), "all closed after the session");
+    }
+
+    private static long devFuseFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(p -> {
+                try {
+                    return Files.readSymbolicLink(p).toString().equals("/dev/fuse");
+                } catch (IOException e) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    @Test
+    void autoUnmountMountsThroughFusermount3() throws Exception {
+        mount = TestMount.mount(new TestFs(), options().autoUnmount(true)
+                .fsname("purefuse-auto").subtype("autotest").build());
+        Path mp = mount.path();
+        assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+        String line = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .filter(l -> l.contains(" " + mp + " ")).findFirst().orElseThrow();
+        assertTrue(line.startsWith("purefuse-auto " + mp + " fuse.autotest ro,nosuid,nodev"), line);
+        mount.session().close();
+        assertFalse(TestMount.isMounted(mp));
+    }
+
+    @Test
+    void notificationsReachTheKernel() throws Exception {
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        run("cat", mount.path().resolve("hello").toString()).ok();
+        assertTrue(fs.connection.notifier().invalInode(NodeId.of(2), 0, 0), "a cached node");
+        assertFalse(fs.connection.notifier().invalInode(NodeId.of(999), 0, 0), "an unknown node: ENOENT");
+        assertTrue(fs.connection.notifier().invalEntry(NodeId.ROOT, "hello"));
+        assertEquals(2, mount.session().stats().notificationsWritten());
+    }
+
+    @Test
+    void passthroughServesReadsWithoutTheServer() throws Exception {
+        Path backing = Files.createTempFile("purefuse-backing-", ".txt");
+        try {
+            byte[] content = new byte[HELLO.length * 100];
+            for (int i = 0; i < 100; i++) {
+                System.arraycopy(HELLO, 0, content, i * HELLO.length, HELLO.length);
+            }
+            Files.write(backing, content);
+            TestFs fs = new TestFs();
+            fs.backing = backing;
+            mount = TestMount.mount(fs, options().passthrough(true).build());
+            if (fs.connection.passthrough().isEmpty()) {
+                TestMount.unavailable("the kernel did not accept FUSE_PASSTHROUGH");
+            }
+            assertTrue(mount.session().negotiated().has(37));
+            assertEquals(new String(content, StandardCharsets.UTF_8),
+                    run("cat", mount.path().resolve("passthrough").toString()).ok().out());
+            assertEquals(0, mount.session().stats().requests("FUSE_READ"), "no READ reached the server");
+        } finally {
+            Files.deleteIfExists(backing);
+        }
+    }
+}

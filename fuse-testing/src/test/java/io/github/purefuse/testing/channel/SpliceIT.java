@@ -1,0 +1,163 @@
+package io.github.purefuse.testing.channel;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.api.FuseConnection;
+import io.github.purefuse.api.ReadOnlyFileSystem;
+import io.github.purefuse.api.ReadTarget;
+import io.github.purefuse.api.reply.AttrReply;
+import io.github.purefuse.api.reply.Attributes;
+import io.github.purefuse.api.reply.DirectoryPage;
+import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
+import io.github.purefuse.api.reply.LookupReply;
+import io.github.purefuse.api.reply.OpenReply;
+import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.request.Getattr;
+import io.github.purefuse.api.request.Lookup;
+import io.github.purefuse.api.request.Open;
+import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.Readdir;
+import io.github.purefuse.api.types.Attr;
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
+import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * READs answered with a {@link FileRange} of a local file, on the real kernel: the bytes arrive
+ * whole whether they were spliced (file → pipe → {@code /dev/fuse}) or copied, at page-aligned and
+ * unaligned offsets, and at the end of the file, where the file gives fewer bytes than the READ
+ * asked for and the reply's length is corrected after the header went into the pipe.
+ */
+class SpliceIT {
+    /** 3 MiB and 123 bytes: the last READ of a 1 MiB readahead ends short. */
+    static final int SIZE = (3 << 20) + 123;
+
+    TestMount mount;
+
+    @AfterEach
+    void unmount() {
+        if (mount != null) {
+            mount.close();
+        }
+    }
+
+    /** Root with "f" (nodeid 2, page cache) and "d" (nodeid 3, the same bytes with direct I/O). */
+    static final class LocalFs implements ReadOnlyFileSystem {
+        final Path source;
+        volatile LocalFile file;
+
+        LocalFs(Path source) {
+            this.source = source;
+        }
+
+        static Attr attr(long nodeid) {
+            return Attr.builder(nodeid == 1 ? FileType.DIRECTORY : FileType.REGULAR).ino(nodeid)
+                    .size(nodeid == 1 ? 0 : SIZE).permissions(nodeid == 1 ? 0555 : 0444).build();
+        }
+
+        @Override
+        public void init(FuseConnection connection) {
+            try {
+                file = connection.openLocal(source);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void destroy() {
+            file.close();
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            long nodeid = switch (request.name()) {
+                case "f" -> 2;
+                case "d" -> 3;
+                default -> 0;
+            };
+            return nodeid == 0 ? Failure.of(Errno.ENOENT)
+                    : new Entry(NodeId.of(nodeid), 0, attr(nodeid), Duration.ofMinutes(1), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public AttrReply getattr(Getattr request) {
+            return new Attributes(attr(request.header().nodeid()), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public OpenReply open(Open request) {
+            return request.header().nodeid() == 3 ? Opened.of(FileHandle.NONE, OpenFlag.DIRECT_IO)
+                    : Opened.of(FileHandle.NONE, OpenFlag.KEEP_CACHE);
+        }
+
+        @Override
+        public boolean readMayBlock(Read request) {
+            return false;
+        }
+
+        /** Deliberately not clamped to the size: at the end the file itself gives fewer bytes. */
+        @Override
+        public ReadReply read(Read request, ReadTarget target) {
+            return new FileRange(file, request.offset(), request.size());
+        }
+
+        @Override
+        public ReadReply read(Read request) {
+            throw new AssertionError("READs run inline");
+        }
+
+        @Override
+        public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+            return page.done();
+        }
+    }
+
+    @Test
+    void fileRangesArriveWholeAlignedUnalignedAndAtTheEnd(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[SIZE];
+        new Random(42).nextBytes(data);
+        Path source = Files.write(dir.resolve("source.bin"), data);
+        mount = TestMount.mount(new LocalFs(source));
+        Path f = mount.path().resolve("f");
+
+        assertArrayEquals(data, Files.readAllBytes(f), "a whole sequential read (readahead, spliced)");
+        assertEquals(SIZE, mount.session().stats().readBytes(), "each byte sent once, the short tail included");
+
+        try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+            for (int[] range : new int[][] {{5000, 70000}, {4096, 8192}, {1, 200_000}, {SIZE - 100, 4096}, {123, 100}}) {
+                byte[] got = new byte[range[1]];
+                d.seek(range[0]);
+                int n = d.read(got);
+                int want = Math.min(range[1], SIZE - range[0]);
+                assertEquals(want, n, "direct read at " + range[0]);
+                assertArrayEquals(Arrays.copyOfRange(data, range[0], range[0] + want), Arrays.copyOf(got, n),
+                        "direct read at " + range[0] + " (unaligned ranges need one more pipe slot)");
+            }
+        }
+        assertEquals(0, mount.session().stats().writeErrors());
+        assertTrue(mount.session().stats().repliesWritten() > 0);
+    }
+}
