@@ -141,6 +141,10 @@ class DepotfsCliTest {
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("Missing required"), r.err());
         assertEquals(2, cli("no-such-command").exit());
+        Run bogus = cli("mount", "--bogus", "--depot", "x", "m");
+        assertEquals(2, bogus.exit());
+        assertEquals("depotfs: Unknown option: '--bogus'\nTry 'depotfs mount --help' for the options.\n", bogus.err(),
+                "one line and a pointer to the help, not the whole usage");
     }
 
     @Test
