@@ -1110,7 +1110,7 @@ def variants_table(variants):
         label_ = LABEL.get(name, name)
         if name.startswith("depotfs+"):
             label_ = "depotfs `%s`" % opts.get(name[len("depotfs+"):], "")
-        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+        lines.append("| %s | %s |" % (label_, " | ".join(cells)))
     return "\n".join(lines) + "\n"
 
 
