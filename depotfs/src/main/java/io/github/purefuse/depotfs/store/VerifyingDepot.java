@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe.
  */
-public final class VerifyingDepot implements Depot {
+public final class VerifyingDepot extends ForwardingDepot {
 
     private static final System.Logger LOG = System.getLogger(VerifyingDepot.class.getName());
     /** Objects whose checksums and bitmaps are kept. */
@@ -51,7 +50,6 @@ public final class VerifyingDepot implements Depot {
     /** Scratch buffers: a partly wanted chunk, or a run of chunks checked for a splice. */
     private static final int SCRATCH = 1 << 20;
 
-    private final Depot delegate;
     private final ConcurrentHashMap<Hash, Checked> checked = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<ByteBuffer> scratch = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean warnedUnchecked = new AtomicBoolean();
@@ -64,7 +62,7 @@ public final class VerifyingDepot implements Depot {
      * @param delegate the store
      */
     public VerifyingDepot(Depot delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** {@return chunks checked so far (each check of a chunk counts, by read or by splice)} */
@@ -289,46 +287,6 @@ public final class VerifyingDepot implements Depot {
         public void close() throws IOException {
             delegate.close();
         }
-    }
-
-    @Override
-    public SortedMap<String, Hash> roots() throws IOException {
-        return delegate.roots();
-    }
-
-    @Override
-    public SortedMap<String, String> brokenRoots() throws IOException {
-        return delegate.brokenRoots();
-    }
-
-    @Override
-    public Optional<Hash> root(String name) throws IOException {
-        return delegate.root(name);
-    }
-
-    @Override
-    public Bundle bundle(Hash hash) throws IOException {
-        return delegate.bundle(hash);
-    }
-
-    @Override
-    public Optional<BundleEntry> stat(Hash bundle, String name) throws IOException {
-        return delegate.stat(bundle, name);
-    }
-
-    @Override
-    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
-        return delegate.chunkSums(object, size);
-    }
-
-    @Override
-    public String describe() {
-        return delegate.describe();
-    }
-
-    @Override
-    public boolean remote() {
-        return delegate.remote();
     }
 
     @Override

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe; faults can be changed while a mount reads.
  */
-public final class FaultInjectingDepot implements Depot {
+public final class FaultInjectingDepot extends ForwardingDepot {
 
     /** Where a fault applies. */
     public enum Op {
@@ -37,7 +36,6 @@ public final class FaultInjectingDepot implements Depot {
     private record Key(Op op, Hash hash) {
     }
 
-    private final Depot delegate;
     private final Map<Key, AtomicInteger> failures = new ConcurrentHashMap<>();
     private final Map<Key, Duration> latencies = new ConcurrentHashMap<>();
     private final Map<Hash, Integer> shortReads = new ConcurrentHashMap<>();
@@ -52,7 +50,7 @@ public final class FaultInjectingDepot implements Depot {
      * @param delegate the real store
      */
     public FaultInjectingDepot(Depot delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /**
@@ -167,21 +165,6 @@ public final class FaultInjectingDepot implements Depot {
     }
 
     @Override
-    public SortedMap<String, Hash> roots() throws IOException {
-        return delegate.roots();
-    }
-
-    @Override
-    public SortedMap<String, String> brokenRoots() throws IOException {
-        return delegate.brokenRoots();
-    }
-
-    @Override
-    public Optional<Hash> root(String name) throws IOException {
-        return delegate.root(name);
-    }
-
-    @Override
     public Bundle bundle(Hash hash) throws IOException {
         before(Op.BUNDLE, hash);
         if (corrupt.containsKey(hash)) {
@@ -205,18 +188,14 @@ public final class FaultInjectingDepot implements Depot {
     }
 
     @Override
-    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
-        return delegate.chunkSums(object, size);
-    }
-
-    @Override
     public String describe() {
         return "faults over " + delegate.describe();
     }
 
+    /** {@return true: injected latency may block, so the mount keeps metadata off the transport's thread} */
     @Override
-    public void close() throws IOException {
-        delegate.close();
+    public boolean remote() {
+        return true;
     }
 
     private final class FaultyObject implements DepotObject {

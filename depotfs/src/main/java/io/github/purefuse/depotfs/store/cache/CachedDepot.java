@@ -1,7 +1,5 @@
 package io.github.purefuse.depotfs.store.cache;
 
-import io.github.purefuse.depotfs.store.Bundle;
-import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
@@ -12,7 +10,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
-import java.util.SortedMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -23,9 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * next open on once complete and verified. Roots always come from the store (they are the only mutable
  * pointers); manifests are cached by the store's own loader (see {@code S3Depot#keepManifestsIn}).
  */
-public final class CachedDepot implements Depot {
+public final class CachedDepot extends io.github.purefuse.depotfs.store.ForwardingDepot {
 
-    private final Depot store;
     private final DiskCache cache;
 
     /**
@@ -35,13 +31,13 @@ public final class CachedDepot implements Depot {
      * @param cache the cache directory
      */
     public CachedDepot(Depot store, DiskCache cache) {
-        this.store = store;
+        super(store);
         this.cache = cache;
     }
 
     /** {@return the store the cache fills from} */
     public Depot store() {
-        return store;
+        return delegate;
     }
 
     /** {@return the cache} */
@@ -50,34 +46,9 @@ public final class CachedDepot implements Depot {
     }
 
     @Override
-    public SortedMap<String, Hash> roots() throws IOException {
-        return store.roots();
-    }
-
-    @Override
-    public SortedMap<String, String> brokenRoots() throws IOException {
-        return store.brokenRoots();
-    }
-
-    @Override
-    public Optional<Hash> root(String name) throws IOException {
-        return store.root(name);
-    }
-
-    @Override
-    public Bundle bundle(Hash hash) throws IOException {
-        return store.bundle(hash);
-    }
-
-    @Override
-    public Optional<BundleEntry> stat(Hash bundle, String name) throws IOException {
-        return store.stat(bundle, name);
-    }
-
-    @Override
     public DepotObject open(Hash hash, long size) throws IOException {
         if (!cache.fits(size)) {
-            return store.open(hash, size);
+            return delegate.open(hash, size);
         }
         Path file = cache.complete(hash, size);
         if (file != null) {
@@ -87,7 +58,7 @@ public final class CachedDepot implements Depot {
                 // evicted by another mount just now: fill it again
             }
         }
-        DepotObject remote = store.open(hash, size);
+        DepotObject remote = delegate.open(hash, size);
         try {
             return new Filling(remote, cache.fill(hash, size));
         } catch (IOException | RuntimeException e) {
@@ -97,20 +68,10 @@ public final class CachedDepot implements Depot {
     }
 
     /** The store's: a cached copy is the same object, so {@code --verify-reads} checks it the same way. */
-    @Override
-    public Optional<io.github.purefuse.depotfs.store.ChunkSums> chunkSums(Hash object, long size) throws IOException {
-        return store.chunkSums(object, size);
-    }
-
     /** The store's answer: manifests not yet loaded still come from it. */
     @Override
-    public boolean remote() {
-        return store.remote();
-    }
-
-    @Override
     public String describe() {
-        return store.describe() + " (cache " + cache.dir() + ")";
+        return delegate.describe() + " (cache " + cache.dir() + ")";
     }
 
     @Override
@@ -118,7 +79,7 @@ public final class CachedDepot implements Depot {
         try {
             cache.close();
         } finally {
-            store.close();
+            delegate.close();
         }
     }
 

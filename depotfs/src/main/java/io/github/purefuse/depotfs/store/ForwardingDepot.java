@@ -1,0 +1,74 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * A {@link Depot} that forwards every call to another one: the base of decorators (the read-path check,
+ * the local cache, the tests' fault injection), which override only what they change.
+ */
+public abstract class ForwardingDepot implements Depot {
+
+    /** The depot calls are forwarded to. */
+    protected final Depot delegate;
+
+    /**
+     * Wraps a depot.
+     *
+     * @param delegate the depot calls are forwarded to; closing this closes it
+     */
+    protected ForwardingDepot(Depot delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        return delegate.roots();
+    }
+
+    @Override
+    public SortedMap<String, String> brokenRoots() throws IOException {
+        return delegate.brokenRoots();
+    }
+
+    @Override
+    public Optional<Hash> root(String name) throws IOException {
+        return delegate.root(name);
+    }
+
+    @Override
+    public Bundle bundle(Hash hash) throws IOException {
+        return delegate.bundle(hash);
+    }
+
+    @Override
+    public Optional<BundleEntry> stat(Hash bundle, String name) throws IOException {
+        return delegate.stat(bundle, name);
+    }
+
+    @Override
+    public DepotObject open(Hash hash, long size) throws IOException {
+        return delegate.open(hash, size);
+    }
+
+    @Override
+    public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
+        return delegate.chunkSums(object, size);
+    }
+
+    @Override
+    public boolean remote() {
+        return delegate.remote();
+    }
+
+    @Override
+    public String describe() {
+        return delegate.describe();
+    }
+
+    @Override
+    public void close() throws IOException {
+        delegate.close();
+    }
+}
