@@ -427,7 +427,9 @@ final class RingThread implements Runnable {
         ByteBuffer f = frame.clear();
         f.put(0, h, 0, IN_HEADER);
         f.put(IN_HEADER, h, RingEntry.OP_IN, arg0);
-        f.put(IN_HEADER + arg0, e.payload, 0, payloadSz);
+        // The kernel wrote the whole payload; the limit is what the last reply left (a FileRange or an inline
+        // READ narrows it to its length), so copy against the capacity.
+        f.put(IN_HEADER + arg0, e.payload.clear(), 0, payloadSz);
         f.limit(len);
         Recorder rec = transport.context().recorder();
         if (rec != null) { // the frame as /dev/fuse would carry it: in-header, op_in, payload
