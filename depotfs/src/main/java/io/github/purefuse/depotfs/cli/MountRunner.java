@@ -10,6 +10,7 @@ import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.ForwardingDepot;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.depotfs.store.cache.CachedDepot;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
@@ -305,6 +306,15 @@ final class MountRunner {
             root.put("chunksChecked", v.chunksChecked());
             root.put("chunkMismatches", v.mismatches());
         }
+        if (depot instanceof CachedDepot c) {
+            root.set("cache", json.valueToTree(c.cache().stats()));
+        }
+        ForwardingDepot.find(depot, S3Depot.class).ifPresent(s3 -> {
+            ObjectNode prefetch = root.putObject("prefetch");
+            prefetch.put("capBytes", s3.prefetchBudget().capacity());
+            prefetch.put("heldBytes", s3.prefetchBudget().held());
+            prefetch.put("inUseBytes", s3.prefetchBudget().used());
+        });
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
         root.put("nodes", adapter == null ? 0 : adapter.nodes());

@@ -48,16 +48,21 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
     @Override
     public DepotObject open(Hash hash, long size) throws IOException {
         if (!cache.fits(size)) {
-            return delegate.open(hash, size);
+            DepotObject o = delegate.open(hash, size);
+            cache.opened(false);
+            return o;
         }
         Path file = cache.complete(hash, size);
         if (file != null) {
             try {
-                return new CachedFile(file, FileChannel.open(file, StandardOpenOption.READ), size);
+                DepotObject o = new CachedFile(file, FileChannel.open(file, StandardOpenOption.READ), size);
+                cache.opened(true);
+                return o;
             } catch (java.nio.file.NoSuchFileException e) {
                 // evicted by another mount just now: fill it again
             }
         }
+        cache.opened(false);
         DepotObject remote = delegate.open(hash, size);
         try {
             return new Filling(remote, cache.fill(hash, size));

@@ -28,6 +28,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,6 +79,13 @@ public final class DiskCache implements AutoCloseable {
     private final BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(BUFFERS);
     private final AtomicInteger buffersMade = new AtomicInteger();
     private final Object evictLock = new Object();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder bytesFilled = new LongAdder();
+    private final LongAdder objectsFilled = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
+    private final LongAdder bytesEvicted = new LongAdder();
+    private final LongAdder corruptDropped = new LongAdder();
 
     private DiskCache(Path dir, long maxBytes) {
         this.dir = dir;
@@ -134,6 +142,40 @@ public final class DiskCache implements AutoCloseable {
     /** {@return the size bound in bytes} */
     public long maxBytes() {
         return maxBytes;
+    }
+
+    /**
+     * What this process's use of the cache came to, since {@link #open} ({@code depotfs mount --stats}).
+     *
+     * @param hits           opens of an object served from its complete cached file
+     * @param misses         opens of an object read from the store (into the cache, or past it when the
+     *                       object is larger than half the size)
+     * @param bytesFilled    bytes copied from the store into the cache's files (object parts)
+     * @param objectsFilled  objects completed, verified and renamed into place
+     * @param evictions      files (objects, manifests) deleted to stay under the size
+     * @param bytesEvicted   their bytes
+     * @param corruptDropped cached files found not to match their hash, deleted (fetched again when used)
+     * @param bytesOnDisk    bytes the directory holds now, as this process counts them
+     * @param maxBytes       the size bound
+     */
+    public record Stats(long hits, long misses, long bytesFilled, long objectsFilled, long evictions,
+                        long bytesEvicted, long corruptDropped, long bytesOnDisk, long maxBytes) {
+    }
+
+    /** {@return the counters now} */
+    public Stats stats() {
+        return new Stats(hits.sum(), misses.sum(), bytesFilled.sum(), objectsFilled.sum(), evictions.sum(),
+                bytesEvicted.sum(), corruptDropped.sum(), used.get(), maxBytes);
+    }
+
+    /** Counts an open: served from a cached file, or read from the store. */
+    void opened(boolean hit) {
+        (hit ? hits : misses).increment();
+    }
+
+    /** Counts bytes copied from the store into a fill. */
+    void filled(long bytes) {
+        bytesFilled.add(bytes);
     }
 
     /** {@return the bytes the cache holds now, as this process counts them} */
@@ -278,6 +320,7 @@ public final class DiskCache implements AutoCloseable {
                 Files.createDirectories(target.getParent());
                 moveIntoPlace(f.path(), target);
                 verified.add(f.hash());
+                objectsFilled.increment();
             } else {
                 LOG.log(Level.WARNING, "cache: object " + f.hash().shortHex() + " as read from the store hashes to "
                         + actual.shortHex() + ": not cached");
@@ -380,6 +423,8 @@ public final class DiskCache implements AutoCloseable {
                     }
                     if (f.complete() && Files.deleteIfExists(f.path())) {
                         total -= f.size();
+                        evictions.increment();
+                        bytesEvicted.add(f.size());
                         Hash h = Hash.tryParse(f.path().getFileName().toString());
                         if (h != null) {
                             verified.remove(h);
@@ -397,6 +442,7 @@ public final class DiskCache implements AutoCloseable {
 
     private void drop(Path p, long length, String why) {
         LOG.log(Level.WARNING, "cache: " + p + " is corrupt (" + why + "): deleted, it is fetched again");
+        corruptDropped.increment();
         try {
             if (Files.deleteIfExists(p)) {
                 used.addAndGet(-length);

@@ -710,9 +710,9 @@ public final class S3Depot implements WritableDepot {
         });
     }
 
-    /** {@return the prefetch memory in use now, bytes} */
-    public long prefetchBytesInUse() {
-        return budget.used();
+    /** {@return the read-ahead memory of this depot's prefetchers, and its cap} */
+    public PrefetchBudget prefetchBudget() {
+        return budget;
     }
 
     // ---------------------------------------------------------------- writes
