@@ -88,11 +88,13 @@ final class MountRunner {
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
         this.local = depot instanceof io.github.purefuse.depotfs.store.LocalDepot l ? l : null;
-        this.depot = !settings.verifies(depot) ? depot
-                // with --cache the check sits between the store and the cache: a fill is checked as its bytes
-                // come from the store, and a complete copy was checked whole (its SHA-256) by the cache
-                : depot instanceof CachedDepot c ? new CachedDepot(new VerifyingDepot(c.store()), c.cache())
-                : new VerifyingDepot(depot);
+        // With --cache the check sits between the store and the cache: a fill is checked as its bytes come
+        // from the store; a complete copy is checked by the cache (chunk by chunk as read, or whole at the
+        // first open with --passthrough, where the kernel reads it itself).
+        this.depot = depot instanceof CachedDepot c
+                ? new CachedDepot(settings.verifies(depot) ? new VerifyingDepot(c.store()) : c.store(), c.cache(),
+                        settings.passthrough())
+                : settings.verifies(depot) ? new VerifyingDepot(depot) : depot;
         this.mountpoint = mountpoint;
         this.settings = settings;
     }
