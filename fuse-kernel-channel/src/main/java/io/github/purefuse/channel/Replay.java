@@ -56,7 +56,9 @@ import org.jspecify.annotations.Nullable;
  *       <ul>
  *         <li>{@code nodeid} ({@code fuse_entry_out.nodeid}, READDIRPLUS entries) and {@code fh}
  *             ({@code fuse_open_out.fh}): the filesystem may number differently, as long as the numbering
- *             maps one-to-one to the recorded one for the whole session. Replayed requests are
+ *             maps one-to-one to the recorded one (file handles and directory handles each, from OPEN to
+ *             RELEASE and from OPENDIR to RELEASEDIR: a released number may serve a later open on either
+ *             side). Replayed requests are
  *             translated through that mapping: the header's {@code nodeid}, the {@code fh} of READ,
  *             RELEASE, READDIR(PLUS), RELEASEDIR, FLUSH, FSYNC(DIR), LSEEK, POLL, IOCTL, GETLK, SETLK(W),
  *             GETATTR and STATX (with their {@code _FH} flag) and the nodeids of BATCH_FORGET.</li>
@@ -152,8 +154,13 @@ public final class Replay {
     private final List<Mismatch> mismatches = new ArrayList<>();
     private final Map<Long, Long> nodes = new HashMap<>();
     private final Map<Long, Long> nodesBack = new HashMap<>();
+    /** File handles (OPEN) and directory handles (OPENDIR): two numberings, as in the kernel. */
     private final Map<Long, Long> handles = new HashMap<>();
     private final Map<Long, Long> handlesBack = new HashMap<>();
+    private final Map<Long, Long> dirHandles = new HashMap<>();
+    private final Map<Long, Long> dirHandlesBack = new HashMap<>();
+    /** Whether the reply being compared answers an OPENDIR (its {@code fh} is a directory handle). */
+    private boolean opendirReply;
     private final Map<Long, Long> inos = new HashMap<>();
     private final Map<Long, Long> inosBack = new HashMap<>();
 
@@ -273,6 +280,7 @@ public final class Replay {
                 }
                 byte[] got = driver.awaitReply(unique, REPLY_TIMEOUT);
                 driver.forget(unique);
+                released(opcode, f.bytes());
                 if (replyOf[f.index()] < 0) {
                     notRecorded++;
                     continue;
@@ -316,8 +324,25 @@ public final class Replay {
         }
     }
 
+    /**
+     * After RELEASE or RELEASEDIR the recorded handle is free: either side may give its number to a later
+     * open, so its binding ends.
+     */
+    private void released(int opcode, byte[] recordedFrame) {
+        boolean file = opcode == Opcode.FUSE_RELEASE.code();
+        if (rule != Rule.FIELDS || !file && opcode != Opcode.FUSE_RELEASEDIR.code() || recordedFrame.length < IN_HEADER + 8) {
+            return;
+        }
+        long fh = ByteBuffer.wrap(recordedFrame).order(ByteOrder.LITTLE_ENDIAN).getLong(IN_HEADER);
+        Long replayed = (file ? handles : dirHandles).remove(fh);
+        if (replayed != null) {
+            (file ? handlesBack : dirHandlesBack).remove(replayed);
+        }
+    }
+
     /** Identical replies still teach the mapping (a filesystem may number like the recording). */
     private void learn(RequestDecoder decoder, ByteBuffer frame, byte[] want, byte[] got) {
+        opendirReply = frame.getInt(4) == Opcode.FUSE_OPENDIR.code();
         if (rule == Rule.FIELDS && errno(want) == 0) {
             try {
                 Incoming request = decoder.decode(frame.duplicate().order(ByteOrder.LITTLE_ENDIAN));
@@ -330,6 +355,7 @@ public final class Replay {
 
     private void compare(RequestDecoder decoder, int index, ByteBuffer frame, byte[] want, byte[] got) {
         int opcode = frame.getInt(4);
+        opendirReply = opcode == Opcode.FUSE_OPENDIR.code();
         long unique = frame.getLong(8);
         Incoming request;
         try {
@@ -428,6 +454,7 @@ public final class Replay {
         }
         if (a instanceof FileHandle x) {
             return strict ? equal(path, x.value(), ((FileHandle) b).value())
+                    : opendirReply ? bind(path, dirHandles, dirHandlesBack, x.value(), ((FileHandle) b).value())
                     : bind(path, handles, handlesBack, x.value(), ((FileHandle) b).value());
         }
         if (a instanceof Record) {
@@ -499,7 +526,7 @@ public final class Replay {
 
     /** A copy of a request frame with its nodeids and handles mapped to the replay's numbering. */
     private byte[] translate(byte[] original) {
-        if (rule != Rule.FIELDS || original.length < IN_HEADER || (nodes.isEmpty() && handles.isEmpty())) {
+        if (rule != Rule.FIELDS || original.length < IN_HEADER || (nodes.isEmpty() && handles.isEmpty() && dirHandles.isEmpty())) {
             return original;
         }
         byte[] copy = original.clone();
@@ -511,8 +538,9 @@ public final class Replay {
             return copy;
         }
         switch (op) {
-            case FUSE_READ, FUSE_RELEASE, FUSE_RELEASEDIR, FUSE_READDIR, FUSE_READDIRPLUS, FUSE_FLUSH, FUSE_FSYNC,
-                 FUSE_FSYNCDIR, FUSE_LSEEK, FUSE_POLL, FUSE_IOCTL, FUSE_GETLK, FUSE_SETLK, FUSE_SETLKW -> map(b, IN_HEADER, handles);
+            case FUSE_RELEASEDIR, FUSE_READDIR, FUSE_READDIRPLUS, FUSE_FSYNCDIR -> map(b, IN_HEADER, dirHandles);
+            case FUSE_READ, FUSE_RELEASE, FUSE_FLUSH, FUSE_FSYNC, FUSE_LSEEK, FUSE_POLL, FUSE_IOCTL, FUSE_GETLK,
+                 FUSE_SETLK, FUSE_SETLKW -> map(b, IN_HEADER, handles);
             case FUSE_GETATTR, FUSE_STATX -> {
                 if (copy.length >= IN_HEADER + 16 && (b.getInt(IN_HEADER) & 1) != 0) { // FUSE_GETATTR_FH
                     map(b, IN_HEADER + 8, handles);

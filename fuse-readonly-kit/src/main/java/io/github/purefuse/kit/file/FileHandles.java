@@ -3,16 +3,17 @@ package io.github.purefuse.kit.file;
 import io.github.purefuse.api.types.FileHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The open files of a filesystem: OPEN stores per-open state (an open channel, a decoder, a path) under
  * a new file handle ({@code fh}, {@code fuse_open_out.fh}), READ, LSEEK and the other requests on the open
  * file find it by that handle, RELEASE removes it. The file counterpart of
- * {@link io.github.purefuse.kit.dir.DirectoryHandles}. Handles are never 0 and never reused within one
- * instance. Thread-safe.
+ * {@link io.github.purefuse.kit.dir.DirectoryHandles}. Handles are never 0 and not reused within one
+ * instance before 2<sup>32</sup> opens. Thread-safe; {@link #get} takes no lock and allocates nothing
+ * (the READ path asks it once or twice per request): a handle is a slot of a table (its low 32 bits) and
+ * the number of its open (the high 32 bits), so a released slot serves a later open under a new handle.
  *
  * {@snippet :
  * FileHandles<LocalFileReader> files = new FileHandles<>();
@@ -40,8 +41,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FileHandles<T> {
 
-    private final ConcurrentHashMap<Long, T> open = new ConcurrentHashMap<>();
-    private final AtomicLong next = new AtomicLong(1);
+    /** What a slot holds while its open lasts: replaced, never changed. */
+    private record Slot<T>(long fh, T state) {
+    }
+
+    private final Object lock = new Object();
+    /** Read without the lock: replaced by a larger copy when full (under the lock). */
+    private volatile AtomicReferenceArray<@Nullable Slot<T>> slots = new AtomicReferenceArray<>(16);
+    private int[] free = new int[16];
+    private int freeCount;
+    private int highWater;
+    private int count;
+    private long opens;
 
     /** An empty table. */
     public FileHandles() {
@@ -54,9 +65,32 @@ public final class FileHandles<T> {
      * @return the handle for the OPEN reply
      */
     public FileHandle open(T state) {
-        long fh = next.getAndIncrement();
-        open.put(fh, state);
-        return FileHandle.of(fh);
+        synchronized (lock) {
+            AtomicReferenceArray<@Nullable Slot<T>> table = slots;
+            int slot;
+            if (freeCount > 0) {
+                slot = free[--freeCount];
+            } else {
+                if (highWater == table.length()) {
+                    AtomicReferenceArray<@Nullable Slot<T>> larger = new AtomicReferenceArray<>(table.length() * 2);
+                    for (int i = 0; i < highWater; i++) {
+                        larger.set(i, table.get(i));
+                    }
+                    slots = larger;
+                    table = larger;
+                }
+                slot = highWater++;
+            }
+            long sequence = (++opens) & 0xFFFF_FFFFL;
+            long fh = sequence << 32 | slot;
+            if (fh == 0) {                             // after 2^32 opens, slot 0: skip the one handle that means none
+                sequence = (++opens) & 0xFFFF_FFFFL;
+                fh = sequence << 32 | slot;
+            }
+            table.set(slot, new Slot<>(fh, state));
+            count++;
+            return FileHandle.of(fh);
+        }
     }
 
     /**
@@ -66,7 +100,14 @@ public final class FileHandles<T> {
      * @return the state, or {@code null} for a handle not open here (answer EBADF)
      */
     public @Nullable T get(FileHandle fh) {
-        return open.get(fh.value());
+        long value = fh.value();
+        int slot = (int) value;
+        AtomicReferenceArray<@Nullable Slot<T>> table = slots;
+        if (slot < 0 || slot >= table.length()) {
+            return null;
+        }
+        Slot<T> s = table.get(slot);
+        return s != null && s.fh == value ? s.state : null;
     }
 
     /**
@@ -76,7 +117,25 @@ public final class FileHandles<T> {
      * @return the state it held, or {@code null} if it was not open
      */
     public @Nullable T release(FileHandle fh) {
-        return open.remove(fh.value());
+        long value = fh.value();
+        int slot = (int) value;
+        synchronized (lock) {
+            AtomicReferenceArray<@Nullable Slot<T>> table = slots;
+            if (slot < 0 || slot >= highWater) {
+                return null;
+            }
+            Slot<T> s = table.get(slot);
+            if (s == null || s.fh != value) {
+                return null;
+            }
+            table.set(slot, null);
+            if (freeCount == free.length) {
+                free = java.util.Arrays.copyOf(free, free.length * 2);
+            }
+            free[freeCount++] = slot;
+            count--;
+            return s.state;
+        }
     }
 
     /**
@@ -87,17 +146,26 @@ public final class FileHandles<T> {
      */
     public List<T> releaseAll() {
         List<T> states = new ArrayList<>();
-        for (Long fh : open.keySet()) {
-            T state = open.remove(fh);
-            if (state != null) {
-                states.add(state);
+        synchronized (lock) {
+            AtomicReferenceArray<@Nullable Slot<T>> table = slots;
+            for (int i = 0; i < highWater; i++) {
+                Slot<T> s = table.get(i);
+                if (s != null) {
+                    table.set(i, null);
+                    states.add(s.state);
+                }
             }
+            freeCount = 0;
+            highWater = 0;
+            count = 0;
         }
         return states;
     }
 
     /** {@return the number of open files} */
     public int size() {
-        return open.size();
+        synchronized (lock) {
+            return count;
+        }
     }
 }
