@@ -10,6 +10,7 @@ import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.ForwardingDepot;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.depotfs.store.cache.CachedDepot;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
@@ -87,11 +88,13 @@ final class MountRunner {
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
         this.local = depot instanceof io.github.purefuse.depotfs.store.LocalDepot l ? l : null;
-        this.depot = !settings.verifies(depot) ? depot
-                // with --cache the check sits between the store and the cache: a fill is checked as its bytes
-                // come from the store, and a complete copy was checked whole (its SHA-256) by the cache
-                : depot instanceof CachedDepot c ? new CachedDepot(new VerifyingDepot(c.store()), c.cache())
-                : new VerifyingDepot(depot);
+        // With --cache the check sits between the store and the cache: a fill is checked as its bytes come
+        // from the store; a complete copy is checked by the cache (chunk by chunk as read, or whole at the
+        // first open with --passthrough, where the kernel reads it itself).
+        this.depot = depot instanceof CachedDepot c
+                ? new CachedDepot(settings.verifies(depot) ? new VerifyingDepot(c.store()) : c.store(), c.cache(),
+                        settings.passthrough())
+                : settings.verifies(depot) ? new VerifyingDepot(depot) : depot;
         this.mountpoint = mountpoint;
         this.settings = settings;
     }
@@ -305,6 +308,15 @@ final class MountRunner {
             root.put("chunksChecked", v.chunksChecked());
             root.put("chunkMismatches", v.mismatches());
         }
+        if (depot instanceof CachedDepot c) {
+            root.set("cache", json.valueToTree(c.cache().stats()));
+        }
+        ForwardingDepot.find(depot, S3Depot.class).ifPresent(s3 -> {
+            ObjectNode prefetch = root.putObject("prefetch");
+            prefetch.put("capBytes", s3.prefetchBudget().capacity());
+            prefetch.put("heldBytes", s3.prefetchBudget().held());
+            prefetch.put("inUseBytes", s3.prefetchBudget().used());
+        });
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
         root.put("nodes", adapter == null ? 0 : adapter.nodes());

@@ -22,6 +22,25 @@ public abstract class ForwardingDepot implements Depot {
         this.delegate = delegate;
     }
 
+    /**
+     * {@return the first depot of type {@code type} in the chain that starts at {@code depot} and goes
+     * through forwarding depots' delegates (the store under the cache and the check), if any}
+     *
+     * @param depot where to start
+     * @param type  what to look for
+     * @param <D>   its type
+     */
+    public static <D extends Depot> java.util.Optional<D> find(Depot depot, Class<D> type) {
+        for (Depot d = depot; ; d = ((ForwardingDepot) d).delegate) {
+            if (type.isInstance(d)) {
+                return java.util.Optional.of(type.cast(d));
+            }
+            if (!(d instanceof ForwardingDepot)) {
+                return java.util.Optional.empty();
+            }
+        }
+    }
+
     @Override
     public SortedMap<String, Hash> roots() throws IOException {
         return delegate.roots();

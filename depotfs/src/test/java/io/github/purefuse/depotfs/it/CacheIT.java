@@ -93,7 +93,7 @@ class CacheIT {
 
     private static long bytes(Path cache) throws Exception {
         long n = 0;
-        for (String sub : List.of("objects", "manifests", "partial")) {
+        for (String sub : List.of("objects", "manifests", "chunks", "partial")) {
             for (Path p : files(cache, sub)) {
                 n += Files.size(p);
             }
@@ -117,11 +117,26 @@ class CacheIT {
     @Test
     void aSecondMountServesWhatWasReadFromTheCacheWithTheServerGoneByPassthrough() throws Exception {
         Path cache = work.resolve("cache-shared");
-        try (CliMount first = mount(work.resolve("m1"), cache)) {
+        Path firstStats = work.resolve("first.json");
+        try (CliMount first = mount(work.resolve("m1"), cache, "--stats", firstStats.toString())) {
             diff(work.resolve("m1"));
             awaitObjects(cache, 11);   // small, nine, 8 x one, leaf
+            assertEquals(-1L, Files.mismatch(source.resolve("nine.bin"), work.resolve("m1/nine.bin")), "read again");
             first.stop();
         }
+        JsonNode filled = new ObjectMapper().readTree(firstStats.toFile()).get("cache");
+        long sourceBytes = 0;
+        try (Stream<Path> s = Files.walk(source)) {
+            for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile)::iterator) {
+                sourceBytes += Files.size(p);
+            }
+        }
+        assertEquals(11, filled.get("misses").asLong(), "each file's first open: from the store: " + filled);
+        assertEquals(1, filled.get("hits").asLong(), "the second read of nine.bin: from the cache: " + filled);
+        assertEquals(sourceBytes, filled.get("bytesFilled").asLong(), filled.toString());
+        assertEquals(11, filled.get("objectsFilled").asLong(), filled.toString());
+        assertEquals(0, filled.get("evictions").asLong(), filled.toString());
+        assertEquals(bytes(cache), filled.get("bytesOnDisk").asLong(), "objects, manifests, chunk checksums: " + filled);
         assertEquals(3, files(cache, "manifests").size(), "the manifests of /, sub and sub/deeper: "
                 + files(cache, "manifests"));
         for (Path p : files(cache, "objects")) {
@@ -145,6 +160,10 @@ class CacheIT {
         assertTrue(json.get("settings").get("passthroughActive").asBoolean(), json.toString());
         assertEquals(11, json.get("settings").get("passthroughOpens").asInt(), "every object from its cached file: " + json);
         assertEquals(0, json.get("readErrors").asInt(), json.toString());
+        JsonNode served = json.get("cache");
+        assertEquals(11, served.get("hits").asLong(), served.toString());
+        assertEquals(0, served.get("misses").asLong(), served.toString());
+        assertEquals(0, served.get("bytesFilled").asLong(), served.toString());
     }
 
     @Test
@@ -161,7 +180,13 @@ class CacheIT {
             ch.write(java.nio.ByteBuffer.wrap(new byte[] {42, 42, 42}), 5 << 20);   // same length, other bytes
         }
         Path mp = work.resolve("c2");
-        try (CliMount m = mount(mp, cache)) {
+        Path stats = work.resolve("corrupt.json");
+        try (CliMount m = mount(mp, cache, "--stats", stats.toString())) {
+            try (FileChannel ch = FileChannel.open(mp.resolve("nine.bin"))) {
+                java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(64 << 10);
+                assertEquals(64 << 10, ch.read(head, 0));
+            }
+            assertTrue(Files.exists(cached), "the first open checks what it reads, not the whole file: not seen yet");
             assertEquals(-1L, Files.mismatch(source.resolve("nine.bin"), mp.resolve("nine.bin")), "the right bytes, from S3");
             for (int i = 0; i < 200 && !(Files.exists(cached) && Hash.sha256(Files.readAllBytes(cached)).toHex().equals(hash)); i++) {
                 Thread.sleep(50);
@@ -170,6 +195,9 @@ class CacheIT {
             assertTrue(m.stderr().contains("corrupt"), "and the corruption was logged: " + m.stderr());
             m.stop();
         }
+        JsonNode counted = new ObjectMapper().readTree(stats.toFile()).get("cache");
+        assertEquals(1, counted.get("corruptDropped").asLong(), counted.toString());
+        assertEquals(9L << 20, counted.get("bytesFilled").asLong(), "fetched again: " + counted);
     }
 
     @Test
@@ -177,7 +205,8 @@ class CacheIT {
         Path cache = work.resolve("cache-small");
         long limit = 6L << 20;
         Path mp = work.resolve("s1");
-        try (CliMount m = mount(mp, cache, "--cache-size", "6M")) {
+        Path stats = work.resolve("small.json");
+        try (CliMount m = mount(mp, cache, "--cache-size", "6M", "--stats", stats.toString())) {
             for (int i = 0; i < 8; i++) {
                 assertEquals(-1L, Files.mismatch(source.resolve("sub/one-" + i + ".bin"), mp.resolve("sub/one-" + i + ".bin")));
                 assertTrue(bytes(cache) <= limit, "after file " + i + ": " + bytes(cache) + " bytes > " + limit);
@@ -188,5 +217,10 @@ class CacheIT {
             assertTrue(kept >= 3 && kept < 8, "some objects kept, the least recently used evicted: " + kept);
             m.stop();
         }
+        JsonNode counted = new ObjectMapper().readTree(stats.toFile()).get("cache");
+        assertTrue(counted.get("evictions").asLong() >= 1, counted.toString());
+        assertTrue(counted.get("bytesEvicted").asLong() >= 1L << 20, counted.toString());
+        assertTrue(counted.get("bytesOnDisk").asLong() <= limit, counted.toString());
+        assertEquals(limit, counted.get("maxBytes").asLong(), counted.toString());
     }
 }

@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.store.cache;
 
 import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
@@ -28,6 +29,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +41,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * DIR/objects/ab/abcdef…    complete objects, verified against their SHA-256 before they got this name
  * DIR/manifests/ab/abcdef…  manifests, exactly as stored (hash-checked again whenever read back)
+ * DIR/chunks/ab/abcdef…     objects' chunk checksums, as stored (their own CRC checked whenever read back)
  * DIR/partial/abcdef….PID.N objects being filled by the process PID, part by part (sparse files)
  * DIR/lock                  locked (flock) while a process evicts
  * </pre>
@@ -49,9 +52,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Integrity</h2>
  * An object is hashed once more when it is complete, before the rename (the object hash; a mismatch
- * leaves nothing behind and is logged), and again the first time this process uses a cached file, so
+ * leaves nothing behind and is logged), and checked again by each process that uses the cached file, so
  * that a file changed on disk since (a bad disk, a stray write) is detected, deleted, logged and fetched
- * again. Manifests are checked every time they are read back.
+ * again: chunk by chunk against the object's CRC-32C checksums as its bytes are first read
+ * ({@link CachedDepot}), or whole ({@link #complete}: its SHA-256) at the first open where the kernel
+ * reads the file itself (FUSE passthrough) or the object has no checksums. Manifests are checked every
+ * time they are read back.
  *
  * <h2>Size</h2>
  * The files count with their length. When a fill or a new manifest would take the directory above its
@@ -69,6 +75,7 @@ public final class DiskCache implements AutoCloseable {
     private final Path objects;
     private final Path manifests;
     private final Path partial;
+    private final Path chunks;
     private final long maxBytes;
     private final AtomicLong used = new AtomicLong();
     private final Set<Hash> verified = ConcurrentHashMap.newKeySet();
@@ -78,12 +85,20 @@ public final class DiskCache implements AutoCloseable {
     private final BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(BUFFERS);
     private final AtomicInteger buffersMade = new AtomicInteger();
     private final Object evictLock = new Object();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder bytesFilled = new LongAdder();
+    private final LongAdder objectsFilled = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
+    private final LongAdder bytesEvicted = new LongAdder();
+    private final LongAdder corruptDropped = new LongAdder();
 
     private DiskCache(Path dir, long maxBytes) {
         this.dir = dir;
         this.objects = dir.resolve("objects");
         this.manifests = dir.resolve("manifests");
         this.partial = dir.resolve("partial");
+        this.chunks = dir.resolve("chunks");
         this.maxBytes = maxBytes;
     }
 
@@ -105,6 +120,7 @@ public final class DiskCache implements AutoCloseable {
         Files.createDirectories(c.objects);
         Files.createDirectories(c.manifests);
         Files.createDirectories(c.partial);
+        Files.createDirectories(c.chunks);
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(c.partial)) {
             for (Path p : ds) {
                 String[] parts = p.getFileName().toString().split("\\.");
@@ -136,6 +152,40 @@ public final class DiskCache implements AutoCloseable {
         return maxBytes;
     }
 
+    /**
+     * What this process's use of the cache came to, since {@link #open} ({@code depotfs mount --stats}).
+     *
+     * @param hits           opens of an object served from its complete cached file
+     * @param misses         opens of an object read from the store (into the cache, or past it when the
+     *                       object is larger than half the size)
+     * @param bytesFilled    bytes copied from the store into the cache's files (object parts)
+     * @param objectsFilled  objects completed, verified and renamed into place
+     * @param evictions      files (objects, manifests) deleted to stay under the size
+     * @param bytesEvicted   their bytes
+     * @param corruptDropped cached files found not to match their hash, deleted (fetched again when used)
+     * @param bytesOnDisk    bytes the directory holds now, as this process counts them
+     * @param maxBytes       the size bound
+     */
+    public record Stats(long hits, long misses, long bytesFilled, long objectsFilled, long evictions,
+                        long bytesEvicted, long corruptDropped, long bytesOnDisk, long maxBytes) {
+    }
+
+    /** {@return the counters now} */
+    public Stats stats() {
+        return new Stats(hits.sum(), misses.sum(), bytesFilled.sum(), objectsFilled.sum(), evictions.sum(),
+                bytesEvicted.sum(), corruptDropped.sum(), used.get(), maxBytes);
+    }
+
+    /** Counts an open: served from a cached file, or read from the store. */
+    void opened(boolean hit) {
+        (hit ? hits : misses).increment();
+    }
+
+    /** Counts bytes copied from the store into a fill. */
+    void filled(long bytes) {
+        bytesFilled.add(bytes);
+    }
+
     /** {@return the bytes the cache holds now, as this process counts them} */
     public long usedBytes() {
         return used.get();
@@ -144,6 +194,11 @@ public final class DiskCache implements AutoCloseable {
     private Path objectPath(Hash h) {
         String hex = h.toHex();
         return objects.resolve(hex.substring(0, 2)).resolve(hex);
+    }
+
+    private Path chunksPath(Hash h) {
+        String hex = h.toHex();
+        return chunks.resolve(hex.substring(0, 2)).resolve(hex);
     }
 
     private Path manifestPath(Hash h) {
@@ -202,7 +257,107 @@ public final class DiskCache implements AutoCloseable {
         }
     }
 
+    /**
+     * An object's chunk checksums from the cache, checked (their own CRC, object and size); a copy that
+     * does not pass is deleted (and logged).
+     *
+     * @param hash the object's hash
+     * @param size its size
+     * @return the checksums, or null if the cache has no good copy
+     */
+    @Nullable ChunkSums chunkSums(Hash hash, long size) {
+        Path p = chunksPath(hash);
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(p);
+        } catch (IOException e) {
+            return null;
+        }
+        try {
+            ChunkSums sums = ChunkSums.decode(bytes, hash, size);
+            touch(p);
+            return sums;
+        } catch (DepotException e) {
+            drop(p, bytes.length, e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Keeps an object's chunk checksums (as the store gave them).
+     *
+     * @param sums the checksums
+     */
+    void putChunkSums(ChunkSums sums) {
+        Path p = chunksPath(sums.object());
+        if (Files.exists(p)) {
+            return;
+        }
+        byte[] bytes = sums.encode();
+        try {
+            Files.createDirectories(p.getParent());
+            Path tmp = partial.resolve(sums.object().toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
+            Files.write(tmp, bytes);
+            moveIntoPlace(tmp, p);
+            added(bytes.length);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cache: cannot keep the chunk checksums of " + sums.object().shortHex() + " in " + dir
+                    + ": " + e.getMessage());
+        }
+    }
+
     // ------------------------------------------------------------------------------------ objects
+
+    /**
+     * The cached file of a complete object if it has the right length, not otherwise checked; a file of
+     * another length is deleted and logged.
+     *
+     * @param hash the object's hash
+     * @param size its size
+     * @return the file, or null
+     */
+    @Nullable Path completeFile(Hash hash, long size) {
+        Path p = objectPath(hash);
+        long length;
+        try {
+            length = Files.size(p);
+        } catch (IOException e) {
+            return null;
+        }
+        if (length != size) {
+            drop(p, length, length + " bytes instead of " + size);
+            return null;
+        }
+        touch(p);
+        return p;
+    }
+
+    /** {@return whether this process checked the cached file of this object whole (hash, or every chunk)} */
+    boolean isVerified(Hash hash) {
+        return verified.contains(hash);
+    }
+
+    /** Notes that every chunk of the object's cached file passed its check in this process. */
+    void markVerified(Hash hash) {
+        verified.add(hash);
+    }
+
+    /**
+     * Deletes a cached object file that failed a check (logged, counted); its next open fetches it again.
+     *
+     * @param hash the object
+     * @param why  what failed
+     */
+    void dropObject(Hash hash, String why) {
+        Path p = objectPath(hash);
+        long length;
+        try {
+            length = Files.size(p);
+        } catch (IOException e) {
+            length = 0;
+        }
+        drop(p, length, why);
+    }
 
     /**
      * The cached file of a complete object, if the cache has a good one: its length must be {@code size},
@@ -278,6 +433,7 @@ public final class DiskCache implements AutoCloseable {
                 Files.createDirectories(target.getParent());
                 moveIntoPlace(f.path(), target);
                 verified.add(f.hash());
+                objectsFilled.increment();
             } else {
                 LOG.log(Level.WARNING, "cache: object " + f.hash().shortHex() + " as read from the store hashes to "
                         + actual.shortHex() + ": not cached");
@@ -341,7 +497,7 @@ public final class DiskCache implements AutoCloseable {
     /** Every file of the cache (partial ones of any process included). */
     private List<FileInfo> scan() throws IOException {
         List<FileInfo> out = new ArrayList<>();
-        for (Path top : List.of(objects, manifests, partial)) {
+        for (Path top : List.of(objects, manifests, chunks, partial)) {
             try (var files = Files.walk(top)) {
                 for (Path p : (Iterable<Path>) files::iterator) {
                     try {
@@ -380,6 +536,8 @@ public final class DiskCache implements AutoCloseable {
                     }
                     if (f.complete() && Files.deleteIfExists(f.path())) {
                         total -= f.size();
+                        evictions.increment();
+                        bytesEvicted.add(f.size());
                         Hash h = Hash.tryParse(f.path().getFileName().toString());
                         if (h != null) {
                             verified.remove(h);
@@ -397,6 +555,7 @@ public final class DiskCache implements AutoCloseable {
 
     private void drop(Path p, long length, String why) {
         LOG.log(Level.WARNING, "cache: " + p + " is corrupt (" + why + "): deleted, it is fetched again");
+        corruptDropped.increment();
         try {
             if (Files.deleteIfExists(p)) {
                 used.addAndGet(-length);

@@ -228,6 +228,7 @@ final class Fill {
         }
         filled.getAndUpdate(part >>> 6, w -> w | (1L << (part & 63)));
         long now = filledBytes.addAndGet(length);
+        cache.filled(length);
         cache.added(length);
         if (now >= size) {
             boolean finish;

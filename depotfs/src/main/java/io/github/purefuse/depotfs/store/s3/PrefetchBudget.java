@@ -1,20 +1,41 @@
 package io.github.purefuse.depotfs.store.s3;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The mount-wide memory cap of the prefetchers: every prefetch buffer of every open object is taken from
- * it and given back when the buffer is consumed, dropped or its object closed. When the budget is
- * exhausted no more is prefetched, and reads are served by exact ranged GETs into the reply buffer
- * (which need no budget). Thread-safe.
+ * The mount-wide memory of the prefetchers, and its cap: every prefetch buffer of every open object is
+ * {@linkplain #take taken} from here and {@linkplain #give given back} when it is consumed, dropped or its
+ * object closed. When the cap is reached no more is prefetched, and reads are served by exact ranged GETs
+ * into the reply buffer (which need no prefetch memory).
+ *
+ * <p>The buffers are direct (outside the Java heap, so they neither grow the heap nor cost the collector
+ * anything) and pooled: a buffer given back is kept for the next part instead of being left to the
+ * garbage collector, which frees direct memory only when it happens to collect the buffer. Buffers come in
+ * power-of-two sizes from {@value #SMALLEST} bytes; a part takes the smallest that holds it and is charged
+ * that size. The bytes this pool holds, in use and kept, never exceed the cap: when a size is missing and
+ * the cap is reached, kept buffers of other sizes are dropped first. So a mount's prefetch memory is at most
+ * the cap (plus, briefly, dropped buffers the collector has not freed yet), and once reached it stays
+ * allocated for reuse.
+ *
+ * <p>Thread-safe.
  */
 public final class PrefetchBudget {
 
     /** Default cap: 256 MiB. */
     public static final long DEFAULT_BYTES = 256L << 20;
+    /** Smallest buffer, bytes. */
+    static final int SMALLEST = 64 << 10;
+    private static final int CLASSES = 16; // SMALLEST << 15 = 2 GiB
 
     private final long capacity;
-    private final AtomicLong used = new AtomicLong();
+    private final ReentrantLock lock = new ReentrantLock();
+    @SuppressWarnings("unchecked")
+    private final ArrayDeque<ByteBuffer>[] kept = new ArrayDeque[CLASSES];
+    private long used;
+    private long held;
 
     /**
      * @param capacity bytes all prefetch buffers together may hold; 0 disables prefetching
@@ -24,6 +45,9 @@ public final class PrefetchBudget {
             throw new IllegalArgumentException("negative capacity " + capacity);
         }
         this.capacity = capacity;
+        for (int i = 0; i < CLASSES; i++) {
+            kept[i] = new ArrayDeque<>();
+        }
     }
 
     /** {@return the cap in bytes} */
@@ -31,31 +55,96 @@ public final class PrefetchBudget {
         return capacity;
     }
 
-    /** {@return bytes held by prefetch buffers now} */
+    /** {@return bytes of the buffers in use now (each charged its whole size)} */
     public long used() {
-        return used.get();
-    }
-
-    /**
-     * Takes bytes if they fit under the cap.
-     *
-     * @param bytes how many
-     * @return whether they were taken
-     */
-    boolean tryAcquire(long bytes) {
-        while (true) {
-            long u = used.get();
-            if (u + bytes > capacity) {
-                return false;
-            }
-            if (used.compareAndSet(u, u + bytes)) {
-                return true;
-            }
+        lock.lock();
+        try {
+            return used;
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** Gives bytes back. */
-    void release(long bytes) {
-        used.addAndGet(-bytes);
+    /** {@return bytes of all buffers this pool holds now, in use and kept for reuse; at most the cap} */
+    public long held() {
+        lock.lock();
+        try {
+            return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static int classOf(int length) {
+        int units = (Math.max(length, SMALLEST) + SMALLEST - 1) / SMALLEST;
+        return 32 - Integer.numberOfLeadingZeros(units - 1);
+    }
+
+    /**
+     * Takes a buffer for a part, if it fits under the cap.
+     *
+     * @param length bytes the part needs, 1 to 2 GiB
+     * @return a direct buffer with position 0 and limit {@code length} (its capacity may be larger), or
+     *     {@code null} if the cap does not allow it
+     */
+    @Nullable ByteBuffer take(int length) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("length " + length);
+        }
+        int k = classOf(length);
+        if (k >= CLASSES) {
+            return null;
+        }
+        long size = (long) SMALLEST << k;
+        ByteBuffer b;
+        lock.lock();
+        try {
+            if (used + size > capacity) {
+                return null;
+            }
+            b = kept[k].poll();
+            if (b == null) {
+                // held = used + kept: when a new buffer does not fit, kept ones of other sizes make room.
+                for (int i = CLASSES - 1; i >= 0 && held + size > capacity; i--) {
+                    while (held + size > capacity && !kept[i].isEmpty()) {
+                        held -= kept[i].poll().capacity();
+                    }
+                }
+                held += size;
+            }
+            used += size;
+        } finally {
+            lock.unlock();
+        }
+        if (b == null) {
+            try {
+                b = ByteBuffer.allocateDirect((int) size);
+            } catch (OutOfMemoryError e) {
+                lock.lock();
+                try {
+                    held -= size;
+                    used -= size;
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            }
+        }
+        return b.clear().limit(length);
+    }
+
+    /**
+     * Gives a buffer of {@link #take} back; it must no longer be written to or read from.
+     *
+     * @param b the buffer
+     */
+    void give(ByteBuffer b) {
+        lock.lock();
+        try {
+            used -= b.capacity();
+            kept[classOf(b.capacity())].push(b);
+        } finally {
+            lock.unlock();
+        }
     }
 }

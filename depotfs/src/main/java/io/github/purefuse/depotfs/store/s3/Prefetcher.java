@@ -73,16 +73,14 @@ final class Prefetcher {
     private static final class Part {
         final long start;
         final int length;
-        final @Nullable ByteBuffer buffer; // null: an exact read into someone's reply buffer
+        final @Nullable ByteBuffer buffer; // from the budget; null: an exact read into someone's reply buffer
         final Fetch fetch;
-        final boolean budgeted;
 
-        Part(long start, int length, @Nullable ByteBuffer buffer, Fetch fetch, boolean budgeted) {
+        Part(long start, int length, @Nullable ByteBuffer buffer, Fetch fetch) {
             this.start = start;
             this.length = length;
             this.buffer = buffer;
             this.fetch = fetch;
-            this.budgeted = budgeted;
         }
 
         long end() {
@@ -123,13 +121,14 @@ final class Prefetcher {
      * Adopts bytes already fetched (the first part, fetched when the object was opened).
      *
      * @param start  where they start
-     * @param buffer the bytes, position 0 to limit; taken from the budget by the caller if {@code budgeted}
+     * @param buffer the bytes, position 0 to limit, {@linkplain PrefetchBudget#take taken} from the budget
+     *     by the caller; given back to it when dropped
      */
-    void adopt(long start, ByteBuffer buffer, boolean budgeted) {
+    void adopt(long start, ByteBuffer buffer) {
         lock.lock();
         try {
             Part p = new Part(start, buffer.remaining(), buffer,
-                    new Fetch(CompletableFuture.completedFuture(buffer.remaining()), () -> { }), budgeted);
+                    new Fetch(CompletableFuture.completedFuture(buffer.remaining()), () -> { }));
             parts.put(start, p);
             frontier = Math.max(frontier, p.end());
         } finally {
@@ -256,7 +255,7 @@ final class Prefetcher {
                         // Exact GET straight into the caller's buffer, registered so no one fetches it twice.
                         int len = (int) (gapEnd - pos);
                         ByteBuffer slice = dst.slice(base + (int) (pos - offset), len);
-                        Part p = new Part(pos, len, null, fetcher.start(slice, pos), false);
+                        Part p = new Part(pos, len, null, fetcher.start(slice, pos));
                         parts.put(pos, p);
                         plan.add(new Piece(pos, len, p, true));
                         pos = gapEnd;
@@ -311,11 +310,11 @@ final class Prefetcher {
 
     /** Starts one part with its own buffer, if the budget allows; called under the lock. */
     private @Nullable Part startPart(long start, int len) {
-        if (!budget.tryAcquire(len)) {
+        ByteBuffer buf = budget.take(len);
+        if (buf == null) {
             return null;
         }
-        ByteBuffer buf = ByteBuffer.allocate(len);
-        Part p = new Part(start, len, buf, fetcher.start(buf.duplicate(), start), true);
+        Part p = new Part(start, len, buf, fetcher.start(buf.duplicate(), start));
         parts.put(start, p);
         frontier = Math.max(frontier, p.end());
         return p;
@@ -370,8 +369,8 @@ final class Prefetcher {
             for (Piece p : plan) {
                 Part part = p.part();
                 boolean failed = part.fetch.result().isCompletedExceptionally() || (p.mine() && !part.fetch.result().isDone());
-                if (failed && parts.remove(part.start, part) && part.budgeted) {
-                    budget.release(part.length);
+                if (failed && parts.remove(part.start, part)) {
+                    giveBack(part);
                 }
             }
             frontier = parts.isEmpty() ? 0 : Math.min(frontier, parts.lastEntry().getValue().end());
@@ -389,13 +388,18 @@ final class Prefetcher {
                 Part p = it.next();
                 if (p.buffer != null && p.end() <= readEnd - KEEP_BEHIND && p.fetch.result().isDone()) {
                     it.remove();
-                    if (p.budgeted) {
-                        budget.release(p.length);
-                    }
+                    giveBack(p);
                 }
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Gives a dropped part's buffer back to the budget (its GET is done, or cancelled and abandoned). */
+    private void giveBack(Part p) {
+        if (p.buffer != null) {
+            budget.give(p.buffer);
         }
     }
 
@@ -408,9 +412,7 @@ final class Prefetcher {
                 if (!p.fetch.result().isDone()) {
                     p.fetch.cancel().run();
                 }
-                if (p.budgeted) {
-                    budget.release(p.length);
-                }
+                giveBack(p);
             }
             parts.clear();
         } finally {

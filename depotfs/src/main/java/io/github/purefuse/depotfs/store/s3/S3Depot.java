@@ -631,9 +631,11 @@ public final class S3Depot implements WritableDepot {
             }
             return p;
         }
-        int len = (int) Math.min(s.size, prefetch.initialWindow());
-        boolean budgeted = budget.tryAcquire(len);
-        ByteBuffer buf = ByteBuffer.allocate(len);
+        // The first part doubles as the size check (Content-Range). Without prefetch memory to spare it is
+        // one byte, kept by no one.
+        ByteBuffer pooled = budget.take((int) Math.min(s.size, prefetch.initialWindow()));
+        ByteBuffer buf = pooled != null ? pooled : ByteBuffer.allocate(1);
+        int len = buf.remaining();
         IntoBuffer into = new IntoBuffer(buf.duplicate());
         CompletableFuture<Integer> f = client.getObject(r -> r.bucket(location.bucket()).key(s.key)
                 .range("bytes=0-" + (len - 1)), into);
@@ -650,8 +652,8 @@ public final class S3Depot implements WritableDepot {
             }
         } catch (IOException | RuntimeException e) {
             into.abandon();
-            if (budgeted) {
-                budget.release(len);
+            if (pooled != null) {
+                budget.give(pooled);
             }
             if (e instanceof IOException io && io.getCause() instanceof S3Exception s3 && s3.statusCode() == 416) {
                 throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()
@@ -663,13 +665,15 @@ public final class S3Depot implements WritableDepot {
             throw e;
         }
         if (total != s.size) {
-            if (budgeted) {
-                budget.release(len);
+            if (pooled != null) {
+                budget.give(pooled);
             }
             throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex() + ": "
                     + total + " bytes stored, the manifest says " + s.size);
         }
-        p.adopt(0, buf, budgeted);
+        if (pooled != null) {
+            p.adopt(0, pooled);
+        }
         return p;
     }
 
@@ -706,9 +710,9 @@ public final class S3Depot implements WritableDepot {
         });
     }
 
-    /** {@return the prefetch memory in use now, bytes} */
-    public long prefetchBytesInUse() {
-        return budget.used();
+    /** {@return the read-ahead memory of this depot's prefetchers, and its cap} */
+    public PrefetchBudget prefetchBudget() {
+        return budget;
     }
 
     // ---------------------------------------------------------------- writes

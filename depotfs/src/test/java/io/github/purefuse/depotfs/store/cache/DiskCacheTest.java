@@ -117,7 +117,7 @@ class DiskCacheTest {
         readAll(d, objects.get(8));
         Thread.sleep(200);
         long total = 0;
-        for (String sub : List.of("objects", "manifests", "partial")) {
+        for (String sub : List.of("objects", "manifests", "chunks", "partial")) {
             for (Path p : files(sub)) {
                 total += Files.size(p);
             }
@@ -159,5 +159,55 @@ class DiskCacheTest {
         assertArrayEquals(bytes, readAll(new CachedDepot(store, fresh), o), "fetched again");
         cache.close();
         fresh.close();
+    }
+
+    /** Waits for the object's chunk checksums to be kept beside it (written off the open's path). */
+    private void awaitChunkSums(int n) throws Exception {
+        for (int i = 0; i < 200 && files("chunks").size() != n; i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(n, files("chunks").size());
+    }
+
+    @Test
+    void aNewProcessChecksACachedFileChunkByChunkAsItIsReadNotWholeAtOpen() throws Exception {
+        byte[] bytes = random(9 << 20, 4);
+        WritableDepot.Stored o = store.putObject(bytes);
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        assertArrayEquals(bytes, readAll(new CachedDepot(store, cache), o));
+        awaitObjects(1);
+        awaitChunkSums(1);
+        cache.close();
+        Path file = files("objects").get(0);
+        byte[] changed = bytes.clone();
+        changed[(5 << 20) + 12345] ^= 1;                       // in chunk 80 of 144
+        Files.write(file, changed);
+
+        DiskCache fresh = DiskCache.open(dir, 64L << 20);     // a new process
+        CachedDepot d = new CachedDepot(store, fresh);
+        try (DepotObject obj = d.open(o.hash(), o.size())) {
+            assertTrue(obj.localPath().isEmpty(), "not spliced before every chunk passed");
+            ByteBuffer head = ByteBuffer.allocate(1 << 20);
+            assertEquals(1 << 20, obj.read(head, 0));
+            assertArrayEquals(java.util.Arrays.copyOf(bytes, 1 << 20), head.array());
+            assertTrue(Files.exists(file), "the open did not read the whole file: the damage is not seen yet");
+            assertEquals(0, fresh.stats().corruptDropped());
+        }
+        assertArrayEquals(bytes, readAll(d, o), "the damaged chunk is read from the store instead");
+        assertEquals(1, fresh.stats().corruptDropped());
+        for (int i = 0; i < 200 && !(Files.exists(file) && Hash.sha256(Files.readAllBytes(file)).equals(o.hash())); i++) {
+            Thread.sleep(20);
+        }
+        assertArrayEquals(bytes, Files.readAllBytes(file), "fetched into the cache again");
+
+        DiskCache third = DiskCache.open(dir, 64L << 20);
+        CachedDepot e = new CachedDepot(store, third);
+        assertArrayEquals(bytes, readAll(e, o));
+        try (DepotObject obj = e.open(o.hash(), o.size())) {
+            assertEquals(file, obj.localPath().orElseThrow(), "every chunk passed: now served from the file");
+        }
+        assertEquals(0, third.stats().corruptDropped());
+        fresh.close();
+        third.close();
     }
 }
