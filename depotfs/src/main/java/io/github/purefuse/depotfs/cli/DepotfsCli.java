@@ -508,7 +508,7 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--verify-reads", negatable = true,
                 description = "check each chunk of an object against its stored checksum before it is served; a damaged"
                         + " chunk gives EIO for the reads that cover it (default: on for an S3 depot, where it costs"
-                        + " about nothing; off for a local one, where the first read of each chunk cost 20-26 % of the"
+                        + " about nothing; off for a local one, where the first read of each chunk cost 20-26 %% of the"
                         + " spliced read throughput when the object is in the page cache: see FORMAT.md)")
         @Nullable Boolean verifyReads;
 

@@ -148,6 +148,25 @@ class DepotfsCliTest {
     }
 
     @Test
+    void everyHelpFormatsCleanly() {
+        PrintStream realErr = System.err;
+        ByteArrayOutputStream picocliErr = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(picocliErr, true, StandardCharsets.UTF_8)); // picocli warns there
+            for (String command : List.of("import", "ls", "link", "verify", "mount", "unmount", "demo")) {
+                Run r = cli(command, "--help");
+                assertEquals(0, r.exit(), command + ": " + r.err());
+                assertTrue(r.out().startsWith("Usage: depotfs " + command), r.out());
+                assertFalse(r.out().contains("%n"), command + " --help shows a raw format string: " + r.out());
+            }
+        } finally {
+            System.setErr(realErr);
+        }
+        assertEquals("", picocliErr.toString(StandardCharsets.UTF_8), "picocli could not format a help text");
+        assertTrue(cli("mount", "--help").out().contains("cost 20-26 % of"), "a literal % in a description is escaped");
+    }
+
+    @Test
     void defaultRootNamesComeFromTheSource() {
         assertEquals("doc", DepotfsCli.defaultRootName(Path.of("/usr/share/doc")));
         assertEquals("backup", DepotfsCli.defaultRootName(Path.of("backup.tar.gz")));

@@ -156,7 +156,7 @@ public final class RequestDecoder {
      * @throws InterruptedException if the sink threw it
      */
     public <P> void decode(ByteBuffer frame, Sink<P> sink, P port) throws ProtocolException, InterruptedException {
-        Object request = decodeBody(body(frame));
+        Object request = decodeOnce(frame);
         if (request instanceof FuseRequest r) {
             sink.request(r, port);
         } else {
@@ -173,7 +173,7 @@ public final class RequestDecoder {
      * @throws ProtocolException if the frame is malformed (see the class description)
      */
     public Incoming decode(ByteBuffer frame) throws ProtocolException {
-        Object request = decodeBody(body(frame));
+        Object request = decodeOnce(frame);
         return request instanceof FuseRequest r ? new Incoming.ForFilesystem(r) : (ChannelRequest) request;
     }
 
@@ -186,6 +186,18 @@ public final class RequestDecoder {
     public static int opcode(ByteBuffer frame) {
         return frame.remaining() < H ? -1 : Le.i32(frame, frame.position() + FuseInHeader.OPCODE);
     }
+
+    /** Decodes a frame with this thread's {@link Body}, which forgets the frame afterwards. */
+    private Object decodeOnce(ByteBuffer frame) throws ProtocolException {
+        Body b = body(frame);
+        try {
+            return decodeBody(b);
+        } finally {
+            b.frame = NO_FRAME;
+        }
+    }
+
+    private static final ByteBuffer NO_FRAME = ByteBuffer.allocate(0);
 
     /** Checks and decodes the header. */
     private static Body body(ByteBuffer frame) throws ProtocolException {
@@ -212,8 +224,14 @@ public final class RequestDecoder {
             throw new ProtocolException(opcode, unique, FuseInHeader.TOTAL_EXTLEN,
                     "total_extlen " + extlen + " (" + extBytes + " bytes) exceeds the body of " + (len - H) + " bytes", true);
         }
-        return new Body(frame, base, h, base + len - extBytes);
+        return BODIES.get().reset(frame, base, h, base + len - extBytes);
     }
+
+    /**
+     * Each decoding thread's {@link Body}: a frame is decoded to its record before the record is delivered,
+     * so one per thread suffices, and a transport thread allocates none per frame.
+     */
+    private static final ThreadLocal<Body> BODIES = ThreadLocal.withInitial(Body::new);
 
     /**
      * The body's record: a {@link FuseRequest} or a {@link ChannelRequest} (the two share no type but
@@ -588,18 +606,21 @@ public final class RequestDecoder {
      * (extensions excluded). Offsets in errors are relative to the frame's start.
      */
     private static final class Body {
-        final ByteBuffer frame;
-        final int frameStart;
-        final int start;
-        final int end;
-        final RequestHeader h;
+        ByteBuffer frame = NO_FRAME;
+        int frameStart;
+        int start;
+        int end;
+        RequestHeader h = new RequestHeader(0, 0, 0, 0, 0, 0, 0, 0);
+        /** The last handle decoded on this thread: consecutive READs of one open share it. */
+        FileHandle lastFh = FileHandle.NONE;
 
-        Body(ByteBuffer frame, int frameStart, RequestHeader h, int end) {
+        Body reset(ByteBuffer frame, int frameStart, RequestHeader h, int end) {
             this.frame = frame;
             this.frameStart = frameStart;
             this.start = frameStart + H;
             this.end = end;
             this.h = h;
+            return this;
         }
 
         int length() {
@@ -646,7 +667,14 @@ public final class RequestDecoder {
         }
 
         FileHandle fh(int off) {
-            return FileHandle.of(i64(off));
+            long v = i64(off);
+            FileHandle last = lastFh;
+            if (last.value() == v) {
+                return last;
+            }
+            FileHandle fh = FileHandle.of(v);
+            lastFh = fh;
+            return fh;
         }
 
         /** {@return the body offset of the first NUL at or after {@code off}, or -1} */

@@ -226,6 +226,12 @@ public final class Dispatcher implements RequestSink {
         return new Exchange(request, port, context);
     }
 
+    /** The exchange of a request handled on the transport's thread: the port's reused one if it keeps one. */
+    private Exchange inlineExchange(FuseRequest request, ReplyPort port) {
+        Exchange x = port.inlineExchange(request, context);
+        return x != null ? x : new Exchange(request, port, context);
+    }
+
     /** An exchange for a request the channel answers with a status (no request-specific encoding). */
     private Exchange answer(ChannelRequest request, ReplyPort port) {
         return Exchange.of(request, port, context);
@@ -258,7 +264,7 @@ public final class Dispatcher implements RequestSink {
             spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.read(r))));
             return;
         }
-        Exchange x = exchange(r, port);
+        Exchange x = inlineExchange(r, port);
         ReadTarget target = port.readTarget(r.size());
         ReadReply reply;
         try {
@@ -295,11 +301,11 @@ public final class Dispatcher implements RequestSink {
             LOG.log(Level.WARNING, "mayBlock threw {0}; the request runs on a virtual thread", e.toString());
             mayBlock = true;
         }
-        Exchange exchange = exchange(request, port);
         if (mayBlock) {
-            spawn(exchange, task);
+            spawn(exchange(request, port), task);
             return;
         }
+        Exchange exchange = inlineExchange(request, port);
         try {
             task.run(exchange);
         } catch (RuntimeException | Error e) {

@@ -2,6 +2,7 @@ package io.github.purefuse.channel.internal.loop;
 
 import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.LocalFile;
@@ -13,6 +14,7 @@ import io.github.purefuse.channel.internal.linux.SplicePipe;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.Recorder;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import io.github.purefuse.channel.internal.transport.RequestSink;
 import java.io.IOException;
@@ -66,6 +68,9 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     private final Data targetData;
     private @Nullable SplicePipe pipe;
     private boolean pipeFailed;
+    /** The reader thread's exchange for the requests it handles inline, and its iovecs for a copied FileRange. */
+    private @Nullable Exchange inline;
+    private final ByteBuffer[] fileIov = new ByteBuffer[2];
     private final ConcurrentLinkedQueue<SplicePipe> pipes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<ByteBuffer> fallbackBuffers = new ConcurrentLinkedQueue<>();
 
@@ -259,8 +264,17 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
             int h = header.position();
             header.limit(h + OUT_HEADER);
             header.putInt(h, OUT_HEADER + total);
-            ByteBuffer[] iov = {header, b};
-            exchange.sentFile(write(exchange.opcode(), iov, total > 0 ? 2 : 1), total);
+            ByteBuffer[] iov = mine ? fileIov : new ByteBuffer[2];
+            iov[0] = header;
+            iov[1] = b;
+            int verdict;
+            try {
+                verdict = write(exchange.opcode(), iov, total > 0 ? 2 : 1);
+            } finally {
+                iov[0] = null;
+                iov[1] = null;
+            }
+            exchange.sentFile(verdict, total);
         } finally {
             if (!mine) {
                 fallbackBuffers.offer(b);
@@ -327,6 +341,20 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
         }
         target.clear().limit(Math.min(Math.max(size, 0), target.capacity()));
         return this;
+    }
+
+    @Override
+    public @Nullable Exchange inlineExchange(FuseRequest request, ReplyContext context) {
+        if (!onReaderThread()) {
+            return null;
+        }
+        Exchange x = inline;
+        if (x == null || x.verdict() == -1) { // first use, or the last one is still out (it cannot be: defensive)
+            x = new Exchange(request, this, context);
+            inline = x;
+            return x;
+        }
+        return x.reuse(request);
     }
 
     // ------------------------------------------------------------------ ReadTarget (reader thread only)

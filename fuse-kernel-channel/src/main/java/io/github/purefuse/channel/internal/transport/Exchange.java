@@ -47,9 +47,9 @@ public final class Exchange {
     private static final Logger LOG = System.getLogger(Exchange.class.getName());
     private static final int ENOENT = Errno.ENOENT.code();
 
-    private final @Nullable FuseRequest request;
-    private final long unique;
-    private final int opcode;
+    private @Nullable FuseRequest request;
+    private long unique;
+    private int opcode;
     private final ReplyPort port;
     private final ReplyContext context;
     private boolean replied;
@@ -109,6 +109,34 @@ public final class Exchange {
      */
     public static Exchange of(ChannelRequest request, ReplyPort port, ReplyContext context) {
         return new Exchange(request.header().unique(), request.header().opcode(), port, context);
+    }
+
+    /**
+     * Takes ownership of the next request on this exchange's port, reusing it: for a transport that
+     * handles a request to its verdict on its own thread before it reads the next frame (an inline READ
+     * or metadata request on {@code /dev/fuse}), so that such a request allocates no exchange.
+     *
+     * @param next the request
+     * @return this exchange, as new
+     * @throws IllegalStateException if the previous request has no verdict yet
+     */
+    public Exchange reuse(FuseRequest next) {
+        if (request != null && verdict == -1) {
+            throw new IllegalStateException("request " + Long.toUnsignedString(unique) + " has no verdict yet");
+        }
+        request = next;
+        unique = next.header().unique();
+        opcode = next.header().opcode();
+        replied = false;
+        lease = null;
+        dataBytes = 0;
+        entryNode = 0;
+        page = null;
+        pageBuffer = null;
+        pageRelease = null;
+        pageSent = false;
+        verdict = -1;
+        return this;
     }
 
     /** {@return the request's {@code unique}} */

@@ -35,6 +35,7 @@ import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.request.BatchForget;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -65,7 +66,11 @@ class DispatcherTest {
         final List<String> files = new CopyOnWriteArrayList<>();
         final ByteBuffer target = ByteBuffer.allocateDirect(1 << 20);
         final Data filled = Data.leased(BufferLease.unpooled(target));
+        final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
         volatile boolean accept;
+        /** Keep one exchange for inline requests, as the {@code /dev/fuse} reader thread does. */
+        volatile boolean reuse;
+        private @Nullable Exchange inline;
 
         Sink(boolean accept) {
             this.accept = accept;
@@ -84,6 +89,7 @@ class DispatcherTest {
                 errors.add(Errno.of(-error));
             }
             lengths.add(len);
+            exchanges.add(exchange);
             exchange.sent(accept ? 0 : Errno.ENOENT.code());
         }
 
@@ -97,6 +103,15 @@ class DispatcherTest {
         public @Nullable ReadTarget readTarget(int size) {
             target.clear().limit(size);
             return this;
+        }
+
+        @Override
+        public @Nullable Exchange inlineExchange(FuseRequest request, ReplyContext context) {
+            if (!reuse) {
+                return null;
+            }
+            Exchange x = inline;
+            return x == null ? (inline = new Exchange(request, this, context)) : x.reuse(request);
         }
 
         @Override
@@ -330,6 +345,28 @@ class DispatcherTest {
                 dispatcher(new Fs()).context());
         x.error(Errno.EIO);
         assertThrows(IllegalStateException.class, () -> x.error(Errno.EIO));
+    }
+
+    @Test
+    void inlineRequestsReuseThePortsExchangeAndEachRefusedEntryIsUndoneOnce() throws Exception {
+        InlineMetadataFs fs = new InlineMetadataFs();
+        Dispatcher d = dispatcher(fs);
+        Sink sink = new Sink(true);
+        sink.reuse = true;
+        d.request(new Lookup(header(1, 50, 1), "a"), sink);
+        d.request(new Lookup(header(1, 52, 1), "b"), sink);
+        sink.accept = false;                                   // the kernel refuses the next two replies
+        d.request(new Lookup(header(1, 54, 1), "c"), sink);
+        d.request(new Lookup(header(1, 56, 1), "d"), sink);
+        assertEquals(4, sink.exchanges.size());
+        assertTrue(sink.exchanges.stream().allMatch(x -> x == sink.exchanges.get(0)), "one exchange, reused");
+        assertEquals(List.of("9:1", "9:1"), fs.forgets, "each refused entry gives its own lookup back, once");
+        Exchange x = sink.exchanges.get(0);
+        assertEquals(56, x.unique());
+        assertThrows(IllegalStateException.class, () -> x.error(Errno.EIO), "answered already");
+        Exchange pending = new Exchange(new Getattr(header(3, 60, 7), 0, FileHandle.NONE), sink, d.context());
+        assertThrows(IllegalStateException.class, () -> pending.reuse(new Getattr(header(3, 62, 7), 0, FileHandle.NONE)),
+                "an exchange without a verdict is not reused");
     }
 
     @Test
