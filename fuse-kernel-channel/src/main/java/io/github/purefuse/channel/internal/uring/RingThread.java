@@ -84,7 +84,11 @@ final class RingThread implements Runnable {
     private volatile boolean stopping;
     /** Set once the thread runs on its queue's CPU only (before {@link #registered} completes). */
     private volatile boolean bound;
-    private @Nullable Thread thread;
+    /**
+     * Volatile: assigned by the starting thread after {@code start()}, read by the ring thread itself in
+     * {@link #commit}, whose fast path (an inline reply straight into the SQ) depends on seeing it.
+     */
+    private volatile @Nullable Thread thread;
     private int live;
     private boolean wakeArmed;
 
