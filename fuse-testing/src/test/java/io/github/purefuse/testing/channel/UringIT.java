@@ -62,8 +62,11 @@ class UringIT {
             Tools.run(T, "ls", "-l", mp.toString()).ok();
             SessionStats s = mount.session().stats();
             assertEquals(Transport.IO_URING, s.transport(), s.transportDetail());
-            assertTrue(s.transportDetail().startsWith("io_uring: " + Runtime.getRuntime().availableProcessors()),
-                    s.transportDetail());
+            int cpus = Runtime.getRuntime().availableProcessors();
+            assertTrue(s.transportDetail().startsWith("io_uring: " + cpus), s.transportDetail());
+            // one thread per queue, each bound to its queue's CPU: a request is served where its caller ran
+            assertTrue(s.transportDetail().contains(cpus == 1 ? " 1 thread bound to its CPU,"
+                    : " " + cpus + " threads bound to their CPUs,"), s.transportDetail());
             assertTrue(mount.session().negotiated().has(41), "FUSE_OVER_IO_URING negotiated");
             assertTrue(s.requests("FUSE_LOOKUP") > 0 && s.requests("FUSE_GETATTR") + s.requests("FUSE_OPEN") > 0,
                     s.toString());
@@ -123,6 +126,18 @@ class UringIT {
             } finally {
                 cat.destroyForcibly();
             }
+        }
+    }
+
+    @Test
+    void aThreadServingSeveralQueuesIsReportedUnbound() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            mount = TestMount.mount(new SessionIT.TestFs(), options(Transport.IO_URING).uringThreads(1).build());
+            assertEquals("hello from purefuse\n", cat(mount.path().resolve("hello")));
+            String detail = mount.session().transportDetail();
+            boolean severalQueues = Runtime.getRuntime().availableProcessors() > 1;
+            assertTrue(detail.contains(severalQueues ? " 1 thread not bound to CPUs," : " 1 thread bound to its CPU,"), detail);
+            assertTrue(mount.session().stats().ringRequests() > 0, mount.session().stats().toString());
         }
     }
 

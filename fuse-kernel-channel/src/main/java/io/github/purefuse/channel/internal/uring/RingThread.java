@@ -82,7 +82,13 @@ final class RingThread implements Runnable {
     private final ByteBuffer frame;
     private final CompletableFuture<@Nullable String> registered = new CompletableFuture<>();
     private volatile boolean stopping;
-    private @Nullable Thread thread;
+    /** Set once the thread runs on its queue's CPU only (before {@link #registered} completes). */
+    private volatile boolean bound;
+    /**
+     * Volatile: assigned by the starting thread after {@code start()}, read by the ring thread itself in
+     * {@link #commit}, whose fast path (an inline reply straight into the SQ) depends on seeing it.
+     */
+    private volatile @Nullable Thread thread;
     private int live;
     private boolean wakeArmed;
 
@@ -127,6 +133,17 @@ final class RingThread implements Runnable {
 
     ReplyContext context() {
         return transport.context();
+    }
+
+    /**
+     * {@return whether this thread is bound to the CPU of the one queue it serves} Known once
+     * {@link #registered} has completed. An unbound thread serves every request whose caller ran on
+     * another CPU through a cross-CPU wake-up, and its reply wakes the caller across CPUs again: on the
+     * 2-vCPU VM of bench/RESULTS.md that made a 4 KiB read take ~180 us instead of 7-9 us (see the
+     * troubleshooting guide).
+     */
+    boolean bound() {
+        return bound;
     }
 
     /** Queues an entry's commit; called by the thread that wrote the reply. */
@@ -220,6 +237,7 @@ final class RingThread implements Runnable {
         }
         try {
             Native.pinToCpu(pinnedQueue);
+            bound = true;
         } catch (ErrnoException | RuntimeException e) {
             LOG.log(Level.DEBUG, "fuse-uring-{0} not pinned to CPU {1}: {2}", id, pinnedQueue, e.getMessage());
         }

@@ -171,6 +171,22 @@ public final class UringTransport {
         return rings.size();
     }
 
+    /**
+     * {@return how many serving threads are bound to their queue's CPU} All of them by default (one
+     * thread per queue); none when a thread serves several queues, when binding is turned off
+     * ({@code -Dpurefuse.uring.noPin=true}) or when the queue's CPU is not ours to use. Known once
+     * {@link #start} has returned.
+     */
+    public int boundThreads() {
+        int n = 0;
+        for (RingThread t : threads) {
+            if (t.bound()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** {@return the payload buffer of each entry, in bytes (0 before {@link #start})} */
     public int payloadBytes() {
         return payloadBytes;
