@@ -86,6 +86,15 @@ final class Prefetcher {
         long end() {
             return start + length;
         }
+
+        /**
+         * Completed once an exact read's part has left {@link #parts}: what an overlapping reader waits for.
+         * Not the fetch itself: between the fetch's completion and its owner's {@link #finishExact} the part
+         * still blocks, and a reader that waited for the fetch found it done and planned again, in a loop
+         * that never parked; on a virtual thread it could hold the carrier the owner needed to finish
+         * (the S3 soak: every worker hung, one carrier at 100 % CPU in {@code exactReadOverlapping}).
+         */
+        final CompletableFuture<Void> gone = new CompletableFuture<>();
     }
 
     private final long size;
@@ -272,6 +281,16 @@ final class Prefetcher {
             if (sequential) {
                 prefetchAhead(end);
             }
+        } catch (IOException | RuntimeException | Error e) {
+            // The exact reads planned so far would block overlapping readers for ever: no one would finish them.
+            for (Piece p : plan) {
+                if (p.mine() && p.part().buffer == null) {
+                    p.part().fetch.cancel().run();
+                    parts.remove(p.part().start, p.part());
+                    p.part().gone.complete(null);
+                }
+            }
+            throw e;
         } finally {
             lock.unlock();
             if (blocker != null) {
@@ -296,10 +315,10 @@ final class Prefetcher {
         return null;
     }
 
-    /** Waits for another reader's exact read; its failure is that reader's to report. */
+    /** Waits until another reader's exact read is finished and gone; its failure is that reader's to report. */
     private static void awaitOthers(Part p) throws InterruptedIOException {
         try {
-            p.fetch.result().get();
+            p.gone.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while reading at " + p.start);
@@ -355,6 +374,7 @@ final class Prefetcher {
             for (Piece p : plan) {
                 if (p.mine() && p.part().buffer == null) {
                     parts.remove(p.part().start, p.part());
+                    p.part().gone.complete(null);
                 }
             }
         } finally {
@@ -413,6 +433,9 @@ final class Prefetcher {
                     p.fetch.cancel().run();
                 }
                 giveBack(p);
+            }
+            for (Part p : parts.values()) {
+                p.gone.complete(null);
             }
             parts.clear();
         } finally {

@@ -225,4 +225,83 @@ class PrefetcherTest {
         assertArrayEquals(Arrays.copyOfRange(store.content, 4 * MIB, 4 * MIB + 100), read(p, 4 * MIB, 100),
                 "a later read of the same bytes fetches them again");
     }
+
+    /** A store whose GETs complete only when the test says so. */
+    static final class ManualStore implements Prefetcher.RangeFetcher {
+        record Get(ByteBuffer dst, long offset, CompletableFuture<Integer> result) {
+        }
+
+        final byte[] content;
+        final List<Get> gets = new CopyOnWriteArrayList<>();
+
+        ManualStore(int size) {
+            content = new byte[size];
+            new Random(size).nextBytes(content);
+        }
+
+        @Override
+        public Prefetcher.Fetch start(ByteBuffer dst, long offset) {
+            Get g = new Get(dst, offset, new CompletableFuture<>());
+            gets.add(g);
+            return new Prefetcher.Fetch(g.result(), () -> g.result().cancel(true));
+        }
+
+        Get awaitGet(long offset) throws InterruptedException {
+            for (int i = 0; i < 10_000; i++) {
+                for (Get g : gets) {
+                    if (g.offset() == offset && !g.result().isDone()) {
+                        return g;
+                    }
+                }
+                Thread.sleep(1);
+            }
+            throw new AssertionError("no GET at " + offset + ": " + gets);
+        }
+
+        void complete(Get g) {
+            int n = g.dst().remaining();
+            g.dst().put(g.dst().position(), content, (int) g.offset(), n);
+            g.result().complete(n);
+        }
+    }
+
+    /**
+     * The S3 soak's hang: reader A's exact GET has completed, but A is still waiting for another part of its
+     * read, so its range stays registered. Reader B, overlapping it, used to wake on that completed GET,
+     * plan again, find the range still registered, and loop without ever parking (on virtual threads it held
+     * the carrier A needed). B must park until A is done, then read its bytes.
+     */
+    @Test
+    void aReaderWaitingForAnotherReadersFinishedGetParks() throws Exception {
+        int part = 64 * KIB;
+        ManualStore store = new ManualStore(4 * MIB);
+        // The budget holds exactly the first part: what lies beyond it is fetched with exact GETs.
+        Prefetcher p = new Prefetcher(store.content.length, store, new PrefetchBudget(part),
+                new Prefetcher.Settings(part, part, part));
+        ExecutorService readers = Executors.newFixedThreadPool(3);
+        try {
+            Future<byte[]> c = readers.submit(() -> read(p, 0, part));                 // part [0, 64 KiB), budgeted
+            ManualStore.Get first = store.awaitGet(0);
+            Future<byte[]> a = readers.submit(() -> read(p, part - 4 * KIB, 8 * KIB));  // that part + an exact GET
+            ManualStore.Get exact = store.awaitGet(part);
+            store.complete(exact);                                                      // A still waits for [0, 64 KiB)
+            AtomicLong bThread = new AtomicLong();
+            Future<byte[]> b = readers.submit(() -> {
+                bThread.set(Thread.currentThread().threadId());
+                return read(p, part, 4 * KIB);                                          // overlaps A's exact range
+            });
+            Thread.sleep(500);
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            long cpuMs = mx.getThreadCpuTime(bThread.get()) / 1_000_000;
+            assertTrue(cpuMs >= 0 && cpuMs < 200, "the waiting reader spun: " + cpuMs + " ms of CPU in 500 ms");
+            assertTrue(!b.isDone(), "B waits while A's range is registered");
+            store.complete(first);
+            assertArrayEquals(Arrays.copyOfRange(store.content, 0, part), c.get(10, TimeUnit.SECONDS));
+            assertArrayEquals(Arrays.copyOfRange(store.content, part - 4 * KIB, part + 4 * KIB), a.get(10, TimeUnit.SECONDS));
+            store.complete(store.awaitGet(part));                                       // B's own GET
+            assertArrayEquals(Arrays.copyOfRange(store.content, part, part + 4 * KIB), b.get(10, TimeUnit.SECONDS));
+        } finally {
+            readers.shutdownNow();
+        }
+    }
 }
