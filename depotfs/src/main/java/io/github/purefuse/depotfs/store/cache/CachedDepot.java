@@ -94,7 +94,7 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         DepotObject remote = delegate.open(hash, size);
         try {
             // Keep the checksums beside the object, for its checks after a remount; off the open's path.
-            Thread.ofVirtual().name("depotfs-cache-chunks").start(() -> storedSums(hash, size));
+            cache.background("depotfs-cache-chunks", () -> storedSums(hash, size));
             return new Filling(remote, cache.fill(hash, size));
         } catch (IOException | RuntimeException e) {
             remote.close();
@@ -258,12 +258,12 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
 
     /** Fetches a whole object into the cache in the background (after its cached file was found bad). */
     private void refetch(Hash hash, long size) {
-        Thread.ofVirtual().name("depotfs-cache-refetch").start(() -> {
+        cache.background("depotfs-cache-refetch", () -> {
             try (DepotObject remote = delegate.open(hash, size)) {
                 Fill f = cache.fill(hash, size);
                 ByteBuffer b = cache.borrowBuffer();
                 try {
-                    for (long at = 0; at < size; at += DiskCache.PART) {
+                    for (long at = 0; at < size && !cache.closed(); at += DiskCache.PART) {
                         b.clear().limit((int) Math.min(DiskCache.PART, size - at));
                         f.read(remote, b, at);
                     }

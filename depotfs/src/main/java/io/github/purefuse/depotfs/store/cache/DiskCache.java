@@ -611,12 +611,65 @@ public final class DiskCache implements AutoCloseable {
         return Hash.of(md.digest());
     }
 
-    /** Deletes this process's partial files (the fills in progress are given up). */
+    /** Work started off a reader's path (checksums kept, a bad file fetched again, a fill verified). */
+    private final Set<Thread> background = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * Runs {@code work} on a virtual thread of its own, off the caller's path; {@link #close} waits for it.
+     * Nothing starts once the cache is closed.
+     *
+     * @param name the thread's name
+     * @param work the work
+     */
+    void background(String name, Runnable work) {
+        if (closed) {
+            return;
+        }
+        Thread t = Thread.ofVirtual().name(name).unstarted(() -> {
+            try {
+                if (!closed) {
+                    work.run();
+                }
+            } finally {
+                background.remove(Thread.currentThread());
+            }
+        });
+        background.add(t);
+        t.start();
+    }
+
+    /** {@return whether {@link #close} was called: background work stops at its next step} */
+    boolean closed() {
+        return closed;
+    }
+
+    /**
+     * Deletes this process's partial files (the fills in progress are given up), after the background work
+     * still running has stopped (at most {@link #CLOSE_WAIT} for all of it).
+     */
     @Override
     public void close() {
+        closed = true;
+        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+        for (Thread t : background) {
+            long left = deadline - System.nanoTime();
+            try {
+                if (left <= 0 || !t.join(java.time.Duration.ofNanos(left))) {
+                    LOG.log(Level.WARNING, "cache: {0} still running after {1}; closing anyway", t.getName(), CLOSE_WAIT);
+                    break;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         for (Fill f : fills.values()) {
             f.discard();
         }
         fills.clear();
     }
+
+    /** How long {@link #close} waits for background work. */
+    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(10);
 }

@@ -237,7 +237,7 @@ final class Fill {
                 done = true;
             }
             if (finish) {
-                Thread.ofVirtual().name("depotfs-cache-verify").start(() -> cache.finished(this));
+                cache.background("depotfs-cache-verify", () -> cache.finished(this));
             }
         }
     }
