@@ -317,6 +317,15 @@ public final class DiskCache implements AutoCloseable {
      * @return the file, or null
      */
     @Nullable Path completeFile(Hash hash, long size) {
+        Path p = ofLength(hash, size);
+        if (p != null) {
+            touch(p);
+        }
+        return p;
+    }
+
+    /** The cached file of an object if it has the object's length; a file of another length is dropped. */
+    private @Nullable Path ofLength(Hash hash, long size) {
         Path p = objectPath(hash);
         long length;
         try {
@@ -328,7 +337,6 @@ public final class DiskCache implements AutoCloseable {
             drop(p, length, length + " bytes instead of " + size);
             return null;
         }
-        touch(p);
         return p;
     }
 
@@ -368,22 +376,15 @@ public final class DiskCache implements AutoCloseable {
      * @return the file, or null
      */
     @Nullable Path complete(Hash hash, long size) {
-        Path p = objectPath(hash);
-        long length;
-        try {
-            length = Files.size(p);
-        } catch (IOException e) {
-            return null;
-        }
-        if (length != size) {
-            drop(p, length, length + " bytes instead of " + size);
+        Path p = ofLength(hash, size);
+        if (p == null) {
             return null;
         }
         if (!verified.contains(hash)) {
             try {
                 Hash actual = hashOf(p, size);
                 if (!actual.equals(hash)) {
-                    drop(p, length, "its content hashes to " + actual.shortHex());
+                    drop(p, size, "its content hashes to " + actual.shortHex());
                     return null;
                 }
             } catch (IOException e) {
