@@ -25,6 +25,7 @@ reads its manifests).
 """
 import json
 import os
+import shlex
 import shutil
 import signal
 import statistics
@@ -347,7 +348,8 @@ class DepotfsS3(Row):
             log("depotfs import to S3 in %.0f s" % (time.time() - t0))
             DepotfsS3.imported = True
         self._mount(ns_cmd(client_ns(rtt), [exe, "mount", "--depot", self._depot(), "--endpoint", endpoint(rtt)]
-                           + getattr(self, "extra", []) + ["{mnt}"]), self._env())
+                           + getattr(self, "extra", []) + shlex.split(os.environ.get("BENCH_S3_MOUNT_ARGS", ""))
+                           + ["{mnt}"]), self._env())
 
     def _root(self):
         return os.path.join(self.mnt, os.path.basename(self.fx.src))

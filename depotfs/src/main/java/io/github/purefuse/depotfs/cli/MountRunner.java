@@ -317,6 +317,22 @@ final class MountRunner {
             prefetch.put("heldBytes", s3.prefetchBudget().held());
             prefetch.put("inUseBytes", s3.prefetchBudget().used());
         });
+        BufferLeases.Pool pool = BufferLeases.pool();
+        ObjectNode replies = root.putObject("replyBuffers");
+        replies.put("arenas", pool.arenas());
+        replies.put("chunkBytes", pool.chunkBytes());
+        replies.put("chunks", pool.chunks());
+        replies.put("pooledBytes", pool.pooledBytes());
+        replies.put("usedBytes", pool.usedBytes());
+        replies.put("outstandingLeases", BufferLeases.pooled().outstandingLeases());
+        for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory.getPlatformMXBeans(
+                java.lang.management.BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {                // every ByteBuffer.allocateDirect not yet freed
+                ObjectNode direct = root.putObject("directBuffers");
+                direct.put("count", b.getCount());
+                direct.put("capacityBytes", b.getTotalCapacity());
+            }
+        }
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
         root.put("nodes", adapter == null ? 0 : adapter.nodes());

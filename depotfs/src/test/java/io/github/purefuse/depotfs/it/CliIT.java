@@ -126,6 +126,12 @@ class CliIT {
         assertEquals(32, json.get("negotiated").get("maxBackground").asInt());
         assertEquals(24, json.get("negotiated").get("congestionThreshold").asInt());
         assertEquals(45, json.get("negotiated").get("minor").asInt());
+        JsonNode replies = json.get("replyBuffers");
+        assertEquals(1, replies.get("arenas").asInt(), json.toString());
+        assertEquals(16 << 20, replies.get("chunkBytes").asInt(), json.toString());
+        assertEquals(replies.get("chunks").asLong() * (16 << 20), replies.get("pooledBytes").asLong(), json.toString());
+        assertEquals(0, replies.get("outstandingLeases").asLong(), "every reply buffer back after the unmount");
+        assertTrue(json.get("directBuffers").get("count").asLong() >= 0, json.toString());
     }
 
     @Test

@@ -2,7 +2,9 @@ package io.github.purefuse.kit.buffer;
 
 import io.github.purefuse.api.types.BufferLease;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.LongAdder;
@@ -35,6 +37,25 @@ import org.jspecify.annotations.Nullable;
  * guarded, so do not keep it. Netty's leak detector ({@code -Dio.netty.leakDetection.level=paranoid})
  * reports leases that were never closed.
  *
+ * <h2>The pool: one arena</h2>
+ * The pool has one arena by default (system property {@value #ARENAS_PROPERTY} to choose more). Netty
+ * binds each thread to an arena at its first allocation, the one with the fewest threads bound, and a
+ * thread without Netty's thread-local cleanup (any thread not made by Netty, virtual threads included)
+ * stays counted for ever. purefuse's dispatcher runs each READ that may block on a new virtual thread, so
+ * with Netty's default of two arenas per core consecutive READs cycle through every arena, and every
+ * arena keeps at least one chunk (16 MiB) of its own resident for the few leases it holds: four arenas held
+ * 64 MiB for at most eleven 1 MiB replies in flight (depotfs over S3, eight readers; depotfs/README.md, "Memory"). The
+ * leases carry no thread caches, so an arena only exists to split its lock between threads that allocate at
+ * the same instant; a lease is taken and returned once per READ, a few hundred nanoseconds of a READ's
+ * microseconds, so one lock is far from contended on the machines we measured.
+ *
+ * <h2>Unpooled leases</h2>
+ * {@link #unpooled()} hands out leases on direct memory of their own, freed when the lease is closed (not
+ * when the garbage collector gets to the buffer, as with {@link ByteBuffer#allocateDirect}): for a caller
+ * that pools buffers itself and must know its memory is gone when it drops one. Netty's leak detector does
+ * not watch them: such a caller keeps its buffers on purpose, and a lease it never closes is freed by the
+ * garbage collector, as a {@code ByteBuffer.allocateDirect} buffer would be.
+ *
  * <h2>Counters</h2>
  * {@link #outstandingLeases()}, {@link #outstandingBytes()}, {@link #totalAllocations()} and
  * {@link #totalAllocatedBytes()} are cheap counters for tests and benchmarks.
@@ -47,20 +68,24 @@ public final class BufferLeases {
     /** The system property that turns debug mode on for {@link #pooled()} and {@link #create()}. */
     public static final String DEBUG_PROPERTY = "purefuse.leases.debug";
 
+    /** The system property that sets the pool's number of arenas (default 1; see the class description). */
+    public static final String ARENAS_PROPERTY = "purefuse.leases.arenas";
+
     /** Chunk size = page size &lt;&lt; this order: 16 MiB with Netty's 8 KiB pages. */
     private static final int CHUNK_ORDER = 11;
     private static final PooledByteBufAllocator ALLOCATOR = newAllocator();
     private static final BufferLeases POOLED = create();
+    private static final BufferLeases UNPOOLED = new BufferLeases(new UnpooledByteBufAllocator(true, true, false), false);
     private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
-    private final PooledByteBufAllocator allocator;
+    private final ByteBufAllocator allocator;
     private final boolean debug;
     private final LongAdder outstandingLeases = new LongAdder();
     private final LongAdder outstandingBytes = new LongAdder();
     private final LongAdder totalAllocations = new LongAdder();
     private final LongAdder totalBytes = new LongAdder();
 
-    private BufferLeases(PooledByteBufAllocator allocator, boolean debug) {
+    private BufferLeases(ByteBufAllocator allocator, boolean debug) {
         this.allocator = allocator;
         this.debug = debug;
     }
@@ -70,14 +95,25 @@ public final class BufferLeases {
         // rather than Netty's default 4 MiB: READ replies are up to max_pages * 4 KiB = 1 MiB, and with
         // 4 MiB chunks a readahead window's worth of them keeps emptying and re-creating chunks, whose
         // bookkeeping objects were most of the heap allocated per GiB served (bench/RESULTS.md).
-        // No thread-local caches (useCacheForAllThreads = false): leases move between threads.
-        return new PooledByteBufAllocator(true, 0, Math.max(1, PooledByteBufAllocator.defaultNumDirectArena()),
+        // No thread-local caches (useCacheForAllThreads = false): leases move between threads. One arena
+        // (see the class description).
+        return new PooledByteBufAllocator(true, 0, Math.max(1, Integer.getInteger(ARENAS_PROPERTY, 1)),
                 PooledByteBufAllocator.defaultPageSize(), CHUNK_ORDER, 0, 0, false);
     }
 
     /** {@return the shared instance; debug mode if the system property {@value #DEBUG_PROPERTY} is true} */
     public static BufferLeases pooled() {
         return POOLED;
+    }
+
+    /**
+     * The shared instance for unpooled leases: each on direct memory of its own, freed when it is closed
+     * (when its last retained lease is). For callers that keep buffers themselves.
+     *
+     * @return the instance
+     */
+    public static BufferLeases unpooled() {
+        return UNPOOLED;
     }
 
     /**
@@ -141,6 +177,39 @@ public final class BufferLeases {
     /** {@return bytes of allocated memory not yet returned to the pool} */
     public long outstandingBytes() {
         return outstandingBytes.sum();
+    }
+
+    /**
+     * What the shared pool holds now, for statistics: every instance on the pool sees the same numbers.
+     *
+     * @return the pool's arenas and chunks and the bytes they hold
+     */
+    public static Pool pool() {
+        io.netty.buffer.PooledByteBufAllocatorMetric m = ALLOCATOR.metric();
+        int chunks = 0;
+        long used = 0;
+        for (io.netty.buffer.PoolArenaMetric a : m.directArenas()) {
+            for (io.netty.buffer.PoolChunkListMetric list : a.chunkLists()) {
+                for (io.netty.buffer.PoolChunkMetric c : list) {
+                    chunks++;
+                    used += c.chunkSize() - c.freeBytes();
+                }
+            }
+        }
+        return new Pool(m.numDirectArenas(), m.chunkSize(), chunks, m.usedDirectMemory(), used);
+    }
+
+    /**
+     * The shared pool's state (Netty's {@code PooledByteBufAllocatorMetric}).
+     *
+     * @param arenas      arenas of direct memory; a thread keeps allocating from the one it was given
+     * @param chunkBytes  bytes of one chunk, the unit the pool takes from the operating system
+     * @param chunks      chunks allocated now
+     * @param pooledBytes bytes the pool holds from the operating system (chunks and huge buffers): the
+     *     part of the process's resident memory that is reply buffers, once touched
+     * @param usedBytes   bytes of the chunks in leases now (rounded up to the pool's size classes)
+     */
+    public record Pool(int arenas, int chunkBytes, int chunks, long pooledBytes, long usedBytes) {
     }
 
     /** {@return the number of {@link #allocate} calls so far} */

@@ -20,6 +20,42 @@ import org.junit.jupiter.api.Test;
 class BufferLeasesTest {
 
     @Test
+    void leasesTakenOnManyVirtualThreadsShareOneArenaAndItsChunk() throws Exception {
+        BufferLeases.Pool before = BufferLeases.pool();
+        assertEquals(1, before.arenas(), "one arena unless " + BufferLeases.ARENAS_PROPERTY + " says otherwise");
+        // What the dispatcher does: each READ on a new virtual thread, a few replies in flight at once.
+        List<BufferLease> held = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            threads.add(Thread.ofVirtual().start(() -> held.add(BufferLeases.pooled().allocate(1 << 20))));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        BufferLeases.Pool during = BufferLeases.pool();
+        held.forEach(BufferLease::close);
+        assertTrue(during.usedBytes() >= 8L << 20, during.toString());
+        // Eight 1 MiB replies fit one 16 MiB chunk; with an arena per thread binding they took one chunk each.
+        assertTrue(during.chunks() <= Math.max(1, before.chunks()), before + " -> " + during);
+        assertTrue(during.pooledBytes() <= Math.max(during.chunkBytes(), before.pooledBytes()), before + " -> " + during);
+    }
+
+    @Test
+    void anUnpooledLeaseIsDirectMemoryOfItsOwnReleasedWithItsLastLease() {
+        BufferLeases unpooled = BufferLeases.unpooled();
+        BufferLease lease = unpooled.allocate(4 << 20);
+        assertTrue(lease.bytes().isDirect());
+        assertEquals(4 << 20, lease.bytes().capacity());
+        BufferLease second = lease.retain();
+        lease.close();
+        assertEquals(4 << 20, second.bytes().capacity(), "still held by the retained lease");
+        second.close();
+        assertEquals(0, unpooled.outstandingBytes());
+        assertThrows(IllegalStateException.class, second::bytes);
+        // That the memory is freed at close (not at a collection) is PrefetchBudgetTest's, which can see it.
+    }
+
+    @Test
     void aLeaseIsDirectMemoryOfExactlyTheSizeAsked() {
         BufferLeases leases = BufferLeases.create(false);
         try (BufferLease lease = leases.allocate(12345)) {

@@ -1,7 +1,10 @@
 package io.github.purefuse.depotfs.store.s3;
 
+import io.github.purefuse.api.types.BufferLease;
+import io.github.purefuse.kit.buffer.BufferLeases;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -12,13 +15,15 @@ import org.jspecify.annotations.Nullable;
  * into the reply buffer (which need no prefetch memory).
  *
  * <p>The buffers are direct (outside the Java heap, so they neither grow the heap nor cost the collector
- * anything) and pooled: a buffer given back is kept for the next part instead of being left to the
- * garbage collector, which frees direct memory only when it happens to collect the buffer. Buffers come in
- * power-of-two sizes from {@value #SMALLEST} bytes; a part takes the smallest that holds it and is charged
- * that size. The bytes this pool holds, in use and kept, never exceed the cap: when a size is missing and
- * the cap is reached, kept buffers of other sizes are dropped first. So a mount's prefetch memory is at most
- * the cap (plus, briefly, dropped buffers the collector has not freed yet), and once reached it stays
- * allocated for reuse.
+ * anything) and pooled: a buffer given back is kept for the next part. Buffers come in power-of-two sizes
+ * from {@value #SMALLEST} bytes; a part takes the smallest that holds it and is charged that size. The
+ * bytes this pool holds, in use and kept, never exceed the cap: when a size is missing and the cap is
+ * reached, kept buffers of other sizes are dropped first, and a dropped buffer's memory is freed there and
+ * then ({@link BufferLeases#unpooled()}). It used to be a {@code ByteBuffer.allocateDirect} buffer, freed
+ * only once the collector found it: kept buffers live long, so they sat in the old generation, which the
+ * serial collector of an S3 mount rarely collects, and the dropped ones stayed resident beside the cap
+ * (the 1 MiB to 2 MiB parts of every window's ramp, tens of MiB with eight readers). So a mount's prefetch
+ * memory is at most the cap, and once reached it stays allocated for reuse.
  *
  * <p>Thread-safe.
  */
@@ -33,9 +38,12 @@ public final class PrefetchBudget {
     private final long capacity;
     private final ReentrantLock lock = new ReentrantLock();
     @SuppressWarnings("unchecked")
-    private final ArrayDeque<ByteBuffer>[] kept = new ArrayDeque[CLASSES];
+    private final ArrayDeque<BufferLease>[] kept = new ArrayDeque[CLASSES];
+    /** The lease of each buffer in use, by the buffer {@link #take} returned. */
+    private final IdentityHashMap<ByteBuffer, BufferLease> inUse = new IdentityHashMap<>();
     private long used;
     private long held;
+    private boolean cleared;
 
     /**
      * @param capacity bytes all prefetch buffers together may hold; 0 disables prefetching
@@ -96,7 +104,8 @@ public final class PrefetchBudget {
             return null;
         }
         long size = (long) SMALLEST << k;
-        ByteBuffer b;
+        BufferLease b;
+        java.util.List<BufferLease> dropped = null;
         lock.lock();
         try {
             if (used + size > capacity) {
@@ -107,7 +116,12 @@ public final class PrefetchBudget {
                 // held = used + kept: when a new buffer does not fit, kept ones of other sizes make room.
                 for (int i = CLASSES - 1; i >= 0 && held + size > capacity; i--) {
                     while (held + size > capacity && !kept[i].isEmpty()) {
-                        held -= kept[i].poll().capacity();
+                        BufferLease d = kept[i].poll();
+                        held -= d.bytes().capacity();
+                        if (dropped == null) {
+                            dropped = new java.util.ArrayList<>();
+                        }
+                        dropped.add(d);
                     }
                 }
                 held += size;
@@ -116,9 +130,12 @@ public final class PrefetchBudget {
         } finally {
             lock.unlock();
         }
+        if (dropped != null) {
+            dropped.forEach(BufferLease::close);          // freed now, before the new one is allocated
+        }
         if (b == null) {
             try {
-                b = ByteBuffer.allocateDirect((int) size);
+                b = BufferLeases.unpooled().allocate((int) size);
             } catch (OutOfMemoryError e) {
                 lock.lock();
                 try {
@@ -130,7 +147,14 @@ public final class PrefetchBudget {
                 return null;
             }
         }
-        return b.clear().limit(length);
+        ByteBuffer view = b.bytes().clear().limit(length);
+        lock.lock();
+        try {
+            inUse.put(view, b);
+        } finally {
+            lock.unlock();
+        }
+        return view;
     }
 
     /**
@@ -141,8 +165,34 @@ public final class PrefetchBudget {
     void give(ByteBuffer b) {
         lock.lock();
         try {
+            BufferLease lease = inUse.remove(b);
+            if (lease == null) {
+                throw new IllegalArgumentException("not a buffer in use from this budget");
+            }
             used -= b.capacity();
-            kept[classOf(b.capacity())].push(b);
+            if (cleared) {
+                held -= b.capacity();
+                lease.close();
+            } else {
+                kept[classOf(b.capacity())].push(lease);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Frees the kept buffers, and from now on each buffer given back (the depot is closing). */
+    void clear() {
+        lock.lock();
+        try {
+            cleared = true;
+            for (ArrayDeque<BufferLease> k : kept) {
+                while (!k.isEmpty()) {
+                    BufferLease d = k.poll();
+                    held -= d.bytes().capacity();
+                    d.close();
+                }
+            }
         } finally {
             lock.unlock();
         }

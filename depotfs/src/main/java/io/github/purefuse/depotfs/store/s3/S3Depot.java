@@ -1079,6 +1079,7 @@ public final class S3Depot implements WritableDepot {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             client.close();
+            budget.clear();
             cacheLock.lock();
             try {
                 bundles.clear();

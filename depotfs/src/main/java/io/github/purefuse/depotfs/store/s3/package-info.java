@@ -42,7 +42,13 @@
  * <h2>Memory, duplicates, cancellation</h2>
  * All prefetch buffers of a mount come from one {@link io.github.purefuse.depotfs.store.s3.PrefetchBudget}
  * ({@code --s3-prefetch-mib}, default 256 MiB): when it is exhausted no window grows and reads are exact,
- * so eight readers of eight large objects share the cap instead of each taking 64 MiB. Parts are dropped
+ * so eight readers of eight large objects share the cap instead of each taking 64 MiB. The budget owns
+ * its buffers and frees one the moment it drops it (not when the collector gets to it), so the process
+ * holds at most the cap for read-ahead. A READ's reply buffer is a lease from the kit's pool
+ * ({@link io.github.purefuse.kit.buffer.BufferLeases}: one arena of 16 MiB chunks), taken before the READ
+ * waits for its part or its exact GET and returned once the reply is written: about as many 1 MiB leases
+ * as READs in flight (at most {@code max_background} plus the synchronous readers; ~10 with eight
+ * {@code dd}s), so one chunk. Parts are dropped
  * once every reader is 1 MiB past them, and all of an object's parts when its last handle is released.
  * Bytes being fetched are registered, and a READ that needs them waits for that GET, so the same bytes are
  * never fetched twice at once. An interrupted READ ({@code FUSE_INTERRUPT}) cancels the GETs it started

@@ -67,6 +67,41 @@ class PrefetchBudgetTest {
         assertTrue(b.held() <= 8L * MIB, "held " + b.held());
     }
 
+    private static long directBytes() {
+        for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory.getPlatformMXBeans(
+                java.lang.management.BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                return b.getTotalCapacity();
+            }
+        }
+        throw new AssertionError("no direct buffer pool");
+    }
+
+    @Test
+    void aDroppedBufferIsFreedAtOnceSoTheProcessHoldsNoMoreThanTheCap() {
+        long start = directBytes();
+        PrefetchBudget b = new PrefetchBudget(8L * MIB);
+        List<ByteBuffer> taken = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            taken.add(b.take(MIB));
+        }
+        taken.forEach(b::give);
+        assertTrue(directBytes() - start >= 8L * MIB);
+        // Two 4 MiB buffers replace the eight kept 1 MiB ones: freed before the new ones exist, not left to the
+        // collector (which, for buffers that lived long enough to be in the old generation, may be never).
+        ByteBuffer big = b.take(4 * MIB);
+        ByteBuffer big2 = b.take(4 * MIB);
+        assertNotNull(big);
+        assertNotNull(big2);
+        long grew = directBytes() - start;
+        assertTrue(grew <= 8L * MIB, "direct memory grew by " + grew + " bytes, the cap is " + 8L * MIB);
+        b.give(big);
+        b.give(big2);
+        b.clear();
+        assertEquals(0, b.held());
+        assertTrue(directBytes() - start <= 0, "a cleared budget holds nothing: " + (directBytes() - start));
+    }
+
     @Test
     void aZeroCapHandsOutNothing() {
         PrefetchBudget b = new PrefetchBudget(0);
