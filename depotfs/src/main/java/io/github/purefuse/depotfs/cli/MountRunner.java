@@ -317,14 +317,10 @@ final class MountRunner {
             prefetch.put("heldBytes", s3.prefetchBudget().held());
             prefetch.put("inUseBytes", s3.prefetchBudget().used());
         });
-        BufferLeases.Pool pool = BufferLeases.pool();
         ObjectNode replies = root.putObject("replyBuffers");
-        replies.put("arenas", pool.arenas());
-        replies.put("chunkBytes", pool.chunkBytes());
-        replies.put("chunks", pool.chunks());
-        replies.put("pooledBytes", pool.pooledBytes());
-        replies.put("usedBytes", pool.usedBytes());
         replies.put("outstandingLeases", BufferLeases.pooled().outstandingLeases());
+        putPool(replies.putObject("platformThreads"), BufferLeases.pool());
+        putPool(replies.putObject("virtualThreads"), BufferLeases.virtualThreadPool());
         for (java.lang.management.BufferPoolMXBean b : java.lang.management.ManagementFactory.getPlatformMXBeans(
                 java.lang.management.BufferPoolMXBean.class)) {
             if (b.getName().equals("direct")) {                // every ByteBuffer.allocateDirect not yet freed
@@ -346,6 +342,14 @@ final class MountRunner {
         Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
         Files.writeString(tmp, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8);
         Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void putPool(ObjectNode o, BufferLeases.Pool pool) {
+        o.put("arenas", pool.arenas());
+        o.put("chunkBytes", pool.chunkBytes());
+        o.put("chunks", pool.chunks());
+        o.put("pooledBytes", pool.pooledBytes());
+        o.put("usedBytes", pool.usedBytes());
     }
 
     /** {@return the mount's read_ahead_kb as the kernel reports it, or -1} */

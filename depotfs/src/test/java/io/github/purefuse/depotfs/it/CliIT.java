@@ -127,9 +127,12 @@ class CliIT {
         assertEquals(24, json.get("negotiated").get("congestionThreshold").asInt());
         assertEquals(45, json.get("negotiated").get("minor").asInt());
         JsonNode replies = json.get("replyBuffers");
-        assertEquals(1, replies.get("arenas").asInt(), json.toString());
-        assertEquals(16 << 20, replies.get("chunkBytes").asInt(), json.toString());
-        assertEquals(replies.get("chunks").asLong() * (16 << 20), replies.get("pooledBytes").asLong(), json.toString());
+        assertEquals(1, replies.get("virtualThreads").get("arenas").asInt(), json.toString());
+        for (String pool : new String[] {"platformThreads", "virtualThreads"}) {
+            JsonNode stat = replies.get(pool);
+            assertEquals(16 << 20, stat.get("chunkBytes").asInt(), json.toString());
+            assertEquals(stat.get("chunks").asLong() * (16 << 20), stat.get("pooledBytes").asLong(), json.toString());
+        }
         assertEquals(0, replies.get("outstandingLeases").asLong(), "every reply buffer back after the unmount");
         assertTrue(json.get("directBuffers").get("count").asLong() >= 0, json.toString());
     }

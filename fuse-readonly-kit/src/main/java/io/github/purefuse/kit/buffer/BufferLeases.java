@@ -37,17 +37,18 @@ import org.jspecify.annotations.Nullable;
  * guarded, so do not keep it. Netty's leak detector ({@code -Dio.netty.leakDetection.level=paranoid})
  * reports leases that were never closed.
  *
- * <h2>The pool: one arena</h2>
- * The pool has one arena by default (system property {@value #ARENAS_PROPERTY} to choose more). Netty
- * binds each thread to an arena at its first allocation, the one with the fewest threads bound, and a
+ * <h2>The pool: an arena per platform thread, one for all virtual threads</h2>
+ * Netty binds each thread to an arena at its first allocation, the one with the fewest threads bound, and a
  * thread without Netty's thread-local cleanup (any thread not made by Netty, virtual threads included)
- * stays counted for ever. purefuse's dispatcher runs each READ that may block on a new virtual thread, so
- * with Netty's default of two arenas per core consecutive READs cycle through every arena, and every
- * arena keeps at least one chunk (16 MiB) of its own resident for the few leases it holds: four arenas held
- * 64 MiB for at most eleven 1 MiB replies in flight (depotfs over S3, eight readers; depotfs/README.md, "Memory"). The
- * leases carry no thread caches, so an arena only exists to split its lock between threads that allocate at
- * the same instant; a lease is taken and returned once per READ, a few hundred nanoseconds of a READ's
- * microseconds, so one lock is far from contended on the machines we measured.
+ * stays counted for ever. That suits a few long-lived threads, such as the transport's readers: each gets
+ * an arena of its own (Netty's default number, twice the CPUs), whose lock it never shares. It does not suit
+ * purefuse's dispatcher, which runs each READ that may block on a new virtual thread: consecutive READs
+ * would cycle through every arena, and every arena would keep at least one chunk (16 MiB) of its own
+ * resident for the few leases it holds (four arenas held 64 MiB for at most eleven 1 MiB replies in flight:
+ * depotfs over S3, eight readers; depotfs/README.md, "Memory"). So leases taken on a virtual thread come
+ * from a pool of their own with one arena (system property {@value #VIRTUAL_ARENAS_PROPERTY} for more),
+ * whose lock costs ~140 ns more per lease when two threads do nothing but allocate (measured on 2 CPUs: 420
+ * vs 280 ns), beside a READ that waits for the network. No thread caches are used in either pool.
  *
  * <h2>Unpooled leases</h2>
  * {@link #unpooled()} hands out leases on direct memory of their own, freed when the lease is closed (not
@@ -68,36 +69,39 @@ public final class BufferLeases {
     /** The system property that turns debug mode on for {@link #pooled()} and {@link #create()}. */
     public static final String DEBUG_PROPERTY = "purefuse.leases.debug";
 
-    /** The system property that sets the pool's number of arenas (default 1; see the class description). */
-    public static final String ARENAS_PROPERTY = "purefuse.leases.arenas";
+    /** The system property that sets the number of arenas for virtual threads (default 1; see the class description). */
+    public static final String VIRTUAL_ARENAS_PROPERTY = "purefuse.leases.virtualThreadArenas";
 
     /** Chunk size = page size &lt;&lt; this order: 16 MiB with Netty's 8 KiB pages. */
     private static final int CHUNK_ORDER = 11;
-    private static final PooledByteBufAllocator ALLOCATOR = newAllocator();
+    private static final PooledByteBufAllocator ALLOCATOR = newAllocator(PooledByteBufAllocator.defaultNumDirectArena());
+    private static final PooledByteBufAllocator VIRTUAL = newAllocator(Integer.getInteger(VIRTUAL_ARENAS_PROPERTY, 1));
     private static final BufferLeases POOLED = create();
-    private static final BufferLeases UNPOOLED = new BufferLeases(new UnpooledByteBufAllocator(true, true, false), false);
+    private static final BufferLeases UNPOOLED = new BufferLeases(new UnpooledByteBufAllocator(true, true, false),
+            new UnpooledByteBufAllocator(true, true, false), false);
     private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     private final ByteBufAllocator allocator;
+    private final ByteBufAllocator virtualAllocator;
     private final boolean debug;
     private final LongAdder outstandingLeases = new LongAdder();
     private final LongAdder outstandingBytes = new LongAdder();
     private final LongAdder totalAllocations = new LongAdder();
     private final LongAdder totalBytes = new LongAdder();
 
-    private BufferLeases(ByteBufAllocator allocator, boolean debug) {
+    private BufferLeases(ByteBufAllocator allocator, ByteBufAllocator virtualAllocator, boolean debug) {
         this.allocator = allocator;
+        this.virtualAllocator = virtualAllocator;
         this.debug = debug;
     }
 
-    private static PooledByteBufAllocator newAllocator() {
+    private static PooledByteBufAllocator newAllocator(int arenas) {
         // Direct memory; Netty's arenas and page size; chunks of pageSize << 11 (16 MiB with 8 KiB pages)
         // rather than Netty's default 4 MiB: READ replies are up to max_pages * 4 KiB = 1 MiB, and with
         // 4 MiB chunks a readahead window's worth of them keeps emptying and re-creating chunks, whose
         // bookkeeping objects were most of the heap allocated per GiB served (bench/RESULTS.md).
-        // No thread-local caches (useCacheForAllThreads = false): leases move between threads. One arena
-        // (see the class description).
-        return new PooledByteBufAllocator(true, 0, Math.max(1, Integer.getInteger(ARENAS_PROPERTY, 1)),
+        // No thread-local caches (useCacheForAllThreads = false): leases move between threads.
+        return new PooledByteBufAllocator(true, 0, Math.max(1, arenas),
                 PooledByteBufAllocator.defaultPageSize(), CHUNK_ORDER, 0, 0, false);
     }
 
@@ -133,7 +137,7 @@ public final class BufferLeases {
      * @return the instance
      */
     public static BufferLeases create(boolean debug) {
-        return new BufferLeases(ALLOCATOR, debug);
+        return new BufferLeases(ALLOCATOR, VIRTUAL, debug);
     }
 
     /** {@return whether this instance runs in debug mode} */
@@ -159,7 +163,7 @@ public final class BufferLeases {
         if (size == 0) {
             view = EMPTY.duplicate();
         } else {
-            buf = allocator.directBuffer(size, size);
+            buf = (Thread.currentThread().isVirtual() ? virtualAllocator : allocator).directBuffer(size, size);
             view = buf.nioBuffer(0, size);
         }
         outstandingLeases.increment();
@@ -180,12 +184,22 @@ public final class BufferLeases {
     }
 
     /**
-     * What the shared pool holds now, for statistics: every instance on the pool sees the same numbers.
+     * What the shared pool of leases taken on platform threads holds now, for statistics: every instance on
+     * the pool sees the same numbers.
      *
      * @return the pool's arenas and chunks and the bytes they hold
      */
     public static Pool pool() {
-        io.netty.buffer.PooledByteBufAllocatorMetric m = ALLOCATOR.metric();
+        return poolOf(ALLOCATOR);
+    }
+
+    /** {@return what the pool of leases taken on virtual threads holds now (see the class description)} */
+    public static Pool virtualThreadPool() {
+        return poolOf(VIRTUAL);
+    }
+
+    private static Pool poolOf(PooledByteBufAllocator allocator) {
+        io.netty.buffer.PooledByteBufAllocatorMetric m = allocator.metric();
         int chunks = 0;
         long used = 0;
         for (io.netty.buffer.PoolArenaMetric a : m.directArenas()) {

@@ -21,8 +21,9 @@ class BufferLeasesTest {
 
     @Test
     void leasesTakenOnManyVirtualThreadsShareOneArenaAndItsChunk() throws Exception {
-        BufferLeases.Pool before = BufferLeases.pool();
-        assertEquals(1, before.arenas(), "one arena unless " + BufferLeases.ARENAS_PROPERTY + " says otherwise");
+        BufferLeases.Pool before = BufferLeases.virtualThreadPool();
+        assertEquals(1, before.arenas(), "one arena unless " + BufferLeases.VIRTUAL_ARENAS_PROPERTY + " says otherwise");
+        BufferLeases.Pool platformBefore = BufferLeases.pool();
         // What the dispatcher does: each READ on a new virtual thread, a few replies in flight at once.
         List<BufferLease> held = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
@@ -32,12 +33,14 @@ class BufferLeasesTest {
         for (Thread t : threads) {
             t.join();
         }
-        BufferLeases.Pool during = BufferLeases.pool();
+        BufferLeases.Pool during = BufferLeases.virtualThreadPool();
+        BufferLeases.Pool platformDuring = BufferLeases.pool();
         held.forEach(BufferLease::close);
         assertTrue(during.usedBytes() >= 8L << 20, during.toString());
-        // Eight 1 MiB replies fit one 16 MiB chunk; with an arena per thread binding they took one chunk each.
+        // Eight 1 MiB replies fit one 16 MiB chunk; bound to an arena each they took a chunk each.
         assertTrue(during.chunks() <= Math.max(1, before.chunks()), before + " -> " + during);
         assertTrue(during.pooledBytes() <= Math.max(during.chunkBytes(), before.pooledBytes()), before + " -> " + during);
+        assertEquals(platformBefore.usedBytes(), platformDuring.usedBytes(), "nothing from the platform threads' pool");
     }
 
     @Test

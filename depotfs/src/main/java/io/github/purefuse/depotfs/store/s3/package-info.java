@@ -45,7 +45,7 @@
  * so eight readers of eight large objects share the cap instead of each taking 64 MiB. The budget owns
  * its buffers and frees one the moment it drops it (not when the collector gets to it), so the process
  * holds at most the cap for read-ahead. A READ's reply buffer is a lease from the kit's pool
- * ({@link io.github.purefuse.kit.buffer.BufferLeases}: one arena of 16 MiB chunks), taken before the READ
+ * ({@link io.github.purefuse.kit.buffer.BufferLeases}: on a virtual thread, so from its one arena of 16 MiB chunks), taken before the READ
  * waits for its part or its exact GET and returned once the reply is written: about as many 1 MiB leases
  * as READs in flight (at most {@code max_background} plus the synchronous readers; ~10 with eight
  * {@code dd}s), so one chunk. Parts are dropped
