@@ -374,7 +374,7 @@ public final class Importer {
             f.size = size;
             if (!claimed.add(h)) {
                 deduped.incrementAndGet();
-            } else if (depot.hasObject(h, size)) {
+            } else if (depot.asksBeforePut(size) && depot.hasObject(h, size)) {
                 deduped.incrementAndGet();
                 depot.putChunkSums(sums.finish(h));   // an object of an older depot gets its checksums
             } else {

@@ -36,6 +36,20 @@ public interface WritableDepot extends Depot {
     boolean hasObject(Hash hash, long size) throws IOException;
 
     /**
+     * Tells a writer whether to ask {@link #hasObject} before it hands an object of {@code size} bytes to
+     * {@link #putObject}, or to hand it over at once and let {@code putObject} deduplicate. Asking saves
+     * reading and sending the bytes of an object that is there; where the question costs as much as the
+     * write (on S3 one HEAD against one conditional PUT of a small body, each a round trip) it only adds a
+     * request. Either way the outcome is the same: {@link Stored#created()} says whether the object was new.
+     *
+     * @param size the object's length in bytes
+     * @return {@code true} (the default) to ask first
+     */
+    default boolean asksBeforePut(long size) {
+        return true;
+    }
+
+    /**
      * Stores the bytes of {@code source} up to its end as an object, hashing them as they are written,
      * with its chunk checksums; an object already present is kept (deduplication) and gets its checksums
      * if it had none.

@@ -137,6 +137,43 @@ class S3DepotIT {
     }
 
     @Test
+    void aSecondImportFromAnotherProcessStoresNothingNew() throws Exception {
+        // Small files are written without a HEAD first (one conditional PUT); the big one is looked for first.
+        Path src = java.nio.file.Files.createDirectories(tmp.resolve("reimport"));
+        java.nio.file.Files.writeString(src.resolve("a.txt"), "alpha\n");
+        java.nio.file.Files.writeString(src.resolve("b.txt"), "beta\n");
+        java.nio.file.Files.writeString(src.resolve("same.txt"), "alpha\n");
+        byte[] big = new byte[3 * 1024 * 1024 + 7];
+        new Random(7).nextBytes(big);
+        java.nio.file.Files.write(src.resolve("big.bin"), big);
+        S3Location loc = S3Location.parse("s3://depot-unit/reimport");
+        io.github.purefuse.depotfs.importer.ImportResult first;
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            first = new io.github.purefuse.depotfs.importer.Importer(d, 4,
+                    io.github.purefuse.depotfs.importer.Progress.NONE, java.util.Set.of()).importPath(src);
+            assertEquals(3, first.newObjects(), "alpha, beta and the big one");
+            assertEquals(1, first.dedupedFiles(), "the second copy of alpha");
+        }
+        try (S3Depot d = S3Depot.open(loc, server.options())) {   // a new process knows nothing stored
+            var second = new io.github.purefuse.depotfs.importer.Importer(d, 4,
+                    io.github.purefuse.depotfs.importer.Progress.NONE, java.util.Set.of()).importPath(src);
+            assertEquals(first.bundle(), second.bundle());
+            assertEquals(0, second.newObjects(), "every object was there");
+            assertEquals(4, second.dedupedFiles());
+            for (BundleEntry e : d.bundle(second.bundle()).entries()) {
+                assertTrue(d.chunkSums(e.requireHash(), e.size()).isPresent(), "checksums of " + e.name());
+                try (DepotObject o = d.open(e.requireHash(), e.size())) {
+                    ByteBuffer b = ByteBuffer.allocate((int) e.size());
+                    while (b.hasRemaining() && o.read(b, b.position()) > 0) {
+                        // fill
+                    }
+                    assertArrayEquals(java.nio.file.Files.readAllBytes(src.resolve(e.name())), b.array(), e.name());
+                }
+            }
+        }
+    }
+
+    @Test
     void writesAndReadsTheLocalFormat() throws Exception {
         S3Location loc = S3Location.parse("s3://depot-unit/a/b");
         byte[] small = "hello\n".getBytes();
