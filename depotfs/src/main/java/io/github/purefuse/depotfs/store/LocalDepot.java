@@ -385,12 +385,19 @@ public final class LocalDepot implements WritableDepot {
         private final Path path;
         private final FileChannel channel;
         private final long size;
+        private final FileReads.EndsEarly shrank;
 
         LocalObject(Hash hash, Path path, FileChannel channel, long size) {
             this.hash = hash;
             this.path = path;
             this.channel = channel;
             this.size = size;
+            this.shrank = at -> {
+                long now = sizeOrMinusOne();
+                return new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
+                        + ": it shrank to " + (now < 0 ? "fewer than " + at : now)
+                        + " bytes while open, the manifest says " + size);
+            };
         }
 
         @Override
@@ -400,31 +407,7 @@ public final class LocalDepot implements WritableDepot {
 
         @Override
         public int read(ByteBuffer dst, long offset) throws IOException {
-            if (offset < 0) {
-                throw new IllegalArgumentException("negative offset " + offset);
-            }
-            if (offset >= size || !dst.hasRemaining()) {
-                return 0;
-            }
-            int oldLimit = dst.limit();
-            long want = Math.min(dst.remaining(), size - offset);
-            dst.limit(dst.position() + (int) want);
-            int done = 0;
-            try {
-                while (dst.hasRemaining()) {
-                    int n = channel.read(dst, offset + done);
-                    if (n < 0) {
-                        long now = sizeOrMinusOne();
-                        throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
-                                + ": it shrank to " + (now < 0 ? "fewer than " + (offset + done) : now)
-                                + " bytes while open, the manifest says " + size);
-                    }
-                    done += n;
-                }
-            } finally {
-                dst.limit(oldLimit);
-            }
-            return done;
+            return FileReads.readClipped(channel, dst, offset, size, shrank);
         }
 
         private long sizeOrMinusOne() {

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * file find it by that handle, RELEASE removes it. The file counterpart of
  * {@link io.github.purefuse.kit.dir.DirectoryHandles}. Handles are never 0 and not reused within one
  * instance before 2<sup>32</sup> opens. Thread-safe; {@link #get} takes no lock and allocates nothing
- * (the READ path asks it once or twice per request): a handle is a slot of a table (its low 32 bits) and
+ * (the READ path asks it once per request): a handle is a slot of a table (its low 32 bits) and
  * the number of its open (the high 32 bits), so a released slot serves a later open under a new handle.
  *
  * {@snippet :
@@ -100,7 +100,18 @@ public final class FileHandles<T> {
      * @return the state, or {@code null} for a handle not open here (answer EBADF)
      */
     public @Nullable T get(FileHandle fh) {
-        long value = fh.value();
+        return get(fh.value());
+    }
+
+    /**
+     * Finds the state of an open file by the handle's value: for a caller that keeps bits of its own in
+     * the handles it gives the kernel (a slot never reaches bit 31, so a handle with bit 31 set is never one
+     * of this table's), and strips them before it asks.
+     *
+     * @param value the handle's value ({@code fuse_open_out.fh} as this table made it)
+     * @return the state, or {@code null} for a handle not open here (answer EBADF)
+     */
+    public @Nullable T get(long value) {
         int slot = (int) value;
         AtomicReferenceArray<@Nullable Slot<T>> table = slots;
         if (slot < 0 || slot >= table.length()) {

@@ -67,7 +67,9 @@ public interface OpenFile extends Closeable {
     /**
      * Whether {@link #read} may block for long (see {@code ReadOnlyFileSystem.readMayBlock}): true (the
      * default) runs each READ on a virtual thread; false runs it on the transport's thread, into the
-     * transport's own buffer, with no hand-off: right for bytes in memory.
+     * transport's own buffer, with no hand-off: right for bytes in memory. Asked once, at OPEN: the answer
+     * holds for every READ of this open (the adapter marks the open's handle with it, so that a READ finds
+     * its open with one lookup).
      *
      * @return whether a read may block
      */

@@ -129,6 +129,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final boolean cacheDirectories;
     private final DirectoryHandles directories = new DirectoryHandles();
     private final FileHandles<OpenedFile> files = new FileHandles<>();
+    /**
+     * Set in the handle of an open whose READs do not block (a local file, or an {@link OpenFile} that said
+     * so at OPEN): {@link #readMayBlock} answers from the handle, and a READ looks its open up once. A
+     * {@link FileHandles} slot never reaches bit 31.
+     */
+    private static final long INLINE = 1L << 31;
     private final boolean passthroughWanted;
     /** Backing files by nodeid: all opens of an inode share one (a path can have several, see {@link #changed}). */
     private volatile PassthroughFiles<NodeId> backings = PassthroughFiles.disabled();
@@ -417,12 +423,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 }
             }
             boolean cache = keepCache && (state == null || state.keepCache());
-            LocalFile local = backing == null ? null : openLocal(path, backing);
-            FileHandle fh;
-            if (local != null) {                               // READs send the local file's bytes
-                fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, local));
-            } else {
-                fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, null));
+            LocalFile local = backing == null ? null : openLocal(path, backing); // READs send its bytes
+            FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, local));
+            if (local != null || state != null && !state.readMayBlock()) {
+                fh = FileHandle.of(fh.value() | INLINE);
             }
             return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
@@ -432,7 +436,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public ReadReply read(Read request) {
-        OpenedFile file = files.get(request.fh());
+        OpenedFile file = file(request.fh());
         try {
             if (file == null && !request.fh().equals(FileHandle.NONE)) {
                 return Failure.of(Errno.EBADF);                  // not open here (released, or never opened)
@@ -489,17 +493,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     /**
      * Whether a READ may block: not for an open served from a local file (its bytes are spliced or read at
-     * page-cache speed) nor for one whose {@link OpenFile#readMayBlock()} says so; those run on the
-     * transport's thread ({@link #read(Read, ReadTarget)}).
+     * page-cache speed) nor for one whose {@link OpenFile#readMayBlock()} said so at OPEN; those run on the
+     * transport's thread ({@link #read(Read, ReadTarget)}). Answered from the handle, which OPEN marked:
+     * no lookup, so a READ finds its open once.
      */
     @Override
     public boolean readMayBlock(Read request) {
-        OpenedFile file = files.get(request.fh());
-        if (file == null) {
-            return true;
-        }
-        OpenFile state = file.state();
-        return file.local() == null && (state == null || state.readMayBlock());
+        return (request.fh().value() & INLINE) == 0;
+    }
+
+    /** The open of a handle (OPEN's mark taken off), or {@code null} if it is not open here. */
+    private @Nullable OpenedFile file(FileHandle fh) {
+        return files.get(fh.value() & ~INLINE);
     }
 
     /**
@@ -508,7 +513,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      */
     @Override
     public ReadReply read(Read request, ReadTarget target) {
-        OpenedFile file = files.get(request.fh());
+        OpenedFile file = file(request.fh());
         if (file == null || file.local() == null && file.state() == null) {
             return read(request);
         }
@@ -555,7 +560,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public StatusReply release(Release request) {
-        OpenedFile file = files.release(request.fh());
+        OpenedFile file = files.release(FileHandle.of(request.fh().value() & ~INLINE));
         if (file != null) {
             closeOpen(file);
         }

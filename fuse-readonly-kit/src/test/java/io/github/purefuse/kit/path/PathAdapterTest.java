@@ -653,6 +653,7 @@ class PathAdapterTest {
     @Test
     void anOpenFileThatDoesNotBlockIsReadInlineIntoTheTransportsBuffer() {
         PerOpenFs inner = new PerOpenFs();
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
         PathFileSystem nonBlocking = new PathFileSystem() {
             @Override
             public List<PathEntry> list(FsPath dir) throws java.io.IOException {
@@ -680,6 +681,7 @@ class PathAdapterTest {
 
                     @Override
                     public boolean readMayBlock() {
+                        asked.incrementAndGet();
                         return false;
                     }
                 };
@@ -690,6 +692,8 @@ class PathAdapterTest {
         Opened open = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
         var read = Requests.read(f, open.fh(), 16, 16);
         assertFalse(a.readMayBlock(read), "the OpenFile said its reads do not block");
+        assertFalse(a.readMayBlock(read));
+        assertEquals(1, asked.get(), "asked once, at OPEN: the handle carries the answer");
         assertTrue(a.readMayBlock(Requests.read(f, FileHandle.of(999), 0, 16)), "an unknown handle may block");
         ByteBuffer buffer = ByteBuffer.allocateDirect(64);
         Data filled = Data.leased(io.github.purefuse.api.types.BufferLease.unpooled(buffer));

@@ -15,6 +15,7 @@ import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.Failure;
+import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.LookupReply;
 import io.github.purefuse.api.reply.OpenReply;
 import io.github.purefuse.api.reply.Opened;
@@ -30,6 +31,7 @@ import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
 import io.github.purefuse.api.types.FileType;
+import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.channel.FuseSession;
@@ -40,6 +42,7 @@ import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.Tools.Result;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,13 +62,37 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Mount, serve and unmount on the real kernel, with a small test filesystem: {@code hello} (text),
- * {@code slow} (direct I/O; READ blocks until interrupted), {@code boom} (READ throws), and
- * {@code passthrough} (backed by a real file when passthrough is negotiated).
+ * {@code slow} (direct I/O; READ blocks until interrupted), {@code boom} (READ throws),
+ * {@code passthrough} (backed by a real file when passthrough is negotiated), and {@code unsendable} and
+ * {@code unsendable-inline} (READ answers a {@code FileRange} over a {@link LocalFile} whose read throws,
+ * so that the reply fails while the transport builds it; on a virtual thread and inline).
  */
 class SessionIT {
     static final Duration T = Duration.ofSeconds(20);
     static final byte[] HELLO = "hello from purefuse\n".getBytes(StandardCharsets.UTF_8);
-    static final List<String> NAMES = List.of("hello", "slow", "boom", "passthrough");
+    static final List<String> NAMES = List.of("hello", "slow", "boom", "passthrough", "unsendable", "unsendable-inline");
+
+    /** A local file whose read fails with a RuntimeException (a bug in it), not an IOException. */
+    static final LocalFile BROKEN = new LocalFile() {
+        @Override
+        public Path path() {
+            return Path.of("/broken-local-file");
+        }
+
+        @Override
+        public int read(ByteBuffer into, long position) {
+            throw new IllegalStateException("a deliberately broken LocalFile");
+        }
+
+        @Override
+        public long size() {
+            return HELLO.length;
+        }
+
+        @Override
+        public void close() {
+        }
+    };
 
     /** The test filesystem. */
     static final class TestFs implements ReadOnlyFileSystem {
@@ -140,9 +167,17 @@ class SessionIT {
             if (n == 4) {
                 throw new IllegalStateException("boom: a deliberately failing handler");
             }
+            if (n == 6 || n == 7) {
+                return new FileRange(BROKEN, request.offset(), (int) Math.min(request.size(), HELLO.length));
+            }
             int from = (int) Math.min(request.offset(), HELLO.length);
             int to = (int) Math.min(HELLO.length, from + (long) request.size());
             return Data.of(Arrays.copyOfRange(HELLO, from, to));
+        }
+
+        @Override
+        public boolean readMayBlock(Read request) {
+            return request.header().nodeid() != 7; // unsendable-inline runs on the transport's thread
         }
 
         @Override
@@ -296,6 +331,24 @@ class SessionIT {
         assertTrue(boom.stderr().contains("Input/output error"), boom.stderr());
         run("stat", mp.resolve("hello").toString()).ok();
         assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+    }
+
+    @Test
+    void aReplyThatFailsInTheTransportEndsOnlyItsRequestWithEio() throws Exception {
+        mount = mountTest(new TestFs());
+        Path mp = mount.path();
+        for (int round = 0; round < 2; round++) { // twice: the reader's exchange or the ring entry is reusable
+            for (String name : List.of("unsendable", "unsendable-inline")) {
+                Result r = run("cat", mp.resolve(name).toString());
+                assertNotEquals(0, r.exit(), name);
+                assertTrue(r.stderr().contains("Input/output error"), name + ": " + r.stderr());
+                assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out(),
+                        "after " + name);
+            }
+        }
+        run("stat", mp.resolve("boom").toString()).ok();
+        assertTrue(TestMount.isMounted(mp));
+        assertFalse(mount.session().isTerminated(), "the session goes on");
     }
 
     @ParameterizedTest

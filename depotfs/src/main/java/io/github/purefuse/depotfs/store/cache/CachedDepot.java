@@ -4,6 +4,7 @@ import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.FileReads;
 import io.github.purefuse.depotfs.store.Hash;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -158,11 +159,13 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         private final CheckedChunks checked;
         private final AtomicBoolean closed = new AtomicBoolean();
         private volatile @Nullable DepotObject fallback;
+        private final FileReads.EndsEarly ends;
 
         CheckedFile(Hash hash, FileChannel channel, ChunkSums sums) {
             this.hash = hash;
             this.channel = channel;
             this.sums = sums;
+            this.ends = endsEarly(sums.size());
             this.checked = checking.computeIfAbsent(hash, h -> new CheckedChunks(sums.count()));
         }
 
@@ -187,12 +190,7 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
             int start = dst.position();
             int want = (int) Math.min(dst.remaining(), size - offset);
             ByteBuffer into = dst.slice(start, want);
-            while (into.hasRemaining()) {
-                if (channel.read(into, offset + into.position()) <= 0) {
-                    throw new DepotException(DepotException.Reason.CORRUPT, "a cached object ends at byte "
-                            + (offset + into.position()) + " of " + size);
-                }
-            }
+            FileReads.readClipped(channel, into, offset, size, ends);
             long end = offset + want;
             for (int c = sums.chunkOf(offset), last = sums.chunkOf(end - 1); c <= last; c++) {
                 if (checked.has(c)) {
@@ -256,6 +254,11 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         }
     }
 
+    /** The error of a cached file that ends before its size (cut short on disk). */
+    private static FileReads.EndsEarly endsEarly(long size) {
+        return at -> new DepotException(DepotException.Reason.CORRUPT, "a cached object ends at byte " + at + " of " + size);
+    }
+
     /** Fetches a whole object into the cache in the background (after its cached file was found bad). */
     private void refetch(Hash hash, long size) {
         cache.background("depotfs-cache-refetch", () -> {
@@ -303,12 +306,14 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         private final FileChannel channel;
         private final long size;
         private final Path path;
+        private final FileReads.EndsEarly ends;
         private final AtomicBoolean closed = new AtomicBoolean();
 
         CachedFile(Path path, FileChannel channel, long size) {
             this.path = path;
             this.channel = channel;
             this.size = size;
+            this.ends = endsEarly(size);
         }
 
         @Override
@@ -318,28 +323,7 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
 
         @Override
         public int read(ByteBuffer dst, long offset) throws IOException {
-            if (offset < 0) {
-                throw new IllegalArgumentException("negative offset " + offset);
-            }
-            if (offset >= size || !dst.hasRemaining()) {
-                return 0;
-            }
-            int oldLimit = dst.limit();
-            dst.limit((int) Math.min(oldLimit, dst.position() + (size - offset)));
-            int total = 0;
-            try {
-                while (dst.hasRemaining()) {
-                    int n = channel.read(dst, offset + total);
-                    if (n <= 0) {
-                        throw new DepotException(DepotException.Reason.CORRUPT, "a cached object ends at byte "
-                                + (offset + total) + " of " + size);
-                    }
-                    total += n;
-                }
-            } finally {
-                dst.limit(oldLimit);
-            }
-            return total;
+            return FileReads.readClipped(channel, dst, offset, size, ends);
         }
 
         @Override

@@ -187,6 +187,16 @@ public final class RequestDecoder {
         return frame.remaining() < H ? -1 : Le.i32(frame, frame.position() + FuseInHeader.OPCODE);
     }
 
+    /**
+     * The {@code unique} of a frame, read without decoding it (to name a frame whose handling failed).
+     *
+     * @param frame the frame, from position to limit (not changed)
+     * @return its {@code unique}, or 0 if the frame is shorter than {@code fuse_in_header}
+     */
+    public static long unique(ByteBuffer frame) {
+        return frame.remaining() < H ? 0 : Le.i64(frame, frame.position() + FuseInHeader.UNIQUE);
+    }
+
     /** Decodes a frame with this thread's {@link Body}, which forgets the frame afterwards. */
     private Object decodeOnce(ByteBuffer frame) throws ProtocolException {
         Body b = body(frame);

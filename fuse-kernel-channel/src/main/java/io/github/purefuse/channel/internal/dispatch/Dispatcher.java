@@ -165,33 +165,82 @@ public final class Dispatcher implements RequestSink {
         }
     }
 
+    /**
+     * Routes one request. Its {@link Exchange} is made first (the port's reused one for a request that runs
+     * here), so that whatever throws while it is routed, run or answered ends in that exchange: EIO once if
+     * it was not answered yet, one log line per opcode, and the transport goes on serving.
+     */
     @Override
     public void request(FuseRequest request, ReplyPort port) throws InterruptedException {
-        switch (request) {
-            case Lookup r -> handle(r, port, x -> x.reply(call(r, () -> fs.lookup(r))));
-            case Getattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.getattr(r))));
-            case Statx r -> handle(r, port, x -> x.reply(call(r, () -> fs.statx(r))));
-            case Readlink r -> handle(r, port, x -> x.reply(call(r, () -> fs.readlink(r))));
-            case Open r -> handle(r, port, x -> x.reply(call(r, () -> fs.open(r))));
-            case Read r when tooLarge(r.size()) -> tooLarge(r, r.size(), port);
-            case Read r -> read(r, port);
-            case Release r -> handle(r, port, x -> x.reply(call(r, () -> fs.release(r))));
-            case Opendir r -> handle(r, port, x -> x.reply(call(r, () -> fs.opendir(r))));
-            case Readdir r when tooLarge(r.size()) -> tooLarge(r, r.size(), port);
-            case Readdirplus r when tooLarge(r.size()) -> tooLarge(r, r.size(), port);
-            case Readdir r -> handle(r, port, x -> directory(x, r, r.size(), false));
-            case Readdirplus r -> handle(r, port, x -> directory(x, r, r.size(), true));
-            case Releasedir r -> handle(r, port, x -> x.reply(call(r, () -> fs.releasedir(r))));
-            case Statfs r -> handle(r, port, x -> x.reply(call(r, () -> fs.statfs(r))));
-            case Getxattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.getxattr(r))));
-            case Listxattr r -> handle(r, port, x -> x.reply(call(r, () -> fs.listxattr(r))));
-            case Access r -> handle(r, port, x -> x.reply(call(r, () -> fs.access(r))));
-            case Flush r -> handle(r, port, x -> x.reply(call(r, () -> fs.flush(r))));
-            case Fsync r -> handle(r, port, x -> x.reply(call(r, () -> fs.fsync(r))));
-            case Fsyncdir r -> handle(r, port, x -> x.reply(call(r, () -> fs.fsyncdir(r))));
-            case Lseek r -> handle(r, port, x -> x.reply(call(r, () -> fs.lseek(r))));
-            case Poll r -> handle(r, port, x -> x.reply(call(r, () -> fs.poll(r))));
+        boolean mayBlock = mayBlock(request);
+        Exchange x = mayBlock ? exchange(request, port) : inlineExchange(request, port);
+        try {
+            route(request, x, mayBlock);
+        } catch (RuntimeException | Error e) {
+            ended(x, e);
         }
+    }
+
+    private void route(FuseRequest request, Exchange x, boolean mayBlock) throws InterruptedException {
+        switch (request) {
+            case Lookup r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.lookup(r))));
+            case Getattr r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.getattr(r))));
+            case Statx r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.statx(r))));
+            case Readlink r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.readlink(r))));
+            case Open r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.open(r))));
+            case Read r when tooLarge(r.size()) -> tooLarge(r, r.size(), x);
+            case Read r -> read(r, x, mayBlock);
+            case Release r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.release(r))));
+            case Opendir r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.opendir(r))));
+            case Readdir r when tooLarge(r.size()) -> tooLarge(r, r.size(), x);
+            case Readdirplus r when tooLarge(r.size()) -> tooLarge(r, r.size(), x);
+            case Readdir r -> handle(x, mayBlock, e -> directory(e, r, r.size(), false));
+            case Readdirplus r -> handle(x, mayBlock, e -> directory(e, r, r.size(), true));
+            case Releasedir r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.releasedir(r))));
+            case Statfs r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.statfs(r))));
+            case Getxattr r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.getxattr(r))));
+            case Listxattr r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.listxattr(r))));
+            case Access r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.access(r))));
+            case Flush r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.flush(r))));
+            case Fsync r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.fsync(r))));
+            case Fsyncdir r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.fsyncdir(r))));
+            case Lseek r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.lseek(r))));
+            case Poll r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.poll(r))));
+        }
+    }
+
+    /**
+     * Whether the request's handler may block ({@code fs.readMayBlock} for a READ, {@code fs.mayBlock} for
+     * the rest); a hint that throws counts as "may block".
+     */
+    private boolean mayBlock(FuseRequest request) {
+        try {
+            return request instanceof Read r ? fs.readMayBlock(r) : fs.mayBlock(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "{0} threw {1}; the request runs on a virtual thread",
+                    request instanceof Read ? "readMayBlock" : "mayBlock", e.toString());
+            return true;
+        }
+    }
+
+    /**
+     * Something threw past the handler while a request was routed, run or answered (a bug of ours, or an
+     * Error): the request ends here and the thread goes on. Not answered yet: EIO (ENOMEM for an
+     * {@link OutOfMemoryError}), logged once per opcode with its {@code unique}; answered: logged.
+     */
+    private void ended(Exchange x, Throwable e) {
+        if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+            vmError(x, vme);
+            return;
+        }
+        if (x.replied()) {
+            LOG.log(Level.WARNING, "after answering {0} (unique {1}): {2}", Opcodes.name(x.opcode()),
+                    Long.toUnsignedString(x.unique()), e.toString());
+            return;
+        }
+        context.logFailure(x.opcode(), "handling unique " + Long.toUnsignedString(x.unique()) + " threw " + e
+                + "; answered EIO", e);
+        x.reply(Failure.of(Interrupts.requested() ? Errno.EINTR : Errno.EIO));
     }
 
     /**
@@ -203,10 +252,10 @@ public final class Dispatcher implements RequestSink {
         return Integer.toUnsignedLong(size) > maxPageSize;
     }
 
-    private void tooLarge(FuseRequest r, int size, ReplyPort port) {
+    private void tooLarge(FuseRequest r, int size, Exchange x) {
         context.logFailure(r.header().opcode(), "a request for " + Integer.toUnsignedString(size)
                 + " bytes exceeds max_pages * 4096 = " + maxPageSize + "; answered EIO");
-        exchange(r, port).error(Errno.EIO);
+        x.error(Errno.EIO);
     }
 
     @Override
@@ -252,20 +301,12 @@ public final class Dispatcher implements RequestSink {
      * READ: inline when the filesystem says it does not block (no permit, no hand-off, no interrupt
      * binding: it is over before an INTERRUPT could matter), else on a worker like everything else.
      */
-    private void read(Read r, ReplyPort port) throws InterruptedException {
-        boolean mayBlock;
-        try {
-            mayBlock = fs.readMayBlock(r);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "readMayBlock threw {0}; the READ runs on a virtual thread", e.toString());
-            mayBlock = true;
-        }
+    private void read(Read r, Exchange x, boolean mayBlock) throws InterruptedException {
         if (mayBlock) {
-            spawn(exchange(r, port), x -> x.reply(call(r, () -> fs.read(r))));
+            spawn(x, e -> e.reply(call(r, () -> fs.read(r))));
             return;
         }
-        Exchange x = inlineExchange(r, port);
-        ReadTarget target = port.readTarget(r.size());
+        ReadTarget target = x.port().readTarget(r.size());
         ReadReply reply;
         try {
             reply = target != null ? fs.read(r, target) : fs.read(r);
@@ -274,11 +315,8 @@ public final class Dispatcher implements RequestSink {
                         Long.toUnsignedString(r.header().unique()));
                 reply = Failure.of(Errno.EIO);
             }
-        } catch (VirtualMachineError e) {
-            vmError(x, e);
-            return;
         } catch (RuntimeException | Error e) {
-            reply = failed(r, e);
+            reply = failed(r, e); // a VirtualMachineError goes on to ended()
         }
         x.reply(reply);
     }
@@ -290,36 +328,21 @@ public final class Dispatcher implements RequestSink {
     }
 
     /**
-     * Runs a handler call: on this (the transport's) thread when {@code fs.mayBlock} says the handler does
-     * not block, else on a worker ({@link #spawn}).
+     * Runs a handler call: on this (the transport's) thread when it does not block (what it throws ends
+     * in {@link #ended}), else on a worker ({@link #spawn}).
      */
-    private void handle(FuseRequest request, ReplyPort port, Job task) throws InterruptedException {
-        boolean mayBlock;
-        try {
-            mayBlock = fs.mayBlock(request);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "mayBlock threw {0}; the request runs on a virtual thread", e.toString());
-            mayBlock = true;
-        }
+    private void handle(Exchange x, boolean mayBlock, Job task) throws InterruptedException {
         if (mayBlock) {
-            spawn(exchange(request, port), task);
-            return;
-        }
-        Exchange exchange = inlineExchange(request, port);
-        try {
-            task.run(exchange);
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
-                throw vme;
-            }
-            if (!exchange.replied()) {
-                exchange.reply(failed(null, e));
-            } else {
-                LOG.log(Level.WARNING, "after answering {0}: {1}", Opcodes.name(exchange.opcode()), e.toString());
-            }
+            spawn(x, task);
+        } else {
+            task.run(x);
         }
     }
 
+    /**
+     * Hands a call to a worker, once a permit is free. Nothing happens here after the hand-off: from then
+     * on the worker owns the exchange; a failure before it leaves the exchange to the caller unanswered.
+     */
     private void spawn(Exchange exchange, Job task) throws InterruptedException {
         try {
             permits.acquire();
@@ -327,13 +350,30 @@ public final class Dispatcher implements RequestSink {
             exchange.error(Errno.EINTR);
             throw e;
         }
-        InterruptTable.InFlight f = interrupts.register(exchange.unique());
+        InterruptTable.InFlight f;
+        try {
+            f = interrupts.register(exchange.unique());
+        } catch (RuntimeException | Error e) {
+            permits.release();
+            throw e;
+        }
         synchronized (idleLock) {
             active++;
         }
         Runnable job = () -> run(f, exchange, task);
-        if (!idleWorkers.tryTransfer(job)) {
-            handlers.newThread(() -> work(job)).start();
+        try {
+            if (!idleWorkers.tryTransfer(job)) {
+                handlers.newThread(() -> work(job)).start();
+            }
+        } catch (RuntimeException | Error e) { // no worker took it: undo what run() would have undone
+            interrupts.done(f);
+            permits.release();
+            synchronized (idleLock) {
+                if (--active == 0) {
+                    idleLock.notifyAll();
+                }
+            }
+            throw e;
         }
     }
 
@@ -362,14 +402,8 @@ public final class Dispatcher implements RequestSink {
         try {
             f.bind();
             task.run(exchange);
-        } catch (VirtualMachineError e) {
-            vmError(exchange, e);
         } catch (RuntimeException | Error e) {
-            if (!exchange.replied()) {
-                exchange.reply(failed(null, e));
-            } else {
-                LOG.log(Level.WARNING, "after answering {0}: {1}", Opcodes.name(exchange.opcode()), e.toString());
-            }
+            ended(exchange, e);
         } finally {
             f.unbind(); // from here on no INTERRUPT of this request can reach the worker
             interrupts.done(f);

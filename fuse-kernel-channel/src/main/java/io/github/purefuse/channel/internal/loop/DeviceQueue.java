@@ -39,7 +39,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Read errors (fuse-protocol.md §7.1): EINTR, EAGAIN and ENOENT mean "try again"; ENODEV (unmounted)
  * and ECONNABORTED (aborted, with {@code FUSE_ABORT_ERROR}) end the reader cleanly; anything else is
- * logged and ends the reader, which ends the session once all readers have ended.
+ * logged and ends the reader, which ends the session once all readers have ended. An exception while one
+ * frame is handled ends that frame only ({@link ReplyContext#escaped}): the dispatcher answers the failures
+ * of the requests it takes itself, and this is the net for bugs past it.
  */
 final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     private static final Logger LOG = System.getLogger(DeviceQueue.class.getName());
@@ -62,6 +64,7 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     private final @Nullable Recorder recorder;
     private @Nullable RequestDecoder decoder;
     private @Nullable RequestSink sink;
+    private @Nullable ReplyContext context;
     private volatile @Nullable Thread thread;
     /** The reader thread's READ buffer and the reply that sends it. */
     private final ByteBuffer target;
@@ -101,10 +104,12 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
      *
      * @param decoder the decoder for the negotiated minor
      * @param sink    the dispatcher
+     * @param context the session's reply state (where a frame whose handling threw is logged)
      */
-    void serve(RequestDecoder decoder, RequestSink sink) {
+    void serve(RequestDecoder decoder, RequestSink sink, ReplyContext context) {
         this.decoder = decoder;
         this.sink = sink;
+        this.context = context;
     }
 
     @Override
@@ -129,8 +134,9 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     private void loop() {
         RequestDecoder d = decoder;
         RequestSink s = sink;
+        ReplyContext c = context;
         Engine e = engine;
-        if (d == null || s == null || e == null) {
+        if (d == null || s == null || c == null || e == null) {
             throw new IllegalStateException("serve() was not called");
         }
         ByteBuffer buffer = ByteBuffer.allocateDirect(bufferSize).order(ByteOrder.LITTLE_ENDIAN);
@@ -168,6 +174,8 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;
+            } catch (RuntimeException | Error ex) { // a bug of ours ends this frame, not the reader
+                c.escaped(buffer, ex);
             }
         }
     }

@@ -243,7 +243,7 @@ public final class Engine {
         liveReaders.set(devices.size());
         for (int i = 0; i < devices.size(); i++) {
             DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this, recorder);
-            q.serve(decoder, d);
+            q.serve(decoder, d, d.context());
             Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
         }
     }

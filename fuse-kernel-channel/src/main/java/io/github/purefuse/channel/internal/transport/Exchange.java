@@ -39,7 +39,10 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>A reply is sent exactly once: a second {@code reply} is a programming error
- * ({@link IllegalStateException}). Not thread-safe beyond that hand-over: the handler thread calls
+ * ({@link IllegalStateException}). Whatever fails on the way out ends this request, never the thread
+ * that sends it: a reply that cannot be encoded, or a port that throws while it sends one (a bug in it,
+ * or in the {@code LocalFile} of a {@link FileRange}), is answered with EIO instead, once, and logged once
+ * per opcode. Not thread-safe beyond that hand-over: the handler thread calls
  * {@code reply}, the transport calls {@code sent} once (on any thread, after it stopped reading the
  * parts).
  */
@@ -171,7 +174,8 @@ public final class Exchange {
 
     /**
      * Encodes and sends the reply: the only place a reply is written. Never throws for a bad reply: a
-     * reply that cannot be encoded is answered with EIO and logged once per opcode.
+     * reply that cannot be encoded or sent (the port threw) is answered with EIO and logged once per
+     * opcode.
      *
      * @param reply the handler's reply
      * @throws IllegalStateException if this request was answered already
@@ -198,14 +202,9 @@ public final class Exchange {
         try {
             n = context.encoder().encode(r, reply, s.scratch, iov, page);
         } catch (RuntimeException e) {
-            context.logFailure(opcode, "cannot encode the reply " + reply.getClass().getSimpleName() + " (" + e
-                    + "); answered EIO");
-            long lost = entryNode; // the kernel never sees the entry: give its lookup back now
-            entryNode = 0;
-            if (lost != 0) {
-                undo(lost);
-            }
-            pageSent = false;      // the page's lookups go back with the verdict
+            context.logFailure(opcode, "cannot encode the reply " + reply.getClass().getSimpleName() + " to unique "
+                    + Long.toUnsignedString(unique) + " (" + e + "); answered EIO");
+            abandon();
             context.encoder().error(unique, Errno.EIO, s.scratch);
             Arrays.fill(iov, null);
             iov[0] = s.scratch;
@@ -216,8 +215,57 @@ public final class Exchange {
         }
         try {
             port.send(this, iov, n);
+        } catch (RuntimeException | Error e) {
+            portFailed(e);
         } finally {
             Arrays.fill(iov, null);
+        }
+    }
+
+    /**
+     * The reply will not reach the kernel as built: its entry's lookup goes back now (the kernel never
+     * sees it), the page's lookups with the verdict, and no READ bytes are counted.
+     */
+    private void abandon() {
+        long lost = entryNode;
+        entryNode = 0;
+        if (lost != 0) {
+            undo(lost);
+        }
+        pageSent = false;
+        dataBytes = 0;
+    }
+
+    /**
+     * A port threw while it sent this reply (a bug in it, or in a {@code LocalFile} it read): ends this
+     * request instead of the transport thread. Unless the port reported a verdict before it threw (then the
+     * reply went out), the request is answered EIO, once; if even that throws, the verdict is EIO so that
+     * the lease, the page and the lookups are given back all the same. A {@link VirtualMachineError} other
+     * than {@link StackOverflowError} is rethrown after that.
+     */
+    private void portFailed(Throwable e) {
+        context.logFailure(opcode, "sending the reply to unique " + Long.toUnsignedString(unique) + " threw " + e
+                + (verdict == -1 ? "; answered EIO" : " after the reply was written"), e);
+        if (verdict == -1) {
+            abandon();
+            ReplyContext.Scratch s = context.scratch();
+            context.encoder().error(unique, Errno.EIO, s.scratch);
+            ByteBuffer[] one = {s.scratch};
+            try {
+                port.send(this, one, 1);
+            } catch (RuntimeException | Error again) {
+                if (verdict == -1) {
+                    verdict(Errno.EIO.code(), 0);
+                }
+                rethrowFatal(again);
+            }
+        }
+        rethrowFatal(e);
+    }
+
+    private static void rethrowFatal(Throwable e) {
+        if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+            throw vme;
         }
     }
 
@@ -227,17 +275,16 @@ public final class Exchange {
             context.logFailure(opcode, "a FileRange of " + f.length() + " bytes cannot answer "
                     + r.getClass().getSimpleName() + "; answered EIO");
             context.encoder().error(unique, Errno.EIO, s.scratch);
-            s.iov[0] = s.scratch;
-            try {
-                port.send(this, s.iov, 1);
-            } finally {
-                s.iov[0] = null;
-            }
+            sendHeader(s);
             return;
         }
         dataBytes = f.length();
         context.encoder().ok(unique, s.scratch); // header: unique, error 0; the port sets len
-        port.sendFile(this, s.scratch, f.file(), f.offset(), f.length());
+        try {
+            port.sendFile(this, s.scratch, f.file(), f.offset(), f.length());
+        } catch (RuntimeException | Error e) {
+            portFailed(e);
+        }
     }
 
     /**
@@ -271,6 +318,8 @@ public final class Exchange {
         s.iov[0] = s.scratch;
         try {
             port.send(this, s.iov, 1);
+        } catch (RuntimeException | Error e) {
+            portFailed(e);
         } finally {
             s.iov[0] = null;
         }

@@ -2,6 +2,7 @@ package io.github.purefuse.channel.internal.transport;
 
 import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -102,9 +103,44 @@ public final class ReplyContext {
      * @param message what failed
      */
     public void logFailure(int opcode, String message) {
+        logFailure(opcode, message, null);
+    }
+
+    /**
+     * The last net of a transport thread: something threw past the dispatcher while one frame was decoded
+     * or routed (a bug of ours; the dispatcher answers every failure of a request it took through its
+     * {@link Exchange}). Logged once per opcode with the frame's {@code unique} and the stack trace; the
+     * transport thread goes on with the next frame. {@link VirtualMachineError}s other than
+     * {@link StackOverflowError} are rethrown: they end the thread, as they would any other.
+     *
+     * @param frame the frame, from position to limit (not changed)
+     * @param e     what was thrown
+     */
+    public void escaped(ByteBuffer frame, Throwable e) {
+        if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+            throw vme;
+        }
+        logFailure(RequestDecoder.opcode(frame), "handling the frame of unique "
+                + Long.toUnsignedString(RequestDecoder.unique(frame)) + " threw " + e + "; the transport goes on", e);
+    }
+
+    /**
+     * Logs a failed reply, with the exception's stack trace (a bug of ours or of a port), unless one was
+     * logged for this opcode already.
+     *
+     * @param opcode  the opcode answered
+     * @param message what failed
+     * @param cause   the exception, or {@code null}
+     */
+    public void logFailure(int opcode, String message, @Nullable Throwable cause) {
         if (!quiet && logged.putIfAbsent(opcode, Boolean.TRUE) == null) {
-            LOG.log(Level.WARNING, "reply to {0} failed: {1} (further failures for this opcode are not logged)",
-                    Opcodes.name(opcode), message);
+            String line = "reply to " + Opcodes.name(opcode) + " failed: " + message
+                    + " (further failures for this opcode are not logged)";
+            if (cause != null) {
+                LOG.log(Level.WARNING, line, cause);
+            } else {
+                LOG.log(Level.WARNING, line);
+            }
         }
     }
 }

@@ -39,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code -ENOTCONN} (unmount, abort, {@code umount} from outside) or {@code -ECONNABORTED} ends an
  *       entry; the thread ends when every entry has ended, or when the transport is closed.</li>
  * </ol>
+ * An exception while one request is handled ends that request only: the dispatcher answers it EIO
+ * through its {@code Exchange}, and {@code ReplyContext.escaped} is the net for bugs past it.
  */
 final class RingThread implements Runnable {
     private static final Logger LOG = System.getLogger(RingThread.class.getName());
@@ -462,6 +464,8 @@ final class RingThread implements Runnable {
             // The sink answered EINTR; this thread ends with the session.
             Thread.currentThread().interrupt();
             stopping = true;
+        } catch (RuntimeException | Error ex) { // a bug of ours ends this request, not the ring
+            transport.context().escaped(f, ex);
         }
     }
 }

@@ -60,7 +60,7 @@ class DispatcherTest {
     }
 
     /** A transport's port that records what it was asked to send and gives the verdict it is told. */
-    static final class Sink implements ReplyPort, ReadTarget {
+    static class Sink implements ReplyPort, ReadTarget {
         final List<Errno> errors = new CopyOnWriteArrayList<>();
         final List<Integer> lengths = new CopyOnWriteArrayList<>();
         final List<String> files = new CopyOnWriteArrayList<>();
@@ -381,5 +381,56 @@ class DispatcherTest {
         dispatcher(fs).request(new Read(header(15, 24, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
         assertEquals(List.of(Errno.EIO), sink.errors);
         assertEquals(List.of(), sink.files);
+    }
+
+    /** A port with a bug: its next {@code throwing} sends throw (a {@code sendFile} as its LocalFile would). */
+    static final class ThrowingSink extends Sink {
+        final AtomicInteger throwing = new AtomicInteger();
+
+        ThrowingSink() {
+            super(true);
+        }
+
+        @Override
+        public void send(Exchange exchange, ByteBuffer[] iov, int n) {
+            if (throwing.getAndDecrement() > 0) {
+                throw new IllegalStateException("a port that throws");
+            }
+            super.send(exchange, iov, n);
+        }
+
+        @Override
+        public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
+            throw new IllegalStateException("a LocalFile that throws");
+        }
+    }
+
+    @Test
+    void aPortThatThrowsEndsOnlyItsRequestWithOneEioTheLeaseClosedAndTheEntryForgotten() throws Exception {
+        Fs fs = new Fs();
+        Dispatcher d = dispatcher(fs);
+        ThrowingSink sink = new ThrowingSink();
+        sink.throwing.set(1);
+        run(d, new Read(header(15, 70, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
+        assertEquals(List.of(Errno.EIO), sink.errors, "answered EIO, once");
+        assertEquals(1, fs.closes.get(), "the lease closed once");
+        sink.throwing.set(1);
+        run(d, new Lookup(header(1, 72, 1), "n"), sink);
+        assertEquals(List.of(Errno.EIO, Errno.EIO), sink.errors);
+        assertEquals(List.of("9:1"), fs.forgets, "the entry the kernel never saw gives its lookup back, once");
+        run(d, new Lookup(header(1, 74, 1), "n"), sink);
+        assertEquals(List.of(16, 16, 16 + 128), sink.lengths, "the next request is answered as before");
+        assertEquals(List.of("9:1"), fs.forgets);
+
+        InlineFs inline = new InlineFs(); // on the transport's thread: nothing escapes request()
+        Dispatcher di = dispatcher(inline);
+        ThrowingSink s2 = new ThrowingSink();
+        di.request(new Read(header(15, 76, 7), FileHandle.NONE, 8192, 4096, 0, 0, 0), s2);
+        assertEquals(List.of(Errno.EIO), s2.errors, "a FileRange whose sending threw: EIO");
+        s2.throwing.set(2); // the reply and then its EIO both throw: no reply can be sent, the thread goes on
+        di.request(new Read(header(15, 78, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), s2);
+        assertEquals(List.of(Errno.EIO), s2.errors);
+        di.request(new Read(header(15, 80, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), s2);
+        assertEquals(List.of(16, 16 + 2), s2.lengths, "and the next READ is served");
     }
 }
