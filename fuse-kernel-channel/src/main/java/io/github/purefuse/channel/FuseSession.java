@@ -501,8 +501,8 @@ public final class FuseSession implements AutoCloseable {
         if (!engine.termination().isDone()) {
             unmount();
             if (!awaitQuietly(UNMOUNT_GRACE)) {
-                LOG.log(Level.WARNING, "{0} is still in use {1} after unmounting; aborting the connection",
-                        mountpoint, UNMOUNT_GRACE);
+                LOG.log(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
+                        + " (files still open there now fail with ENOTCONN)", mountpoint, UNMOUNT_GRACE.toSeconds());
                 try {
                     abort();
                 } catch (IOException e) {

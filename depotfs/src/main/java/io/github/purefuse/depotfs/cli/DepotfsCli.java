@@ -734,14 +734,22 @@ public final class DepotfsCli implements Callable<Integer> {
      * @param e the failure
      * @return {@code e}, or a copy whose message ends with the hint
      */
+    /** How {@code FuseSession.mount} ends its message about a dead mount: {@code unmount it first (umount PATH)}. */
+    private static final String SDK_UNMOUNT_ADVICE = "unmount it first (umount ";
+
     static MountException withDeadServerHint(MountException e) {
         String m = String.valueOf(e.getMessage());
         // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).
         if (!m.contains("Transport endpoint is not connected") && !m.contains("Software caused connection abort")) {
             return e;
         }
-        return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with "
-                + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + ")", e);
+        String hint = MountRunner.unmountHint(Mounts.canonical(e.mountpoint()));
+        // The channel's own advice names plain umount; ours replaces it, so that the line names one command.
+        int sdk = m.lastIndexOf(SDK_UNMOUNT_ADVICE);
+        if (sdk >= 0 && m.endsWith(")")) {
+            return new MountException(e.reason(), e.mountpoint(), m.substring(0, sdk) + "clear it with " + hint, e);
+        }
+        return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with " + hint + ")", e);
     }
 
     // ------------------------------------------------------------------ unmount

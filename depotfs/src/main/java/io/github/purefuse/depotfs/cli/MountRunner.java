@@ -85,6 +85,8 @@ final class MountRunner {
     private long allocatedAtReady;
     private long readyNanos;
     private int readAheadKb = -1;
+    /** {@code /dev/fuse} reader threads of the session (the option's default when --threads is not given). */
+    private int readerThreads;
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
         this.local = depot instanceof io.github.purefuse.depotfs.store.LocalDepot l ? l : null;
@@ -147,7 +149,9 @@ final class MountRunner {
         }
         FuseSession s;
         try {
-            s = FuseSession.mount(mountpoint, mount, b.build());
+            MountOptions options = b.build();
+            readerThreads = options.readerThreads();
+            s = FuseSession.mount(mountpoint, mount, options);
         } catch (MountException e) {
             if (e.reason() == MountException.Reason.NOT_EMPTY) {
                 throw new MountException(e.reason(), e.mountpoint(), "Cannot mount on " + Mounts.canonical(mountpoint)
@@ -299,7 +303,7 @@ final class MountRunner {
         set.put("readaheadKbRequested", settings.readaheadKb());
         set.put("maxBackground", s.negotiated().maxBackground());
         set.put("congestionThreshold", s.negotiated().congestionThreshold());
-        set.put("readerThreads", settings.threads());
+        set.put("readerThreads", readerThreads);
         set.put("device", s.deviceId());
         set.put("readAheadKb", readAheadKb);
         VerifyingDepot v = verifying();

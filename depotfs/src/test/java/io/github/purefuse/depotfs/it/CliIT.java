@@ -126,6 +126,11 @@ class CliIT {
         assertEquals(32, json.get("negotiated").get("maxBackground").asInt());
         assertEquals(24, json.get("negotiated").get("congestionThreshold").asInt());
         assertEquals(45, json.get("negotiated").get("minor").asInt());
+        int readers = json.get("settings").get("readerThreads").asInt();
+        assertTrue(readers >= 1, "the session's reader threads, not 0 for 'the default': " + json);
+        if ("DEV_FUSE".equals(json.get("transport").asText())) {
+            assertTrue(json.get("transportDetail").asText().contains(readers + " reader"), json.toString());
+        }
         JsonNode replies = json.get("replyBuffers");
         assertEquals(1, replies.get("virtualThreads").get("arenas").asInt(), json.toString());
         for (String pool : new String[] {"platformThreads", "virtualThreads"}) {

@@ -346,7 +346,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return table.entry(child, attr.get(), entryTimeout, attrTimeout);
         } catch (IOException | RuntimeException e) {
-            return failure("lookup", parent + " / " + request.name(), e);
+            return failure("lookup", (parent.parent() == null ? "/" : parent + "/") + request.name(), e);
         }
     }
 

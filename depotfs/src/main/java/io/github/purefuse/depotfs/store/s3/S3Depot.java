@@ -292,6 +292,9 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
+    private static final java.util.regex.Pattern QUALIFIED_EXCEPTION =
+            java.util.regex.Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9]*(?:Exception|Error): ");
+
     /** Turns an SDK failure into a one-line {@link IOException}. */
     IOException translate(@Nullable Throwable t, String what) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
@@ -323,6 +326,9 @@ public final class S3Depot implements WritableDepot {
             return new IOException(what + ": no answer within the timeout" + where, t);
         }
         String m = t == null ? "unknown error" : t.getMessage() == null ? t.toString() : t.getMessage().lines().findFirst().orElse("");
+        // The SDK nests the HTTP client's exception by class name ("...: software.amazon.awssdk.crt.http
+        // .HttpException: socket connection refused. (SDK Attempt Count: 4)"): keep the words, not the class.
+        m = QUALIFIED_EXCEPTION.matcher(m).replaceAll("");
         return new IOException(what + ": " + m + where, t);
     }
 
