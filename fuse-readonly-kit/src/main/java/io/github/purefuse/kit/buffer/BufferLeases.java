@@ -77,8 +77,7 @@ public final class BufferLeases {
     private static final PooledByteBufAllocator ALLOCATOR = newAllocator(PooledByteBufAllocator.defaultNumDirectArena());
     private static final PooledByteBufAllocator VIRTUAL = newAllocator(Integer.getInteger(VIRTUAL_ARENAS_PROPERTY, 1));
     private static final BufferLeases POOLED = create();
-    private static final BufferLeases UNPOOLED = new BufferLeases(new UnpooledByteBufAllocator(true, true, false),
-            new UnpooledByteBufAllocator(true, true, false), false);
+    private static final BufferLeases UNPOOLED = unpooledLeases();
     private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     private final ByteBufAllocator allocator;
@@ -93,6 +92,12 @@ public final class BufferLeases {
         this.allocator = allocator;
         this.virtualAllocator = virtualAllocator;
         this.debug = debug;
+    }
+
+    /** Unpooled leases: one allocator for every thread (nothing is pooled, so there are no arenas to pick). */
+    private static BufferLeases unpooledLeases() {
+        UnpooledByteBufAllocator direct = new UnpooledByteBufAllocator(true, true, false);
+        return new BufferLeases(direct, direct, false);
     }
 
     private static PooledByteBufAllocator newAllocator(int arenas) {

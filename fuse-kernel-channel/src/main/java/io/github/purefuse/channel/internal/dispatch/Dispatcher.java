@@ -462,19 +462,18 @@ public final class Dispatcher implements RequestSink {
         }
     }
 
-    private static Failure failed(@org.jspecify.annotations.Nullable FuseRequest request, Throwable e) {
+    private static Failure failed(FuseRequest request, Throwable e) {
         if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
             throw vme;
         }
+        String name = Opcodes.name(request.header().opcode());
+        String unique = Long.toUnsignedString(request.header().unique());
         if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
             LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
-                    request == null ? "a request" : Opcodes.name(request.header().opcode()),
-                    request == null ? "?" : Long.toUnsignedString(request.header().unique()), e.toString());
+                    name, unique, e.toString());
             return Failure.of(Errno.EINTR);
         }
-        LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO",
-                request == null ? "a request" : Opcodes.name(request.header().opcode()),
-                request == null ? "?" : Long.toUnsignedString(request.header().unique()), e.toString());
+        LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO", name, unique, e.toString());
         return Failure.of(Errno.EIO);
     }
 
