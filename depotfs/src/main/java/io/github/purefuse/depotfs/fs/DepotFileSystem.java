@@ -78,6 +78,8 @@ public final class DepotFileSystem implements PathFileSystem {
     private static final int BLKSIZE = 128 * 1024;
     /** Manifests loaded at once when a listing needs its subdirectories' (see {@link #preloadSubdirectories}). */
     static final int PARALLEL_MANIFESTS = 64;
+    /** Background manifest loads in flight at most ({@link #prefetchSubdirectories}), on top of those. */
+    static final int PREFETCHED_MANIFESTS = 64;
 
     /**
      * What a path is.
@@ -121,6 +123,8 @@ public final class DepotFileSystem implements PathFileSystem {
     private final java.util.concurrent.ExecutorService loaders = java.util.concurrent.Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("depotfs-manifest-", 0).factory());
     private final java.util.concurrent.Semaphore manifestLoads = new java.util.concurrent.Semaphore(PARALLEL_MANIFESTS);
+    /** Background manifest loads of {@link #prefetchSubdirectories}; bounded by this, never waited for. */
+    private final java.util.concurrent.Semaphore prefetches = new java.util.concurrent.Semaphore(PREFETCHED_MANIFESTS);
     /** The handler, once made: asked whether opens use passthrough (then objects are checked at OPEN). */
     private volatile @Nullable PathAdapter adapter;
     private volatile boolean checksWholeObjectsAtOpen;
@@ -339,7 +343,11 @@ public final class DepotFileSystem implements PathFileSystem {
         List<PathEntry> out = new ArrayList<>(b.entries().size());
         for (BundleEntry e : b.entries()) {
             Node n = Node.of(e);
-            remember(snap, dir.resolve(e.name()), n);
+            if (n.kind() == EntryKind.BUNDLE) {
+                // Directories only: a file is found again from its parent's bundle (one map lookup there),
+                // and remembering all of them cost a map insert per listed entry (100,000 for one find).
+                remember(snap, dir.resolve(e.name()), n);
+            }
             out.add(new PathEntry(e.name(), attr(snap, n)));
         }
         return out;
@@ -385,10 +393,13 @@ public final class DepotFileSystem implements PathFileSystem {
      * Loads the manifests of a bundle's subdirectories in parallel, at most {@link #PARALLEL_MANIFESTS}
      * at once for the whole mount, so that a listing costs one round trip to a remote store instead of
      * one per subdirectory ({@code st_nlink} of each needs its manifest, and {@code find} enters them
-     * next). Errors are left for {@link #subdirectories} and the requests on that directory.
+     * next). Manifests already in memory are not asked for again. Over a remote depot, each subdirectory
+     * whose manifest arrives starts the loads of its own subdirectories' manifests in the background
+     * ({@link #prefetchSubdirectories}), so that they are there when a walk enters it. Errors are left for
+     * {@link #subdirectories} and the requests on that directory.
      */
     private void preloadSubdirectories(Bundle b) {
-        if (b.bundleCount() < 2) {
+        if (b.bundleCount() == 0) {
             return;
         }
         List<java.util.concurrent.Future<?>> loads = new ArrayList<>(b.bundleCount());
@@ -398,13 +409,25 @@ public final class DepotFileSystem implements PathFileSystem {
                 if (h == null) {
                     continue;
                 }
+                Bundle there = depot.loadedBundle(h);
+                if (there != null) {
+                    prefetchSubdirectories(there);
+                    continue;
+                }
+                if (b.bundleCount() == 1) {
+                    prefetchSubdirectories(depot.bundle(h));   // one: load it here, no hand-off
+                    continue;
+                }
                 manifestLoads.acquire();
                 loads.add(loaders.submit(() -> {
+                    Bundle child;
                     try {
-                        return depot.bundle(h);
+                        child = depot.bundle(h);
                     } finally {
                         manifestLoads.release();
                     }
+                    prefetchSubdirectories(child);
+                    return child;
                 }));
             }
             for (java.util.concurrent.Future<?> f : loads) {
@@ -416,6 +439,45 @@ public final class DepotFileSystem implements PathFileSystem {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();   // the listing goes on; subdirectories() loads what is missing
+        } catch (IOException e) {
+            // the one subdirectory's manifest: reported by the request that needs it
+        }
+    }
+
+    /**
+     * Over a remote depot, starts loading the manifests of a bundle's subdirectories that are not in
+     * memory, in the background: nobody waits for them. At most {@link #PREFETCHED_MANIFESTS} such loads
+     * are in flight for the whole mount, and one that finds no room is not started (the listing that needs
+     * the manifest loads it then). Each manifest is fetched once and hash-checked ({@link Depot#bundle}
+     * shares a load in flight and keeps the result in its memory-bounded cache); a prefetched manifest does
+     * not prefetch further, so a walk stays at most two levels ahead.
+     */
+    private void prefetchSubdirectories(Bundle b) {
+        if (b.bundleCount() == 0 || !depot.remote()) {
+            return;
+        }
+        for (BundleEntry e : b.entries()) {
+            Hash h = e.kind() == EntryKind.BUNDLE ? e.hash() : null;
+            if (h == null || depot.loadedBundle(h) != null) {
+                continue;
+            }
+            if (!prefetches.tryAcquire()) {
+                return;
+            }
+            try {
+                loaders.submit(() -> {
+                    try {
+                        depot.bundle(h);
+                    } catch (IOException | RuntimeException ex) {
+                        // reported by the request that needs it
+                    } finally {
+                        prefetches.release();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException ex) {
+                prefetches.release();
+                return;
+            }
         }
     }
 
@@ -560,6 +622,75 @@ public final class DepotFileSystem implements PathFileSystem {
     public boolean metadataMayBlock() {
         return depot.remote() || checksWholeObjectsAtOpen;
     }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>No when everything a call about the path needs is in memory: its node, and for a directory its
+     * manifest and those of its subdirectories ({@code st_nlink}, and a listing's entries): then a LOOKUP,
+     * GETATTR or OPENDIR over S3 is answered on the transport's thread, without a hand-off, once the
+     * manifests it needs were fetched (by the listing of its parent: {@link #preloadSubdirectories}).
+     */
+    @Override
+    public boolean metadataMayBlock(FsPath path) {
+        Snapshot snap = snapshot;
+        Node n = inMemory(snap, path);
+        if (n == null) {
+            return true;
+        }
+        if (n.kind() != EntryKind.BUNDLE) {
+            return false;
+        }
+        if (n == snap.top() && n.hash() == null) {
+            for (Hash h : java.util.Objects.requireNonNull(snap.roots()).values()) {
+                if (depot.loadedBundle(h) == null) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        Bundle b = n.hash() == null ? null : depot.loadedBundle(n.hash());
+        if (b == null) {
+            return n.hash() != null;                  // a broken root answers EIO at once
+        }
+        if (b.bundleCount() > 0) {
+            for (BundleEntry e : b.entries()) {
+                if (e.kind() == EntryKind.BUNDLE && e.hash() != null && depot.loadedBundle(e.hash()) == null) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** {@link #find} without I/O: the node if it can be found from memory, else null. */
+    private @Nullable Node inMemory(Snapshot snap, FsPath path) {
+        FsPath parentPath = path.parent();
+        if (parentPath == null) {
+            return snap.top();
+        }
+        Node cached = snap.nodes().get(path);
+        if (cached != null) {
+            return cached;
+        }
+        Node parent = inMemory(snap, parentPath);
+        if (parent == null || parent.kind() != EntryKind.BUNDLE) {
+            return null;
+        }
+        if (parent == snap.top() && parent.hash() == null) {
+            return null;                              // a root's node is made once, by find
+        }
+        Bundle b = parent.hash() == null ? null : depot.loadedBundle(parent.hash());
+        if (b == null) {
+            return null;
+        }
+        Optional<BundleEntry> e = b.entry(path.name());
+        // A name that is not there is answered from memory too (ENOENT): a node of kind OBJECT says so.
+        return e.isEmpty() ? NOT_THERE : Node.of(e.get());
+    }
+
+    /** What {@link #inMemory} gives for a name its parent's manifest does not hold. */
+    private static final Node NOT_THERE = new Node(EntryKind.OBJECT, null, null, 0, 0, false);
 
     @Override
     public StatfsInfo statfs() {

@@ -66,6 +66,18 @@ public interface Depot extends AutoCloseable {
     Bundle bundle(Hash hash) throws IOException;
 
     /**
+     * A manifest {@link #bundle} would answer from memory right now, without I/O: the caller (a FUSE
+     * transport thread deciding whether a request can run there) must not block. A manifest that is
+     * missing here may still be loaded by {@link #bundle}.
+     *
+     * @param hash the manifest's SHA-256
+     * @return the bundle, already hash-checked, or {@code null} if it is not in memory (the default)
+     */
+    default @org.jspecify.annotations.Nullable Bundle loadedBundle(Hash hash) {
+        return null;
+    }
+
+    /**
      * Stats one entry of a bundle.
      *
      * @param bundle the bundle's hash

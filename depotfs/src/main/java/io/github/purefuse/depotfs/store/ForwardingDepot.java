@@ -62,6 +62,11 @@ public abstract class ForwardingDepot implements Depot {
     }
 
     @Override
+    public @org.jspecify.annotations.Nullable Bundle loadedBundle(Hash hash) {
+        return delegate.loadedBundle(hash);
+    }
+
+    @Override
     public Optional<BundleEntry> stat(Hash bundle, String name) throws IOException {
         return delegate.stat(bundle, name);
     }

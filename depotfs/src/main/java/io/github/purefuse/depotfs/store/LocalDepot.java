@@ -344,6 +344,11 @@ public final class LocalDepot implements WritableDepot {
         return b;
     }
 
+    @Override
+    public @Nullable Bundle loadedBundle(Hash hash) {
+        return bundles.get(hash);
+    }
+
     private void cache(Bundle b) {
         if (bundles.size() >= MAX_CACHED_BUNDLES) {
             Iterator<Hash> it = bundles.keySet().iterator();

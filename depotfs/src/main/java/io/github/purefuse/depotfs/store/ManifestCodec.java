@@ -23,9 +23,12 @@ public final class ManifestCodec {
     /** The value of the {@code version} field this code reads and writes. */
     public static final int VERSION = 1;
 
+    /**
+     * Duplicate fields are refused by {@link #once}, not by Jackson's {@code STRICT_DUPLICATE_DETECTION}:
+     * that keeps a set of names per JSON object, a set per entry of every manifest loaded.
+     */
     private static final JsonFactory JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(1 << 20).build())
-            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
     private ManifestCodec() {
@@ -124,15 +127,16 @@ public final class ManifestCodec {
         List<BundleEntry> entries = null;
         try (JsonParser p = JSON.createParser(bytes)) {
             expect(p.nextToken(), JsonToken.START_OBJECT, "a manifest is a JSON object");
+            int seen = 0;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken t = p.nextToken();
                 switch (field) {
-                    case "format" -> format = text(p, t, field);
-                    case "version" -> version = number(p, t, field);
-                    case "totalBytes" -> totalBytes = number(p, t, field);
-                    case "totalNodes" -> totalNodes = number(p, t, field);
-                    case "entries" -> entries = parseEntries(p, t);
+                    case "format" -> { seen = once(seen, 0, field); format = text(p, t, field); }
+                    case "version" -> { seen = once(seen, 1, field); version = number(p, t, field); }
+                    case "totalBytes" -> { seen = once(seen, 2, field); totalBytes = number(p, t, field); }
+                    case "totalNodes" -> { seen = once(seen, 3, field); totalNodes = number(p, t, field); }
+                    case "entries" -> { seen = once(seen, 4, field); entries = parseEntries(p, t); }
                     default -> throw new IllegalArgumentException("unknown field '" + field + "'");
                 }
             }
@@ -168,16 +172,18 @@ public final class ManifestCodec {
             long size = -1;
             Long mtime = null;
             Boolean executable = null;
+            int seen = 0;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken v = p.nextToken();
                 switch (field) {
-                    case "name" -> name = text(p, v, field);
-                    case "kind" -> kind = text(p, v, field);
-                    case "ref" -> ref = text(p, v, field);
-                    case "size" -> size = number(p, v, field);
-                    case "mtime" -> mtime = number(p, v, field);
+                    case "name" -> { seen = once(seen, 0, field); name = text(p, v, field); }
+                    case "kind" -> { seen = once(seen, 1, field); kind = text(p, v, field); }
+                    case "ref" -> { seen = once(seen, 2, field); ref = text(p, v, field); }
+                    case "size" -> { seen = once(seen, 3, field); size = number(p, v, field); }
+                    case "mtime" -> { seen = once(seen, 4, field); mtime = number(p, v, field); }
                     case "executable" -> {
+                        seen = once(seen, 5, field);
                         if (v != JsonToken.VALUE_TRUE && v != JsonToken.VALUE_FALSE) {
                             throw new IllegalArgumentException("executable must be true or false");
                         }
@@ -210,6 +216,14 @@ public final class ManifestCodec {
             throw new IllegalArgumentException("symlink '" + name + "' has size " + size + " but its target has " + e.size() + " bytes");
         }
         return e;
+    }
+
+    /** Marks field {@code bit} of an object as seen; a field given twice breaks the format. */
+    private static int once(int seen, int bit, String field) {
+        if ((seen & (1 << bit)) != 0) {
+            throw new IllegalArgumentException("duplicate field '" + field + "'");
+        }
+        return seen | (1 << bit);
     }
 
     private static void expect(@Nullable JsonToken actual, JsonToken expected, String what) {

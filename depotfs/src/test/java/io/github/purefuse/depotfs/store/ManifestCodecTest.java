@@ -97,6 +97,9 @@ class ManifestCodecTest {
                         + "{\"name\":\"b\",\"kind\":\"object\",\"ref\":\"" + ref + "\",\"size\":1,\"mtime\":0,\"executable\":false},"
                         + "{\"name\":\"a\",\"kind\":\"object\",\"ref\":\"" + ref + "\",\"size\":1,\"mtime\":0,\"executable\":false}]}",
                 "{\"format\":\"depotfs-bundle\",\"version\":2,\"totalBytes\":0,\"totalNodes\":0,\"entries\":[]}",
+                "{\"format\":\"depotfs-bundle\",\"version\":1,\"totalBytes\":0,\"totalNodes\":0,\"totalNodes\":0,\"entries\":[]}",
+                "{\"format\":\"depotfs-bundle\",\"version\":1,\"totalBytes\":0,\"totalNodes\":1,\"entries\":["
+                        + "{\"name\":\"a\",\"kind\":\"object\",\"ref\":\"" + ref + "\",\"size\":1,\"size\":2,\"mtime\":0,\"executable\":false}]}",
                 "{\"format\":\"depotfs-bundle\",\"version\":1,\"totalBytes\":0,\"totalNodes\":1,\"entries\":["
                         + "{\"name\":\"a/b\",\"kind\":\"symlink\",\"ref\":\"x\",\"size\":1,\"mtime\":0}]}",
                 "{\"format\":\"depotfs-bundle\",\"version\":1,\"totalBytes\":0,\"totalNodes\":1,\"entries\":["

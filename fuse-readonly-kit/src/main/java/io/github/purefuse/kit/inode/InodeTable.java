@@ -178,6 +178,24 @@ public final class InodeTable<K> {
      *     entry reply with EIO
      */
     public Entry entry(K key, Attr attr, Duration entryTimeout, Duration attrTimeout) {
+        return entry(key, 0, attr, entryTimeout, attrTimeout);
+    }
+
+    /**
+     * {@link #entry(Object, Attr, Duration, Duration)} for a key whose {@link #ino} was just asked (a
+     * listing that gave it as {@code d_ino}): a new node takes that value instead of hashing the key again.
+     * Pass exactly what {@code ino(key)} returned; should another key have claimed it in between (a 63-bit
+     * collision), the key probes as usual and gets the value {@code ino(key)} gives from then on.
+     *
+     * @param key          the node's key; not the root's
+     * @param ino          {@code ino(key)}, or 0 to have it computed
+     * @param attr         the node's attributes
+     * @param entryTimeout how long the kernel may cache the name ({@code entry_valid})
+     * @param attrTimeout  how long the kernel may cache the attributes ({@code attr_valid})
+     * @return the entry reply ({@code fuse_entry_out})
+     * @throws IllegalArgumentException if {@code key} is the root's key
+     */
+    public Entry entry(K key, long ino, Attr attr, Duration entryTimeout, Duration attrTimeout) {
         if (key.equals(rootKey)) {
             throw new IllegalArgumentException("the root cannot be returned in an entry reply (the kernel answers EIO)");
         }
@@ -185,23 +203,23 @@ public final class InodeTable<K> {
         Segment<K> s = segments[h & MASK];
         long nodeId;
         long generation;
-        long ino;
+        long nodeIno;
         synchronized (s) {
             Node<K> n = s.byKey.find(h, x -> x.key.equals(key));
             if (n == null) {
                 long seq = s.nextSequence(maxSequence);
                 long id = (seq << SEGMENT_BITS) | (h & MASK);
                 n = inoFromAttributes ? new Node<>(key, h, id, s.generation, attr.ino())
-                        : claimIno(key, h, id, s.generation);
+                        : claimIno(key, h, id, s.generation, ino);
                 s.byKey.add(n);
                 s.byId.add(n);
             }
             n.nlookup++;
             nodeId = n.nodeId;
             generation = n.generation;
-            ino = n.ino;
+            nodeIno = n.ino;
         }
-        Attr replied = inoFromAttributes ? attr : withIno(attr, ino);
+        Attr replied = inoFromAttributes ? attr : withIno(attr, nodeIno);
         return new Entry(NodeId.of(nodeId), generation, replied, entryTimeout, attrTimeout);
     }
 
@@ -446,14 +464,18 @@ public final class InodeTable<K> {
         }
     }
 
-    /** Called with the key's segment locked: makes the node with its ino claimed in the ino stripes. */
-    private Node<K> claimIno(K key, int keyHash, long nodeId, long generation) {
+    /**
+     * Called with the key's segment locked: makes the node with its ino claimed in the ino stripes.
+     * {@code known} is {@link #ino}{@code (key)} when the caller has it (then the key is not hashed unless
+     * it must probe), else 0.
+     */
+    private Node<K> claimIno(K key, int keyHash, long nodeId, long generation, long known) {
         Long probed = probedInos.get(key);
         if (probed != null) {
             return new Node<>(key, keyHash, nodeId, generation, probed);
         }
-        byte[] bytes = keyEncoder.apply(key);
-        long primary = hashIno(bytes, 0);
+        byte[] bytes = known > ROOT_INO ? null : keyEncoder.apply(key);
+        long primary = bytes == null ? known : hashIno(bytes, 0);
         if (primary > ROOT_INO) {
             NodeTable<Node<K>> stripe = stripe(primary);
             synchronized (stripe) {
@@ -465,7 +487,7 @@ public final class InodeTable<K> {
                 }
             }
         }
-        Node<K> reservation = probe(key, bytes);
+        Node<K> reservation = probe(key, bytes != null ? bytes : keyEncoder.apply(key));
         return new Node<>(key, keyHash, nodeId, generation, reservation.ino);
     }
 

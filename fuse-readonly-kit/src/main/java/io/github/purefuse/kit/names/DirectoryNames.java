@@ -35,16 +35,19 @@ public final class DirectoryNames {
 
     static DirectoryNames build(NameShortener shortener, Collection<String> realNames) {
         List<String> invalid = new ArrayList<>();
-        Set<String> taken = new HashSet<>();
         for (String name : realNames) {
-            if (shortener.isValid(name)) {
-                taken.add(name);
-            } else {
+            if (!shortener.isValid(name)) {
                 invalid.add(name);
             }
         }
         if (invalid.isEmpty()) {
-            return new DirectoryNames(shortener, Map.of(), Map.of());
+            return new DirectoryNames(shortener, Map.of(), Map.of());   // the common case: no set of names built
+        }
+        Set<String> taken = new HashSet<>();
+        for (String name : realNames) {
+            if (shortener.isValid(name)) {
+                taken.add(name);
+            }
         }
         invalid.sort(NameShortener::compareBytes);
         Map<String, String> displayByReal = new HashMap<>();

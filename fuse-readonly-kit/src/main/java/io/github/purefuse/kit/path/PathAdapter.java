@@ -482,13 +482,45 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     }
 
     /**
-     * Whether a request other than READ may block: what the path filesystem's
-     * {@link PathFileSystem#metadataMayBlock()} says (RELEASE and RELEASEDIR too: they close state the
-     * filesystem made).
+     * Whether a request other than READ may block. READDIR, READDIRPLUS and RELEASEDIR never do: they are
+     * answered from the listing OPENDIR took. The rest: no when the path filesystem's
+     * {@link PathFileSystem#metadataMayBlock()} says so; else LOOKUP, GETATTR, OPENDIR, READLINK,
+     * GETXATTR and LISTXATTR ask {@link PathFileSystem#metadataMayBlock(FsPath)} about their path (a
+     * LOOKUP about the child, unless its name may be a short form), and OPEN, RELEASE (it closes state the
+     * filesystem made) and the others may block.
      */
     @Override
     public boolean mayBlock(FuseRequest request) {
-        return fs.metadataMayBlock();
+        if (request instanceof Readdir || request instanceof Readdirplus || request instanceof Releasedir) {
+            return false;
+        }
+        if (!fs.metadataMayBlock()) {
+            return false;
+        }
+        FsPath path;
+        if (request instanceof Lookup l) {
+            FsPath parent = table.key(l.parent());
+            if (parent == null) {
+                return false;                                    // answered ENOENT at once
+            }
+            String name = l.name();
+            if (shortener.mayBeShortForm(name)) {
+                return true;                                     // may list the parent to map it back
+            }
+            if (!shortener.isValid(name)) {
+                return false;                                    // answered without a call
+            }
+            path = parent.resolve(name);
+        } else if (request instanceof Getattr || request instanceof Opendir || request instanceof Readlink
+                || request instanceof Getxattr || request instanceof Listxattr) {
+            path = table.key(request.header().nodeId());
+            if (path == null) {
+                return false;                                    // answered ENOENT at once
+            }
+        } else {
+            return true;
+        }
+        return fs.metadataMayBlock(path);
     }
 
     /**
@@ -629,8 +661,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             for (PathEntry e : entries) {
                 FsPath child = path.resolve(e.name());
                 Attr attr = e.attr();
-                b.add(names.displayName(e.name()), inoFromAttributes ? attr.ino() : table.ino(child), attr.type(),
-                        () -> table.entry(child, attr, entryTimeout, attrTimeout));
+                long childIno = inoFromAttributes ? attr.ino() : table.ino(child);   // hashed once: d_ino and st_ino
+                b.add(names.displayName(e.name()), childIno, attr.type(),
+                        () -> table.entry(child, inoFromAttributes ? 0 : childIno, attr, entryTimeout, attrTimeout));
             }
             FileHandle fh = directories.open(b.build());
             return cacheDirectories ? Opened.of(fh, OpenFlag.CACHE_DIR, OpenFlag.KEEP_CACHE) : Opened.of(fh);

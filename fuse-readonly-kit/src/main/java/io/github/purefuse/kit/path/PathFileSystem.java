@@ -168,4 +168,21 @@ public interface PathFileSystem {
     default boolean metadataMayBlock() {
         return true;
     }
+
+    /**
+     * Whether {@link #stat}, {@link #list}, {@link #readlink} and {@link #xattrs} of this one path may
+     * block for long, asked only when {@link #metadataMayBlock()} says {@code true}: a remote filesystem
+     * that keeps what it fetched in memory answers {@code false} for a path it can answer from there, and
+     * that request then runs on the transport's thread instead of being handed to a virtual thread
+     * (a LOOKUP is asked about the child it looks up, an OPENDIR about the directory it lists). Called on
+     * the transport's thread for every such request: it must be cheap, must not block, and must not
+     * throw. A wrong {@code false} costs the transport the time the call blocks (others wait); the default
+     * is {@code true}.
+     *
+     * @param path the path the request is about
+     * @return whether calls about {@code path} may block
+     */
+    default boolean metadataMayBlock(FsPath path) {
+        return true;
+    }
 }

@@ -529,6 +529,11 @@ public final class S3Depot implements WritableDepot {
         this.manifestCopies = cache;
     }
 
+    @Override
+    public @Nullable Bundle loadedBundle(Hash hash) {
+        return cached(hash);
+    }
+
     private @Nullable Bundle cached(Hash hash) {
         cacheLock.lock();
         try {
