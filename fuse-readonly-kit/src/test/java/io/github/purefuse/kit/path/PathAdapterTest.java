@@ -737,4 +737,51 @@ class PathAdapterTest {
         assertEquals(f.attr().ino(), dIno.get("f"));
         assertEquals(1000L + "d".hashCode() % 100, dIno.get("d"));
     }
+
+    /** A remote filesystem that can answer some paths from memory: only the others are handed off. */
+    @Test
+    void requestsRunOnTheTransportThreadWhenTheirPathIsInMemoryAndListingPagesAlways() {
+        java.util.Set<FsPath> remote = java.util.Set.of(FsPath.of("/dir"), FsPath.of("/dir/data.bin"));
+        List<FsPath> asked = new ArrayList<>();
+        PathFileSystem partlyRemote = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+                return fs.list(dir);
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+                return fs.stat(path);
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) throws java.io.IOException {
+                return fs.read(file, offset, into);
+            }
+
+            @Override
+            public boolean metadataMayBlock(FsPath path) {
+                asked.add(path);
+                return remote.contains(path);
+            }
+        };
+        PathAdapter a = PathAdapter.builder(partlyRemote).build();
+        NodeId root = NodeId.ROOT;
+        assertFalse(a.mayBlock(Requests.lookup(root, "hello.txt")), "in memory");
+        assertTrue(a.mayBlock(Requests.lookup(root, "dir")), "remote");
+        assertEquals(List.of(FsPath.of("/hello.txt"), FsPath.of("/dir")), asked, "a LOOKUP asks about the child");
+        assertTrue(a.mayBlock(Requests.lookup(root, "x~abcdefghijklmnopqrstuvwxyz234567")), "a short form may list");
+        assertFalse(a.mayBlock(Requests.lookup(NodeId.of(999_999), "x")), "an unknown parent: ENOENT at once");
+        Entry dir = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(root, "dir")));
+        assertTrue(a.mayBlock(Requests.opendir(dir.nodeId())));
+        assertTrue(a.mayBlock(Requests.getattr(dir.nodeId())));
+        assertFalse(a.mayBlock(Requests.opendir(root)));
+        FileHandle fh = FileHandle.of(1);
+        assertFalse(a.mayBlock(Requests.readdir(dir.nodeId(), fh, 0, 4096)), "pages come from the listing");
+        assertFalse(a.mayBlock(Requests.readdirplus(dir.nodeId(), fh, 0, 4096)));
+        assertFalse(a.mayBlock(Requests.releasedir(dir.nodeId(), fh)));
+        assertTrue(a.mayBlock(Requests.open(dir.nodeId(), O_RDONLY)), "OPEN may block");
+        assertTrue(a.mayBlock(Requests.release(dir.nodeId(), fh)), "RELEASE closes the filesystem's state");
+        assertTrue(a.mayBlock(Requests.statfs()));
+    }
 }
