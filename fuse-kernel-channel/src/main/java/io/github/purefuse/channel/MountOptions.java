@@ -59,7 +59,14 @@ import org.jspecify.annotations.Nullable;
  *                            {@link Transport#DEV_FUSE}, or {@link Transport#IO_URING} (mounting fails
  *                            with the reason when it is not available). The system property
  *                            {@code purefuse.transport} ({@code auto}, {@code dev}, {@code io-uring})
- *                            overrides the default of the builder
+ *                            overrides the default of the builder. Which one is faster depends on the
+ *                            load (2-vCPU VM, Linux 6.18, bench/RESULTS.md): io_uring serves random 4 KiB
+ *                            reads, {@code stat} storms, {@code find} and {@code ls -lR} 1.3-3x faster;
+ *                            one sequential reader is not faster on it (0.5-0.8x in an idle run): the
+ *                            kernel keeps 1-2 READs in flight, all on the reader's CPU's queue, and a
+ *                            reply from a local file costs one more copy than {@code /dev/fuse}'s splice
+ *                            (the troubleshooting guide has the measurements). Pick {@link
+ *                            Transport#DEV_FUSE} for a mount that mostly streams large files
  * @param uringQueueDepth     io_uring: ring entries per queue (the kernel has one queue per possible CPU);
  *                            each entry is a 288-byte header and a payload buffer of
  *                            {@code max(8192, max_pages * 4096)} bytes (1 MiB at {@code max_pages} 256)
