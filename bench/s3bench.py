@@ -47,6 +47,8 @@ PORT = bench.env_int("BENCH_S3_PORT", 7480)
 PART_MIB = bench.env_int("BENCH_S3_PART_MIB", 8)
 PARALLEL = bench.env_int("BENCH_S3_PARALLEL", 8)
 ROWS = bench.env_list("BENCH_S3_ROWS", ["raw", "depotfs-s3", "depotfs-s3+cache", "s3fs", "rclone"])
+# A/B rows of depotfs-s3 in the same run: "NAME=MOUNT ARGS|JVM OPTIONS;..." -> rows depotfs-s3~NAME
+VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_S3_VARIANTS", "").split(";") if "=" in v]
 TESTS = bench.env_list("BENCH_S3_TESTS", ["seq", "find", "import", "rss"])
 IMPORT_SRC = os.environ.get("BENCH_S3_IMPORT_SRC", "/usr/share/doc")   # the "import" test: depotfs import vs aws s3 sync
 RSS_READERS = bench.env_int("BENCH_S3_RSS_READERS", 8)                  # the "rss" test: readers of as many objects
@@ -333,6 +335,8 @@ class DepotfsS3(Row):
 
     def _env(self):
         env = aws_env(self.ceph)
+        if getattr(self, "jvm", ""):
+            env["DEPOTFS_JAVA_OPTS"] = (env.get("DEPOTFS_JAVA_OPTS", "") + " " + self.jvm).strip()
         return env
 
     def start(self, rtt):
@@ -551,6 +555,12 @@ def main():
             results[("import",)] = import_test(ceph)
         rows = {"raw": Raw, "depotfs-s3": DepotfsS3, "depotfs-s3+cache": DepotfsS3Cache, "s3fs": S3fs, "rclone": Rclone}
         active = [rows[n](ctx, fx, ceph) for n in ROWS]
+        for vname, spec in VARIANTS:
+            args, _, jvm = spec.partition("|")
+            v = DepotfsS3(ctx, fx, ceph)
+            v.name, v.extra, v.jvm = "depotfs-s3~" + vname, shlex.split(args), jvm.strip()
+            active.append(v)
+            ROWS.append(v.name)
         active = [r for r in active if r.available()]
         for rtt in RTT_MS:
             if rtt:
@@ -574,7 +584,7 @@ def main():
                             name = row.run_name(i) if hasattr(row, "run_name") else row.name
                             results.setdefault((name, rtt, "seq"), []).append(r)
                             log("rtt %d %s seq run %d: %s" % (rtt, name, i + 1, r))
-                    if "rss" in TESTS and rtt == 0 and type(row) is DepotfsS3:
+                    if "rss" in TESTS and rtt == 0 and type(row) is DepotfsS3 and row.name == "depotfs-s3":
                         r = timed(lambda: rss_test(row, fx.multi))
                         results[(row.name, rtt, "rss")] = [r]
                         log("rtt %d %s rss: %s" % (rtt, row.name, r))
@@ -634,7 +644,8 @@ def main():
                              if a.get("value") and b.get("value") else "n/a"))
         lines.append("\n<details><summary>raw runs</summary>\n\n```\n" + "\n".join(
             "%s rtt=%d %s: %s" % (k[0], k[1], k[2], ", ".join(
-                "%.3f" % r["value"] if r.get("value") is not None else "ERROR " + r.get("error", "") for r in v))
+                ("%.3f" % r["value"]) + (" (cpu %.2f s/GiB)" % (r["cpu"] / (r["bytes"] / bench.GiB)) if r.get("cpu") else "")
+                if r.get("value") is not None else "ERROR " + r.get("error", "") for r in v))
             for k, v in sorted(results.items()) if len(k) == 3) + "\n```\n</details>\n")
         text = "\n".join(lines)
         print(text)

@@ -115,7 +115,7 @@ public final class S3Depot implements WritableDepot {
     private volatile @Nullable Boolean conditionalWrites;
     private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
     private final PrefetchBudget budget;
-    private final Prefetcher.Settings prefetch = Prefetcher.Settings.DEFAULT;
+    private final Prefetcher.Settings prefetch = Prefetcher.Settings.fromSystemProperties();
     private volatile io.github.purefuse.depotfs.store.cache.@Nullable DiskCache manifestCopies;
 
     private S3Depot(S3AsyncClient client, S3Location location, S3Options options) {

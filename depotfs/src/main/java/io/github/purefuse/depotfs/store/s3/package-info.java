@@ -21,7 +21,7 @@
  *       size of a typical first kernel readahead) is fetched by {@code open} itself, together with the
  *       size check. A READ that continues the stream, or lands inside what was just fetched, counts as
  *       sequential and doubles the window, up to 64 MiB; the window is fetched as parts of at most
- *       4 MiB, each one ranged GET, all in flight at once, and a new batch is started only once less
+ *       16 MiB, each one ranged GET, all in flight at once, and a new batch is started only once less
  *       than half the window is ahead (so GETs stay whole parts, not one per READ). This is what hides
  *       the round trip and fills the link: at 10 ms RTT and 1 GB/s a window of 10 MB is in flight.</li>
  * </ul>
@@ -32,8 +32,8 @@
  * (a READ anywhere else) resets the window and is served by exact ranged GETs of the missing bytes,
  * written by the HTTP client straight into the leased reply buffer, so random 4 KiB reads cost one GET of
  * 4 KiB and no read-ahead. Parts fetched ahead live in their own buffers and are copied once into the
- * reply buffer (a memory copy, negligible beside the network); exact reads have no copy beyond the HTTP
- * client's. With the read-path check on (the mount's default for S3:
+ * reply buffer (0.2-0.4 CPU s per GiB here, about a tenth of the mount's CPU; see "CPU" below); exact reads
+ * have no copy beyond the HTTP client's. With the read-path check on (the mount's default for S3:
  * {@link io.github.purefuse.depotfs.store.VerifyingDepot}) reads are widened to whole 64 KiB chunks and each
  * chunk's CRC-32C is checked on the bytes in the buffer before the reply is sent: a random 4 KiB read then
  * GETs the 64 KiB chunk around it (read through a scratch buffer), an aligned READ of whole chunks costs
@@ -53,6 +53,21 @@
  * Bytes being fetched are registered, and a READ that needs them waits for that GET, so the same bytes are
  * never fetched twice at once. An interrupted READ ({@code FUSE_INTERRUPT}) cancels the GETs it started
  * for its own bytes (and no byte reaches its buffer afterwards); parts fetched ahead for others go on.
+ *
+ * <h2>CPU</h2>
+ * On a machine whose cores the store's server shares, every CPU second of the mount is one the server
+ * cannot use, so the read path is judged by CPU per GiB as much as by GB/s. A profile of a cold 1 GiB
+ * read (perf with JIT symbols, depotfs/README.md "CPU") puts a byte through five copies: the kernel's out
+ * of the socket, the CRT client's from its native buffer into a fresh {@code byte[]} per body chunk (plus
+ * zeroing that array, and the young collections that its garbage costs), {@link
+ * io.github.purefuse.depotfs.store.s3.IntoBuffer}'s into the prefetch part, the part's into the reply
+ * buffer, and the kernel's into the page cache. The two in the HTTP client are the SDK's and the same with
+ * Netty (its response handler copies every chunk into a new heap buffer as well); the CRT client is the
+ * default because it costs less CPU with either compiler. Per GET the SDK's request pipeline runs a few
+ * hundred times per GiB at most, too rarely to be compiled, so fewer, larger parts (16 MiB) cost less than
+ * many small ones. The CRC-32C of every 64 KiB chunk is about 1 % (an intrinsic). {@code bin/depotfs} runs
+ * an S3 mount on the C1 compiler alone: the hot code is the JDK's copy and CRC stubs either way, and C2
+ * only added compile work (a quarter of the first read's CPU).
  *
  * <h2>Faults</h2>
  * Every request has an attempt timeout (10 s) and a call timeout ({@code --s3-timeout}, 30 s) and is

@@ -119,6 +119,49 @@ class PrefetcherTest {
     }
 
     @Test
+    void partsAre16MibByDefaultAndThePropertySetsAnotherSize() {
+        String before = System.getProperty(Prefetcher.Settings.PART_MIB_PROPERTY);
+        try {
+            System.clearProperty(Prefetcher.Settings.PART_MIB_PROPERTY);
+            assertEquals(16 * MIB, Prefetcher.Settings.fromSystemProperties().partSize(), "default part");
+            assertEquals(64L * MIB, Prefetcher.Settings.fromSystemProperties().maxWindow(), "default window");
+            System.setProperty(Prefetcher.Settings.PART_MIB_PROPERTY, " 4 ");
+            assertEquals(4 * MIB, Prefetcher.Settings.fromSystemProperties().partSize(), "-Ddepotfs.s3.partMiB=4");
+            for (String bad : new String[] {"0", "65", "four", ""}) {
+                System.setProperty(Prefetcher.Settings.PART_MIB_PROPERTY, bad);
+                IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        Prefetcher.Settings::fromSystemProperties, bad);
+                assertTrue(e.getMessage().contains("1 to 64"), e.getMessage());
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty(Prefetcher.Settings.PART_MIB_PROPERTY);
+            } else {
+                System.setProperty(Prefetcher.Settings.PART_MIB_PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
+    void withDefaultSettingsASequentialStreamIsFetchedInFewLargeParts() throws Exception {
+        FakeStore store = new FakeStore(96 * MIB + 5);
+        PrefetchBudget budget = new PrefetchBudget(256L * MIB);
+        Prefetcher p = new Prefetcher(store.content.length, store, budget, Prefetcher.Settings.DEFAULT);
+        for (long off = 0; off < store.content.length; off += MIB) {
+            byte[] got = read(p, off, MIB);
+            assertArrayEquals(Arrays.copyOfRange(store.content, (int) off, (int) off + got.length), got, "at " + off);
+        }
+        assertTrue(store.overlaps.isEmpty(), store.overlaps.toString());
+        assertEquals(store.content.length, store.gets.stream().mapToLong(r -> r[1] - r[0]).sum(), "every byte once");
+        assertTrue(store.gets.stream().allMatch(r -> r[1] - r[0] <= 16 * MIB), "parts of at most 16 MiB");
+        long large = store.gets.stream().filter(r -> r[1] - r[0] == 16 * MIB).count();
+        assertTrue(large >= 4, large + " parts of 16 MiB among " + store.gets.size() + " GETs");
+        assertTrue(store.gets.size() <= 16, store.gets.size() + " GETs for 96 MiB");
+        p.close();
+        assertEquals(0, budget.used(), "closing gives every buffer back");
+    }
+
+    @Test
     void randomReadsAreExactRangedGets() throws Exception {
         FakeStore store = new FakeStore(32 * MIB);
         Prefetcher p = new Prefetcher(store.content.length, store, new PrefetchBudget(64L * MIB), Prefetcher.Settings.DEFAULT);
