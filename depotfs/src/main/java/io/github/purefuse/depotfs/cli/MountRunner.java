@@ -320,6 +320,8 @@ final class MountRunner {
             prefetch.put("capBytes", s3.prefetchBudget().capacity());
             prefetch.put("heldBytes", s3.prefetchBudget().held());
             prefetch.put("inUseBytes", s3.prefetchBudget().used());
+            ObjectNode s3Requests = root.putObject("s3Requests");
+            s3.requests().forEach(s3Requests::put);
         });
         ObjectNode replies = root.putObject("replyBuffers");
         replies.put("outstandingLeases", BufferLeases.pooled().outstandingLeases());

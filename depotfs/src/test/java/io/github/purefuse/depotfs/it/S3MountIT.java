@@ -128,6 +128,54 @@ class S3MountIT {
         }
     }
 
+    /**
+     * Issue 12's promise for metadata: a walk of the whole mount lists nothing but the roots (at mount) and
+     * GETs each distinct manifest once, however many paths and prefetches reach it; no HEAD, no GET of
+     * file bytes.
+     */
+    @Test
+    void findOverTheMountFetchesEachManifestOnceAndListsNothing() throws Exception {
+        try (S3Depot s3 = S3Depot.open(location, server.options())) {
+            java.util.Map<String, Long> before = s3.requests();
+            String found;
+            try (TestMount m = mount(s3)) {
+                found = Tools.ok(work, "find", m.path().toString());
+            }
+            java.util.Map<String, Long> after = s3.requests();
+            java.util.Map<String, Long> sent = new java.util.TreeMap<>();
+            after.forEach((op, n) -> {
+                long d = n - before.getOrDefault(op, 0L);
+                if (d != 0) {
+                    sent.put(op, d);
+                }
+            });
+            // What the walk reached, from the depot's memory (no more requests counted above).
+            java.util.Set<io.github.purefuse.depotfs.store.Hash> manifests = new java.util.HashSet<>();
+            java.util.ArrayDeque<io.github.purefuse.depotfs.store.Hash> todo = new java.util.ArrayDeque<>(s3.roots().values());
+            while (!todo.isEmpty()) {
+                io.github.purefuse.depotfs.store.Hash h = todo.pop();
+                if (manifests.add(h)) {
+                    for (io.github.purefuse.depotfs.store.BundleEntry e : s3.bundle(h).entries()) {
+                        if (e.kind() == io.github.purefuse.depotfs.store.EntryKind.BUNDLE) {
+                            todo.push(e.hash());
+                        }
+                    }
+                }
+            }
+            int roots = s3.roots().size();
+            assertTrue(found.lines().count() > 1000, "find printed " + found.lines().count() + " lines");
+            assertTrue(manifests.size() > 100, manifests.size() + " manifests");
+            // Reading the roots (at mount) is one LIST of refs/ and one GET per root; DepotFileSystem reads
+            // them twice today (roots() and brokenRoots() each list). Nothing else lists, and every other GET is
+            // a manifest, fetched once.
+            String why = "requests of the walk (" + roots + " roots, " + manifests.size() + " distinct manifests): " + sent;
+            long rootReads = sent.getOrDefault("ListObjectsV2", 0L);
+            assertEquals(java.util.Set.of("ListObjectsV2", "GetObject"), sent.keySet(), why);
+            assertTrue(rootReads >= 1 && rootReads <= 2, why);
+            assertEquals(rootReads * roots + manifests.size(), (long) sent.get("GetObject"), why);
+        }
+    }
+
     @Test
     void concurrentReadersGetTheRightBytes() throws Exception {
         List<Path> files;

@@ -101,6 +101,7 @@ public final class S3Depot implements WritableDepot {
     private static final long BUNDLE_CACHE_BYTES = 256L * 1024 * 1024;
 
     private final S3AsyncClient client;
+    private final RequestCounts requests;
     private final S3Location location;
     private final S3Options options;
     private final String description;
@@ -118,8 +119,9 @@ public final class S3Depot implements WritableDepot {
     private final Prefetcher.Settings prefetch = Prefetcher.Settings.fromSystemProperties();
     private volatile io.github.purefuse.depotfs.store.cache.@Nullable DiskCache manifestCopies;
 
-    private S3Depot(S3AsyncClient client, S3Location location, S3Options options) {
+    private S3Depot(S3AsyncClient client, S3Location location, S3Options options, RequestCounts requests) {
         this.client = client;
+        this.requests = requests;
         this.location = location;
         this.options = options;
         this.description = location + (options.endpoint() == null ? "" : " at " + options.endpoint());
@@ -137,7 +139,7 @@ public final class S3Depot implements WritableDepot {
      * @throws IOException if the server cannot be reached
      */
     public static S3Depot open(S3Location location, S3Options options) throws IOException {
-        S3Depot d = new S3Depot(newClient(options), location, options);
+        S3Depot d = connect(location, options);
         try {
             d.checkMarker(false);
             return d;
@@ -158,7 +160,7 @@ public final class S3Depot implements WritableDepot {
      * @throws IOException if the server cannot be reached
      */
     public static S3Depot openOrCreate(S3Location location, S3Options options) throws IOException {
-        S3Depot d = new S3Depot(newClient(options), location, options);
+        S3Depot d = connect(location, options);
         try {
             d.checkMarker(true);
             return d;
@@ -168,7 +170,13 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
-    static S3AsyncClient newClient(S3Options o) {
+    /** A depot over a new client whose requests it counts; nothing sent yet. */
+    private static S3Depot connect(S3Location location, S3Options options) {
+        RequestCounts counts = new RequestCounts();
+        return new S3Depot(newClient(options, counts), location, options, counts);
+    }
+
+    private static S3AsyncClient newClient(S3Options o, RequestCounts counts) {
         SdkAsyncHttpClient http = switch (o.httpClient()) {
             case NETTY -> NettyNioAsyncHttpClient.builder()
                     .maxConcurrency(o.maxConnections())
@@ -189,6 +197,7 @@ public final class S3Depot implements WritableDepot {
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .overrideConfiguration(c -> c
+                        .addExecutionInterceptor(counts)
                         .apiCallAttemptTimeout(o.attemptTimeout())
                         .apiCallTimeout(o.callTimeout())
                         .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
@@ -727,6 +736,15 @@ public final class S3Depot implements WritableDepot {
             into.abandon();
             f.cancel(true);
         });
+    }
+
+    /**
+     * {@return the HTTP requests this depot's client has sent, by S3 operation name ({@code GetObject},
+     * {@code HeadObject}, {@code ListObjectsV2}, {@code PutObject}, …; every attempt, retries included),
+     * sorted by name}
+     */
+    public Map<String, Long> requests() {
+        return requests.snapshot();
     }
 
     /** {@return the read-ahead memory of this depot's prefetchers, and its cap} */
