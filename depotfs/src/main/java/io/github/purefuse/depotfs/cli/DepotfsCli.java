@@ -727,6 +727,9 @@ public final class DepotfsCli implements Callable<Integer> {
         }
     }
 
+    /** How {@code FuseSession.mount} ends its message about a dead mount: {@code unmount it first (umount PATH)}. */
+    private static final String SDK_UNMOUNT_ADVICE = "unmount it first (umount ";
+
     /**
      * Adds the unmount command to a mount failure on a mount point whose server died ("Transport
      * endpoint is not connected").
@@ -734,9 +737,6 @@ public final class DepotfsCli implements Callable<Integer> {
      * @param e the failure
      * @return {@code e}, or a copy whose message ends with the hint
      */
-    /** How {@code FuseSession.mount} ends its message about a dead mount: {@code unmount it first (umount PATH)}. */
-    private static final String SDK_UNMOUNT_ADVICE = "unmount it first (umount ";
-
     static MountException withDeadServerHint(MountException e) {
         String m = String.valueOf(e.getMessage());
         // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).

@@ -257,6 +257,15 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     private @Nullable Node find(Snapshot snap, FsPath path) throws IOException {
+        return find(snap, path, true);
+    }
+
+    /**
+     * The node at {@code path}, or null if there is none. With {@code io}, loads the manifests the walk
+     * needs and remembers the node; without, answers from memory only ({@link Depot#loadedBundle}, never
+     * throws) and gives {@link #NOT_IN_MEMORY} where a manifest or a root's node is not there yet.
+     */
+    private @Nullable Node find(Snapshot snap, FsPath path, boolean io) throws IOException {
         FsPath parentPath = path.parent();
         Node top = snap.top();
         if (parentPath == null) {
@@ -266,9 +275,12 @@ public final class DepotFileSystem implements PathFileSystem {
         if (cached != null) {
             return cached;
         }
-        Node parent = find(snap, parentPath);
-        if (parent == null || parent.kind() != EntryKind.BUNDLE) {
-            return null;
+        Node parent = find(snap, parentPath, io);
+        if (parent == null || parent == NOT_IN_MEMORY || parent.kind() != EntryKind.BUNDLE) {
+            return parent == NOT_IN_MEMORY ? NOT_IN_MEMORY : null;
+        }
+        if (!io && parent.hash() == null) {
+            return NOT_IN_MEMORY;                     // a root's node is made once, with I/O; a broken one throws
         }
         Node node;
         if (parent == top && parent.hash() == null) {
@@ -281,15 +293,24 @@ public final class DepotFileSystem implements PathFileSystem {
         } else if (parent.hash() == null) {
             throw brokenRoot(snap, parentPath);
         } else {
-            Optional<BundleEntry> e = load(parent.hash()).entry(path.name());
+            Bundle b = io ? load(parent.hash()) : depot.loadedBundle(parent.hash());
+            if (b == null) {
+                return NOT_IN_MEMORY;
+            }
+            Optional<BundleEntry> e = b.entry(path.name());
             if (e.isEmpty()) {
                 return null;
             }
             node = Node.of(e.get());
         }
-        remember(snap, path, node);
+        if (io) {
+            remember(snap, path, node);
+        }
         return node;
     }
+
+    /** What {@link #find(Snapshot, FsPath, boolean)} without I/O gives for a node it cannot know from memory. */
+    private static final Node NOT_IN_MEMORY = new Node(EntryKind.BUNDLE, null, null, 0, 0, false);
 
     /**
      * Loads a manifest. A store error is not logged here: the request fails with EIO and the path
@@ -634,12 +655,17 @@ public final class DepotFileSystem implements PathFileSystem {
     @Override
     public boolean metadataMayBlock(FsPath path) {
         Snapshot snap = snapshot;
-        Node n = inMemory(snap, path);
-        if (n == null) {
+        Node n;
+        try {
+            n = find(snap, path, false);
+        } catch (IOException e) {
+            return true;                              // not thrown without I/O
+        }
+        if (n == NOT_IN_MEMORY) {
             return true;
         }
-        if (n.kind() != EntryKind.BUNDLE) {
-            return false;
+        if (n == null || n.kind() != EntryKind.BUNDLE) {
+            return false;                             // ENOENT, or a file's entry: from memory
         }
         if (n == snap.top() && n.hash() == null) {
             for (Hash h : java.util.Objects.requireNonNull(snap.roots()).values()) {
@@ -662,35 +688,6 @@ public final class DepotFileSystem implements PathFileSystem {
         }
         return false;
     }
-
-    /** {@link #find} without I/O: the node if it can be found from memory, else null. */
-    private @Nullable Node inMemory(Snapshot snap, FsPath path) {
-        FsPath parentPath = path.parent();
-        if (parentPath == null) {
-            return snap.top();
-        }
-        Node cached = snap.nodes().get(path);
-        if (cached != null) {
-            return cached;
-        }
-        Node parent = inMemory(snap, parentPath);
-        if (parent == null || parent.kind() != EntryKind.BUNDLE) {
-            return null;
-        }
-        if (parent == snap.top() && parent.hash() == null) {
-            return null;                              // a root's node is made once, by find
-        }
-        Bundle b = parent.hash() == null ? null : depot.loadedBundle(parent.hash());
-        if (b == null) {
-            return null;
-        }
-        Optional<BundleEntry> e = b.entry(path.name());
-        // A name that is not there is answered from memory too (ENOENT): a node of kind OBJECT says so.
-        return e.isEmpty() ? NOT_THERE : Node.of(e.get());
-    }
-
-    /** What {@link #inMemory} gives for a name its parent's manifest does not hold. */
-    private static final Node NOT_THERE = new Node(EntryKind.OBJECT, null, null, 0, 0, false);
 
     @Override
     public StatfsInfo statfs() {
