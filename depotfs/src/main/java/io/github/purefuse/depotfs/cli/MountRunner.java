@@ -320,6 +320,8 @@ final class MountRunner {
             prefetch.put("capBytes", s3.prefetchBudget().capacity());
             prefetch.put("heldBytes", s3.prefetchBudget().held());
             prefetch.put("inUseBytes", s3.prefetchBudget().used());
+            prefetch.put("lentReads", s3.prefetchBudget().lentReads());
+            prefetch.put("copiedReads", s3.prefetchBudget().copiedReads());
             ObjectNode s3Requests = root.putObject("s3Requests");
             s3.requests().forEach(s3Requests::put);
         });

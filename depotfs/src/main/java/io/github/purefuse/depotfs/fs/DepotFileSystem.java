@@ -12,6 +12,7 @@ import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.path.ErrnoException;
 import io.github.purefuse.kit.path.FsPath;
@@ -605,6 +606,11 @@ public final class DepotFileSystem implements PathFileSystem {
                         + " of " + object.size());
             }
             return n;
+        }
+
+        @Override
+        public @Nullable BufferLease lend(long offset, int length) throws IOException {
+            return object.lend(offset, length);
         }
 
         @Override

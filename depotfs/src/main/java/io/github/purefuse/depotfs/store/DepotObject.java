@@ -1,9 +1,11 @@
 package io.github.purefuse.depotfs.store;
 
+import io.github.purefuse.api.types.BufferLease;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An open object: immutable bytes read by position. Obtained from {@link Depot#open}.
@@ -31,6 +33,23 @@ public interface DepotObject extends AutoCloseable {
      * @throws IllegalArgumentException if {@code offset} is negative
      */
     int read(ByteBuffer dst, long offset) throws IOException;
+
+    /**
+     * Lends {@code length} bytes at {@code offset} that the object already holds in memory of its own (a
+     * part its read-ahead fetched), instead of copying them into a caller's buffer as {@link #read} does:
+     * a lease on exactly those bytes, which the caller closes once it is done with them (a READ reply:
+     * once the kernel has them). Until then that memory is not reused. Waits, like {@link #read}, for bytes
+     * still being fetched. Returns null when the bytes are not held in one piece; then {@link #read} is the
+     * way. The default returns null: a store, or a wrapper, that does not lend is read by copy.
+     *
+     * @param offset where to start, {@code >= 0} and before {@link #size()}
+     * @param length the bytes wanted, {@code > 0}; fewer only at the end of the object
+     * @return the lease (bytes from position 0 to its limit), or null
+     * @throws IOException as {@link #read} does
+     */
+    default @Nullable BufferLease lend(long offset, int length) throws IOException {
+        return null;
+    }
 
     /**
      * The object's file, when the depot keeps it on a local filesystem; lets a mount use FUSE

@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.store;
 
+import io.github.purefuse.api.types.BufferLease;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -218,6 +219,41 @@ public final class VerifyingDepot extends ForwardingDepot {
             }
             dst.limit(limit).position(start + want);
             return want;
+        }
+
+        /**
+         * {@inheritDoc} A range of whole chunks is lent as the store lends it, each chunk checked on the
+         * lent bytes first; a range that cuts a chunk is not lent ({@link #read} widens it to whole chunks).
+         */
+        @Override
+        public @Nullable BufferLease lend(long offset, int length) throws IOException {
+            long size = sums.size();
+            if (offset < 0 || offset >= size || length <= 0) {
+                return null;
+            }
+            long end = Math.min(size, offset + length);
+            int first = sums.chunkOf(offset);
+            int last = sums.chunkOf(end - 1);
+            if (sums.start(first) != offset || sums.start(last) + sums.length(last) != end) {
+                return null;
+            }
+            BufferLease lease = delegate.lend(offset, (int) (end - offset));
+            if (lease == null) {
+                return null;
+            }
+            try {
+                ByteBuffer b = lease.bytes();
+                if (b.remaining() != end - offset) {
+                    throw new IllegalStateException("lent " + b.remaining() + " bytes for " + (end - offset));
+                }
+                for (int c = first; c <= last; c++) {
+                    check(c, b.slice(b.position() + (int) (sums.start(c) - offset), sums.length(c)));
+                }
+                return lease;
+            } catch (IOException | RuntimeException e) {
+                lease.close();
+                throw e;
+            }
         }
 
         /** Fills {@code b} from its position to its limit with the bytes at {@code offset}. */

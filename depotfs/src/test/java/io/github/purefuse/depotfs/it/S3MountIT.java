@@ -10,6 +10,7 @@ import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.importer.Progress;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
 import io.github.purefuse.depotfs.store.s3.S3Location;
 import io.github.purefuse.depotfs.store.s3.S3Options;
@@ -182,7 +183,8 @@ class S3MountIT {
         try (var walk = Files.walk(snapshot)) {
             files = walk.filter(Files::isRegularFile).filter(p -> !Files.isSymbolicLink(p)).limit(400).toList();
         }
-        try (S3Depot s3 = S3Depot.open(location, server.options()); TestMount m = mount(s3)) {
+        // Through the read-path check, as the CLI mounts an S3 depot: whole chunks are lent, each one checked.
+        try (S3Depot s3 = S3Depot.open(location, server.options()); TestMount m = mount(new VerifyingDepot(s3))) {
             Path demo = m.path().resolve(DemoBuilder.ROOT);
             Path big = demo.resolve("big/big.bin");
             Path bigLocal = local.pathOf(local.bundle(local.bundle(local.root(DemoBuilder.ROOT).orElseThrow())
@@ -214,6 +216,11 @@ class S3MountIT {
             } finally {
                 pool.shutdownNow();
             }
+            // The big object's READs came out of the prefetch parts: lent to the reply, not copied into it,
+            // but for the few that straddle two parts.
+            long lent = s3.prefetchBudget().lentReads();
+            long copied = s3.prefetchBudget().copiedReads();
+            assertTrue(lent > 4 * copied && lent >= BIG / (1 << 20), lent + " READs lent, " + copied + " copied");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.purefuse.kit.path;
 
+import io.github.purefuse.api.types.BufferLease;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An open can ask the kernel for more: reading a local file without a Java buffer ({@link #localPath()}: FUSE
  * passthrough, or splice), reads on the transport's thread ({@link #readMayBlock()}) and
- * {@code FOPEN_KEEP_CACHE} ({@link #keepCache()}).
+ * {@code FOPEN_KEEP_CACHE} ({@link #keepCache()}); and an open that holds bytes in memory already can lend
+ * them to the reply instead of having them copied ({@link #lend}).
  */
 public interface OpenFile extends Closeable {
 
@@ -31,6 +33,25 @@ public interface OpenFile extends Closeable {
      * @throws IOException on an error (see {@link Errnos} for the errno the reader gets)
      */
     int read(long offset, ByteBuffer into) throws IOException;
+
+    /**
+     * Lends bytes this open already holds in memory of its own (a part its read-ahead fetched, a cache
+     * block) to a READ reply, instead of having them copied into a fresh buffer by {@link #read}: a lease
+     * on exactly {@code length} bytes at {@code offset}, from the buffer's position to its limit. The
+     * adapter returns it in the reply ({@code Data.leased}), and the transport closes it once the kernel has
+     * the bytes (or the reply failed); until then that memory must not be reused. May wait, as
+     * {@link #read} may, for bytes still arriving. Return {@code null} (the default) when the bytes are not
+     * held in one piece: the adapter then leases a buffer and calls {@link #read}. Asked for each READ that
+     * runs on a virtual thread ({@link #readMayBlock()} true) of an open without {@link #localPath()}.
+     *
+     * @param offset the first byte, {@code >= 0}, before the size at OPEN
+     * @param length the bytes the READ sends, {@code > 0}; {@code offset + length} is at most the size at OPEN
+     * @return a lease on exactly those bytes, or {@code null}
+     * @throws IOException on an error, as {@link #read} (the READ then fails with its errno)
+     */
+    default @Nullable BufferLease lend(long offset, int length) throws IOException {
+        return null;
+    }
 
     /**
      * The local regular file that holds exactly this file's bytes, if there is one. With

@@ -454,11 +454,22 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 return Data.EMPTY;
             }
             int n = (int) Math.min(request.size(), file.size() - offset);
+            OpenFile state = file.state();
+            LocalFile local = file.local();
+            if (local == null && state != null) {
+                BufferLease lent = state.lend(offset, n);
+                if (lent != null) {
+                    if (lent.bytes().remaining() != n) {
+                        lent.close();
+                        throw new IllegalStateException("OpenFile.lend gave " + lent.bytes().remaining()
+                                + " bytes for " + n + " at " + offset + " of " + file.path());
+                    }
+                    return Data.leased(lent);
+                }
+            }
             BufferLease lease = leases.allocate(n);
             try {
                 ByteBuffer into = lease.bytes();
-                OpenFile state = file.state();
-                LocalFile local = file.local();
                 if (local != null && state != null) {
                     state.beforeLocalRead(offset, n);
                 }

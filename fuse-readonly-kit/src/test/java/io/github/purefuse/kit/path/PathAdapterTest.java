@@ -318,6 +318,85 @@ class PathAdapterTest {
         assertEquals(0, leases.outstandingLeases());
     }
 
+    @Test
+    void anOpenFileThatLendsItsBytesIsAnsweredWithItsLeaseAndOneThatDoesNotIsRead() {
+        ByteBuffer held = ByteBuffer.allocateDirect(DATA.length).put(DATA).flip();
+        java.util.concurrent.atomic.AtomicInteger lentClosed = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        MemoryFs mem = new MemoryFs().file(FsPath.of("/f"), DATA);
+        PathFileSystem lending = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+                return mem.list(dir);
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+                return mem.stat(path);
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) throws java.io.IOException {
+                return mem.read(file, offset, into);
+            }
+
+            @Override
+            public OpenFile open(FsPath file) {
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) throws java.io.IOException {
+                        reads.incrementAndGet();
+                        return mem.read(file, offset, into);
+                    }
+
+                    @Override
+                    public io.github.purefuse.api.types.@org.jspecify.annotations.Nullable BufferLease lend(long offset, int length) {
+                        if (offset >= 32) {
+                            return null;                     // not held: read instead
+                        }
+                        ByteBuffer slice = held.slice((int) offset, length);
+                        return new io.github.purefuse.api.types.BufferLease() {
+                            @Override
+                            public ByteBuffer bytes() {
+                                return slice;
+                            }
+
+                            @Override
+                            public io.github.purefuse.api.types.BufferLease retain() {
+                                throw new UnsupportedOperationException();
+                            }
+
+                            @Override
+                            public void close() {
+                                lentClosed.incrementAndGet();
+                            }
+                        };
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(lending).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 8, 16))).lease()) {
+            assertEquals(held.slice(8, 16), lease.bytes(), "the reply sends the lent bytes");
+            assertEquals(0, reads.get(), "nothing was copied");
+        }
+        assertEquals(1, lentClosed.get(), "the reply's lease is the lent one");
+        try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 40, 8))).lease()) {
+            byte[] got = new byte[lease.bytes().remaining()];
+            lease.bytes().get(got);
+            assertArrayEquals(java.util.Arrays.copyOfRange(DATA, 40, 48), got);
+        }
+        assertEquals(1, reads.get(), "bytes not lent are read into a leased buffer");
+        a.release(Requests.release(f, o.fh()));
+        assertEquals(0, leases.outstandingLeases());
+    }
+
     /** An OpenFile that reads through {@code inner} and asks for what the other arguments say. */
     static OpenFile with(OpenFile inner, java.nio.file.@org.jspecify.annotations.Nullable Path local, boolean keepCache,
                          boolean readMayBlock) {

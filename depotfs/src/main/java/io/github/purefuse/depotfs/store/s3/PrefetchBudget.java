@@ -5,6 +5,7 @@ import io.github.purefuse.kit.buffer.BufferLeases;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -41,6 +42,8 @@ public final class PrefetchBudget {
     private final ArrayDeque<BufferLease>[] kept = new ArrayDeque[CLASSES];
     /** The lease of each buffer in use, by the buffer {@link #take} returned. */
     private final IdentityHashMap<ByteBuffer, BufferLease> inUse = new IdentityHashMap<>();
+    private final LongAdder lentReads = new LongAdder();
+    private final LongAdder copiedReads = new LongAdder();
     private long used;
     private long held;
     private boolean cleared;
@@ -71,6 +74,26 @@ public final class PrefetchBudget {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** {@return reads answered with a lease on a prefetch buffer (no copy), since the mount started} */
+    public long lentReads() {
+        return lentReads.sum();
+    }
+
+    /** {@return reads that copied bytes out of a prefetch buffer into the reply's, since the mount started} */
+    public long copiedReads() {
+        return copiedReads.sum();
+    }
+
+    /** Counts one read lent out of a prefetch buffer. */
+    void countLent() {
+        lentReads.increment();
+    }
+
+    /** Counts one read copied out of a prefetch buffer. */
+    void countCopied() {
+        copiedReads.increment();
     }
 
     /** {@return bytes of all buffers this pool holds now, in use and kept for reuse; at most the cap} */

@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.store.s3;
 
+import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.depotfs.store.DepotException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -8,10 +9,12 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -106,6 +109,10 @@ final class Prefetcher {
         final int length;
         final @Nullable ByteBuffer buffer; // from the budget; null: an exact read into someone's reply buffer
         final Fetch fetch;
+        /** Replies that borrow this part's buffer ({@link #lend}) and have not closed their lease; under the lock. */
+        int loans;
+        /** Out of {@link #parts}; its buffer goes back to the budget when the last loan is closed. Under the lock. */
+        boolean retired;
 
         Part(long start, int length, @Nullable ByteBuffer buffer, Fetch fetch) {
             this.start = start;
@@ -204,12 +211,17 @@ final class Prefetcher {
                 }
             }
             try {
+                boolean copied = false;
                 for (Piece p : plan) {
                     await(p.part());
                     if (p.part().buffer != null) {
+                        copied = true;
                         ByteBuffer src = p.part().buffer;
                         dst.put(base + (int) (p.start() - offset), src, (int) (p.start() - p.part().start), p.length());
                     }
+                }
+                if (copied) {
+                    budget.countCopied();
                 }
             } catch (IOException e) {
                 for (Piece p : mine) {
@@ -260,16 +272,7 @@ final class Prefetcher {
             if (blocker != null) {
                 return null; // waits below, after the lock is released, then plans again
             }
-            boolean first = window == 0;
-            boolean sequential = first ? offset == 0
-                    : offset == nextSequential || (offset >= nextSequential - window && offset <= frontier);
-            if (sequential) {
-                window = first ? Math.max(settings.initialWindow(), n) : Math.min(window * 2, settings.maxWindow());
-            } else {
-                window = settings.initialWindow();
-                frontier = Math.max(offset + n, 0);
-            }
-            nextSequential = Math.max(sequential ? nextSequential : 0, offset + n);
+            boolean sequential = advance(offset, n);
             long end = offset + n;
             long pos = offset;
             Map.Entry<Long, Part> e = parts.floorEntry(pos);
@@ -329,6 +332,119 @@ final class Prefetcher {
             }
         }
         return blocker != null ? null : plan;
+    }
+
+    /**
+     * Moves the stream state past a read of {@code n} bytes at {@code offset}: whether it is sequential,
+     * and the window that follows (doubled, or back to its start); called under the lock, once per read.
+     */
+    private boolean advance(long offset, int n) {
+        boolean first = window == 0;
+        boolean sequential = first ? offset == 0
+                : offset == nextSequential || (offset >= nextSequential - window && offset <= frontier);
+        if (sequential) {
+            window = first ? Math.max(settings.initialWindow(), n) : Math.min(window * 2, settings.maxWindow());
+        } else {
+            window = settings.initialWindow();
+            frontier = Math.max(offset + n, 0);
+        }
+        nextSequential = Math.max(sequential ? nextSequential : 0, offset + n);
+        return sequential;
+    }
+
+    /**
+     * Lends the {@code n} bytes at {@code offset} (at most to the end) out of the part that holds them,
+     * instead of copying them: when one part fetched ahead covers the whole range, waits for its GET and
+     * returns a lease on that part's memory. The part stays out of the budget's hands until the lease is
+     * closed, even when it is dropped or the object closed meanwhile. The read counts for the window as
+     * {@link #read} would. Returns null, having changed nothing, when no single part covers the range (it
+     * straddles two, or is not fetched ahead): then {@link #read} copies it.
+     *
+     * @return a lease on exactly the bytes asked for (position 0, limit their count), or null
+     * @throws IOException if the part's GET fails; {@link InterruptedIOException} if interrupted (the part
+     *     was fetched ahead for every reader, so its GET goes on)
+     */
+    @Nullable BufferLease lend(long offset, int n) throws IOException {
+        int len = (int) Math.min(n, size - offset);
+        if (len <= 0) {
+            return null;
+        }
+        Part p;
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IOException("object closed");
+            }
+            Map.Entry<Long, Part> e = parts.floorEntry(offset);
+            p = e == null ? null : e.getValue();
+            if (p == null || p.buffer == null || p.end() < offset + len || p.fetch.result().isCompletedExceptionally()) {
+                return null;
+            }
+            p.loans++;
+            if (advance(offset, len)) {
+                prefetchAhead(offset + len);
+            }
+        } finally {
+            lock.unlock();
+        }
+        try {
+            await(p);
+        } catch (IOException | RuntimeException | Error e) {
+            endLoan(p);
+            throw e;
+        }
+        evictBehind(offset + len);
+        budget.countLent();
+        return new Loan(p, Objects.requireNonNull(p.buffer).slice((int) (offset - p.start), len));
+    }
+
+    /** A reply's borrowed view of a part; closing it gives the part back (once). */
+    private final class Loan implements BufferLease {
+        private final Part part;
+        private final ByteBuffer bytes;
+        private final AtomicInteger refs = new AtomicInteger(1);
+
+        Loan(Part part, ByteBuffer bytes) {
+            this.part = part;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public ByteBuffer bytes() {
+            return bytes;
+        }
+
+        @Override
+        public BufferLease retain() {
+            if (refs.getAndIncrement() <= 0) {
+                refs.decrementAndGet();
+                throw new IllegalStateException("lease closed");
+            }
+            return this;
+        }
+
+        @Override
+        public void close() {
+            if (refs.decrementAndGet() == 0) {
+                endLoan(part);
+            }
+        }
+    }
+
+    /** One loan of {@code p} ended: a retired part whose last loan this was goes back to the budget. */
+    private void endLoan(Part p) {
+        lock.lock();
+        try {
+            p.loans--;
+            if (p.fetch.result().isCompletedExceptionally() && parts.remove(p.start, p)) {
+                p.retired = true;            // a failed GET: the next read fetches it again
+            }
+            if (p.retired && p.loans == 0) {
+                giveBackNow(p);
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The exact read in flight (someone's reply buffer) that overlaps {@code [start, end)}, or null. */
@@ -447,8 +563,18 @@ final class Prefetcher {
         }
     }
 
-    /** Gives a dropped part's buffer back to the budget (its GET is done, or cancelled and abandoned). */
+    /**
+     * Retires a part taken out of {@link #parts}: its buffer goes back to the budget now, or when its last
+     * loan is closed (its GET is done, or cancelled and abandoned); called under the lock.
+     */
     private void giveBack(Part p) {
+        p.retired = true;
+        if (p.loans == 0) {
+            giveBackNow(p);
+        }
+    }
+
+    private void giveBackNow(Part p) {
         if (p.buffer != null) {
             budget.give(p.buffer);
         }

@@ -1,10 +1,12 @@
 package io.github.purefuse.depotfs.store.s3;
 
+import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.depotfs.store.DepotObject;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One handle of an open object of an {@link S3Depot}. All handles of an object share its
@@ -13,6 +15,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * run in parallel; an interrupted read cancels its GETs and no byte reaches its buffer afterwards.
  */
 final class S3DepotObject implements DepotObject {
+
+    /**
+     * {@value #LEND_PROPERTY}: {@code false} copies every READ out of the prefetch parts instead of lending
+     * them, to measure what lending saves; default {@code true}.
+     */
+    static final String LEND_PROPERTY = "depotfs.s3.lendParts";
+    private static final boolean LEND = !"false".equals(System.getProperty(LEND_PROPERTY));
 
     private final S3Depot depot;
     private final S3Depot.SharedObject shared;
@@ -40,6 +49,21 @@ final class S3DepotObject implements DepotObject {
             throw new IOException("object closed");
         }
         return Objects.requireNonNull(shared.prefetcher, "opened").read(dst, offset);
+    }
+
+    /** {@inheritDoc} Lends out of the part the {@link Prefetcher} fetched ahead, when one part holds them all. */
+    @Override
+    public @Nullable BufferLease lend(long offset, int length) throws IOException {
+        if (offset < 0) {
+            throw new IllegalArgumentException("negative offset " + offset);
+        }
+        if (offset >= shared.size || length <= 0 || !LEND) {
+            return null;
+        }
+        if (closed.get()) {
+            throw new IOException("object closed");
+        }
+        return Objects.requireNonNull(shared.prefetcher, "opened").lend(offset, length);
     }
 
     @Override

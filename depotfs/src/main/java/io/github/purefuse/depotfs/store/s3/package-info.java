@@ -31,11 +31,14 @@
  * READs themselves wait on the round trip less often only if the window is already open. Random access
  * (a READ anywhere else) resets the window and is served by exact ranged GETs of the missing bytes,
  * written by the HTTP client straight into the leased reply buffer, so random 4 KiB reads cost one GET of
- * 4 KiB and no read-ahead. Parts fetched ahead live in their own buffers and are copied once into the
- * reply buffer (0.2-0.4 CPU s per GiB here, about a tenth of the mount's CPU; see "CPU" below); exact reads
- * have no copy beyond the HTTP client's. With the read-path check on (the mount's default for S3:
+ * 4 KiB and no read-ahead. Parts fetched ahead live in their own buffers, and a READ that one part holds
+ * whole is not copied out of it: the reply borrows the part ({@code Prefetcher.lend}, a lease the transport
+ * closes once the kernel has the bytes; the part's memory is given back to the budget after the last such
+ * reply, even if the part was dropped or its object closed meanwhile). Only a READ that straddles two parts
+ * is copied into a reply buffer (that copy cost 0.2-0.4 CPU s per GiB when every READ paid it; see "CPU"
+ * below); exact reads have no copy beyond the HTTP client's. With the read-path check on (the mount's default for S3:
  * {@link io.github.purefuse.depotfs.store.VerifyingDepot}) reads are widened to whole 64 KiB chunks and each
- * chunk's CRC-32C is checked on the bytes in the buffer before the reply is sent: a random 4 KiB read then
+ * chunk's CRC-32C is checked on the bytes in the buffer (or the lent part) before the reply is sent: a random 4 KiB read then
  * GETs the 64 KiB chunk around it (read through a scratch buffer), an aligned READ of whole chunks costs
  * no copy more. Checksums are one small GET per object at its first open.
  *

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.purefuse.api.types.BufferLease;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -116,6 +117,94 @@ class PrefetcherTest {
         assertTrue(store.gets.size() < 30, store.gets.size() + " GETs for 384 reads");
         p.close();
         assertEquals(0, budget.used(), "closing gives every buffer back");
+    }
+
+    /** Reads like the mount does: a lease on a part when one covers the range, else a copy. */
+    private static byte[] lendOrRead(Prefetcher p, long offset, int n, List<BufferLease> keep) throws Exception {
+        BufferLease lent = p.lend(offset, n);
+        if (lent == null) {
+            return read(p, offset, n);
+        }
+        ByteBuffer b = lent.bytes();
+        byte[] out = new byte[b.remaining()];
+        b.get(b.position(), out);
+        keep.add(lent);
+        return out;
+    }
+
+    @Test
+    void sequentialReadsAreLentOutOfThePartsAndOnlyStraddlingOnesAreCopied() throws Exception {
+        FakeStore store = new FakeStore(20 * MIB + 4096);
+        PrefetchBudget budget = new PrefetchBudget(256L * MIB);
+        Prefetcher p = new Prefetcher(store.content.length, store, budget, new Prefetcher.Settings(128 * KIB, 16L * MIB, 4 * MIB));
+        ByteBuffer first = budget.take(128 * KIB);
+        first.put(0, store.content, 0, 128 * KIB);            // what open() fetched
+        p.adopt(0, first.limit(128 * KIB));
+        List<BufferLease> replies = new ArrayList<>();
+        List<Long> windows = new ArrayList<>();
+        for (long off = 0; off < store.content.length; off += 128 * KIB) {
+            byte[] got = lendOrRead(p, off, 128 * KIB, replies);
+            assertArrayEquals(Arrays.copyOfRange(store.content, (int) off, (int) off + got.length), got, "at " + off);
+            windows.add(p.window());
+        }
+        assertEquals(List.of(128L * KIB, 256L * KIB, 512L * KIB, 1L * MIB, 2L * MIB, 4L * MIB, 8L * MIB, 16L * MIB),
+                windows.subList(0, 8), "lent reads move the window as copied ones do");
+        long reads = (store.content.length + 128 * KIB - 1) / (128 * KIB);
+        assertEquals(reads, budget.lentReads() + budget.copiedReads(), "every read from a part is lent or copied");
+        assertTrue(budget.lentReads() >= reads - 12, budget.lentReads() + " of " + reads + " reads lent");
+        assertTrue(store.overlaps.isEmpty(), store.overlaps.toString());
+        assertEquals(store.content.length, store.gets.stream().mapToLong(r -> r[1] - r[0]).sum() + 128 * KIB,
+                "every byte fetched once");
+
+        long inUse = budget.used();
+        assertTrue(inUse > 0, "parts lent to replies not yet written stay allocated");
+        p.close();
+        assertTrue(budget.used() > 0, "closing the object keeps the memory of replies still out");
+        byte[] early = new byte[4096];
+        replies.get(0).bytes().get(0, early);
+        assertArrayEquals(Arrays.copyOfRange(store.content, 0, 4096), early, "a lent reply still reads its bytes");
+        replies.forEach(BufferLease::close);
+        assertEquals(0, budget.used(), "the last reply's lease gives the last part back");
+    }
+
+    @Test
+    void aRangeNoSinglePartHoldsIsNotLentAndChangesNothing() throws Exception {
+        FakeStore store = new FakeStore(8 * MIB);
+        PrefetchBudget budget = new PrefetchBudget(256L * MIB);
+        Prefetcher p = new Prefetcher(store.content.length, store, budget, new Prefetcher.Settings(128 * KIB, 16L * MIB, 4 * MIB));
+        assertEquals(null, p.lend(3 * MIB, 128 * KIB), "nothing fetched there yet");
+        assertEquals(0, p.window(), "a refused lend is not a read");
+        assertTrue(store.gets.isEmpty());
+        assertArrayEquals(Arrays.copyOfRange(store.content, 0, 64 * KIB), read(p, 0, 64 * KIB));
+        p.close();
+        assertEquals(0, budget.used());
+    }
+
+    @Test
+    void aLentPartWhoseGetFailedIsDroppedAndFetchedAgain() throws Exception {
+        FakeStore store = new FakeStore(4 * MIB);
+        PrefetchBudget budget = new PrefetchBudget(256L * MIB);
+        AtomicInteger fail = new AtomicInteger(1);
+        Prefetcher.RangeFetcher failing = (dst, offset) -> {
+            if (offset > 0 && fail.getAndDecrement() > 0) {
+                CompletableFuture<Integer> f = new CompletableFuture<>();
+                net.submit(() -> {
+                    Thread.sleep(50);                           // fails while the lend waits for it
+                    return f.completeExceptionally(new java.io.IOException("503"));
+                });
+                return new Prefetcher.Fetch(f, () -> { });
+            }
+            return store.start(dst, offset);
+        };
+        Prefetcher p = new Prefetcher(store.content.length, failing, budget, new Prefetcher.Settings(128 * KIB, 16L * MIB, 4 * MIB));
+        read(p, 0, 128 * KIB);                                  // starts the part after it, whose GET fails
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> p.lend(128 * KIB, 128 * KIB), "the lend waits for the part's GET and reports its failure");
+        assertTrue(e.getMessage().contains("503"), e.toString());
+        assertArrayEquals(Arrays.copyOfRange(store.content, 128 * KIB, 256 * KIB), read(p, 128 * KIB, 128 * KIB),
+                "the next read fetches the bytes again");
+        p.close();
+        assertEquals(0, budget.used());
     }
 
     @Test
