@@ -247,6 +247,30 @@ class PathAdapterTest {
         assertNotEquals(Failure.of(Errno.EIO), a.getattr(Requests.getattr(NodeId.ROOT)));
     }
 
+    /** A filesystem that lists, stats and reads through {@code inner}; tests override the rest. */
+    abstract static class Over implements PathFileSystem {
+        private final PathFileSystem inner;
+
+        Over(PathFileSystem inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+            return inner.list(dir);
+        }
+
+        @Override
+        public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
+            return inner.stat(path);
+        }
+
+        @Override
+        public int read(FsPath file, long offset, ByteBuffer into) throws java.io.IOException {
+            return inner.read(file, offset, into);
+        }
+    }
+
     /** A MemoryFs whose opens keep state: each open reads through its own OpenFile, closed at RELEASE. */
     static class PerOpenFs implements PathFileSystem {
         final MemoryFs inner = new MemoryFs().file(FsPath.of("/f"), DATA).dir(FsPath.of("/d"));
@@ -324,21 +348,7 @@ class PathAdapterTest {
         java.util.concurrent.atomic.AtomicInteger lentClosed = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         MemoryFs mem = new MemoryFs().file(FsPath.of("/f"), DATA);
-        PathFileSystem lending = new PathFileSystem() {
-            @Override
-            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
-                return mem.list(dir);
-            }
-
-            @Override
-            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
-                return mem.stat(path);
-            }
-
-            @Override
-            public int read(FsPath file, long offset, ByteBuffer into) throws java.io.IOException {
-                return mem.read(file, offset, into);
-            }
+        PathFileSystem lending = new Over(mem) {
 
             @Override
             public OpenFile open(FsPath file) {
@@ -822,21 +832,7 @@ class PathAdapterTest {
     void requestsRunOnTheTransportThreadWhenTheirPathIsInMemoryAndListingPagesAlways() {
         java.util.Set<FsPath> remote = java.util.Set.of(FsPath.of("/dir"), FsPath.of("/dir/data.bin"));
         List<FsPath> asked = new ArrayList<>();
-        PathFileSystem partlyRemote = new PathFileSystem() {
-            @Override
-            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
-                return fs.list(dir);
-            }
-
-            @Override
-            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
-                return fs.stat(path);
-            }
-
-            @Override
-            public int read(FsPath file, long offset, ByteBuffer into) throws java.io.IOException {
-                return fs.read(file, offset, into);
-            }
+        PathFileSystem partlyRemote = new Over(fs) {
 
             @Override
             public boolean metadataMayBlock(FsPath path) {
