@@ -166,13 +166,12 @@ class S3MountIT {
             int roots = s3.roots().size();
             assertTrue(found.lines().count() > 1000, "find printed " + found.lines().count() + " lines");
             assertTrue(manifests.size() > 100, manifests.size() + " manifests");
-            // Reading the roots (at mount) is one LIST of refs/ and one GET per root; DepotFileSystem reads
-            // them twice today (roots() and brokenRoots() each list). Nothing else lists, and every other GET is
-            // a manifest, fetched once.
+            // Reading the roots (at mount) is one LIST of refs/ and one GET per root, once: roots() and
+            // brokenRoots() share that read. Nothing else lists, and every other GET is a manifest, fetched once.
             String why = "requests of the walk (" + roots + " roots, " + manifests.size() + " distinct manifests): " + sent;
             long rootReads = sent.getOrDefault("ListObjectsV2", 0L);
             assertEquals(java.util.Set.of("ListObjectsV2", "GetObject"), sent.keySet(), why);
-            assertTrue(rootReads >= 1 && rootReads <= 2, why);
+            assertEquals(1L, rootReads, why);
             assertEquals(rootReads * roots + manifests.size(), (long) sent.get("GetObject"), why);
         }
     }

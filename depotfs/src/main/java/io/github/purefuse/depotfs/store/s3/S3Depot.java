@@ -68,7 +68,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <h2>Requests</h2>
  * <ul>
- *   <li>{@link #roots()}: one LIST of {@code PREFIX/refs/} and one GET per root.</li>
+ *   <li>{@link #roots()}: one LIST of {@code PREFIX/refs/} and one GET per root; a {@link #brokenRoots()}
+ *       within a second after it (or before it) is answered from that same read.</li>
  *   <li>{@link #bundle}: one GET of the manifest, hash-checked, then cached (memory-bounded, and on disk
  *       with {@link #keepManifestsIn}); concurrent loads of one manifest share one GET.</li>
  *   <li>{@link #open}: one HEAD (the size check of the integrity policy); reads are ranged GETs whose
@@ -343,18 +344,56 @@ public final class S3Depot implements WritableDepot {
 
     // ---------------------------------------------------------------- reads
 
-    @Override
-    public SortedMap<String, Hash> roots() throws IOException {
-        SortedMap<String, Hash> roots = new TreeMap<>();
-        scanRefs(roots, new TreeMap<>());
-        return roots;
+    /**
+     * The half of the last {@link #scanRefs} that its caller did not ask for, handed to the next call of the
+     * other half: {@link #roots()} and {@link #brokenRoots()} are read together (a mount, a refresh, a
+     * verify), so one LIST and one GET per root serve both. Taken once; older than {@link #PAIRED_SCAN_NANOS}
+     * it is dropped and the refs are read again.
+     */
+    private record PairedScan(SortedMap<String, Hash> roots, SortedMap<String, String> broken, boolean forBroken,
+            long atNanos) {}
+
+    /** How long the other half of a refs scan waits for its call (nanoseconds). */
+    static final long PAIRED_SCAN_NANOS = 1_000_000_000L;
+
+    private final java.util.concurrent.atomic.AtomicReference<@org.jspecify.annotations.Nullable PairedScan> pairedScan =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    private @org.jspecify.annotations.Nullable PairedScan takePaired(boolean forBroken) {
+        PairedScan p = pairedScan.get();
+        if (p != null && p.forBroken() == forBroken && System.nanoTime() - p.atNanos() < PAIRED_SCAN_NANOS
+                && pairedScan.compareAndSet(p, null)) {
+            return p;
+        }
+        return null;
     }
 
+    /** {@inheritDoc} One LIST of the refs and one GET per root, shared with the next {@link #brokenRoots()}. */
+    @Override
+    public SortedMap<String, Hash> roots() throws IOException {
+        PairedScan p = takePaired(false);
+        if (p != null) {
+            return p.roots();
+        }
+        SortedMap<String, Hash> roots = new TreeMap<>();
+        SortedMap<String, String> broken = new TreeMap<>();
+        scanRefs(roots, broken);
+        pairedScan.set(new PairedScan(roots, broken, true, System.nanoTime()));
+        return new TreeMap<>(roots);
+    }
+
+    /** {@inheritDoc} Shares one read of the refs with the {@link #roots()} just before or after it. */
     @Override
     public SortedMap<String, String> brokenRoots() throws IOException {
+        PairedScan p = takePaired(true);
+        if (p != null) {
+            return p.broken();
+        }
+        SortedMap<String, Hash> roots = new TreeMap<>();
         SortedMap<String, String> broken = new TreeMap<>();
-        scanRefs(new TreeMap<>(), broken);
-        return broken;
+        scanRefs(roots, broken);
+        pairedScan.set(new PairedScan(roots, broken, false, System.nanoTime()));
+        return new TreeMap<>(broken);
     }
 
     private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {
