@@ -1,6 +1,5 @@
 package io.github.purefuse.kit.path;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -123,16 +122,46 @@ public final class FsPath {
      * @return the bytes
      */
     public byte[] encoded() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * depth + 16);
-        for (String n : names()) {
-            byte[] b = n.getBytes(StandardCharsets.UTF_8);
-            out.write(b.length >>> 24);
-            out.write(b.length >>> 16);
-            out.write(b.length >>> 8);
-            out.write(b.length);
-            out.writeBytes(b);
+        // Hot on the metadata path (each listed or looked-up name hashes it for its ino): one exact-size
+        // array, filled from the leaf up; ASCII names (the common case) are copied char by char with no
+        // intermediate byte[], other names go through the JDK's UTF-8 encoder as before.
+        int length = 0;
+        for (FsPath p = this; p.parent != null; p = p.parent) {
+            length += 4 + (isAscii(p.name) ? p.name.length() : p.name.getBytes(StandardCharsets.UTF_8).length);
         }
-        return out.toByteArray();
+        byte[] out = new byte[length];
+        int end = length;
+        for (FsPath p = this; p.parent != null; p = p.parent) {
+            String n = p.name;
+            int start;
+            if (isAscii(n)) {
+                int len = n.length();
+                start = end - len;
+                for (int i = 0; i < len; i++) {
+                    out[start + i] = (byte) n.charAt(i);
+                }
+            } else {
+                byte[] b = n.getBytes(StandardCharsets.UTF_8);
+                start = end - b.length;
+                System.arraycopy(b, 0, out, start, b.length);
+            }
+            int len = end - start;
+            out[start - 4] = (byte) (len >>> 24);
+            out[start - 3] = (byte) (len >>> 16);
+            out[start - 2] = (byte) (len >>> 8);
+            out[start - 1] = (byte) len;
+            end = start - 4;
+        }
+        return out;
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -1,0 +1,48 @@
+package io.github.purefuse.kit.path;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+/** {@link FsPath#encoded()} keeps its documented format (stable inos depend on it byte for byte). */
+class FsPathTest {
+
+    /** The format as documented: per name from the root down, 4-byte big-endian UTF-8 length, then the bytes. */
+    private static byte[] reference(FsPath path) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (String n : path.names()) {
+            byte[] b = n.getBytes(StandardCharsets.UTF_8);
+            out.write(b.length >>> 24);
+            out.write(b.length >>> 16);
+            out.write(b.length >>> 8);
+            out.write(b.length);
+            out.writeBytes(b);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void rootIsEmptyAndNamesOfEveryKindMatchTheFormat() {
+        assertArrayEquals(new byte[0], FsPath.ROOT.encoded());
+        FsPath p = FsPath.ROOT.resolve("dir").resolve("caf\u00e9").resolve("a/b\0c").resolve("\ud83d\ude00")
+                .resolve("lone\ud800surrogate").resolve("x".repeat(300));
+        assertArrayEquals(reference(p), p.encoded());
+        assertArrayEquals(new byte[] {0, 0, 0, 1, 'a', 0, 0, 0, 2, 'b', 'c'}, FsPath.of("/a/bc").encoded());
+    }
+
+    @Property
+    void anyNamesMatchTheFormat(@ForAll String a, @ForAll String b) {
+        FsPath p = FsPath.ROOT;
+        if (!a.isEmpty()) {
+            p = p.resolve(a);
+        }
+        if (!b.isEmpty()) {
+            p = p.resolve(b);
+        }
+        assertArrayEquals(reference(p), p.encoded());
+    }
+}
