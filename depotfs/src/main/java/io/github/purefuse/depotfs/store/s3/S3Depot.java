@@ -1086,6 +1086,7 @@ public final class S3Depot implements WritableDepot {
                 throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile; try again", e);
             }
         } finally {
+            pairedScan.set(null); // a roots()/brokenRoots() after this write reads the refs anew
             unlockRootUpdates();
         }
     }
