@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
@@ -347,22 +348,23 @@ public final class S3Depot implements WritableDepot {
     /**
      * The half of the last {@link #scanRefs} that its caller did not ask for, handed to the next call of the
      * other half: {@link #roots()} and {@link #brokenRoots()} are read together (a mount, a refresh, a
-     * verify), so one LIST and one GET per root serve both. Taken once; older than {@link #PAIRED_SCAN_NANOS}
-     * it is dropped and the refs are read again.
+     * verify), so one LIST and one GET per root serve both. Exactly one of the two maps is set: the one the
+     * next call of the other method takes. Taken once; older than {@link #PAIRED_SCAN_NANOS} it is dropped
+     * and the refs are read again.
      */
-    private record PairedScan(SortedMap<String, Hash> roots, SortedMap<String, String> broken, boolean forBroken,
+    private record PairedScan(@Nullable SortedMap<String, Hash> roots, @Nullable SortedMap<String, String> broken,
             long atNanos) {}
 
     /** How long the other half of a refs scan waits for its call (nanoseconds). */
     static final long PAIRED_SCAN_NANOS = 1_000_000_000L;
 
-    private final java.util.concurrent.atomic.AtomicReference<@org.jspecify.annotations.Nullable PairedScan> pairedScan =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<@Nullable PairedScan> pairedScan = new AtomicReference<>();
 
-    private @org.jspecify.annotations.Nullable PairedScan takePaired(boolean forBroken) {
+    /** Takes the kept half of the last scan if it is the one wanted and fresh, else null. */
+    private @Nullable PairedScan takePaired(boolean wantBroken) {
         PairedScan p = pairedScan.get();
-        if (p != null && p.forBroken() == forBroken && System.nanoTime() - p.atNanos() < PAIRED_SCAN_NANOS
-                && pairedScan.compareAndSet(p, null)) {
+        if (p != null && (wantBroken ? p.broken() != null : p.roots() != null)
+                && System.nanoTime() - p.atNanos() < PAIRED_SCAN_NANOS && pairedScan.compareAndSet(p, null)) {
             return p;
         }
         return null;
@@ -372,28 +374,28 @@ public final class S3Depot implements WritableDepot {
     @Override
     public SortedMap<String, Hash> roots() throws IOException {
         PairedScan p = takePaired(false);
-        if (p != null) {
+        if (p != null && p.roots() != null) {
             return p.roots();
         }
         SortedMap<String, Hash> roots = new TreeMap<>();
         SortedMap<String, String> broken = new TreeMap<>();
         scanRefs(roots, broken);
-        pairedScan.set(new PairedScan(roots, broken, true, System.nanoTime()));
-        return new TreeMap<>(roots);
+        pairedScan.set(new PairedScan(null, broken, System.nanoTime()));
+        return roots;
     }
 
     /** {@inheritDoc} Shares one read of the refs with the {@link #roots()} just before or after it. */
     @Override
     public SortedMap<String, String> brokenRoots() throws IOException {
         PairedScan p = takePaired(true);
-        if (p != null) {
+        if (p != null && p.broken() != null) {
             return p.broken();
         }
         SortedMap<String, Hash> roots = new TreeMap<>();
         SortedMap<String, String> broken = new TreeMap<>();
         scanRefs(roots, broken);
-        pairedScan.set(new PairedScan(roots, broken, false, System.nanoTime()));
-        return new TreeMap<>(broken);
+        pairedScan.set(new PairedScan(roots, null, System.nanoTime()));
+        return broken;
     }
 
     private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {

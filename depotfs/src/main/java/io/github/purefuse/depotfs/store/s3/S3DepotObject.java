@@ -39,31 +39,32 @@ final class S3DepotObject implements DepotObject {
 
     @Override
     public int read(ByteBuffer dst, long offset) throws IOException {
-        if (offset < 0) {
-            throw new IllegalArgumentException("negative offset " + offset);
-        }
-        if (offset >= shared.size || !dst.hasRemaining()) {
-            return 0;
-        }
-        if (closed.get()) {
-            throw new IOException("object closed");
-        }
-        return Objects.requireNonNull(shared.prefetcher, "opened").read(dst, offset);
+        Prefetcher p = prefetcher(offset, dst.hasRemaining());
+        return p == null ? 0 : p.read(dst, offset);
     }
 
     /** {@inheritDoc} Lends out of the part the {@link Prefetcher} fetched ahead, when one part holds them all. */
     @Override
     public @Nullable BufferLease lend(long offset, int length) throws IOException {
+        Prefetcher p = prefetcher(offset, length > 0 && LEND);
+        return p == null ? null : p.lend(offset, length);
+    }
+
+    /**
+     * The shared prefetcher for a read at {@code offset}, or null when nothing is to be read there (at or
+     * past the end, or {@code wanted} false).
+     */
+    private @Nullable Prefetcher prefetcher(long offset, boolean wanted) throws IOException {
         if (offset < 0) {
             throw new IllegalArgumentException("negative offset " + offset);
         }
-        if (offset >= shared.size || length <= 0 || !LEND) {
+        if (offset >= shared.size || !wanted) {
             return null;
         }
         if (closed.get()) {
             throw new IOException("object closed");
         }
-        return Objects.requireNonNull(shared.prefetcher, "opened").lend(offset, length);
+        return Objects.requireNonNull(shared.prefetcher, "opened");
     }
 
     @Override
