@@ -30,6 +30,7 @@ import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
@@ -221,6 +222,38 @@ public interface ReadOnlyFileSystem {
      */
     default ReadReply read(Read request, ReadTarget target) {
         return read(request);
+    }
+
+    /**
+     * {@link #readMayBlock(Read)} without a record: the form the SDK calls for every READ, with its
+     * borrowed {@link ReadView}. The default calls {@code readMayBlock(read.toRead())}. Override this one
+     * (and {@link #read(ReadView, ReadTarget)}) for a READ path that allocates nothing per request; a
+     * filesystem overrides either this or the record form, not both ways round (each default calls the
+     * other).
+     *
+     * @param read the READ's values; borrowed until this method returns
+     * @return whether it may block
+     */
+    default boolean readMayBlock(ReadView read) {
+        return readMayBlock(read.toRead());
+    }
+
+    /**
+     * {@link #read(Read, ReadTarget)} without a record: the form the SDK calls for a READ that
+     * {@link #readMayBlock(ReadView)} said does not block, on the transport's thread. Answer into
+     * {@code target.buffer()} then {@link ReadTarget#filled()}, or with {@link ReadTarget#file} for the
+     * bytes of a local file: both reuse their reply, so that such a READ allocates nothing from
+     * {@code read(2)} to the kernel's verdict. The default calls {@code read(read.toRead(), target)}.
+     * A READ that may block is always handed to {@link #read(Read)}, with its record, on a virtual thread.
+     *
+     * @param read   the handle, offset and size; borrowed until this method returns
+     * @param target the transport's buffer for this READ; borrowed until this method returns
+     * @return the reply: at most {@code read.size()} bytes; fewer means end of file
+     * @fuse.validReplies {@code Data} (from {@code target.filled()} or a lease), {@code FileRange} (from
+     *     {@code target.file(...)} or made), {@code Failure}
+     */
+    default ReadReply read(ReadView read, ReadTarget target) {
+        return read(read.toRead(), target);
     }
 
     /**

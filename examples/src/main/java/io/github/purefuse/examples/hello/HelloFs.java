@@ -20,6 +20,7 @@ import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
@@ -75,9 +76,10 @@ import org.jspecify.annotations.Nullable;
  * with its page cache kept, and never ask again. {@link #read} answers with at most
  * {@code request.size()} bytes; fewer means end of file. The small files answer from a byte array
  * ({@link Data#of}, one copy) or, since everything is in memory and never blocks, straight into the
- * transport's own buffer: {@link #readMayBlock} says {@code false}, so the SDK calls
- * {@link #read(Read, ReadTarget)} on the thread that read the request, with that thread's reused buffer
- * ({@link ReadTarget}): no hand-off to another thread, no pool, no allocation per READ. The plain
+ * transport's own buffer: {@link #readMayBlock(ReadView)} says {@code false}, so the SDK calls
+ * {@link #read(ReadView, ReadTarget)} on the thread that read the request, with that thread's reused
+ * buffer ({@link ReadTarget}) and its reused view of the request ({@link ReadView}, no record): no
+ * hand-off to another thread, no pool, no allocation per READ. The plain
  * {@link #read(Read)} stays for transports without a buffer of their own: it fills a direct buffer from
  * a small pool and hands it over as a {@link BufferLease}, which the SDK closes after the write.
  *
@@ -228,17 +230,18 @@ public class HelloFs implements ReadOnlyFileSystem {
 
     /** Everything here is in memory: READs run on the thread that read them, without a hand-off. */
     @Override
-    public boolean readMayBlock(Read request) {
+    public boolean readMayBlock(ReadView request) {
         return false;
     }
 
     /**
-     * The inline READ: the bytes go straight into the transport's reused buffer ({@code target}), so no
-     * buffer is taken from a pool and nothing is allocated per READ.
+     * The inline READ: the bytes go straight into the transport's reused buffer ({@code target}), and the
+     * request is the transport thread's borrowed {@link ReadView}, so no buffer is taken from a pool and
+     * nothing is allocated per READ.
      */
     @Override
-    public ReadReply read(Read request, ReadTarget target) {
-        Node n = node(request.header().nodeid());
+    public ReadReply read(ReadView request, ReadTarget target) {
+        Node n = node(request.nodeid());
         if (n == null || n.type() != FileType.REGULAR) {
             return Failure.of(Errno.EISDIR);
         }

@@ -37,6 +37,7 @@ import io.github.purefuse.api.request.Lseek;
 import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
@@ -269,18 +270,23 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
 
     /** Local files answer at page-cache speed: READs run on the thread that read them, no hand-off. */
     @Override
-    public boolean readMayBlock(Read request) {
+    public boolean readMayBlock(ReadView request) {
         return false;
     }
 
     /**
      * The bytes of the open local file, sent by the transport itself ({@code splice(2)} on
      * {@code /dev/fuse}: the file's pages go to the kernel without passing through Java). The file may
-     * end sooner; the reply then says so.
+     * end sooner; the reply then says so. The request is the transport thread's borrowed view and the
+     * reply the target's reused one: nothing is allocated per READ.
      */
     @Override
-    public ReadReply read(Read request, ReadTarget target) {
-        return read(request);
+    public ReadReply read(ReadView request, ReadTarget target) {
+        OpenFile file = files.get(request.fh());
+        if (file == null || file.reader() == null) {
+            return Failure.of(Errno.EBADF);
+        }
+        return target.file(file.reader(), request.offset(), request.size());
     }
 
     @Override

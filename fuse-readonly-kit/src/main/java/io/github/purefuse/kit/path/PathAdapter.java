@@ -34,6 +34,7 @@ import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
@@ -537,12 +538,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /**
      * Whether a READ may block: not for an open served from a local file (its bytes are spliced or read at
      * page-cache speed) nor for one whose {@link OpenFile#readMayBlock()} said so at OPEN; those run on the
-     * transport's thread ({@link #read(Read, ReadTarget)}). Answered from the handle, which OPEN marked:
+     * transport's thread ({@link #read(ReadView, ReadTarget)}). Answered from the handle, which OPEN marked:
      * no lookup, so a READ finds its open once.
      */
     @Override
-    public boolean readMayBlock(Read request) {
+    public boolean readMayBlock(ReadView request) {
         return (request.fh().value() & INLINE) == 0;
+    }
+
+    /** The same as {@link #readMayBlock(ReadView)}. */
+    @Override
+    public boolean readMayBlock(Read request) {
+        return readMayBlock((ReadView) request);
     }
 
     /** The open of a handle (OPEN's mark taken off), or {@code null} if it is not open here. */
@@ -551,14 +558,15 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     }
 
     /**
-     * A READ that does not block: an open served from a local file answers with a {@link FileRange} of it
-     * (the transport splices its pages to the kernel); an {@link OpenFile} fills the transport's buffer.
+     * A READ that does not block: an open served from a local file answers with a range of it
+     * ({@link ReadTarget#file}: the transport splices its pages to the kernel); an {@link OpenFile} fills
+     * the transport's buffer. Neither allocates: the view, the handle and both replies are reused.
      */
     @Override
-    public ReadReply read(Read request, ReadTarget target) {
+    public ReadReply read(ReadView request, ReadTarget target) {
         OpenedFile file = file(request.fh());
         if (file == null || file.local() == null && file.state() == null) {
-            return read(request);
+            return read(request.toRead());
         }
         long offset = request.offset();
         if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -575,7 +583,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     return readFailure(file.path().toString(), e);
                 }
             }
-            return new FileRange(local, offset, n);
+            return target.file(local, offset, n);
         }
         OpenFile state = java.util.Objects.requireNonNull(file.state());
         ByteBuffer into = target.buffer();
@@ -590,6 +598,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         } catch (IOException | RuntimeException e) {
             return readFailure(file.path().toString(), e);
         }
+    }
+
+    /** The same as {@link #read(ReadView, ReadTarget)}. */
+    @Override
+    public ReadReply read(Read request, ReadTarget target) {
+        return read((ReadView) request, target);
     }
 
     /** The errno of a failed READ; EIO counts in {@link Stats#readErrors()}. */

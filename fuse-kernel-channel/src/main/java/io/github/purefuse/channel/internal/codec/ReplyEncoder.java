@@ -166,14 +166,7 @@ public final class ReplyEncoder {
                 if (!(request instanceof Read r)) {
                     throw new IllegalArgumentException("Data answers FUSE_READ, not " + Opcodes.name(request.header().opcode()));
                 }
-                ByteBuffer bytes = d.lease().bytes();
-                int n = bytes.remaining();
-                if (Integer.toUnsignedLong(n) > Integer.toUnsignedLong(r.size())) {
-                    // The kernel would refuse the whole reply (EINVAL) and fail the read with EIO; say so ourselves.
-                    error(unique, Errno.EIO, scratch);
-                    return 1;
-                }
-                return withPayload(scratch, iov, bytes, unique);
+                return data(unique, r.size(), d, scratch, iov);
             }
             case FileRange f -> throw new IllegalArgumentException(
                     "a FileRange is read and sent by the transport (ReplyPort.sendFile), not encoded");
@@ -214,6 +207,29 @@ public final class ReplyEncoder {
             }
         }
         return 1;
+    }
+
+    /**
+     * Encodes a READ's {@link Data} reply: {@code fuse_out_header}, then the lease's buffer itself
+     * (position to limit, not copied) in {@code iov[1]}; data longer than the READ's size is never sent:
+     * the kernel gets an EIO error frame instead (it would refuse the whole reply, EINVAL, and fail the
+     * read with EIO).
+     *
+     * @param unique  the READ's unique
+     * @param size    the READ's size ({@code fuse_read_in.size})
+     * @param data    the reply
+     * @param scratch receives the header; cleared first, flipped after
+     * @param iov     at least 2 long; receives {@code scratch} in {@code iov[0]} and the data in {@code iov[1]}
+     * @return the number of {@code iov} entries to write: 1, or 2 when data follow
+     */
+    public int data(long unique, int size, Data data, ByteBuffer scratch, ByteBuffer[] iov) {
+        iov[0] = scratch;
+        ByteBuffer bytes = data.lease().bytes();
+        if (Integer.toUnsignedLong(bytes.remaining()) > Integer.toUnsignedLong(size)) {
+            error(unique, Errno.EIO, scratch);
+            return 1;
+        }
+        return withPayload(scratch, iov, bytes, unique);
     }
 
     /**

@@ -14,6 +14,7 @@ import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
@@ -90,7 +91,9 @@ import org.jspecify.annotations.Nullable;
  * Names are decoded as UTF-8 up to their NUL (malformed sequences become U+FFFD). The data of WRITE and
  * SETXATTR is not copied (the records carry only its length); NOTIFY_REPLY data is copied because its
  * record carries it. Decoding allocates the record, its strings and nothing in proportion to a READ's or
- * WRITE's size.
+ * WRITE's size; a READ handed to a {@link Sink} allocates nothing at all: it arrives as the decoding
+ * thread's one {@link ReadView}, overwritten by that thread's next READ (its record is made only when
+ * asked for, {@link ReadView#toRead()}).
  */
 public final class RequestDecoder {
     private static final int H = FuseInHeader.BYTES;
@@ -135,6 +138,19 @@ public final class RequestDecoder {
         void request(FuseRequest request, P port) throws InterruptedException;
 
         /**
+         * A READ, as the decoding thread's borrowed view (no header, no record): valid until this call
+         * returns; {@link ReadView#toRead()} keeps it. The default delivers its record to
+         * {@link #request}.
+         *
+         * @param read the READ's values
+         * @param port what the caller passed with the frame
+         * @throws InterruptedException if the sink was interrupted while waiting (backpressure)
+         */
+        default void read(ReadView read, P port) throws InterruptedException {
+            request(read.toRead(), port);
+        }
+
+        /**
          * A request the channel answers itself.
          *
          * @param request the request
@@ -157,7 +173,9 @@ public final class RequestDecoder {
      */
     public <P> void decode(ByteBuffer frame, Sink<P> sink, P port) throws ProtocolException, InterruptedException {
         Object request = decodeOnce(frame);
-        if (request instanceof FuseRequest r) {
+        if (request instanceof ReadIn read) {
+            sink.read(read, port);
+        } else if (request instanceof FuseRequest r) {
             sink.request(r, port);
         } else {
             sink.channel((ChannelRequest) request, port);
@@ -174,6 +192,9 @@ public final class RequestDecoder {
      */
     public Incoming decode(ByteBuffer frame) throws ProtocolException {
         Object request = decodeOnce(frame);
+        if (request instanceof ReadIn read) {
+            return new Incoming.ForFilesystem(read.toRead());
+        }
         return request instanceof FuseRequest r ? new Incoming.ForFilesystem(r) : (ChannelRequest) request;
     }
 
@@ -228,13 +249,12 @@ public final class RequestDecoder {
             throw new ProtocolException(opcode, unique, FuseInHeader.LEN,
                     "in_header.len " + Integer.toUnsignedString(len) + " differs from the frame's length " + length, true);
         }
-        RequestHeader h = new RequestHeader(len, opcode, unique, nodeid, uid, gid, pid, extlen);
         int extBytes = extlen * 8;
         if (extBytes > len - H) {
             throw new ProtocolException(opcode, unique, FuseInHeader.TOTAL_EXTLEN,
                     "total_extlen " + extlen + " (" + extBytes + " bytes) exceeds the body of " + (len - H) + " bytes", true);
         }
-        return BODIES.get().reset(frame, base, h, base + len - extBytes);
+        return BODIES.get().reset(frame, base, base + len - extBytes, len, opcode, unique, nodeid, uid, gid, pid, extlen);
     }
 
     /**
@@ -244,25 +264,51 @@ public final class RequestDecoder {
     private static final ThreadLocal<Body> BODIES = ThreadLocal.withInitial(Body::new);
 
     /**
-     * The body's record: a {@link FuseRequest} or a {@link ChannelRequest} (the two share no type but
-     * {@code Object}; the public methods above tell them apart).
+     * The body's record: a {@link FuseRequest}, a {@link ChannelRequest} or, for a READ, the thread's
+     * {@link ReadIn} (the three share no type but {@code Object}; the public methods above tell them apart).
      */
     private Object decodeBody(Body b) throws ProtocolException {
-        int opcode = b.h.opcode();
+        int opcode = b.opcode;
         try {
+            if (opcode == 15) {
+                return read(b);
+            }
             FuseRequest request = filesystemRequest(b, opcode);
             return request != null ? request : channelRequest(b, opcode);
         } catch (ProtocolException e) {
             throw e;
         } catch (RuntimeException e) {
             // Last line of defence; every malformation we know of is checked explicitly in Body and above.
-            throw new ProtocolException(opcode, b.h.unique(), 0, "cannot decode: " + e, true);
+            throw new ProtocolException(opcode, b.unique, 0, "cannot decode: " + e, true);
         }
+    }
+
+    /** FUSE_READ: {@code fuse_read_in} (24 bytes before 7.9), into the thread's view. */
+    private ReadIn read(Body b) throws ProtocolException {
+        b.requireNodeid();
+        b.need(minor < 9 ? FuseStructs.COMPAT_READ_IN_SIZE : FuseStructs.FuseReadIn.BYTES, "fuse_read_in");
+        ReadIn v = b.read;
+        v.len = b.len;
+        v.unique = b.unique;
+        v.nodeid = b.nodeid;
+        v.uid = b.uid;
+        v.gid = b.gid;
+        v.pid = b.pid;
+        v.extlen = b.extlen;
+        v.fh = b.fh(FuseStructs.FuseReadIn.FH);
+        v.offset = b.i64(FuseStructs.FuseReadIn.OFFSET);
+        v.size = b.i32(FuseStructs.FuseReadIn.SIZE);
+        v.readFlags = b.i32(FuseStructs.FuseReadIn.READ_FLAGS);
+        boolean compat = minor < 9;
+        v.lockOwner = compat ? 0 : b.i64(FuseStructs.FuseReadIn.LOCK_OWNER);
+        v.flags = compat ? 0 : b.i32(FuseStructs.FuseReadIn.FLAGS);
+        v.record = null;
+        return v;
     }
 
     /** The opcodes a filesystem receives: their public record, or {@code null} for any other opcode. */
     private @Nullable FuseRequest filesystemRequest(Body b, int opcode) throws ProtocolException {
-        RequestHeader h = b.h;
+        RequestHeader h = b.header();
         int m = minor;
         switch (opcode) {
             case 1 -> { // FUSE_LOOKUP: name
@@ -291,7 +337,7 @@ public final class RequestDecoder {
                 b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
                 return new Opendir(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
             }
-            case 15, 28, 44 -> { // FUSE_READ, FUSE_READDIR, FUSE_READDIRPLUS: fuse_read_in (24 bytes before 7.9)
+            case 28, 44 -> { // FUSE_READDIR, FUSE_READDIRPLUS: fuse_read_in (24 bytes before 7.9); READ: read(Body)
                 b.requireNodeid();
                 boolean compat = m < 9;
                 b.need(compat ? FuseStructs.COMPAT_READ_IN_SIZE : FuseStructs.FuseReadIn.BYTES, "fuse_read_in");
@@ -299,10 +345,6 @@ public final class RequestDecoder {
                 long offset = b.i64(FuseStructs.FuseReadIn.OFFSET);
                 int size = b.i32(FuseStructs.FuseReadIn.SIZE);
                 int flags = compat ? 0 : b.i32(FuseStructs.FuseReadIn.FLAGS);
-                if (opcode == 15) {
-                    return new Read(h, fh, offset, size, b.i32(FuseStructs.FuseReadIn.READ_FLAGS),
-                            compat ? 0 : b.i64(FuseStructs.FuseReadIn.LOCK_OWNER), flags);
-                }
                 return opcode == 28 ? new Readdir(h, fh, offset, size, flags) : new Readdirplus(h, fh, offset, size, flags);
             }
             case 17 -> {
@@ -372,7 +414,7 @@ public final class RequestDecoder {
 
     /** The opcodes the channel answers itself; {@link Unknown} for an opcode this SDK does not decode. */
     private ChannelRequest channelRequest(Body b, int opcode) throws ProtocolException {
-        RequestHeader h = b.h;
+        RequestHeader h = b.header();
         int m = minor;
         switch (opcode) {
             case 2 -> { // FUSE_FORGET: fuse_forget_in
@@ -559,7 +601,7 @@ public final class RequestDecoder {
                 flags |= ((long) b.i32(FuseStructs.FuseInitIn.FLAGS2)) << 32;
             }
         }
-        return new Init(b.h, major, kminor, readahead, flags);
+        return new Init(b.header(), major, kminor, readahead, flags);
     }
 
     /**
@@ -580,7 +622,7 @@ public final class RequestDecoder {
             }
             int nul = b.findNul(in);
             if (nul >= 0 && Integer.toUnsignedLong(size) == b.length() - (nul + 1L)) {
-                return new Setxattr(b.h, b.string(in, nul), size, flags);
+                return new Setxattr(b.header(), b.string(in, nul), size, flags);
             }
         }
         if (b.findNul(FuseStructs.COMPAT_SETXATTR_IN_SIZE) < 0) {
@@ -608,7 +650,7 @@ public final class RequestDecoder {
             }
             items.add(new BatchForget.Item(NodeId.of(nodeid), b.i64(at + FuseStructs.FuseForgetOne.NLOOKUP)));
         }
-        return new BatchForget(b.h, items);
+        return new BatchForget(b.header(), items);
     }
 
     /**
@@ -620,17 +662,39 @@ public final class RequestDecoder {
         int frameStart;
         int start;
         int end;
-        RequestHeader h = new RequestHeader(0, 0, 0, 0, 0, 0, 0, 0);
+        int len;
+        int opcode;
+        long unique;
+        long nodeid;
+        int uid;
+        int gid;
+        int pid;
+        int extlen;
         /** The last handle decoded on this thread: consecutive READs of one open share it. */
         FileHandle lastFh = FileHandle.NONE;
+        /** This thread's READ: every READ it decodes, one after the other. */
+        final ReadIn read = new ReadIn();
 
-        Body reset(ByteBuffer frame, int frameStart, RequestHeader h, int end) {
+        Body reset(ByteBuffer frame, int frameStart, int end, int len, int opcode, long unique, long nodeid,
+                   int uid, int gid, int pid, int extlen) {
             this.frame = frame;
             this.frameStart = frameStart;
             this.start = frameStart + H;
             this.end = end;
-            this.h = h;
+            this.len = len;
+            this.opcode = opcode;
+            this.unique = unique;
+            this.nodeid = nodeid;
+            this.uid = uid;
+            this.gid = gid;
+            this.pid = pid;
+            this.extlen = extlen;
             return this;
+        }
+
+        /** {@return the header as the record every request but READ carries} */
+        RequestHeader header() {
+            return new RequestHeader(len, opcode, unique, nodeid, uid, gid, pid, extlen);
         }
 
         int length() {
@@ -638,12 +702,12 @@ public final class RequestDecoder {
         }
 
         ProtocolException error(int bodyOffset, String message) {
-            return new ProtocolException(h.opcode(), h.unique(), H + bodyOffset, message, true);
+            return new ProtocolException(opcode, unique, H + bodyOffset, message, true);
         }
 
         void requireNodeid() throws ProtocolException {
-            if (h.nodeid() == 0) {
-                throw new ProtocolException(h.opcode(), h.unique(), FuseInHeader.NODEID, "nodeid 0 where a nodeid is required", true);
+            if (nodeid == 0) {
+                throw new ProtocolException(opcode, unique, FuseInHeader.NODEID, "nodeid 0 where a nodeid is required", true);
             }
         }
 
@@ -726,6 +790,99 @@ public final class RequestDecoder {
             byte[] out = new byte[n];
             frame.get(start + off, out, 0, n);
             return out;
+        }
+    }
+
+    /**
+     * A decoding thread's READ: the {@link ReadView} a sink gets, refilled for each READ that thread
+     * decodes; the record is made on the first {@link #toRead()} of each.
+     */
+    static final class ReadIn implements ReadView {
+        int len;
+        long unique;
+        long nodeid;
+        int uid;
+        int gid;
+        int pid;
+        int extlen;
+        FileHandle fh = FileHandle.NONE;
+        long offset;
+        int size;
+        int readFlags;
+        long lockOwner;
+        int flags;
+        @Nullable Read record;
+
+        @Override
+        public long unique() {
+            return unique;
+        }
+
+        @Override
+        public long nodeid() {
+            return nodeid;
+        }
+
+        @Override
+        public int uid() {
+            return uid;
+        }
+
+        @Override
+        public int gid() {
+            return gid;
+        }
+
+        @Override
+        public int pid() {
+            return pid;
+        }
+
+        @Override
+        public FileHandle fh() {
+            return fh;
+        }
+
+        @Override
+        public long offset() {
+            return offset;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public int readFlags() {
+            return readFlags;
+        }
+
+        @Override
+        public long lockOwner() {
+            return lockOwner;
+        }
+
+        @Override
+        public int flags() {
+            return flags;
+        }
+
+        @Override
+        public Read toRead() {
+            Read r = record;
+            if (r == null) {
+                r = new Read(new RequestHeader(len, 15, unique, nodeid, uid, gid, pid, extlen), fh, offset, size,
+                        readFlags, lockOwner, flags);
+                record = r;
+            }
+            return r;
+        }
+
+        @Override
+        public String toString() {
+            return "ReadView[unique=" + Long.toUnsignedString(unique) + ", nodeid=" + Long.toUnsignedString(nodeid)
+                    + ", fh=" + fh.value() + ", offset=" + offset + ", size=" + Integer.toUnsignedString(size) + "]";
         }
     }
 }

@@ -2,7 +2,6 @@ package io.github.purefuse.channel.internal.dispatch;
 
 import io.github.purefuse.api.Interrupts;
 import io.github.purefuse.api.ReadOnlyFileSystem;
-import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.ReadReply;
@@ -20,6 +19,7 @@ import io.github.purefuse.api.request.Open;
 import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Poll;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
 import io.github.purefuse.api.request.Readdir;
 import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.request.Readlink;
@@ -50,6 +50,7 @@ import io.github.purefuse.channel.internal.request.Unknown;
 import io.github.purefuse.channel.internal.request.WriteRequest;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import io.github.purefuse.channel.internal.transport.RequestSink;
@@ -85,7 +86,7 @@ import java.util.function.Supplier;
  *   <tr><td>DESTROY</td><td>transport thread</td><td>success (fuseblk only; a plain mount never sends it)</td></tr>
  *   <tr><td>INIT (a second one)</td><td>transport thread</td><td>EIO; the session answered the first</td></tr>
  *   <tr><td>READ that {@code fs.readMayBlock} says does not block</td><td>transport thread</td><td>
- *       {@code fs.read(request, target)} into the port's reused buffer</td></tr>
+ *       {@code fs.read(view, target)} (a borrowed {@link ReadView}) into the port's reused buffer</td></tr>
  *   <tr><td>any other request that {@code fs.mayBlock} says does not block</td><td>transport thread</td>
  *       <td>the handler's reply</td></tr>
  *   <tr><td>everything else</td><td>a worker virtual thread (reused)</td><td>the handler's reply</td></tr>
@@ -100,6 +101,7 @@ import java.util.function.Supplier;
  */
 public final class Dispatcher implements RequestSink {
     private static final Logger LOG = System.getLogger(Dispatcher.class.getName());
+    private static final int READ = Opcode.FUSE_READ.code();
 
     private final ReadOnlyFileSystem fs;
     private final int minor;
@@ -172,6 +174,10 @@ public final class Dispatcher implements RequestSink {
      */
     @Override
     public void request(FuseRequest request, ReplyPort port) throws InterruptedException {
+        if (request instanceof Read r) {
+            read(r, port);
+            return;
+        }
         boolean mayBlock = mayBlock(request);
         Exchange x = mayBlock ? exchange(request, port) : inlineExchange(request, port);
         try {
@@ -188,12 +194,11 @@ public final class Dispatcher implements RequestSink {
             case Statx r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.statx(r))));
             case Readlink r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.readlink(r))));
             case Open r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.open(r))));
-            case Read r when tooLarge(r.size()) -> tooLarge(r, r.size(), x);
-            case Read r -> read(r, x, mayBlock);
+            case Read r -> throw new AssertionError("a READ goes to read(ReadView, ReplyPort)");
             case Release r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.release(r))));
             case Opendir r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.opendir(r))));
-            case Readdir r when tooLarge(r.size()) -> tooLarge(r, r.size(), x);
-            case Readdirplus r when tooLarge(r.size()) -> tooLarge(r, r.size(), x);
+            case Readdir r when tooLarge(r.size()) -> tooLarge(r.header().opcode(), r.size(), x);
+            case Readdirplus r when tooLarge(r.size()) -> tooLarge(r.header().opcode(), r.size(), x);
             case Readdir r -> handle(x, mayBlock, e -> directory(e, r, r.size(), false));
             case Readdirplus r -> handle(x, mayBlock, e -> directory(e, r, r.size(), true));
             case Releasedir r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.releasedir(r))));
@@ -209,16 +214,22 @@ public final class Dispatcher implements RequestSink {
         }
     }
 
-    /**
-     * Whether the request's handler may block ({@code fs.readMayBlock} for a READ, {@code fs.mayBlock} for
-     * the rest); a hint that throws counts as "may block".
-     */
+    /** Whether the request's handler may block ({@code fs.mayBlock}); a hint that throws counts as "may block". */
     private boolean mayBlock(FuseRequest request) {
         try {
-            return request instanceof Read r ? fs.readMayBlock(r) : fs.mayBlock(request);
+            return fs.mayBlock(request);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "{0} threw {1}; the request runs on a virtual thread",
-                    request instanceof Read ? "readMayBlock" : "mayBlock", e.toString());
+            LOG.log(Level.WARNING, "mayBlock threw {0}; the request runs on a virtual thread", e.toString());
+            return true;
+        }
+    }
+
+    /** Whether a READ may block ({@code fs.readMayBlock}); a hint that throws counts as "may block". */
+    private boolean readMayBlock(ReadView read) {
+        try {
+            return fs.readMayBlock(read);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "readMayBlock threw {0}; the READ runs on a virtual thread", e.toString());
             return true;
         }
     }
@@ -252,8 +263,8 @@ public final class Dispatcher implements RequestSink {
         return Integer.toUnsignedLong(size) > maxPageSize;
     }
 
-    private void tooLarge(FuseRequest r, int size, Exchange x) {
-        context.logFailure(r.header().opcode(), "a request for " + Integer.toUnsignedString(size)
+    private void tooLarge(int opcode, int size, Exchange x) {
+        context.logFailure(opcode, "a request for " + Integer.toUnsignedString(size)
                 + " bytes exceeds max_pages * 4096 = " + maxPageSize + "; answered EIO");
         x.error(Errno.EIO);
     }
@@ -277,8 +288,8 @@ public final class Dispatcher implements RequestSink {
 
     /** The exchange of a request handled on the transport's thread: the port's reused one if it keeps one. */
     private Exchange inlineExchange(FuseRequest request, ReplyPort port) {
-        Exchange x = port.inlineExchange(request, context);
-        return x != null ? x : new Exchange(request, port, context);
+        Exchange x = port.inlineExchange(context);
+        return x != null ? x.reuse(request) : new Exchange(request, port, context);
     }
 
     /** An exchange for a request the channel answers with a status (no request-specific encoding). */
@@ -298,27 +309,51 @@ public final class Dispatcher implements RequestSink {
     }
 
     /**
-     * READ: inline when the filesystem says it does not block (no permit, no hand-off, no interrupt
-     * binding: it is over before an INTERRUPT could matter), else on a worker like everything else.
+     * READ, as the transport thread's borrowed view: inline when the filesystem says it does not block
+     * (the port's reused exchange and buffer, no permit, no hand-off, no interrupt binding: it is over
+     * before an INTERRUPT could matter; nothing is allocated unless the filesystem asks for the record),
+     * else its record on a worker like everything else.
      */
-    private void read(Read r, Exchange x, boolean mayBlock) throws InterruptedException {
-        if (mayBlock) {
-            spawn(x, e -> e.reply(call(r, () -> fs.read(r))));
+    @Override
+    public void read(ReadView read, ReplyPort port) throws InterruptedException {
+        int size = read.size();
+        if (tooLarge(size)) {
+            tooLarge(READ, size, exchange(read.toRead(), port));
             return;
         }
-        ReadTarget target = x.port().readTarget(r.size());
-        ReadReply reply;
+        if (readMayBlock(read)) {
+            Read r = read.toRead();
+            Exchange x = exchange(r, port);
+            try {
+                spawn(x, e -> e.reply(call(r, () -> fs.read(r))));
+            } catch (RuntimeException | Error e) {
+                ended(x, e);
+            }
+            return;
+        }
+        Exchange reused = port.inlineExchange(context);
+        Exchange x = reused != null ? reused.reuse(read) : new Exchange(read.toRead(), port, context);
         try {
-            reply = target != null ? fs.read(r, target) : fs.read(r);
-            if (reply == null) {
-                LOG.log(Level.WARNING, "handler for FUSE_READ (unique {0}) returned null; answered EIO",
-                        Long.toUnsignedString(r.header().unique()));
-                reply = Failure.of(Errno.EIO);
+            InlineTarget target = port.readTarget(size);
+            ReadReply reply;
+            try {
+                reply = target != null ? fs.read(read, target) : fs.read(read.toRead());
+                if (reply == null) {
+                    LOG.log(Level.WARNING, "handler for FUSE_READ (unique {0}) returned null; answered EIO",
+                            Long.toUnsignedString(read.unique()));
+                    reply = Failure.of(Errno.EIO);
+                }
+            } catch (RuntimeException | Error e) {
+                reply = failed(READ, read.unique(), e); // a VirtualMachineError goes on to ended()
+            }
+            if (target != null) {
+                target.send(reply, x);
+            } else {
+                x.reply(reply);
             }
         } catch (RuntimeException | Error e) {
-            reply = failed(r, e); // a VirtualMachineError goes on to ended()
+            ended(x, e);
         }
-        x.reply(reply);
     }
 
     /** A handler call for one exchange. */
@@ -463,11 +498,15 @@ public final class Dispatcher implements RequestSink {
     }
 
     private static Failure failed(FuseRequest request, Throwable e) {
+        return failed(request.header().opcode(), request.header().unique(), e);
+    }
+
+    private static Failure failed(int opcode, long uniqueId, Throwable e) {
         if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
             throw vme;
         }
-        String name = Opcodes.name(request.header().opcode());
-        String unique = Long.toUnsignedString(request.header().unique());
+        String name = Opcodes.name(opcode);
+        String unique = Long.toUnsignedString(uniqueId);
         if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
             LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
                     name, unique, e.toString());

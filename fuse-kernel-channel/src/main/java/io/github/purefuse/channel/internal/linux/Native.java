@@ -76,14 +76,14 @@ public final class Native {
      * The native address of a direct buffer's position.
      *
      * @param direct a direct buffer
-     * @return the address of {@code direct.position()}
+     * @return the address of {@code direct.position()}, found without allocating (no jnr {@code Pointer})
      * @throws IllegalArgumentException if the buffer is not direct
      */
     public static long address(ByteBuffer direct) {
         if (!direct.isDirect()) {
             throw new IllegalArgumentException("not a direct buffer");
         }
-        return RT.getMemoryManager().newPointer(direct).address();
+        return MEMORY.getDirectBufferAddress(direct) + direct.position();
     }
 
     /**

@@ -13,6 +13,7 @@ import io.github.purefuse.channel.internal.linux.NativeFile;
 import io.github.purefuse.channel.internal.linux.SplicePipe;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
@@ -43,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  * frame is handled ends that frame only ({@link ReplyContext#escaped}): the dispatcher answers the failures
  * of the requests it takes itself, and this is the net for bugs past it.
  */
-final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
+final class DeviceQueue implements Runnable, ReplyPort {
     private static final Logger LOG = System.getLogger(DeviceQueue.class.getName());
     private static final int ENOENT = Errno.ENOENT.code();
     private static final int EINTR = Errno.EINTR.code();
@@ -66,9 +67,9 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     private @Nullable RequestSink sink;
     private @Nullable ReplyContext context;
     private volatile @Nullable Thread thread;
-    /** The reader thread's READ buffer and the reply that sends it. */
+    /** The reader thread's READ buffer and the replies that send it or a file range. */
     private final ByteBuffer target;
-    private final Data targetData;
+    private final Target readTarget;
     private @Nullable SplicePipe pipe;
     private boolean pipeFailed;
     /** The reader thread's exchange for the requests it handles inline, and its iovecs for a copied FileRange. */
@@ -96,7 +97,7 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
         this.engine = engine;
         this.recorder = recorder;
         this.target = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
-        this.targetData = Data.leased(BufferLease.unpooled(target));
+        this.readTarget = new Target(target);
     }
 
     /**
@@ -343,38 +344,42 @@ final class DeviceQueue implements Runnable, ReplyPort, ReadTarget {
     }
 
     @Override
-    public @Nullable ReadTarget readTarget(int size) {
-        if (!onReaderThread()) {
-            return null;
-        }
-        target.clear().limit(Math.min(Math.max(size, 0), target.capacity()));
-        return this;
+    public @Nullable InlineTarget readTarget(int size) {
+        return onReaderThread() ? readTarget.begin(size) : null;
     }
 
     @Override
-    public @Nullable Exchange inlineExchange(FuseRequest request, ReplyContext context) {
+    public @Nullable Exchange inlineExchange(ReplyContext context) {
         if (!onReaderThread()) {
             return null;
         }
         Exchange x = inline;
-        if (x == null || x.verdict() == -1) { // first use, or the last one is still out (it cannot be: defensive)
-            x = new Exchange(request, this, context);
+        if (x == null) {
+            x = Exchange.reusable(this, context);
             inline = x;
-            return x;
         }
-        return x.reuse(request);
+        return x.free() ? x : null; // not free: cannot be (its verdict comes before the next read); defensive
     }
 
-    // ------------------------------------------------------------------ ReadTarget (reader thread only)
+    /** The reader thread's READ buffer as a {@link ReadTarget} (reader thread only). */
+    private static final class Target extends InlineTarget {
+        private final ByteBuffer buffer;
+        private final Data filled;
 
-    @Override
-    public ByteBuffer buffer() {
-        return target;
-    }
+        Target(ByteBuffer buffer) {
+            this.buffer = buffer;
+            this.filled = Data.leased(BufferLease.unpooled(buffer));
+        }
 
-    @Override
-    public Data filled() {
-        target.flip();
-        return targetData;
+        @Override
+        public ByteBuffer buffer() {
+            return buffer;
+        }
+
+        @Override
+        public Data filled() {
+            buffer.flip();
+            return filled;
+        }
     }
 }

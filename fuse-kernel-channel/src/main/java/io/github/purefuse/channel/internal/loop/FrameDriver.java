@@ -2,7 +2,6 @@ package io.github.purefuse.channel.internal.loop;
 
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.ReadOnlyFileSystem;
-import io.github.purefuse.api.ReadTarget;
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.channel.internal.request.Incoming;
 import io.github.purefuse.channel.internal.request.Init;
@@ -17,6 +16,7 @@ import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -51,8 +51,6 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
     private final Map<Long, byte[]> replies = new HashMap<>();
     private final List<byte[]> notifications = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
-    private @Nullable ByteBuffer target;
-    private @Nullable Data targetData;
     private final Target readTarget = new Target();
     private volatile @Nullable Thread delivering;
     private long delivered;
@@ -319,31 +317,33 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
     }
 
     @Override
-    public @Nullable ReadTarget readTarget(int size) {
+    public @Nullable InlineTarget readTarget(int size) {
         if (Thread.currentThread() != delivering) {
             return null;
         }
-        ByteBuffer t = target;
-        if (t == null) { // allocated on first use: a fuzz input that sends no READ allocates none
-            t = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
-            target = t;
-            targetData = Data.leased(BufferLease.unpooled(t));
-        }
-        t.clear().limit(Math.min(Math.max(size, 0), t.capacity()));
-        return readTarget;
+        return readTarget.begin(size);
     }
 
-    /** The delivering thread's READ buffer, as a reader thread's. */
-    private final class Target implements ReadTarget {
+    /** The delivering thread's READ buffer, as a reader thread's; allocated on first use (a fuzz input that sends no READ allocates none). */
+    private final class Target extends InlineTarget {
+        private @Nullable ByteBuffer buffer;
+        private @Nullable Data filled;
+
         @Override
         public ByteBuffer buffer() {
-            return java.util.Objects.requireNonNull(target);
+            ByteBuffer b = buffer;
+            if (b == null) {
+                b = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
+                buffer = b;
+                filled = Data.leased(BufferLease.unpooled(b));
+            }
+            return b;
         }
 
         @Override
         public Data filled() {
-            java.util.Objects.requireNonNull(target).flip();
-            return java.util.Objects.requireNonNull(targetData);
+            buffer().flip();
+            return java.util.Objects.requireNonNull(filled);
         }
     }
 

@@ -6,7 +6,11 @@ import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.PageReady;
 import io.github.purefuse.api.request.FuseRequest;
+import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.request.Read;
+import io.github.purefuse.api.request.ReadView;
+import io.github.purefuse.api.types.LocalFile;
+import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.internal.codec.DirentPage;
@@ -49,10 +53,13 @@ import org.jspecify.annotations.Nullable;
 public final class Exchange {
     private static final Logger LOG = System.getLogger(Exchange.class.getName());
     private static final int ENOENT = Errno.ENOENT.code();
+    private static final int READ = io.github.purefuse.api.types.Opcode.FUSE_READ.code();
 
     private @Nullable FuseRequest request;
     private long unique;
     private int opcode;
+    /** A READ's {@code size}; -1 for every other request. */
+    private int readSize = -1;
     private final ReplyPort port;
     private final ReplyContext context;
     private boolean replied;
@@ -76,6 +83,7 @@ public final class Exchange {
         this.request = request;
         this.unique = request.header().unique();
         this.opcode = request.header().opcode();
+        this.readSize = request instanceof Read r ? r.size() : -1;
         this.port = port;
         this.context = context;
     }
@@ -86,6 +94,23 @@ public final class Exchange {
         this.opcode = opcode;
         this.port = port;
         this.context = context;
+    }
+
+    /**
+     * An exchange that owns no request yet, for a port that reuses one for the requests its transport
+     * thread handles inline ({@link ReplyPort#inlineExchange}): {@link #reuse} gives it each one.
+     *
+     * @param port    where the replies go
+     * @param context the session's shared reply state
+     * @return the exchange
+     */
+    public static Exchange reusable(ReplyPort port, ReplyContext context) {
+        return new Exchange(0, 0, port, context);
+    }
+
+    /** {@return whether {@link #reuse} may take the next request: none yet, or the last one has its verdict} */
+    public boolean free() {
+        return (request == null && readSize < 0) || verdict != -1;
     }
 
     /**
@@ -124,12 +149,36 @@ public final class Exchange {
      * @throws IllegalStateException if the previous request has no verdict yet
      */
     public Exchange reuse(FuseRequest next) {
-        if (request != null && verdict == -1) {
-            throw new IllegalStateException("request " + Long.toUnsignedString(unique) + " has no verdict yet");
-        }
+        clear();
         request = next;
         unique = next.header().unique();
         opcode = next.header().opcode();
+        readSize = next instanceof Read r ? r.size() : -1;
+        return this;
+    }
+
+    /**
+     * Takes ownership of the next request on this exchange's port, a READ as its borrowed view, reusing
+     * this exchange ({@link #reuse}): it keeps only the READ's {@code unique} and {@code size}, so that an
+     * inline READ allocates nothing here.
+     *
+     * @param read the READ
+     * @return this exchange, as new
+     * @throws IllegalStateException if the previous request has no verdict yet
+     */
+    public Exchange reuse(ReadView read) {
+        clear();
+        request = null;
+        unique = read.unique();
+        opcode = READ;
+        readSize = read.size();
+        return this;
+    }
+
+    private void clear() {
+        if (!free()) {
+            throw new IllegalStateException("request " + Long.toUnsignedString(unique) + " has no verdict yet");
+        }
         replied = false;
         lease = null;
         dataBytes = 0;
@@ -139,7 +188,6 @@ public final class Exchange {
         pageRelease = null;
         pageSent = false;
         verdict = -1;
-        return this;
     }
 
     /** {@return the request's {@code unique}} */
@@ -182,8 +230,12 @@ public final class Exchange {
      */
     public void reply(FuseReply reply) {
         FuseRequest r = request;
-        if (r == null) {
+        if (r == null && readSize < 0) {
             throw new IllegalStateException("this exchange can only be answered with a status (error or ok)");
+        }
+        if (reply instanceof FileRange f) {
+            replyFile(f.file(), f.offset(), f.length());
+            return;
         }
         begin();
         if (reply instanceof Data d) {
@@ -192,15 +244,17 @@ public final class Exchange {
             entryNode = e.nodeId().value();
         } else if (reply instanceof PageReady) {
             pageSent = true;
-        } else if (reply instanceof FileRange f) {
-            sendFile(r, f);
-            return;
         }
         ReplyContext.Scratch s = context.scratch();
         ByteBuffer[] iov = s.iov;
         int n;
         try {
-            n = context.encoder().encode(r, reply, s.scratch, iov, page);
+            n = readSize >= 0 && reply instanceof Data d
+                    ? context.encoder().data(unique, readSize, d, s.scratch, iov)
+                    : readSize >= 0 && reply instanceof Failure f
+                    ? failure(f, s.scratch, iov)
+                    : context.encoder().encode(java.util.Objects.requireNonNull(r, "a READ answered with a "
+                            + reply.getClass().getSimpleName()), reply, s.scratch, iov, page);
         } catch (RuntimeException e) {
             context.logFailure(opcode, "cannot encode the reply " + reply.getClass().getSimpleName() + " to unique "
                     + Long.toUnsignedString(unique) + " (" + e + "); answered EIO");
@@ -269,19 +323,37 @@ public final class Exchange {
         }
     }
 
-    private void sendFile(FuseRequest r, FileRange f) {
+    private int failure(Failure f, ByteBuffer scratch, ByteBuffer[] iov) {
+        context.encoder().error(unique, f.errno(), scratch);
+        iov[0] = scratch;
+        return 1;
+    }
+
+    /**
+     * Sends a READ's reply of {@code length} bytes of a local file from {@code offset}, read by the
+     * transport ({@link ReplyPort#sendFile}): what a {@link FileRange} reply does, without one.
+     *
+     * @param file   the file, open until the verdict
+     * @param offset the file offset, at least 0
+     * @param length bytes wanted; more than the READ's size, or any length for another request, is
+     *               answered EIO instead
+     * @throws IllegalStateException if this request was answered already
+     */
+    public void replyFile(LocalFile file, long offset, int length) {
+        begin();
         ReplyContext.Scratch s = context.scratch();
-        if (!(r instanceof Read read) || Integer.toUnsignedLong(f.length()) > Integer.toUnsignedLong(read.size())) {
-            context.logFailure(opcode, "a FileRange of " + f.length() + " bytes cannot answer "
-                    + r.getClass().getSimpleName() + "; answered EIO");
+        if (readSize < 0 || Integer.toUnsignedLong(length) > Integer.toUnsignedLong(readSize)) {
+            context.logFailure(opcode, "a FileRange of " + length + " bytes cannot answer "
+                    + (readSize < 0 ? Opcodes.name(opcode) : "a READ of " + Integer.toUnsignedString(readSize) + " bytes")
+                    + "; answered EIO");
             context.encoder().error(unique, Errno.EIO, s.scratch);
             sendHeader(s);
             return;
         }
-        dataBytes = f.length();
+        dataBytes = length;
         context.encoder().ok(unique, s.scratch); // header: unique, error 0; the port sets len
         try {
-            port.sendFile(this, s.scratch, f.file(), f.offset(), f.length());
+            port.sendFile(this, s.scratch, file, offset, length);
         } catch (RuntimeException | Error e) {
             portFailed(e);
         }

@@ -1,7 +1,6 @@
 package io.github.purefuse.channel.internal.transport;
 
 import io.github.purefuse.api.ReadTarget;
-import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.types.LocalFile;
 import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;
@@ -72,21 +71,22 @@ public interface ReplyPort {
      * entry's payload buffer. Only for the thread that delivered the request, while it handles it.
      *
      * @param size the READ's size, at most {@code max_pages * 4096}
-     * @return the target, its buffer cleared with limit {@code size}; {@code null} if this port has none
+     * @return the target, its buffer cleared with limit {@code size} ({@link InlineTarget#begin});
+     *     {@code null} if this port has none
      */
-    @Nullable ReadTarget readTarget(int size);
+    @Nullable InlineTarget readTarget(int size);
 
     /**
      * The exchange for a request this port's transport thread handles inline, to its verdict, before it
-     * reads the next frame: the port's one reused {@link Exchange} ({@link Exchange#reuse}), so that an
-     * inline request allocates none. Only for the thread that delivered the request.
+     * reads the next frame: the port's one reused {@link Exchange}, for the caller to
+     * {@link Exchange#reuse} with the request, so that an inline request allocates none. Only for the
+     * thread that delivered the request.
      *
-     * @param request the request
      * @param context the session's reply state
      * @return the reused exchange, or {@code null} if this port keeps none or the caller is not its
      *     transport thread (then the caller makes a new one)
      */
-    default @Nullable Exchange inlineExchange(FuseRequest request, ReplyContext context) {
+    default @Nullable Exchange inlineExchange(ReplyContext context) {
         return null;
     }
 }

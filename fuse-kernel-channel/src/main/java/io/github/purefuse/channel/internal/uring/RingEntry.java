@@ -8,7 +8,9 @@ import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.Recorder;
+import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -67,6 +69,8 @@ final class RingEntry implements ReplyPort {
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final long payloadAddress;
     private final Target target;
+    /** The exchange of the requests this entry's ring thread answers inline (made on first use). */
+    private @Nullable Exchange inline;
     State state = State.REGISTERED;
     long unique;
     int opcode;
@@ -165,13 +169,26 @@ final class RingEntry implements ReplyPort {
     }
 
     @Override
-    public @Nullable ReadTarget readTarget(int size) {
-        payload.clear().limit(Math.min(size, payload.capacity()));
-        return target;
+    public @Nullable InlineTarget readTarget(int size) {
+        return target.begin(size);
+    }
+
+    /**
+     * The entry's one exchange for the requests its ring thread answers inline: an entry carries one
+     * request at a time, and its verdict comes with its commit, before the entry can carry the next.
+     */
+    @Override
+    public @Nullable Exchange inlineExchange(ReplyContext context) {
+        Exchange x = inline;
+        if (x == null) {
+            x = Exchange.reusable(this, context);
+            inline = x;
+        }
+        return x.free() ? x : null;
     }
 
     /** The payload as a {@link ReadTarget}: a READ answered inline is written where the commit reads it. */
-    private final class Target implements ReadTarget {
+    private final class Target extends InlineTarget {
         private final ByteBuffer view = payload.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         private final Data filled = Data.leased(BufferLease.unpooled(view));
 

@@ -35,6 +35,7 @@ import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.request.BatchForget;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
+import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import java.nio.ByteBuffer;
@@ -60,12 +61,25 @@ class DispatcherTest {
     }
 
     /** A transport's port that records what it was asked to send and gives the verdict it is told. */
-    static class Sink implements ReplyPort, ReadTarget {
+    static class Sink implements ReplyPort {
         final List<Errno> errors = new CopyOnWriteArrayList<>();
         final List<Integer> lengths = new CopyOnWriteArrayList<>();
         final List<String> files = new CopyOnWriteArrayList<>();
         final ByteBuffer target = ByteBuffer.allocateDirect(1 << 20);
-        final Data filled = Data.leased(BufferLease.unpooled(target));
+        final InlineTarget readTarget = new InlineTarget() {
+            final Data filled = Data.leased(BufferLease.unpooled(target));
+
+            @Override
+            public ByteBuffer buffer() {
+                return target;
+            }
+
+            @Override
+            public Data filled() {
+                target.flip();
+                return filled;
+            }
+        };
         final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
         volatile boolean accept;
         /** Keep one exchange for inline requests, as the {@code /dev/fuse} reader thread does. */
@@ -100,29 +114,17 @@ class DispatcherTest {
         }
 
         @Override
-        public @Nullable ReadTarget readTarget(int size) {
-            target.clear().limit(size);
-            return this;
+        public @Nullable InlineTarget readTarget(int size) {
+            return readTarget.begin(size);
         }
 
         @Override
-        public @Nullable Exchange inlineExchange(FuseRequest request, ReplyContext context) {
+        public @Nullable Exchange inlineExchange(ReplyContext context) {
             if (!reuse) {
                 return null;
             }
             Exchange x = inline;
-            return x == null ? (inline = new Exchange(request, this, context)) : x.reuse(request);
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return target;
-        }
-
-        @Override
-        public Data filled() {
-            target.flip();
-            return filled;
+            return x == null ? (inline = Exchange.reusable(this, context)) : x;
         }
     }
 
