@@ -638,16 +638,16 @@ class PathAdapterTest {
         io.github.purefuse.api.request.Read r = Requests.read(f, o.fh(), DATA.length - 10, 4096);
         assertEquals(false, a.readMayBlock(r), "local bytes: inline on the transport's thread");
         io.github.purefuse.api.reply.FileRange range = assertInstanceOf(io.github.purefuse.api.reply.FileRange.class,
-                a.read(r, null));
+                a.read(r, new Target(4096)));
         assertEquals(DATA.length - 10, range.offset());
         assertEquals(10, range.length(), "up to the size at OPEN");
         try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease()) {
             assertEquals(16, lease.bytes().remaining(), "a transport without a target reads the local file too");
         }
         assertEquals(List.of((DATA.length - 10) + "+10", "0+16"), checks, "each READ checked first, with its range");
-        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 4096, 16), null),
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 4096, 16), new Target(4096)),
                 "a failed check: EIO for that READ");
-        assertInstanceOf(io.github.purefuse.api.reply.FileRange.class, a.read(Requests.read(f, o.fh(), 0, 16), null),
+        assertInstanceOf(io.github.purefuse.api.reply.FileRange.class, a.read(Requests.read(f, o.fh(), 0, 16), new Target(4096)),
                 "and only for that READ");
         a.release(Requests.release(f, o.fh()));
         assertEquals(1, kernel.closedLocal.get(), "RELEASE closes the local file");
@@ -858,5 +858,27 @@ class PathAdapterTest {
         assertTrue(a.mayBlock(Requests.open(dir.nodeId(), O_RDONLY)), "OPEN may block");
         assertTrue(a.mayBlock(Requests.release(dir.nodeId(), fh)), "RELEASE closes the filesystem's state");
         assertTrue(a.mayBlock(Requests.statfs()));
+    }
+
+    /** A transport's READ target: a direct buffer, and the interface's default {@code file} (a new FileRange). */
+    static final class Target implements io.github.purefuse.api.ReadTarget {
+        final ByteBuffer buffer;
+        final Data filled;
+
+        Target(int capacity) {
+            buffer = ByteBuffer.allocateDirect(capacity);
+            filled = Data.leased(io.github.purefuse.api.types.BufferLease.unpooled(buffer));
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return buffer;
+        }
+
+        @Override
+        public Data filled() {
+            buffer.flip();
+            return filled;
+        }
     }
 }
