@@ -229,7 +229,9 @@ public interface ReadOnlyFileSystem {
      * borrowed {@link ReadView}. The default calls {@code readMayBlock(read.toRead())}. Override this one
      * (and {@link #read(ReadView, ReadTarget)}) for a READ path that allocates nothing per request; a
      * filesystem overrides either this or the record form, not both ways round (each default calls the
-     * other).
+     * other). The SDK always calls this form; a caller of its own (a unit test) holding a {@link Read}
+     * calls it as {@code readMayBlock((ReadView) read)}, since {@code readMayBlock(read)} picks the record
+     * form.
      *
      * @param read the READ's values; borrowed until this method returns
      * @return whether it may block
