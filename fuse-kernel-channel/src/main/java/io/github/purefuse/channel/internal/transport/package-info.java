@@ -19,22 +19,27 @@
  * Our types between {@code read(2)} and the reply's system call and the release of its buffers, for a
  * READ the filesystem says does not block:
  * <ol>
- *   <li>{@code loop.DeviceQueue}: the reader thread: {@code read(2)} into its buffer; the port; the
- *       reused {@code ReadTarget}; the splice pipe;</li>
+ *   <li>{@code loop.DeviceQueue}: the reader thread: {@code read(2)} into its buffer; the port; its
+ *       reused exchange; the splice pipe;</li>
+ *   <li>{@code transport.InlineTarget}: the reader thread's reused {@code ReadTarget}, with the one reply
+ *       object {@code filled()} and {@code file()} return;</li>
  *   <li>{@code loop.DevFuse}: the descriptor, one system call per message;</li>
  *   <li>{@code linux.Native}: the system calls (jnr-ffi; {@code writev} gathers the reply's buffers in a
  *       per-thread iovec array), or {@code linux.SplicePipe} (and {@code linux.NativeFile}) for a spliced
  *       {@code FileRange};</li>
- *   <li>{@code codec.RequestDecoder}: the frame to a {@code Read} record, handed straight to the
- *       dispatcher's {@code RequestSink.request} (a request the channel answers itself, a
- *       {@code request.ChannelRequest}, goes to {@code RequestSink.channel}; no wrapper either way);</li>
+ *   <li>{@code codec.RequestDecoder}: the frame to the thread's one {@code ReadView} (no header or
+ *       {@code Read} record), handed to the dispatcher's {@code RequestSink.read} (another request for the
+ *       filesystem goes to {@code RequestSink.request} as its record, one the channel answers itself, a
+ *       {@code request.ChannelRequest}, to {@code RequestSink.channel}; no wrapper either way);</li>
  *   <li>{@code dispatch.Dispatcher}: the route (inline, or a bounded virtual thread);</li>
  *   <li>{@code transport.Exchange}: the owner: encode, hand to the port, verdict, lease;</li>
  *   <li>{@code codec.ReplyEncoder}: the out-header;</li>
  *   <li>{@code transport.ReplyContext} and {@code transport.Counters}: the session's shared reply state
  *       and statistics.</li>
  * </ol>
- * That is eight steps and nine classes on the {@code writev} path, eleven on the splice path; before this seam a READ crossed about 25. A READ that may block adds
+ * That is nine steps and ten classes on the {@code writev} path, twelve on the splice path, and no
+ * object allocated per READ (fuse-testing's {@code ReadAllocationIT}); before this seam a READ crossed
+ * about 25. A READ that may block adds
  * {@code dispatch.InterruptTable} and a reused virtual worker thread.
  *
  * <p>{@link io.github.purefuse.channel.internal.transport.Recorder} is where both transports record the
