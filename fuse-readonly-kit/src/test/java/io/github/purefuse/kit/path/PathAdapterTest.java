@@ -784,20 +784,9 @@ class PathAdapterTest {
         assertFalse(a.readMayBlock(read));
         assertEquals(1, asked.get(), "asked once, at OPEN: the handle carries the answer");
         assertTrue(a.readMayBlock(Requests.read(f, FileHandle.of(999), 0, 16)), "an unknown handle may block");
-        ByteBuffer buffer = ByteBuffer.allocateDirect(64);
-        Data filled = Data.leased(io.github.purefuse.api.types.BufferLease.unpooled(buffer));
-        io.github.purefuse.api.ReadTarget target = new io.github.purefuse.api.ReadTarget() {
-            @Override
-            public ByteBuffer buffer() {
-                return buffer;
-            }
-
-            @Override
-            public Data filled() {
-                buffer.flip();
-                return filled;
-            }
-        };
+        Target target = new Target(64);
+        ByteBuffer buffer = target.buffer;
+        Data filled = target.filled;
         buffer.clear().limit(16);
         assertSame(filled, a.read(read, target), "answered from the target, no lease taken");
         byte[] got = new byte[buffer.remaining()];

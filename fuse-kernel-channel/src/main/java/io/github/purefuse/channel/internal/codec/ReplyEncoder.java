@@ -210,20 +210,35 @@ public final class ReplyEncoder {
     }
 
     /**
-     * Encodes a READ's {@link Data} reply: {@code fuse_out_header}, then the lease's buffer itself
-     * (position to limit, not copied) in {@code iov[1]}; data longer than the READ's size is never sent:
-     * the kernel gets an EIO error frame instead (it would refuse the whole reply, EINVAL, and fail the
-     * read with EIO).
+     * Encodes a READ's reply from the READ's {@code unique} and {@code size} alone (no request record):
+     * {@link Failure} as an error frame, {@link Data} as for {@link #encode}.
      *
      * @param unique  the READ's unique
      * @param size    the READ's size ({@code fuse_read_in.size})
-     * @param data    the reply
+     * @param reply   the reply
      * @param scratch receives the header; cleared first, flipped after
      * @param iov     at least 2 long; receives {@code scratch} in {@code iov[0]} and the data in {@code iov[1]}
      * @return the number of {@code iov} entries to write: 1, or 2 when data follow
+     * @throws IllegalArgumentException for any other reply (a {@link FileRange} is sent by the transport)
      */
-    public int data(long unique, int size, Data data, ByteBuffer scratch, ByteBuffer[] iov) {
+    public int read(long unique, int size, FuseReply reply, ByteBuffer scratch, ByteBuffer[] iov) {
         iov[0] = scratch;
+        return switch (reply) {
+            case Data d -> data(unique, size, d, scratch, iov);
+            case Failure f -> {
+                error(unique, f.errno(), scratch);
+                yield 1;
+            }
+            default -> throw new IllegalArgumentException(reply.getClass().getSimpleName() + " cannot answer FUSE_READ");
+        };
+    }
+
+    /**
+     * A READ's {@link Data}: {@code fuse_out_header}, then the lease's buffer itself (position to limit,
+     * not copied) in {@code iov[1]}; data longer than the READ's size is never sent: the kernel gets an EIO
+     * error frame instead (it would refuse the whole reply, EINVAL, and fail the read with EIO).
+     */
+    private int data(long unique, int size, Data data, ByteBuffer scratch, ByteBuffer[] iov) {
         ByteBuffer bytes = data.lease().bytes();
         if (Integer.toUnsignedLong(bytes.remaining()) > Integer.toUnsignedLong(size)) {
             error(unique, Errno.EIO, scratch);

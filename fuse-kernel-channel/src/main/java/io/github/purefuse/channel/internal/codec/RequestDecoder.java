@@ -286,20 +286,13 @@ public final class RequestDecoder {
     /** FUSE_READ: {@code fuse_read_in} (24 bytes before 7.9), into the thread's view. */
     private ReadIn read(Body b) throws ProtocolException {
         b.requireNodeid();
-        b.need(minor < 9 ? FuseStructs.COMPAT_READ_IN_SIZE : FuseStructs.FuseReadIn.BYTES, "fuse_read_in");
+        boolean compat = minor < 9;
+        b.need(compat ? FuseStructs.COMPAT_READ_IN_SIZE : FuseStructs.FuseReadIn.BYTES, "fuse_read_in");
         ReadIn v = b.read;
-        v.len = b.len;
-        v.unique = b.unique;
-        v.nodeid = b.nodeid;
-        v.uid = b.uid;
-        v.gid = b.gid;
-        v.pid = b.pid;
-        v.extlen = b.extlen;
         v.fh = b.fh(FuseStructs.FuseReadIn.FH);
         v.offset = b.i64(FuseStructs.FuseReadIn.OFFSET);
         v.size = b.i32(FuseStructs.FuseReadIn.SIZE);
         v.readFlags = b.i32(FuseStructs.FuseReadIn.READ_FLAGS);
-        boolean compat = minor < 9;
         v.lockOwner = compat ? 0 : b.i64(FuseStructs.FuseReadIn.LOCK_OWNER);
         v.flags = compat ? 0 : b.i32(FuseStructs.FuseReadIn.FLAGS);
         v.record = null;
@@ -672,8 +665,8 @@ public final class RequestDecoder {
         int extlen;
         /** The last handle decoded on this thread: consecutive READs of one open share it. */
         FileHandle lastFh = FileHandle.NONE;
-        /** This thread's READ: every READ it decodes, one after the other. */
-        final ReadIn read = new ReadIn();
+        /** This thread's READ: every READ it decodes, one after the other (its header is this body's). */
+        final ReadIn read = new ReadIn(this);
 
         Body reset(ByteBuffer frame, int frameStart, int end, int len, int opcode, long unique, long nodeid,
                    int uid, int gid, int pid, int extlen) {
@@ -795,16 +788,11 @@ public final class RequestDecoder {
 
     /**
      * A decoding thread's READ: the {@link ReadView} a sink gets, refilled for each READ that thread
-     * decodes; the record is made on the first {@link #toRead()} of each.
+     * decodes (the header's values are its {@link Body}'s, which holds them until that thread's next
+     * frame); the record is made on the first {@link #toRead()} of each.
      */
     static final class ReadIn implements ReadView {
-        int len;
-        long unique;
-        long nodeid;
-        int uid;
-        int gid;
-        int pid;
-        int extlen;
+        private final Body b;
         FileHandle fh = FileHandle.NONE;
         long offset;
         int size;
@@ -813,29 +801,33 @@ public final class RequestDecoder {
         int flags;
         @Nullable Read record;
 
+        ReadIn(Body b) {
+            this.b = b;
+        }
+
         @Override
         public long unique() {
-            return unique;
+            return b.unique;
         }
 
         @Override
         public long nodeid() {
-            return nodeid;
+            return b.nodeid;
         }
 
         @Override
         public int uid() {
-            return uid;
+            return b.uid;
         }
 
         @Override
         public int gid() {
-            return gid;
+            return b.gid;
         }
 
         @Override
         public int pid() {
-            return pid;
+            return b.pid;
         }
 
         @Override
@@ -872,8 +864,7 @@ public final class RequestDecoder {
         public Read toRead() {
             Read r = record;
             if (r == null) {
-                r = new Read(new RequestHeader(len, 15, unique, nodeid, uid, gid, pid, extlen), fh, offset, size,
-                        readFlags, lockOwner, flags);
+                r = new Read(b.header(), fh, offset, size, readFlags, lockOwner, flags);
                 record = r;
             }
             return r;
@@ -881,7 +872,7 @@ public final class RequestDecoder {
 
         @Override
         public String toString() {
-            return "ReadView[unique=" + Long.toUnsignedString(unique) + ", nodeid=" + Long.toUnsignedString(nodeid)
+            return "ReadView[unique=" + Long.toUnsignedString(b.unique) + ", nodeid=" + Long.toUnsignedString(b.nodeid)
                     + ", fh=" + fh.value() + ", offset=" + offset + ", size=" + Integer.toUnsignedString(size) + "]";
         }
     }

@@ -115,7 +115,6 @@ public interface LibC {
      */
     long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
 
-
     /** {@code int sched_setaffinity(pid_t pid, size_t cpusetsize, const cpu_set_t *mask)}; pid 0 is the calling thread. */
     int sched_setaffinity(int pid, @size_t long cpusetsize, @In long[] mask);
 

@@ -69,7 +69,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private volatile @Nullable Thread thread;
     /** The reader thread's READ buffer and the replies that send it or a file range. */
     private final ByteBuffer target;
-    private final Target readTarget;
+    private final InlineTarget readTarget;
     private @Nullable SplicePipe pipe;
     private boolean pipeFailed;
     /** The reader thread's exchange for the requests it handles inline, and its iovecs for a copied FileRange. */
@@ -97,7 +97,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         this.engine = engine;
         this.recorder = recorder;
         this.target = ByteBuffer.allocateDirect(Math.max(maxData, 4096)).order(ByteOrder.LITTLE_ENDIAN);
-        this.readTarget = new Target(target);
+        this.readTarget = InlineTarget.of(target);
     }
 
     /**
@@ -359,27 +359,5 @@ final class DeviceQueue implements Runnable, ReplyPort {
             inline = x;
         }
         return x.free() ? x : null; // not free: cannot be (its verdict comes before the next read); defensive
-    }
-
-    /** The reader thread's READ buffer as a {@link ReadTarget} (reader thread only). */
-    private static final class Target extends InlineTarget {
-        private final ByteBuffer buffer;
-        private final Data filled;
-
-        Target(ByteBuffer buffer) {
-            this.buffer = buffer;
-            this.filled = Data.leased(BufferLease.unpooled(buffer));
-        }
-
-        @Override
-        public ByteBuffer buffer() {
-            return buffer;
-        }
-
-        @Override
-        public Data filled() {
-            buffer.flip();
-            return filled;
-        }
     }
 }

@@ -6,15 +6,15 @@ import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.PageReady;
 import io.github.purefuse.api.request.FuseRequest;
-import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.request.Read;
 import io.github.purefuse.api.request.ReadView;
-import io.github.purefuse.api.types.LocalFile;
-import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.LocalFile;
+import io.github.purefuse.api.types.Opcode;
 import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.request.ChannelRequest;
 import java.lang.System.Logger;
@@ -53,7 +53,7 @@ import org.jspecify.annotations.Nullable;
 public final class Exchange {
     private static final Logger LOG = System.getLogger(Exchange.class.getName());
     private static final int ENOENT = Errno.ENOENT.code();
-    private static final int READ = io.github.purefuse.api.types.Opcode.FUSE_READ.code();
+    private static final int READ = Opcode.FUSE_READ.code();
 
     private @Nullable FuseRequest request;
     private long unique;
@@ -249,12 +249,9 @@ public final class Exchange {
         ByteBuffer[] iov = s.iov;
         int n;
         try {
-            n = readSize >= 0 && reply instanceof Data d
-                    ? context.encoder().data(unique, readSize, d, s.scratch, iov)
-                    : readSize >= 0 && reply instanceof Failure f
-                    ? failure(f, s.scratch, iov)
-                    : context.encoder().encode(java.util.Objects.requireNonNull(r, "a READ answered with a "
-                            + reply.getClass().getSimpleName()), reply, s.scratch, iov, page);
+            // A READ is answered from its unique and size alone: an inline READ has no record here.
+            n = readSize >= 0 ? context.encoder().read(unique, readSize, reply, s.scratch, iov)
+                    : context.encoder().encode(java.util.Objects.requireNonNull(r), reply, s.scratch, iov, page);
         } catch (RuntimeException e) {
             context.logFailure(opcode, "cannot encode the reply " + reply.getClass().getSimpleName() + " to unique "
                     + Long.toUnsignedString(unique) + " (" + e + "); answered EIO");
@@ -321,12 +318,6 @@ public final class Exchange {
         if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
             throw vme;
         }
-    }
-
-    private int failure(Failure f, ByteBuffer scratch, ByteBuffer[] iov) {
-        context.encoder().error(unique, f.errno(), scratch);
-        iov[0] = scratch;
-        return 1;
     }
 
     /**

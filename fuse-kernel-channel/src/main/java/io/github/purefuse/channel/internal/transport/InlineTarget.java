@@ -1,8 +1,10 @@
 package io.github.purefuse.channel.internal.transport;
 
 import io.github.purefuse.api.ReadTarget;
+import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.ReadReply;
+import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.LocalFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,6 +32,37 @@ public abstract class InlineTarget implements ReadTarget {
 
     /** For the transports' targets. */
     protected InlineTarget() {
+    }
+
+    /**
+     * The target over one reused buffer: {@link #filled()} flips it and sends it whole.
+     *
+     * @param buffer a direct buffer of at least {@code max_pages * 4096} bytes
+     * @return the target
+     */
+    public static InlineTarget of(ByteBuffer buffer) {
+        return new OfBuffer(buffer);
+    }
+
+    private static final class OfBuffer extends InlineTarget {
+        private final ByteBuffer buffer;
+        private final Data filled;
+
+        OfBuffer(ByteBuffer buffer) {
+            this.buffer = buffer;
+            this.filled = Data.leased(BufferLease.unpooled(buffer));
+        }
+
+        @Override
+        public ByteBuffer buffer() {
+            return buffer;
+        }
+
+        @Override
+        public Data filled() {
+            buffer.flip();
+            return filled;
+        }
     }
 
     @Override

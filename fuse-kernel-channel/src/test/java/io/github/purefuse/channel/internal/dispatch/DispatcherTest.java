@@ -66,20 +66,7 @@ class DispatcherTest {
         final List<Integer> lengths = new CopyOnWriteArrayList<>();
         final List<String> files = new CopyOnWriteArrayList<>();
         final ByteBuffer target = ByteBuffer.allocateDirect(1 << 20);
-        final InlineTarget readTarget = new InlineTarget() {
-            final Data filled = Data.leased(BufferLease.unpooled(target));
-
-            @Override
-            public ByteBuffer buffer() {
-                return target;
-            }
-
-            @Override
-            public Data filled() {
-                target.flip();
-                return filled;
-            }
-        };
+        final InlineTarget readTarget = InlineTarget.of(target);
         final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
         volatile boolean accept;
         /** Keep one exchange for inline requests, as the {@code /dev/fuse} reader thread does. */
