@@ -88,6 +88,19 @@ class ValueTypesTest {
     }
 
     @Test
+    void everyTypeIsFoundFromItsModeBitsAndNothingElseIs() {
+        for (FileType t : FileType.values()) {
+            assertEquals(t, FileType.ofMode(t.modeBits() | 07777), t.name());
+            assertEquals(t, FileType.ofMode(t.modeBits()), t.name());
+        }
+        for (int bits : new int[] {0, 0030000, 0050000, 0070000, 0110000, 0170000}) {
+            int mode = bits | 0644;
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FileType.ofMode(mode));
+            assertTrue(e.getMessage().contains(Integer.toOctalString(mode)), e.getMessage());
+        }
+    }
+
+    @Test
     void dirEntriesRefuseWhatTheKernelRefuses() {
         assertThrows(IllegalArgumentException.class, () -> new DirEntry("a/b", 1, FileType.REGULAR, 1));
         assertThrows(IllegalArgumentException.class, () -> new DirEntry("", 1, FileType.REGULAR, 1));
