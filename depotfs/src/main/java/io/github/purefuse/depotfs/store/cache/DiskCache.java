@@ -612,8 +612,10 @@ public final class DiskCache implements AutoCloseable {
         return Hash.of(md.digest());
     }
 
-    /** Work started off a reader's path (checksums kept, a bad file fetched again, a fill verified). */
-    private final Set<Thread> background = ConcurrentHashMap.newKeySet();
+    /** Guards {@link #running} and {@link #closed}; notified when background work ends. */
+    private final Object backgroundLock = new Object();
+    /** Background work started and not ended (chunk sums kept, a bad file fetched again, a fill verified). */
+    private int running;
     private volatile boolean closed;
 
     /**
@@ -624,20 +626,50 @@ public final class DiskCache implements AutoCloseable {
      * @param work the work
      */
     void background(String name, Runnable work) {
-        if (closed) {
-            return;
+        synchronized (backgroundLock) {
+            if (closed) {
+                return;
+            }
+            running++;
         }
-        Thread t = Thread.ofVirtual().name(name).unstarted(() -> {
+        Thread.ofVirtual().name(name).start(() -> {
             try {
                 if (!closed) {
                     work.run();
                 }
             } finally {
-                background.remove(Thread.currentThread());
+                synchronized (backgroundLock) {
+                    running--;
+                    backgroundLock.notifyAll();
+                }
             }
         });
-        background.add(t);
-        t.start();
+    }
+
+    /**
+     * Waits until no background work runs, work started by background work included: at most
+     * {@code timeout}.
+     *
+     * @param timeout how long to wait at most
+     * @return whether it all ended in time
+     */
+    boolean awaitBackground(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (backgroundLock) {
+            while (running > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    backgroundLock.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** {@return whether {@link #close} was called: background work stops at its next step} */
@@ -651,19 +683,11 @@ public final class DiskCache implements AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
-        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-        for (Thread t : background) {
-            long left = deadline - System.nanoTime();
-            try {
-                if (left <= 0 || !t.join(java.time.Duration.ofNanos(left))) {
-                    LOG.log(Level.WARNING, "cache: {0} still running after {1}; closing anyway", t.getName(), CLOSE_WAIT);
-                    break;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        synchronized (backgroundLock) {
+            closed = true;
+        }
+        if (!awaitBackground(CLOSE_WAIT)) {
+            LOG.log(Level.WARNING, "cache: background work still running after {0}; closing anyway", CLOSE_WAIT);
         }
         for (Fill f : fills.values()) {
             f.discard();
