@@ -16,6 +16,7 @@ import io.github.purefuse.depotfs.store.WritableDepot;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -98,6 +99,20 @@ class DiskCacheTest {
         two.close();
     }
 
+    /** How long a test waits for the cache's background work (fills verified, checksums kept) at most. */
+    private static final Duration BACKGROUND = Duration.ofSeconds(10);
+
+    /** {@return the bytes of every file in the cache directory, as {@code du --apparent-size} counts them} */
+    private long bytesInDir() throws Exception {
+        long total = 0;
+        for (String sub : List.of("objects", "manifests", "chunks", "partial")) {
+            for (Path p : files(sub)) {
+                total += Files.size(p);
+            }
+        }
+        return total;
+    }
+
     @Test
     void theLeastRecentlyUsedObjectsAreEvictedFirst() throws Exception {
         DiskCache cache = DiskCache.open(dir, 8L << 20);
@@ -127,6 +142,57 @@ class DiskCacheTest {
         assertNull(cache.complete(objects.get(1).hash(), 1 << 20), "the oldest: evicted");
         assertNotNull(cache.complete(objects.get(8).hash(), 1 << 20), "the newest: kept");
         cache.close();
+    }
+
+    @Test
+    void fillsThatFollowEachOtherCloselyStayUnderTheSize() throws Exception {
+        long max = 8L << 20;
+        DiskCache cache = DiskCache.open(dir, max);
+        CachedDepot d = new CachedDepot(store, cache);
+        Random sizes = new Random(7);
+        for (int i = 0; i < 100; i++) {
+            // The second fill evicts while the first one is still verified and renamed into place.
+            WritableDepot.Stored first = store.putObject(random((512 << 10) + sizes.nextInt(3 << 19), 1000 + 2 * i));
+            WritableDepot.Stored second = store.putObject(random((256 << 10) + sizes.nextInt(3 << 18), 1001 + 2 * i));
+            readAll(d, first);
+            readAll(d, second);
+            assertTrue(cache.awaitBackground(BACKGROUND));
+            long total = bytesInDir();
+            assertTrue(total <= max, "after fill pair " + i + ": " + total + " bytes in a cache of " + max);
+            assertEquals(total, cache.usedBytes(), "after fill pair " + i + ": the cache counts what the directory holds");
+        }
+        cache.close();
+    }
+
+    /** A part written past the end of a partial file makes it as long as the object: that length counts. */
+    @Test
+    void aFillReadFromItsEndCountsWithItsFilesLength() throws Exception {
+        long max = 16L << 20;
+        DiskCache cache = DiskCache.open(dir, max);
+        CachedDepot d = new CachedDepot(store, cache);
+        WritableDepot.Stored big = store.putObject(random(8 << 20, 20));
+        try (DepotObject o = d.open(big.hash(), big.size())) {
+            assertEquals(4096, o.read(ByteBuffer.allocate(4096), big.size() - 4096));   // its last part only
+            assertEquals(List.of(big.size()), files("partial").stream().map(DiskCacheTest::size).toList());
+            for (int i = 0; i < 3; i++) {
+                readAll(d, store.putObject(random(3 << 20, 21 + i)));
+                assertTrue(cache.awaitBackground(BACKGROUND));
+                long total = bytesInDir();
+                assertTrue(total <= max, "after fill " + i + ": " + total + " bytes in a cache of " + max);
+                assertEquals(total, cache.usedBytes(), "after fill " + i + ": the cache counts what the directory holds");
+            }
+        }
+        assertEquals(List.of(), files("partial"), "the incomplete fill is given up with its last open");
+        assertEquals(bytesInDir(), cache.usedBytes(), "and no longer counted");
+        cache.close();
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
