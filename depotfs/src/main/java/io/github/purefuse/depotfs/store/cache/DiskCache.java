@@ -12,9 +12,11 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -30,6 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,9 +64,13 @@ import org.jspecify.annotations.Nullable;
  * time they are read back.
  *
  * <h2>Size</h2>
- * The files count with their length. When a fill or a new manifest would take the directory above its
- * size, the least recently used complete files (by mtime, which every use sets) are deleted until it
- * is at 90 % of it; objects larger than half the size are not cached.
+ * The files count with their length (a partial file's too, holes included: reading an object from its end
+ * first makes it as long as the object). Every change this process makes to the files goes through
+ * {@link #change}, which counts it; when one takes the directory above its size, the least recently used
+ * complete files (by mtime, which every use sets) are deleted until it is at 90 % of it; objects larger
+ * than half the size are not cached. An eviction counts the directory anew (files of other processes
+ * sharing it included) while this process's changes wait, so that the count it leaves is what the
+ * directory holds.
  */
 public final class DiskCache implements AutoCloseable {
 
@@ -77,14 +85,16 @@ public final class DiskCache implements AutoCloseable {
     private final Path partial;
     private final Path chunks;
     private final long maxBytes;
+    /** The bytes the directory holds, as this process counts them: changed only by {@link #change} and {@link #evict}. */
     private final AtomicLong used = new AtomicLong();
+    /** Shared by this process's changes to the files ({@link #change}), held alone by {@link #evict}. */
+    private final ReadWriteLock changing = new ReentrantReadWriteLock();
     private final Set<Hash> verified = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Hash, Fill> fills = new ConcurrentHashMap<>();
     /** Numbers this process's temporary files: unique across the caches of one process too. */
     private static final AtomicInteger SERIAL = new AtomicInteger();
     private final BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(BUFFERS);
     private final AtomicInteger buffersMade = new AtomicInteger();
-    private final Object evictLock = new Object();
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder bytesFilled = new LongAdder();
@@ -247,11 +257,7 @@ public final class DiskCache implements AutoCloseable {
             return;
         }
         try {
-            Files.createDirectories(p.getParent());
-            Path tmp = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
-            Files.write(tmp, bytes);
-            moveIntoPlace(tmp, p);
-            added(bytes.length);
+            keep(hash, bytes, p);
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cache: cannot keep manifest " + hash.shortHex() + " in " + dir + ": " + e.getMessage());
         }
@@ -293,17 +299,37 @@ public final class DiskCache implements AutoCloseable {
         if (Files.exists(p)) {
             return;
         }
-        byte[] bytes = sums.encode();
         try {
-            Files.createDirectories(p.getParent());
-            Path tmp = partial.resolve(sums.object().toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
-            Files.write(tmp, bytes);
-            moveIntoPlace(tmp, p);
-            added(bytes.length);
+            keep(sums.object(), sums.encode(), p);
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cache: cannot keep the chunk checksums of " + sums.object().shortHex() + " in " + dir
                     + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Writes a small file (a manifest, chunk checksums) whole to a temporary file, renames it to
+     * {@code target} and counts it; a temporary file that could not be renamed is deleted.
+     */
+    private void keep(Hash hash, byte[] bytes, Path target) throws IOException {
+        Files.createDirectories(target.getParent());
+        Path tmp = partialPath(hash);
+        change(() -> {
+            try {
+                Files.write(tmp, bytes);
+                boolean replaces = Files.exists(target);
+                moveIntoPlace(tmp, target);
+                return replaces ? 0 : bytes.length;
+            } catch (IOException e) {
+                Files.deleteIfExists(tmp);
+                throw e;
+            }
+        });
+    }
+
+    /** {@return a new name in {@code DIR/partial/} for a file of this process about this hash} */
+    private Path partialPath(Hash hash) {
+        return partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
     }
 
     // ------------------------------------------------------------------------------------ objects
@@ -410,8 +436,7 @@ public final class DiskCache implements AutoCloseable {
         while (true) {
             Fill f = fills.get(hash);
             if (f == null) {
-                Path p = partial.resolve(hash.toHex() + "." + ProcessHandle.current().pid() + "." + SERIAL.incrementAndGet());
-                Fill created = new Fill(this, hash, size, p);
+                Fill created = new Fill(this, hash, size, partialPath(hash));
                 f = fills.putIfAbsent(hash, created);
                 if (f == null) {
                     return created;          // holds one reference already
@@ -425,40 +450,39 @@ public final class DiskCache implements AutoCloseable {
         }
     }
 
-    /** Called by a fill whose parts are all there: verify, rename into place, forget the fill. */
+    /**
+     * Called by a fill whose parts are all there: verify, rename into place (the bytes counted as the
+     * parts were written count on), forget the fill. A fill that does not verify is deleted.
+     */
     void finished(Fill f) {
         try {
             Hash actual = hashOf(f.path(), f.size());
             if (actual.equals(f.hash())) {
                 Path target = objectPath(f.hash());
                 Files.createDirectories(target.getParent());
-                moveIntoPlace(f.path(), target);
+                change(() -> {
+                    moveIntoPlace(f.path(), target);
+                    return 0;
+                });
                 verified.add(f.hash());
                 objectsFilled.increment();
             } else {
                 LOG.log(Level.WARNING, "cache: object " + f.hash().shortHex() + " as read from the store hashes to "
                         + actual.shortHex() + ": not cached");
-                Files.deleteIfExists(f.path());
-                used.addAndGet(-f.size());
+                f.delete();
             }
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": " + e.getMessage());
-            try {
-                Files.deleteIfExists(f.path());
-            } catch (IOException ignored) {
-                // nothing more to do
-            }
-            used.addAndGet(-f.size());
+            f.delete();
         } finally {
             fills.remove(f.hash(), f);
             f.closeIfIdle();
         }
     }
 
-    /** Called by a fill given up before it was complete. */
-    void abandoned(Fill f, long filledBytes) {
+    /** Called by a fill given up before it was complete (it deletes its file itself). */
+    void abandoned(Fill f) {
         fills.remove(f.hash(), f);
-        used.addAndGet(-filledBytes);
     }
 
     /** A part buffer of {@link #PART} bytes, from a pool of {@value #BUFFERS}. */
@@ -485,9 +509,38 @@ public final class DiskCache implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------ size
 
-    /** Counts new bytes and evicts when the cache is above its size. */
-    void added(long bytes) {
-        if (used.addAndGet(bytes) > maxBytes) {
+    /** A change to the cache's files. */
+    @FunctionalInterface
+    interface Change {
+        /**
+         * Makes the change.
+         *
+         * @return by how many bytes it made the files longer (negative: shorter)
+         * @throws IOException if it failed (then nothing is counted)
+         */
+        long apply() throws IOException;
+    }
+
+    /**
+     * Makes a change to the cache's files and counts it, in one step that an eviction's count of the
+     * directory sees whole or not at all; then, if the files grew above the size, evicts. Every write,
+     * rename or deletion this process makes in the directory goes through here (but eviction's own
+     * deletions, and the empty file a fill starts with); changes run concurrently with each other, not
+     * with an eviction. Not to be called from within a change.
+     *
+     * @param c the change
+     * @throws IOException from the change
+     */
+    void change(Change c) throws IOException {
+        long grew;
+        changing.readLock().lock();
+        try {
+            grew = c.apply();
+            used.addAndGet(grew);
+        } finally {
+            changing.readLock().unlock();
+        }
+        if (grew > 0 && used.get() > maxBytes) {
             evict();
         }
     }
@@ -495,36 +548,47 @@ public final class DiskCache implements AutoCloseable {
     private record FileInfo(Path path, long size, FileTime lastUse, boolean complete) {
     }
 
-    /** Every file of the cache (partial ones of any process included). */
+    /**
+     * Every file of the cache (partial ones of any process included). {@code partial/} is listed first: a
+     * file that another process renames out of it into place meanwhile is counted once or twice, never
+     * missed. A file or directory deleted meanwhile is skipped, the rest still listed.
+     */
     private List<FileInfo> scan() throws IOException {
         List<FileInfo> out = new ArrayList<>();
-        for (Path top : List.of(objects, manifests, chunks, partial)) {
-            try (var files = Files.walk(top)) {
-                for (Path p : (Iterable<Path>) files::iterator) {
-                    try {
-                        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-                        if (a.isRegularFile()) {
-                            out.add(new FileInfo(p, a.size(), a.lastModifiedTime(), top != partial));
-                        }
-                    } catch (NoSuchFileException e) {
-                        // deleted meanwhile (another mount evicting)
+        for (Path top : List.of(partial, objects, manifests, chunks)) {
+            Files.walkFileTree(top, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path p, BasicFileAttributes a) {
+                    if (a.isRegularFile()) {
+                        out.add(new FileInfo(p, a.size(), a.lastModifiedTime(), top != partial));
                     }
+                    return FileVisitResult.CONTINUE;
                 }
-            } catch (java.io.UncheckedIOException e) {
-                if (!(e.getCause() instanceof NoSuchFileException)) {
-                    throw e.getCause();
+
+                @Override
+                public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;     // deleted meanwhile (another mount evicting)
+                    }
+                    throw e;
                 }
-            }
+            });
         }
         return out;
     }
 
     /**
-     * Deletes least recently used complete files until the cache is at 90 % of its size, holding
-     * {@code DIR/lock} so that two mounts sharing the directory do not both evict.
+     * Counts the directory anew and deletes least recently used complete files until it is at 90 % of its
+     * size, holding {@code DIR/lock} so that two mounts sharing the directory do not both evict. This
+     * process's changes ({@link #change}) wait meanwhile, so the count it leaves in {@link #used} is what
+     * the directory holds: no change is counted twice or lost.
      */
     private void evict() {
-        synchronized (evictLock) {
+        changing.writeLock().lock();
+        try {
+            if (used.get() <= maxBytes) {
+                return;                                      // another thread evicted meanwhile
+            }
             try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                  FileLock ignored = lockFile.lock()) {
                 List<FileInfo> files = scan();
@@ -549,6 +613,8 @@ public final class DiskCache implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 LOG.log(Level.WARNING, "cache: cannot evict from " + dir + ": " + e.getMessage());
             }
+        } finally {
+            changing.writeLock().unlock();
         }
     }
 
@@ -558,9 +624,7 @@ public final class DiskCache implements AutoCloseable {
         LOG.log(Level.WARNING, "cache: " + p + " is corrupt (" + why + "): deleted, it is fetched again");
         corruptDropped.increment();
         try {
-            if (Files.deleteIfExists(p)) {
-                used.addAndGet(-length);
-            }
+            change(() -> Files.deleteIfExists(p) ? -length : 0);
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cache: cannot delete " + p + ": " + e.getMessage());
         }
@@ -612,8 +676,10 @@ public final class DiskCache implements AutoCloseable {
         return Hash.of(md.digest());
     }
 
-    /** Work started off a reader's path (checksums kept, a bad file fetched again, a fill verified). */
-    private final Set<Thread> background = ConcurrentHashMap.newKeySet();
+    /** Guards {@link #running} and {@link #closed}; notified when background work ends. */
+    private final Object backgroundLock = new Object();
+    /** Background work started and not ended (chunk sums kept, a bad file fetched again, a fill verified). */
+    private int running;
     private volatile boolean closed;
 
     /**
@@ -624,20 +690,50 @@ public final class DiskCache implements AutoCloseable {
      * @param work the work
      */
     void background(String name, Runnable work) {
-        if (closed) {
-            return;
+        synchronized (backgroundLock) {
+            if (closed) {
+                return;
+            }
+            running++;
         }
-        Thread t = Thread.ofVirtual().name(name).unstarted(() -> {
+        Thread.ofVirtual().name(name).start(() -> {
             try {
                 if (!closed) {
                     work.run();
                 }
             } finally {
-                background.remove(Thread.currentThread());
+                synchronized (backgroundLock) {
+                    running--;
+                    backgroundLock.notifyAll();
+                }
             }
         });
-        background.add(t);
-        t.start();
+    }
+
+    /**
+     * Waits until no background work runs, work started by background work included: at most
+     * {@code timeout}.
+     *
+     * @param timeout how long to wait at most
+     * @return whether it all ended in time
+     */
+    boolean awaitBackground(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (backgroundLock) {
+            while (running > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    backgroundLock.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** {@return whether {@link #close} was called: background work stops at its next step} */
@@ -651,19 +747,11 @@ public final class DiskCache implements AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
-        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-        for (Thread t : background) {
-            long left = deadline - System.nanoTime();
-            try {
-                if (left <= 0 || !t.join(java.time.Duration.ofNanos(left))) {
-                    LOG.log(Level.WARNING, "cache: {0} still running after {1}; closing anyway", t.getName(), CLOSE_WAIT);
-                    break;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        synchronized (backgroundLock) {
+            closed = true;
+        }
+        if (!awaitBackground(CLOSE_WAIT)) {
+            LOG.log(Level.WARNING, "cache: background work still running after {0}; closing anyway", CLOSE_WAIT);
         }
         for (Fill f : fills.values()) {
             f.discard();

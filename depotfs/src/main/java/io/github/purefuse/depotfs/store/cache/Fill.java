@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * as its opens read it: a part is fetched from the store once (concurrent reads of it wait for that one
  * fetch), written to a sparse partial file and then read from there. When every part is there the cache
  * verifies the file and renames it into place ({@link DiskCache#finished}). Shared by all opens of the
- * object in this process; the last release of an incomplete fill deletes its partial file.
+ * object in this process; the last release of an incomplete fill deletes its partial file. The file counts
+ * in the cache's size with its length, which a part written past the end extends (holes included), from
+ * the write that makes it so ({@link DiskCache#change}) until it is deleted.
  */
 final class Fill {
 
@@ -33,6 +35,8 @@ final class Fill {
     /** One bit per part: filled. */
     private final AtomicLongArray filled;
     private final AtomicLong filledBytes = new AtomicLong();
+    /** The partial file's length as counted in the cache's size: the end of the furthest part written. */
+    private final AtomicLong fileLength = new AtomicLong();
     private final ConcurrentHashMap<Integer, CompletableFuture<Void>> fetching = new ConcurrentHashMap<>();
     /** Guarded by this. */
     private int refs = 1;
@@ -84,7 +88,7 @@ final class Fill {
             }
         }
         if (giveUp) {
-            cache.abandoned(this, filledBytes.get());
+            cache.abandoned(this);
             closeAndDelete();
         } else {
             closeIfIdle();
@@ -120,9 +124,18 @@ final class Fill {
         }
         try {
             channel.close();
-            Files.deleteIfExists(path);
         } catch (IOException e) {
             // nothing to do
+        }
+        delete();
+    }
+
+    /** Deletes the partial file (its length no longer counts in the cache's size). */
+    void delete() {
+        try {
+            cache.change(() -> Files.deleteIfExists(path) ? -fileLength.getAndSet(0) : 0);
+        } catch (IOException e) {
+            // nothing to do: the next eviction counts the file as it is
         }
     }
 
@@ -220,16 +233,19 @@ final class Fill {
                 }
             }
             b.flip();
-            while (b.hasRemaining()) {
-                channel.write(b, start + b.position());
-            }
+            long end = start + length;
+            cache.change(() -> {
+                while (b.hasRemaining()) {
+                    channel.write(b, start + b.position());
+                }
+                return Math.max(0, end - fileLength.getAndAccumulate(end, Math::max));
+            });
         } finally {
             cache.returnBuffer(b);
         }
         filled.getAndUpdate(part >>> 6, w -> w | (1L << (part & 63)));
         long now = filledBytes.addAndGet(length);
         cache.filled(length);
-        cache.added(length);
         if (now >= size) {
             boolean finish;
             synchronized (this) {

@@ -16,6 +16,8 @@ import io.github.purefuse.depotfs.store.WritableDepot;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -98,35 +100,109 @@ class DiskCacheTest {
         two.close();
     }
 
-    @Test
-    void theLeastRecentlyUsedObjectsAreEvictedFirst() throws Exception {
-        DiskCache cache = DiskCache.open(dir, 8L << 20);
-        CachedDepot d = new CachedDepot(store, cache);
-        List<WritableDepot.Stored> objects = new ArrayList<>();
-        for (int i = 0; i < 9; i++) {
-            objects.add(store.putObject(random(1 << 20, 10 + i)));
-        }
-        for (int i = 0; i < 7; i++) {
-            readAll(d, objects.get(i));
-            awaitObjects(i + 1);
-            Thread.sleep(20);                               // distinct mtimes
-        }
-        readAll(d, objects.get(0));                         // used again: now the most recent
-        Thread.sleep(20);
-        readAll(d, objects.get(7));
-        readAll(d, objects.get(8));
-        Thread.sleep(200);
+    /** How long a test waits for the cache's background work (fills verified, checksums kept) at most. */
+    private static final Duration BACKGROUND = Duration.ofSeconds(10);
+
+    /** {@return the bytes of every file in the cache directory, as {@code du --apparent-size} counts them} */
+    private long bytesInDir() throws Exception {
         long total = 0;
         for (String sub : List.of("objects", "manifests", "chunks", "partial")) {
             for (Path p : files(sub)) {
                 total += Files.size(p);
             }
         }
-        assertTrue(total <= 8L << 20, total + " bytes");
+        return total;
+    }
+
+    private Path objectFile(WritableDepot.Stored o) {
+        String hex = o.hash().toHex();
+        return dir.resolve("objects").resolve(hex.substring(0, 2)).resolve(hex);
+    }
+
+    @Test
+    void theLeastRecentlyUsedObjectsAreEvictedFirst() throws Exception {
+        long max = 8L << 20;
+        DiskCache cache = DiskCache.open(dir, max);
+        CachedDepot d = new CachedDepot(store, cache);
+        List<WritableDepot.Stored> objects = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            objects.add(store.putObject(random(1 << 20, 10 + i)));
+        }
+        long anHourAgo = System.currentTimeMillis() - 3_600_000;
+        for (int i = 0; i < 7; i++) {
+            readAll(d, objects.get(i));
+            assertTrue(cache.awaitBackground(BACKGROUND), "verified and renamed into place");
+            // last used in this order, a second apart (the mtime every use sets)
+            Files.setLastModifiedTime(objectFile(objects.get(i)), FileTime.fromMillis(anHourAgo + i * 1000L));
+        }
+        assertEquals(7, files("objects").size());
+        readAll(d, objects.get(0));                         // used again: now the most recent
+        readAll(d, objects.get(7));
+        readAll(d, objects.get(8));                         // evicts while 7 may still be renamed into place
+        assertTrue(cache.awaitBackground(BACKGROUND), "the last fills verified, their checksums kept");
+        long total = bytesInDir();
+        assertTrue(total <= max, total + " bytes in a cache of " + max);
+        assertEquals(total, cache.usedBytes(), "the cache counts what the directory holds");
         assertNotNull(cache.complete(objects.get(0).hash(), 1 << 20), "used recently: kept");
         assertNull(cache.complete(objects.get(1).hash(), 1 << 20), "the oldest: evicted");
         assertNotNull(cache.complete(objects.get(8).hash(), 1 << 20), "the newest: kept");
         cache.close();
+    }
+
+    /**
+     * A fill that ends while the next one evicts is renamed from {@code partial/} into {@code objects/}
+     * during that eviction's count of the directory; the count must not miss it (it did, and the cache
+     * stayed an object above its size).
+     */
+    @Test
+    void fillsThatFollowEachOtherCloselyStayUnderTheSize() throws Exception {
+        long max = 8L << 20;
+        DiskCache cache = DiskCache.open(dir, max);
+        CachedDepot d = new CachedDepot(store, cache);
+        Random sizes = new Random(7);
+        for (int i = 0; i < 100; i++) {
+            // The second fill evicts while the first one is still verified and renamed into place.
+            WritableDepot.Stored first = store.putObject(random((512 << 10) + sizes.nextInt(3 << 19), 1000 + 2 * i));
+            WritableDepot.Stored second = store.putObject(random((256 << 10) + sizes.nextInt(3 << 18), 1001 + 2 * i));
+            readAll(d, first);
+            readAll(d, second);
+            assertTrue(cache.awaitBackground(BACKGROUND));
+            long total = bytesInDir();
+            assertTrue(total <= max, "after fill pair " + i + ": " + total + " bytes in a cache of " + max);
+            assertEquals(total, cache.usedBytes(), "after fill pair " + i + ": the cache counts what the directory holds");
+        }
+        cache.close();
+    }
+
+    /** A part written past the end of a partial file makes it as long as the object: that length counts. */
+    @Test
+    void aFillReadFromItsEndCountsWithItsFilesLength() throws Exception {
+        long max = 16L << 20;
+        DiskCache cache = DiskCache.open(dir, max);
+        CachedDepot d = new CachedDepot(store, cache);
+        WritableDepot.Stored big = store.putObject(random(8 << 20, 20));
+        try (DepotObject o = d.open(big.hash(), big.size())) {
+            assertEquals(4096, o.read(ByteBuffer.allocate(4096), big.size() - 4096));   // its last part only
+            assertEquals(List.of(big.size()), files("partial").stream().map(DiskCacheTest::size).toList());
+            for (int i = 0; i < 3; i++) {
+                readAll(d, store.putObject(random(3 << 20, 21 + i)));
+                assertTrue(cache.awaitBackground(BACKGROUND));
+                long total = bytesInDir();
+                assertTrue(total <= max, "after fill " + i + ": " + total + " bytes in a cache of " + max);
+                assertEquals(total, cache.usedBytes(), "after fill " + i + ": the cache counts what the directory holds");
+            }
+        }
+        assertEquals(List.of(), files("partial"), "the incomplete fill is given up with its last open");
+        assertEquals(bytesInDir(), cache.usedBytes(), "and no longer counted");
+        cache.close();
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test
