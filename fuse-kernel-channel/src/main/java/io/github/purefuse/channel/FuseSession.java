@@ -111,14 +111,22 @@ public final class FuseSession implements AutoCloseable {
         // session once it exists, instead of taking the JVM's default path (exit 129-143 around a live mount).
         SignalLatch signals = options.handleSignals() ? new SignalLatch() : null;
         AutoCloseable registration = signals != null ? ShutdownSignals.register(signals::fire) : null;
+        // So does the shutdown hook: without handleSignals, SIGTERM/SIGINT take the JVM's default path (the
+        // shutdown hooks, then exit 143/130) at any moment, also between mount(2) and the end of INIT.
+        ShutdownGuard guard = options.installShutdownHook() ? ShutdownGuard.install(mp) : null;
         try {
-            FuseSession session = mountChecked(mp, fs, options);
+            FuseSession session = mountChecked(mp, fs, options, guard);
             if (signals != null) {
                 session.signalRegistration = registration;
                 registration = null;
                 signals.bind(session::close);
             }
             return session;
+        } catch (MountException | RuntimeException | Error e) {
+            if (guard != null) {
+                guard.failed();
+            }
+            throw e;
         } finally {
             if (registration != null) {
                 try {
@@ -154,7 +162,96 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    private static FuseSession mountChecked(Path mp, ReadOnlyFileSystem fs, MountOptions options) throws MountException {
+    /**
+     * The session's JVM shutdown hook, registered before mount(2) so that a JVM that exits at any moment
+     * after it (SIGTERM/SIGINT on the JVM's default path) unmounts: while mount(2) or fusermount3 runs, the
+     * hook waits for it (at most {@link #UNMOUNT_GRACE}); between mount(2) and the session it undoes the
+     * mount; once the session exists it closes the session. A failed mount removes it.
+     */
+    private static final class ShutdownGuard {
+        private enum State { MOUNTING, MOUNTED, SERVING, FAILED }
+
+        private final Thread thread;
+        private State state = State.MOUNTING;
+        private boolean running;
+        private @Nullable Runnable undo;
+        private @Nullable FuseSession session;
+
+        private ShutdownGuard(Path mp) {
+            thread = new Thread(this::run, "purefuse-unmount " + mp);
+        }
+
+        /** {@return the registered guard, or null if the JVM is already shutting down} */
+        static @Nullable ShutdownGuard install(Path mp) {
+            ShutdownGuard g = new ShutdownGuard(mp);
+            try {
+                Runtime.getRuntime().addShutdownHook(g.thread);
+                return g;
+            } catch (IllegalStateException e) {
+                return null;
+            }
+        }
+
+        private void run() {
+            Runnable action;
+            synchronized (this) {
+                running = true;
+                long deadline = System.nanoTime() + UNMOUNT_GRACE.toNanos();
+                for (long left = UNMOUNT_GRACE.toNanos(); state == State.MOUNTING && left > 0;
+                        left = deadline - System.nanoTime()) {
+                    try {
+                        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+                    } catch (InterruptedException e) {
+                        break;
+                    }
+                }
+                FuseSession s = session;
+                action = state == State.MOUNTED ? undo : state == State.SERVING && s != null ? s::close : null;
+            }
+            if (action != null) {
+                action.run();
+            }
+        }
+
+        /** mount(2) (or fusermount3) succeeded; {@code undoMount} unmounts, idempotently. */
+        synchronized void mounted(Runnable undoMount) {
+            undo = undoMount;
+            state = State.MOUNTED;
+            notifyAll();
+        }
+
+        /** The session exists: from now on the hook closes it. */
+        void serving(FuseSession s) {
+            s.shutdownHook = thread;
+            boolean late;
+            synchronized (this) {
+                session = s;
+                state = State.SERVING;
+                late = running;
+                notifyAll();
+            }
+            if (late) {
+                // The hook ran while the session was being set up, and unmounted: end the session too.
+                s.close();
+            }
+        }
+
+        /** The mount failed (and was undone): the hook has nothing to do. */
+        void failed() {
+            synchronized (this) {
+                state = State.FAILED;
+                notifyAll();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(thread);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down: the hook runs and finds nothing to do.
+            }
+        }
+    }
+
+    private static FuseSession mountChecked(Path mp, ReadOnlyFileSystem fs, MountOptions options,
+                                            @Nullable ShutdownGuard guard) throws MountException {
         Recorder recorder = null;
         MountOptions.Recording rec = options.record();
         if (rec != null) {
@@ -165,7 +262,7 @@ public final class FuseSession implements AutoCloseable {
             }
         }
         try {
-            return mount(mp, fs, options, recorder);
+            return mount(mp, fs, options, recorder, guard);
         } catch (MountException | RuntimeException e) {
             if (recorder != null) {
                 recorder.close();
@@ -174,8 +271,8 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    private static FuseSession mount(Path mp, ReadOnlyFileSystem fs, MountOptions options, @Nullable Recorder recorder)
-            throws MountException {
+    private static FuseSession mount(Path mp, ReadOnlyFileSystem fs, MountOptions options, @Nullable Recorder recorder,
+                                     @Nullable ShutdownGuard guard) throws MountException {
         boolean root = Native.geteuid() == 0;
         boolean viaFusermount = !root || options.autoUnmount();
         int fd;
@@ -185,6 +282,16 @@ public final class FuseSession implements AutoCloseable {
             fd = helper.fd();
         } else {
             fd = mountDirect(mp, options);
+        }
+        Fusermount.@Nullable Mounted mounted = helper;
+        AtomicBoolean undone = new AtomicBoolean();
+        Runnable undo = () -> {
+            if (undone.compareAndSet(false, true)) {
+                undoMount(mp, viaFusermount, mounted);
+            }
+        };
+        if (guard != null) {
+            guard.mounted(undo);
         }
         DevFuse device = new DevFuse(fd);
         String deviceId;
@@ -203,22 +310,16 @@ public final class FuseSession implements AutoCloseable {
                     }, options.uringQueueDepth(), options.uringThreads(), helper != null ? helper.commFd() : -1, recorder);
             engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
         } catch (IOException | RuntimeException e) {
-            undoMount(mp, viaFusermount, helper);
+            undo.run();
             device.close();
             throw new MountException(Reason.OTHER, mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
         }
         FuseSession session = new FuseSession(mp, deviceId, engine, viaFusermount, helper);
+        if (guard != null) {
+            guard.serving(session);
+        }
         if (options.readaheadKb() > 0 && root) {
             session.writeReadahead(options.readaheadKb());
-        }
-        if (options.installShutdownHook()) {
-            Thread hook = new Thread(session::close, "purefuse-unmount " + mp);
-            session.shutdownHook = hook;
-            try {
-                Runtime.getRuntime().addShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                session.shutdownHook = null;
-            }
         }
         engine.onFatal(session::close);
         engine.termination().whenComplete((v, t) -> session.terminated());

@@ -53,7 +53,8 @@ import org.jspecify.annotations.Nullable;
  *                            files to the kernel with {@code FuseConnection.passthrough()}; honoured
  *                            only as root. Default {@code false}
  * @param installShutdownHook close the session (unmount) when the JVM shuts down, e.g. on SIGTERM or
- *                            SIGINT. Default {@code true}
+ *                            SIGINT. The hook is registered before mount(2), so a JVM that exits while
+ *                            the session is still being set up unmounts too. Default {@code true}
  * @param transport           how requests travel: {@link Transport#AUTO} (the default: FUSE over io_uring
  *                            when the kernel offers it, {@code /dev/fuse} otherwise),
  *                            {@link Transport#DEV_FUSE}, or {@link Transport#IO_URING} (mounting fails

@@ -1,0 +1,117 @@
+package io.github.purefuse.testing.channel;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.github.purefuse.testing.TestMount;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A library server with {@link io.github.purefuse.channel.MountOptions#defaults()} ({@link DefaultOptionsServer},
+ * in a JVM of its own) relies on the JVM's own SIGTERM handling: the JVM runs its shutdown hooks, among them
+ * the session's, and exits 143. The child starts with SIGTERM's default disposition
+ * ({@code env --default-signal=TERM,INT}), whatever this JVM inherited.
+ */
+class ShutdownHookIT {
+    static final long T = 60;
+
+    Path mp;
+    Process server;
+    Path stderr;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        TestMount.requireDevFuse();
+        mp = TestMount.newMountpoint();
+        stderr = Files.createTempFile("purefuse-hook-", ".err");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        try {
+            if (server != null && server.isAlive()) {
+                server.destroyForcibly().waitFor(T, TimeUnit.SECONDS);
+            }
+        } finally {
+            TestMount.forceUnmount(mp);
+            Files.deleteIfExists(mp);
+            Files.deleteIfExists(stderr);
+        }
+    }
+
+    private Process start(long initDelayMs) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT", java,
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-cp", System.getProperty("java.class.path"), DefaultOptionsServer.class.getName(), mp.toString(),
+                Long.toString(initDelayMs)));
+        server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(stderr.toFile()).start();
+        return server;
+    }
+
+    /** Whether {@code /proc/self/mountinfo} lists the mount point: without stat(2), which waits for INIT. */
+    private boolean inMountinfo() throws IOException {
+        String target = " " + mp + " ";
+        for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+            int sep = line.indexOf(" - ");
+            if (sep > 0 && line.substring(0, sep).contains(target)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void awaitMount() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(T);
+        while (!inMountinfo()) {
+            if (!server.isAlive()) {
+                fail("the server exited " + server.exitValue() + " before mounting: " + Files.readString(stderr));
+            }
+            if (System.nanoTime() > deadline) {
+                fail("no mount on " + mp + " after " + T + " s: " + Files.readString(stderr));
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private int awaitExit() throws Exception {
+        if (!server.waitFor(T, TimeUnit.SECONDS)) {
+            fail("the server did not exit after SIGTERM: " + Files.readString(stderr));
+        }
+        return server.exitValue();
+    }
+
+    /**
+     * SIGTERM as soon as the mount appears in {@code /proc/self/mountinfo}, while the session is still
+     * answering INIT (and, every other round, while {@code fs.init} takes its time): the JVM exits 143 and
+     * the mount is gone, not left dead ("Transport endpoint is not connected").
+     */
+    @Test
+    void aSigtermJustAfterTheMountAppearsLeavesNoMountBehind() throws Exception {
+        for (int round = 0; round < 6; round++) {
+            start(round % 2 == 0 ? 0 : 300);
+            awaitMount();
+            server.destroy();   // SIGTERM
+            int exit = awaitExit();
+            String err = Files.readString(stderr);
+            assertEquals(143, exit, "round " + round + ": the JVM's SIGTERM exit: " + err);
+            assertFalse(inMountinfo(), "round " + round + ": still mounted after the server exited: " + err);
+            assertDoesNotThrow(() -> Files.readAttributes(mp, BasicFileAttributes.class),
+                    "round " + round + ": the mount point answers (no ENOTCONN)");
+            TestMount.forceUnmount(mp);
+        }
+    }
+}
