@@ -590,7 +590,9 @@ public final class FuseSession implements AutoCloseable {
      * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
      * see ENODEV. If the connection is still alive 10 seconds later (a lazily
      * detached mount still in use), the session aborts it through fusectl. Failures are logged, not
-     * thrown.
+     * thrown; the lazy unmount is logged at INFO, the abort at WARNING. When {@code close()} runs in the JVM
+     * shutdown hook ({@link MountOptions#installShutdownHook()}), where the logging framework may already be
+     * shut down, these messages go to {@code System.err} as {@code purefuse: LEVEL: message} instead.
      */
     @Override
     public void close() {
@@ -602,15 +604,15 @@ public final class FuseSession implements AutoCloseable {
         if (!engine.termination().isDone()) {
             unmount();
             if (!awaitQuietly(UNMOUNT_GRACE)) {
-                LOG.log(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
+                report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
                         + " (files still open there now fail with ENOTCONN)", mountpoint, UNMOUNT_GRACE.toSeconds());
                 try {
                     abort();
                 } catch (IOException e) {
-                    LOG.log(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
+                    report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
                 }
                 if (!awaitQuietly(UNMOUNT_GRACE)) {
-                    LOG.log(Level.WARNING, "the session on {0} did not end", mountpoint);
+                    report(Level.WARNING, "the session on {0} did not end", mountpoint);
                 }
             }
         } else if (stillMounted()) {
@@ -665,7 +667,7 @@ public final class FuseSession implements AutoCloseable {
                     if (e.errno() != 16) {
                         throw e;
                     }
-                    LOG.log(Level.INFO, "{0} is busy; detaching it lazily", mp);
+                    report(Level.INFO, "{0} is busy; detaching it lazily", mp);
                     Native.umount2(mp, Native.MNT_DETACH);
                 }
             } else if (viaFusermount) {
@@ -674,7 +676,26 @@ public final class FuseSession implements AutoCloseable {
                 Native.umount2(mp, Native.MNT_DETACH);
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cannot unmount {0}: {1}", mp, e.getMessage());
+            report(Level.WARNING, "cannot unmount {0}: {1}", mp, e.getMessage());
+        }
+    }
+
+    /**
+     * Logs a message of {@link #close()}; in the JVM shutdown hook writes it to {@code System.err} instead,
+     * as {@code purefuse: LEVEL: message}: there java.util.logging has reset its handlers in a hook of its own
+     * (other logging frameworks stop in theirs), and the lazy unmount and the abort 10 s later would go
+     * unsaid.
+     */
+    private void report(Level level, String format, Object... args) {
+        Thread hook = shutdownHook;
+        if (hook != null && Thread.currentThread() == hook) {
+            if (level.getSeverity() >= Level.INFO.getSeverity()) {
+                System.err.println("purefuse: " + level.getName() + ": "
+                        + java.text.MessageFormat.format(format, args));
+                System.err.flush();
+            }
+        } else {
+            LOG.log(level, format, args);
         }
     }
 

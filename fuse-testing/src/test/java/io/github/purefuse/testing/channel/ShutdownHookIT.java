@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.purefuse.testing.TestMount;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -113,5 +115,33 @@ class ShutdownHookIT {
                     "round " + round + ": the mount point answers (no ENOTCONN)");
             TestMount.forceUnmount(mp);
         }
+    }
+
+    /**
+     * SIGTERM with a file held open in the mount: the shutdown hook detaches the busy mount lazily and, 10 s
+     * later, aborts the connection, and says both on stderr, although java.util.logging has reset its
+     * handlers in its own shutdown hook by then.
+     */
+    @Test
+    void theShutdownHookSaysOnStderrThatItDetachesAndAbortsABusyMount() throws Exception {
+        start(0);
+        awaitMount();
+        FileChannel held = FileChannel.open(mp.resolve("file.txt"));
+        try {
+            assertTrue(held.read(ByteBuffer.allocate(64)) > 0);
+            server.destroy();   // SIGTERM
+            assertEquals(143, awaitExit(), Files.readString(stderr));
+        } finally {
+            try {
+                held.close();
+            } catch (IOException aborted) {
+                // close(2) flushes, which fails with ENOTCONN on the aborted connection
+            }
+        }
+        String err = Files.readString(stderr);
+        assertTrue(err.contains("purefuse: INFO: " + mp + " is busy; detaching it lazily"), err);
+        assertTrue(err.contains("purefuse: WARNING: " + mp + " is still in use 10 s after unmounting; aborting the"
+                + " connection"), err);
+        assertFalse(inMountinfo(), err);
     }
 }
