@@ -115,10 +115,14 @@ import org.jspecify.annotations.Nullable;
 public final class PathAdapter implements ReadOnlyFileSystem {
 
     private static final System.Logger LOG = System.getLogger(PathAdapter.class.getName());
+    /** Kinds of EIO failure (operation and exception class) logged at WARNING; bounds {@link #loggedFailures}. */
+    private static final int LOGGED_FAILURES_LIMIT = 256;
     private static final int O_ACCMODE = 3;
     private static final int O_TRUNC = 01000;
 
     private final PathFileSystem fs;
+    /** The kinds of EIO failure logged at WARNING already ({@link #failure}). */
+    private final java.util.Set<String> loggedFailures = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final InodeTable<FsPath> table;
     private final boolean inoFromAttributes;
     private final NameShortener shortener;
@@ -347,7 +351,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return table.entry(child, attr.get(), entryTimeout, attrTimeout);
         } catch (IOException | RuntimeException e) {
-            return failure("lookup", (parent.parent() == null ? "/" : parent + "/") + request.name(), e);
+            return failure("lookup", request.header().unique(),
+                    (parent.parent() == null ? "/" : parent + "/") + request.name(), e);
         }
     }
 
@@ -369,7 +374,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return new Attributes(table.attr(path, attr.get()), attrTimeout);
         } catch (IOException | RuntimeException e) {
-            return failure("getattr", path.toString(), e);
+            return failure("getattr", request.header().unique(), path.toString(), e);
         }
     }
 
@@ -382,7 +387,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             return LinkTarget.of(fs.readlink(path));
         } catch (IOException | RuntimeException e) {
-            return failure("readlink", path.toString(), e);
+            return failure("readlink", request.header().unique(), path.toString(), e);
         }
     }
 
@@ -431,7 +436,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
-            return failure("open", path.toString(), e);
+            return failure("open", request.header().unique(), path.toString(), e);
         }
     }
 
@@ -489,7 +494,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            return readFailure(file == null ? request.header().nodeId().toString() : file.path().toString(), e);
+            return readFailure(request.header().unique(),
+                    file == null ? request.header().nodeId().toString() : file.path().toString(), e);
         }
     }
 
@@ -580,7 +586,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 try {
                     state.beforeLocalRead(offset, n);
                 } catch (IOException | RuntimeException e) {
-                    return readFailure(file.path().toString(), e);
+                    return readFailure(request.unique(), file.path().toString(), e);
                 }
             }
             return target.file(local, offset, n);
@@ -596,7 +602,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return target.filled();
         } catch (IOException | RuntimeException e) {
-            return readFailure(file.path().toString(), e);
+            return readFailure(request.unique(), file.path().toString(), e);
         }
     }
 
@@ -607,8 +613,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     }
 
     /** The errno of a failed READ; EIO counts in {@link Stats#readErrors()}. */
-    private ReadReply readFailure(String what, Exception e) {
-        ReadReply r = failure("read", what, e);
+    private ReadReply readFailure(long unique, String what, Exception e) {
+        ReadReply r = failure("read", unique, what, e);
         if (r.equals(Failure.of(Errno.EIO))) {
             readErrors.increment();
         }
@@ -693,7 +699,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             FileHandle fh = directories.open(b.build());
             return cacheDirectories ? Opened.of(fh, OpenFlag.CACHE_DIR, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
-            return failure("opendir", path.toString(), e);
+            return failure("opendir", request.header().unique(), path.toString(), e);
         }
     }
 
@@ -722,7 +728,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             return new Statistics(fs.statfs());
         } catch (IOException | RuntimeException e) {
-            return failure("statfs", "/", e);
+            return failure("statfs", request.header().unique(), "/", e);
         }
     }
 
@@ -743,7 +749,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             byte[] value = x.get(request.name());
             return value == null ? Failure.of(Errno.ENODATA) : new XattrValue(value);
         } catch (IOException | RuntimeException e) {
-            return failure("getxattr", path.toString(), e);
+            return failure("getxattr", request.header().unique(), path.toString(), e);
         }
     }
 
@@ -762,7 +768,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             names.sort(null);
             return new XattrNames(names);
         } catch (IOException | RuntimeException e) {
-            return failure("listxattr", path.toString(), e);
+            return failure("listxattr", request.header().unique(), path.toString(), e);
         }
     }
 
@@ -821,14 +827,29 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         return r;
     }
 
-    private <R> R failure(String op, String what, Exception e) {
+    /**
+     * The reply to a request whose filesystem call threw: the errno of {@link Errnos#of}, EINTR instead of
+     * EIO after FUSE_INTERRUPT. An EIO is logged at WARNING with the request's {@code unique} and the stack
+     * trace the first time per operation and exception class, later ones at DEBUG: a store that goes down
+     * fails every request the same way, and stderr gets one stack trace per kind of failure, not one per
+     * request. Other errnos (ENOENT, EACCES, ...) are answers, logged at DEBUG.
+     */
+    private <R> R failure(String op, long unique, String what, Exception e) {
         Errno errno = Errnos.of(e);
         if (errno.equals(Errno.EIO) && Interrupts.requested()) {
             errno = Errno.EINTR; // an interrupted request ends as EINTR, never EIO (Interrupts)
         }
         Errno answer = errno;
         if (answer.equals(Errno.EIO)) {
-            LOG.log(Level.WARNING, () -> op + " " + what + " failed: EIO: " + e.getMessage(), e);
+            String kind = op + " " + e.getClass().getName();
+            if (loggedFailures.size() < LOGGED_FAILURES_LIMIT && loggedFailures.add(kind)) {
+                LOG.log(Level.WARNING, () -> op + " " + what + " (unique " + Long.toUnsignedString(unique)
+                        + ") failed: EIO: " + e + " (further " + e.getClass().getSimpleName() + "s of " + op
+                        + " are logged at DEBUG)", e);
+            } else {
+                LOG.log(Level.DEBUG, () -> op + " " + what + " (unique " + Long.toUnsignedString(unique)
+                        + ") failed: EIO: " + e);
+            }
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + answer);
         }
@@ -838,6 +859,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /** Settings of a {@link PathAdapter}; not thread-safe. */
     public static final class Builder {
         private final PathFileSystem fs;
+    /** The kinds of EIO failure logged at WARNING already ({@link #failure}). */
+    private final java.util.Set<String> loggedFailures = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private Duration entryTimeout = Duration.ofSeconds(1);
         private Duration attrTimeout = Duration.ofSeconds(1);
         private Duration negativeTimeout = Duration.ZERO;

@@ -54,8 +54,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code blocks} defaults to the size rounded up to 512-byte units, which keeps {@code du} right.</li>
  *   <li>Errors: throw {@link ErrnoException} for a specific errno; {@code NoSuchFileException} is ENOENT,
  *       {@code NotDirectoryException} ENOTDIR, {@code AccessDeniedException} EACCES, an interrupted read
- *       EINTR, any other {@code IOException} or runtime exception EIO (and a log line): the full table is
- *       in {@link Errnos}.</li>
+ *       EINTR, any other {@code IOException} or runtime exception EIO: the full table is in {@link Errnos}.
+ *       An EIO is logged at WARNING with the request's {@code unique} and the stack trace the first time per
+ *       operation and exception class, and at DEBUG after that.</li>
  *   <li>Per-open state: return an {@link OpenFile} from {@link #open} to keep state for one open of a file
  *       (its READs go to it, RELEASE closes it).</li>
  *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O. A

@@ -706,6 +706,90 @@ class PathAdapterTest {
         assertEquals(0, a.stats().openFiles(), "destroy closes what is still open");
     }
 
+    /**
+     * A store that goes down fails every request the same way: the first EIO per operation and exception
+     * class is logged at WARNING with its unique and stack trace, the others at DEBUG (FINE) without.
+     */
+    @Test
+    void anEioIsLoggedWithItsStackTraceOncePerOperationAndExceptionClass() {
+        PathFileSystem down = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) {
+                return List.of();
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
+                if (path.isRoot()) {
+                    return fs.stat(path);
+                }
+                if (path.name().startsWith("npe")) {
+                    throw new IllegalStateException("a bug");
+                }
+                throw new java.io.IOException("the store is down");
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return -1;
+            }
+        };
+        PathAdapter a = PathAdapter.builder(down).build();
+        List<io.github.purefuse.api.request.Lookup> lookups = new ArrayList<>();
+        List<java.util.logging.LogRecord> records = captureLogs(() -> {
+            for (int i = 0; i < 5; i++) {
+                var l = Requests.lookup(NodeId.ROOT, "x" + i);
+                lookups.add(l);
+                assertEquals(Failure.of(Errno.EIO), a.lookup(l));
+            }
+            assertEquals(Failure.of(Errno.EIO), a.lookup(Requests.lookup(NodeId.ROOT, "npe")));
+            assertEquals(Failure.of(Errno.EIO), a.lookup(Requests.lookup(NodeId.ROOT, "npe2")));
+        });
+        List<java.util.logging.LogRecord> warnings = records.stream()
+                .filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList();
+        assertEquals(2, warnings.size(), "one per exception class: " + warnings.stream().map(r -> r.getMessage()).toList());
+        assertEquals("lookup /x0 (unique " + lookups.get(0).header().unique() + ") failed: EIO:"
+                        + " java.io.IOException: the store is down (further IOExceptions of lookup are logged at DEBUG)",
+                warnings.get(0).getMessage());
+        assertInstanceOf(java.io.IOException.class, warnings.get(0).getThrown(), "with its stack trace");
+        assertInstanceOf(IllegalStateException.class, warnings.get(1).getThrown());
+        List<java.util.logging.LogRecord> later = records.stream()
+                .filter(r -> r.getLevel() == java.util.logging.Level.FINE && r.getMessage().contains("failed: EIO")).toList();
+        assertEquals(5, later.size(), later.stream().map(r -> r.getMessage()).toList().toString());
+        assertTrue(later.stream().allMatch(r -> r.getThrown() == null), "no stack trace after the first");
+        assertEquals("lookup /x1 (unique " + lookups.get(1).header().unique() + ") failed: EIO:"
+                + " java.io.IOException: the store is down", later.get(0).getMessage());
+    }
+
+    static List<java.util.logging.LogRecord> captureLogs(Runnable r) {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(PathAdapter.class.getName());
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level level = logger.getLevel();
+        logger.setLevel(java.util.logging.Level.ALL);
+        logger.addHandler(h);
+        try {
+            r.run();
+        } finally {
+            logger.removeHandler(h);
+            logger.setLevel(level);
+        }
+        return records;
+    }
+
     @Test
     void aRequestThatFailsAfterFuseInterruptIsAnsweredEintrNotEio() {
         PathFileSystem broken = new PathFileSystem() {
