@@ -10,8 +10,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A read-only filesystem described by paths: the simplest way to write one. Implement four methods,
- * wrap the implementation in a {@link PathAdapter}, and mount the adapter; nodeids, lookup counts, name
+ * A read-only filesystem described by paths: the simplest way to write one. Implement three methods
+ * ({@link #list}, {@link #stat}, {@link #read}; the others have defaults), wrap the implementation in a
+ * {@link PathAdapter}, and mount the adapter; nodeids, lookup counts, name
  * shortening, directory cookies, buffer leases and cache timeouts are the adapter's business.
  *
  * <h2>A tiny example</h2>
