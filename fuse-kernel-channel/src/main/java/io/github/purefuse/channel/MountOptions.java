@@ -18,7 +18,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param fsname              the mount's source as {@code mount}, {@code df} and {@code /proc/mounts}
  *                            show it; no {@code ','}, {@code '\'}, whitespace or NUL. Default
- *                            {@code purefuse}
+ *                            {@code purefuse:} and the program's name, as libfuse servers show theirs: the
+ *                            main class's simple name or the jar's file name (e.g.
+ *                            {@code purefuse:HelloPath}); a bare word would be taken by {@code mount(8)}
+ *                            for a path when the current directory holds a file of that name
  * @param subtype             the file system type is {@code fuse.<subtype>} ({@code fuse} if empty);
  *                            letters, digits, {@code . _ -}. Default {@code purefuse}
  * @param allowOther          {@code allow_other}: let users other than the mounting one in (root
@@ -259,9 +262,22 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         }
     }
 
+    /** {@return {@code purefuse:} and the program's name (the main class's simple name, or the jar's file name)} */
+    static String defaultFsname() {
+        String command = System.getProperty("sun.java.command", "").strip();
+        String first = command.isEmpty() ? "" : command.split("\\s+", 2)[0];
+        String name = first.endsWith(".jar") ? first.substring(first.lastIndexOf('/') + 1)
+                : first.substring(Math.max(first.lastIndexOf('.'), first.lastIndexOf('/')) + 1);
+        StringBuilder b = new StringBuilder("purefuse:");
+        name.chars().forEach(c -> b.append(c <= ' ' || c == ',' || c == '\\' || c == 0x7f ? '_' : (char) c));
+        return name.isEmpty() ? b.append("java").toString() : b.toString();
+    }
+
     /** A mutable builder of {@link MountOptions}; see the record for each option's meaning and default. */
     public static final class Builder {
-        private String fsname = "purefuse";
+        private static final String DEFAULT_FSNAME = defaultFsname();
+
+        private String fsname = DEFAULT_FSNAME;
         private String subtype = "purefuse";
         private boolean allowOther;
         private boolean defaultPermissions = true;

@@ -11,7 +11,7 @@ class MountOptionsTest {
     @Test
     void defaultsSuitAReadOnlyServer() {
         MountOptions o = MountOptions.defaults();
-        assertEquals("purefuse", o.fsname());
+        assertTrue(o.fsname().startsWith("purefuse:") && o.fsname().length() > "purefuse:".length(), o.fsname());
         assertTrue(o.defaultPermissions());
         assertTrue(o.readerThreads() >= 2);
         assertEquals(256, o.maxInFlight());
@@ -20,6 +20,27 @@ class MountOptionsTest {
         assertFalse(o.nonempty(), "a non-empty mount point is refused unless asked for");
         assertFalse(o.handleSignals(), "an embedding program keeps the JVM's signal handling unless it asks");
         assertEquals(o, o.toBuilder().build());
+    }
+
+    @Test
+    void theDefaultFsnameIsPurefuseAndTheProgramsNameNotABareWord() {
+        String saved = System.getProperty("sun.java.command");
+        try {
+            System.setProperty("sun.java.command", "com.example.HelloPath /mnt/hello");
+            assertEquals("purefuse:HelloPath", MountOptions.defaultFsname());
+            System.setProperty("sun.java.command", "/opt/servers/my,server.jar --flag");
+            assertEquals("purefuse:my_server.jar", MountOptions.defaultFsname());
+            System.setProperty("sun.java.command", "app.module/com.example.Main");
+            assertEquals("purefuse:Main", MountOptions.defaultFsname());
+            System.setProperty("sun.java.command", "");
+            assertEquals("purefuse:java", MountOptions.defaultFsname());
+        } finally {
+            if (saved == null) {
+                System.clearProperty("sun.java.command");
+            } else {
+                System.setProperty("sun.java.command", saved);
+            }
+        }
     }
 
     @Test

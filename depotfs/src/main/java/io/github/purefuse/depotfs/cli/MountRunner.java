@@ -75,6 +75,8 @@ final class MountRunner {
     }
 
     private final Depot depot;
+    /** The mount's source in {@code mount}, {@code df} and {@code /proc/mounts}: {@link #fsname(Depot)}. */
+    private final String fsname;
     private final Path mountpoint;
     private final Settings settings;
     private final AtomicBoolean finished = new AtomicBoolean();
@@ -90,6 +92,7 @@ final class MountRunner {
 
     MountRunner(Depot depot, Path mountpoint, Settings settings) {
         this.local = depot instanceof io.github.purefuse.depotfs.store.LocalDepot l ? l : null;
+        this.fsname = fsname(depot);
         // With --cache the check sits between the store and the cache: a fill is checked as its bytes come
         // from the store; a complete copy is checked by the cache (chunk by chunk as read, or whole at the
         // first open with --passthrough, where the kernel reads it itself).
@@ -130,10 +133,31 @@ final class MountRunner {
         }
     }
 
+    /**
+     * The mount's source: the depot's address, which cannot be taken for a path relative to the current
+     * directory (mount(8) shows a source that exists as one as its absolute path): {@code s3://bucket/prefix}
+     * for an S3 depot, {@code depotfs:/path/to/depot} for a local one, {@code depotfs:} and the description
+     * otherwise. Whitespace, commas and backslashes (not allowed in an fsname) become {@code _}.
+     *
+     * @param depot the depot as given (a cache around it is looked through)
+     * @return the fsname
+     */
+    static String fsname(Depot depot) {
+        Depot store = depot instanceof CachedDepot c ? c.store() : depot;
+        String source = store instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3 ? s3.location().toString()
+                : store instanceof io.github.purefuse.depotfs.store.LocalDepot l
+                ? "depotfs:" + l.directory().toAbsolutePath().normalize()
+                : "depotfs:" + store.describe();
+        StringBuilder b = new StringBuilder(source.length());
+        source.codePoints().forEach(c -> b.appendCodePoint(
+                c <= ' ' || c == ',' || c == '\\' || c == 0x7f ? '_' : c));
+        return b.toString();
+    }
+
     private void serve(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
         DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
         PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
-        MountOptions.Builder b = MountOptions.builder().fsname("depotfs").subtype("depotfs")
+        MountOptions.Builder b = MountOptions.builder().fsname(fsname).subtype("depotfs")
                 .allowOther(settings.allowOther()).passthrough(settings.passthrough())
                 .readaheadKb(settings.readaheadKb()).nonempty(settings.nonempty()).transport(settings.transport())
                 // SIGTERM/SIGINT/SIGHUP unmount and end the session; run() then returns and depotfs exits 0.

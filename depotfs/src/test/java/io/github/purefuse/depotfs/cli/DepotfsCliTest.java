@@ -266,6 +266,15 @@ class DepotfsCliTest {
     }
 
     @Test
+    void theMountsSourceIsTheDepotsAddressNotABareWord() throws Exception {
+        Path dir = tmp.resolve("my depot,1");
+        try (var local = io.github.purefuse.depotfs.store.LocalDepot.openOrCreate(dir)) {
+            assertEquals("depotfs:" + tmp.toAbsolutePath() + "/my_depot_1", MountRunner.fsname(local));
+        }
+        assertEquals("depotfs:in-memory_depot", MountRunner.fsname(new io.github.purefuse.depotfs.store.MemoryDepot()));
+    }
+
+    @Test
     void unmountRefusesMountsThatAreNotDepotfsUnlessForced() {
         Mounts.Mount depotfs = new Mounts.Mount("/mnt/a", "fuse.depotfs", "depotfs");
         Mounts.Mount hello = new Mounts.Mount("/mnt/b", "fuse.hello", "hello");

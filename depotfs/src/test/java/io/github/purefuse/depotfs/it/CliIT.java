@@ -114,6 +114,9 @@ class CliIT {
         Process p = startMount(mp, "--stats", stats.toString(), "--max-background", "32", "--congestion-threshold", "24");
         assertEquals("hello from the depot\n", Files.readString(mp.resolve("main/hello.txt")));
         assertEquals(Files.mismatch(source.resolve("sub/big.bin"), mp.resolve("main/sub/big.bin")), -1L);
+        assertEquals("depotfs:" + depotDir.toAbsolutePath().normalize(),
+                Tools.run(work, "findmnt", "-n", "-o", "SOURCE", mp.toString()).ok().out().strip(),
+                "the mount's source is the depot's address (mount(8) would take a bare word for a path)");
         p.destroy(); // SIGTERM
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the mount process ends on SIGTERM");
         assertEquals(0, p.exitValue(), "a clean unmount on request exits 0, as libfuse servers do");

@@ -64,21 +64,26 @@ class ShutdownHookIT {
         return server;
     }
 
-    /** Whether {@code /proc/self/mountinfo} lists the mount point: without stat(2), which waits for INIT. */
-    private boolean inMountinfo() throws IOException {
+    /** The line of {@code /proc/self/mountinfo} of the mount point, read without stat(2) (which waits for INIT). */
+    private String mountinfoLine() throws IOException {
         String target = " " + mp + " ";
         for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
             int sep = line.indexOf(" - ");
             if (sep > 0 && line.substring(0, sep).contains(target)) {
-                return true;
+                return line;
             }
         }
-        return false;
+        return null;
     }
 
-    private void awaitMount() throws Exception {
+    private boolean inMountinfo() throws IOException {
+        return mountinfoLine() != null;
+    }
+
+    private String awaitMount() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(T);
-        while (!inMountinfo()) {
+        String line;
+        while ((line = mountinfoLine()) == null) {
             if (!server.isAlive()) {
                 fail("the server exited " + server.exitValue() + " before mounting: " + Files.readString(stderr));
             }
@@ -87,6 +92,7 @@ class ShutdownHookIT {
             }
             Thread.onSpinWait();
         }
+        return line;
     }
 
     private int awaitExit() throws Exception {
@@ -105,8 +111,10 @@ class ShutdownHookIT {
     void aSigtermJustAfterTheMountAppearsLeavesNoMountBehind() throws Exception {
         for (int round = 0; round < 6; round++) {
             start(round % 2 == 0 ? 0 : 300);
-            awaitMount();
+            String line = awaitMount();
             server.destroy();   // SIGTERM
+            assertTrue(line.contains(" - fuse.purefuse purefuse:DefaultOptionsServer "),
+                    "the default fsname, purefuse: and the program's name: " + line);
             int exit = awaitExit();
             String err = Files.readString(stderr);
             assertEquals(143, exit, "round " + round + ": the JVM's SIGTERM exit: " + err);
