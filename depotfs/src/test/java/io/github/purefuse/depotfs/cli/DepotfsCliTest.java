@@ -354,6 +354,26 @@ class DepotfsCliTest {
         assertEquals("64MiB.bin", DemoCommand.bigName(64));
     }
 
+    /**
+     * Without credentials the SDK's chain fails with one line of some 1,500 characters listing its providers;
+     * depotfs says what to do instead (the SDK's text stays at DEBUG).
+     */
+    @Test
+    void anS3DepotWithoutCredentialsSaysWhatToSetInOneLine() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null
+                && System.getenv("AWS_PROFILE") == null && System.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == null
+                && System.getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI") == null
+                && System.getenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") == null
+                && !Files.exists(Path.of(System.getProperty("user.home"), ".aws")), "AWS credentials configured here");
+        for (String[] args : new String[][] {{"ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1"},
+                {"mount", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1", tmp.toString()}}) {
+            Run r = cli(args);
+            assertEquals(1, r.exit(), r.err());
+            assertEquals("depotfs: no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE,"
+                    + " or use --anonymous for a public bucket (s3://nobucket/x at http://127.0.0.1:1)\n", r.err());
+        }
+    }
+
     @Test
     void readsOfALocalDepotAreCheckedOnlyWhenAskedFor() {
         java.util.function.Function<Boolean, MountRunner.Settings> settings = v -> new MountRunner.Settings(null, false, 0,

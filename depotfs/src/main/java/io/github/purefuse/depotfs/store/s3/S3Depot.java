@@ -98,6 +98,9 @@ public final class S3Depot implements WritableDepot {
      * without a HEAD first ({@link #asksBeforePut}): one conditional PUT instead of a HEAD and a PUT.
      */
     static final long ASK_BEFORE_PUT_ABOVE = 1 << 20;
+    private static final System.Logger LOG = System.getLogger(S3Depot.class.getName());
+    /** The start of the SDK's message when no provider of its credential chain has credentials. */
+    private static final String NO_CREDENTIALS = "Unable to load credentials";
     private static final String MARKER = "depotfs-depot.json";
     private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
     private static final long BUNDLE_CACHE_BYTES = 256L * 1024 * 1024;
@@ -332,6 +335,13 @@ public final class S3Depot implements WritableDepot {
                         + (options.anonymous() ? "" : "; check the credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE) or use --anonymous"), s3);
             }
             return new IOException(what + ": HTTP " + status + (code == null ? "" : " " + code) + where, s3);
+        }
+        if (t instanceof software.amazon.awssdk.core.exception.SdkClientException c && c.getMessage() != null
+                && c.getMessage().startsWith(NO_CREDENTIALS)) {
+            // The SDK lists every provider of its chain and why each had nothing: some 1,500 characters.
+            LOG.log(System.Logger.Level.DEBUG, "{0}: {1}", what, c.getMessage());
+            return new IOException("no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or"
+                    + " AWS_PROFILE, or use --anonymous for a public bucket" + where, c);
         }
         if (t instanceof TimeoutException || (t != null && t.getClass().getSimpleName().contains("Timeout"))) {
             return new IOException(what + ": no answer within the timeout" + where, t);
