@@ -9,6 +9,7 @@ import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.ShutdownSignals;
+import io.github.purefuse.channel.internal.linux.ShutdownStderr;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.loop.DevFuse;
 import io.github.purefuse.channel.internal.loop.Engine;
@@ -690,9 +691,7 @@ public final class FuseSession implements AutoCloseable {
         Thread hook = shutdownHook;
         if (hook != null && Thread.currentThread() == hook) {
             if (level.getSeverity() >= Level.INFO.getSeverity()) {
-                System.err.println("purefuse: " + level.getName() + ": "
-                        + java.text.MessageFormat.format(format, args));
-                System.err.flush();
+                ShutdownStderr.print(level, java.text.MessageFormat.format(format, args));
             }
         } else {
             LOG.log(level, format, args);
