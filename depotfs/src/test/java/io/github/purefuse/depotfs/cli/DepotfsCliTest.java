@@ -356,21 +356,41 @@ class DepotfsCliTest {
 
     /**
      * Without credentials the SDK's chain fails with one line of some 1,500 characters listing its providers;
-     * depotfs says what to do instead (the SDK's text stays at DEBUG).
+     * depotfs says what to do instead (the SDK's text stays at DEBUG). The build hides the machine's AWS
+     * environment variables from the tests and turns off the instance metadata service (pom.xml); the
+     * profile files and the system-property credentials are pointed away here, for this test only.
      */
     @Test
     void anS3DepotWithoutCredentialsSaysWhatToSetInOneLine() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null
-                && System.getenv("AWS_PROFILE") == null && System.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == null
-                && System.getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI") == null
-                && System.getenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") == null
-                && !Files.exists(Path.of(System.getProperty("user.home"), ".aws")), "AWS credentials configured here");
-        for (String[] args : new String[][] {{"ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1"},
-                {"mount", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1", tmp.toString()}}) {
-            Run r = cli(args);
-            assertEquals(1, r.exit(), r.err());
-            assertEquals("depotfs: no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE,"
-                    + " or use --anonymous for a public bucket (s3://nobucket/x at http://127.0.0.1:1)\n", r.err());
+        assertEquals(null, System.getenv("AWS_ACCESS_KEY_ID"), "the build hides the machine's AWS credentials");
+        assertEquals("true", System.getProperty("aws.disableEc2Metadata"), "the build turns off the metadata service");
+        java.util.Map<String, String> none = java.util.Map.of("aws.sharedCredentialsFile", tmp.resolve("no-credentials").toString(),
+                "aws.configFile", tmp.resolve("no-config").toString(), "aws.accessKeyId", "", "aws.secretAccessKey", "");
+        java.util.Map<String, String> before = new java.util.HashMap<>();
+        none.keySet().forEach(k -> before.put(k, System.getProperty(k)));
+        try {
+            none.forEach((k, v) -> {
+                if (v.isEmpty()) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+            for (String[] args : new String[][] {{"ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1"},
+                    {"mount", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1", tmp.toString()}}) {
+                Run r = cli(args);
+                assertEquals(1, r.exit(), r.err());
+                assertEquals("depotfs: no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE,"
+                        + " or use --anonymous for a public bucket (s3://nobucket/x at http://127.0.0.1:1)\n", r.err());
+            }
+        } finally {
+            before.forEach((k, v) -> {
+                if (v == null) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
         }
     }
 
