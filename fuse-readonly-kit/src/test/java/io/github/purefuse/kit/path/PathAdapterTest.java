@@ -712,28 +712,12 @@ class PathAdapterTest {
      */
     @Test
     void anEioIsLoggedWithItsStackTraceOncePerOperationAndExceptionClass() {
-        PathFileSystem down = new PathFileSystem() {
-            @Override
-            public List<PathEntry> list(FsPath dir) {
-                return List.of();
+        PathFileSystem down = statFails(path -> {
+            if (path.name().startsWith("npe")) {
+                throw new IllegalStateException("a bug");
             }
-
-            @Override
-            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
-                if (path.isRoot()) {
-                    return fs.stat(path);
-                }
-                if (path.name().startsWith("npe")) {
-                    throw new IllegalStateException("a bug");
-                }
-                throw new java.io.IOException("the store is down");
-            }
-
-            @Override
-            public int read(FsPath file, long offset, ByteBuffer into) {
-                return -1;
-            }
-        };
+            throw new java.io.IOException("the store is down");
+        });
         PathAdapter a = PathAdapter.builder(down).build();
         List<io.github.purefuse.api.request.Lookup> lookups = new ArrayList<>();
         List<java.util.logging.LogRecord> records = captureLogs(() -> {
@@ -790,9 +774,14 @@ class PathAdapterTest {
         return records;
     }
 
-    @Test
-    void aRequestThatFailsAfterFuseInterruptIsAnsweredEintrNotEio() {
-        PathFileSystem broken = new PathFileSystem() {
+    /** A stat that throws for everything below the root (whose attributes come from {@code fs}). */
+    private interface StatFailure {
+        void fail(FsPath path) throws java.io.IOException;
+    }
+
+    /** {@return an empty filesystem whose stat of any path but the root throws what {@code failure} throws} */
+    private PathFileSystem statFails(StatFailure failure) {
+        return new PathFileSystem() {
             @Override
             public List<PathEntry> list(FsPath dir) {
                 return List.of();
@@ -803,7 +792,8 @@ class PathAdapterTest {
                 if (path.isRoot()) {
                     return fs.stat(path);
                 }
-                throw new java.io.IOException("the store failed");
+                failure.fail(path);
+                throw new AssertionError("a StatFailure throws");
             }
 
             @Override
@@ -811,6 +801,13 @@ class PathAdapterTest {
                 return -1;
             }
         };
+    }
+
+    @Test
+    void aRequestThatFailsAfterFuseInterruptIsAnsweredEintrNotEio() {
+        PathFileSystem broken = statFails(path -> {
+            throw new java.io.IOException("the store failed");
+        });
         PathAdapter a = PathAdapter.builder(broken).build();
         assertEquals(Failure.of(Errno.EIO), a.lookup(Requests.lookup(NodeId.ROOT, "x")));
         io.github.purefuse.api.Interrupts.Scope scope = new io.github.purefuse.api.Interrupts.Scope();
