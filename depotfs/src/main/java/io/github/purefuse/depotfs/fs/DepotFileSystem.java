@@ -501,20 +501,20 @@ public final class DepotFileSystem implements PathFileSystem {
         }
     }
 
-    /** Starts prefetch workers while the queue has work and fewer than {@link #PREFETCHED_MANIFESTS} run. */
+    /**
+     * Starts prefetch workers: one per queued manifest, while fewer than {@link #PREFETCHED_MANIFESTS} run
+     * (the running ones take the rest as they finish).
+     */
     private void startPrefetchers() {
-        while (!prefetchQueue.isEmpty()) {
-            int running = prefetchers.get();
-            if (running >= PREFETCHED_MANIFESTS) {
+        for (int queued = prefetchQueue.size(); queued > 0; queued--) {
+            if (!claimPrefetcher()) {
                 return;
             }
-            if (prefetchers.compareAndSet(running, running + 1)) {
-                try {
-                    loaders.submit(this::prefetchQueued);
-                } catch (java.util.concurrent.RejectedExecutionException ex) {
-                    prefetchers.decrementAndGet();
-                    return;
-                }
+            try {
+                loaders.submit(this::prefetchQueued);
+            } catch (java.util.concurrent.RejectedExecutionException ex) {
+                prefetchers.decrementAndGet();
+                return;
             }
         }
     }
@@ -542,7 +542,7 @@ public final class DepotFileSystem implements PathFileSystem {
         }
     }
 
-    /** Takes a worker slot back for a worker that found the queue non-empty just after leaving; false if none is free. */
+    /** Takes a worker slot (for a new worker, or back for one that found the queue non-empty just after leaving); false if none is free. */
     private boolean claimPrefetcher() {
         while (true) {
             int running = prefetchers.get();
