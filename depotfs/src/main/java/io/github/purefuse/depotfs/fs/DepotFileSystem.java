@@ -81,6 +81,8 @@ public final class DepotFileSystem implements PathFileSystem {
     static final int PARALLEL_MANIFESTS = 64;
     /** Background manifest loads in flight at most ({@link #prefetchSubdirectories}), on top of those. */
     static final int PREFETCHED_MANIFESTS = 64;
+    /** Manifests queued for a background load at most ({@link #prefetchSubdirectories}). */
+    static final int QUEUED_PREFETCHES = 16_384;
 
     /**
      * What a path is.
@@ -124,8 +126,11 @@ public final class DepotFileSystem implements PathFileSystem {
     private final java.util.concurrent.ExecutorService loaders = java.util.concurrent.Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("depotfs-manifest-", 0).factory());
     private final java.util.concurrent.Semaphore manifestLoads = new java.util.concurrent.Semaphore(PARALLEL_MANIFESTS);
-    /** Background manifest loads of {@link #prefetchSubdirectories}; bounded by this, never waited for. */
-    private final java.util.concurrent.Semaphore prefetches = new java.util.concurrent.Semaphore(PREFETCHED_MANIFESTS);
+    /** Manifests waiting for a background load ({@link #prefetchSubdirectories}); never waited for. */
+    private final java.util.concurrent.BlockingQueue<Hash> prefetchQueue =
+            new java.util.concurrent.LinkedBlockingQueue<>(QUEUED_PREFETCHES);
+    /** Prefetch workers running, at most {@link #PREFETCHED_MANIFESTS}. */
+    private final java.util.concurrent.atomic.AtomicInteger prefetchers = new java.util.concurrent.atomic.AtomicInteger();
     /** The handler, once made: asked whether opens use passthrough (then objects are checked at OPEN). */
     private volatile @Nullable PathAdapter adapter;
     private volatile boolean checksWholeObjectsAtOpen;
@@ -467,38 +472,85 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     /**
-     * Over a remote depot, starts loading the manifests of a bundle's subdirectories that are not in
-     * memory, in the background: nobody waits for them. At most {@link #PREFETCHED_MANIFESTS} such loads
-     * are in flight for the whole mount, and one that finds no room is not started (the listing that needs
-     * the manifest loads it then). Each manifest is fetched once and hash-checked ({@link Depot#bundle}
-     * shares a load in flight and keeps the result in its memory-bounded cache); a prefetched manifest does
-     * not prefetch further, so a walk stays at most two levels ahead.
+     * Over a remote depot, queues the manifests of a bundle's subdirectories that are not in memory for
+     * loading in the background: nobody waits for them. Every such subdirectory is queued, in listing order;
+     * at most {@link #PREFETCHED_MANIFESTS} loads are in flight for the whole mount, and at most
+     * {@link #QUEUED_PREFETCHES} wait in the queue (memory-bounded: a hash each), beyond which the rest of
+     * the bundle is not queued (the listing that needs such a manifest loads it then). Each manifest is
+     * fetched once and hash-checked ({@link Depot#bundle} shares a load in flight and keeps the result in
+     * its memory-bounded cache); a prefetched manifest does not prefetch further, so a walk stays at most
+     * two levels ahead.
      */
     private void prefetchSubdirectories(Bundle b) {
         if (b.bundleCount() == 0 || !depot.remote()) {
             return;
         }
+        boolean queued = false;
         for (BundleEntry e : b.entries()) {
             Hash h = e.kind() == EntryKind.BUNDLE ? e.hash() : null;
             if (h == null || depot.loadedBundle(h) != null) {
                 continue;
             }
-            if (!prefetches.tryAcquire()) {
+            if (!prefetchQueue.offer(h)) {
+                break;
+            }
+            queued = true;
+        }
+        if (queued) {
+            startPrefetchers();
+        }
+    }
+
+    /**
+     * Starts prefetch workers: one per queued manifest, while fewer than {@link #PREFETCHED_MANIFESTS} run
+     * (the running ones take the rest as they finish).
+     */
+    private void startPrefetchers() {
+        for (int queued = prefetchQueue.size(); queued > 0; queued--) {
+            if (!claimPrefetcher()) {
                 return;
             }
             try {
-                loaders.submit(() -> {
-                    try {
-                        depot.bundle(h);
-                    } catch (IOException | RuntimeException ex) {
-                        // reported by the request that needs it
-                    } finally {
-                        prefetches.release();
-                    }
-                });
+                loaders.submit(this::prefetchQueued);
             } catch (java.util.concurrent.RejectedExecutionException ex) {
-                prefetches.release();
+                prefetchers.decrementAndGet();
                 return;
+            }
+        }
+    }
+
+    /** One prefetch worker: loads queued manifests until the queue is empty. */
+    private void prefetchQueued() {
+        while (true) {
+            Hash h = prefetchQueue.poll();
+            if (h == null) {
+                prefetchers.decrementAndGet();
+                // A hash queued between the poll and the decrement may have found all workers busy.
+                if (prefetchQueue.isEmpty() || !claimPrefetcher()) {
+                    return;
+                }
+                continue;
+            }
+            if (depot.loadedBundle(h) != null) {
+                continue;
+            }
+            try {
+                depot.bundle(h);
+            } catch (IOException | RuntimeException ex) {
+                // reported by the request that needs it
+            }
+        }
+    }
+
+    /** Takes a worker slot (for a new worker, or back for one that found the queue non-empty just after leaving); false if none is free. */
+    private boolean claimPrefetcher() {
+        while (true) {
+            int running = prefetchers.get();
+            if (running >= PREFETCHED_MANIFESTS) {
+                return false;
+            }
+            if (prefetchers.compareAndSet(running, running + 1)) {
+                return true;
             }
         }
     }

@@ -116,4 +116,113 @@ class ManifestPrefetchTest {
             assertEquals(1, e.getValue().get(), "manifest " + e.getKey().shortHex() + " loaded once after the walk");
         }
     }
+
+    /**
+     * A remote depot whose loads of the gated manifests wait until the test opens the gate: the background
+     * loads fill all their slots, and the subdirectories after those must still be fetched, once each.
+     */
+    private static final class GatedRemote implements Depot {
+        final MemoryDepot inner;
+        final java.util.Set<Hash> gated;
+        final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        final Map<Hash, AtomicInteger> loads = new ConcurrentHashMap<>();
+        final Map<Hash, Bundle> memory = new ConcurrentHashMap<>();
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicInteger maxInFlight = new AtomicInteger();
+
+        GatedRemote(MemoryDepot inner, java.util.Set<Hash> gated) {
+            this.inner = inner;
+            this.gated = gated;
+        }
+
+        @Override
+        public SortedMap<String, Hash> roots() {
+            return inner.roots();
+        }
+
+        @Override
+        public Bundle bundle(Hash hash) throws IOException {
+            Bundle b = memory.get(hash);
+            if (b != null) {
+                return b;
+            }
+            loads.computeIfAbsent(hash, h -> new AtomicInteger()).incrementAndGet();
+            if (gated.contains(hash)) {
+                maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                } finally {
+                    inFlight.decrementAndGet();
+                }
+            }
+            b = inner.bundle(hash);
+            memory.put(hash, b);
+            return b;
+        }
+
+        @Override
+        public @Nullable Bundle loadedBundle(Hash hash) {
+            return memory.get(hash);
+        }
+
+        @Override
+        public DepotObject open(Hash hash, long size) throws IOException {
+            return inner.open(hash, size);
+        }
+
+        @Override
+        public String describe() {
+            return "gated";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void everySubdirectoryIsPrefetchedNotOnlyThoseThatFoundAFreeSlot() throws Exception {
+        MemoryDepot depot = new MemoryDepot();
+        WritableDepot.Stored file = depot.putObject(new byte[0]);
+        List<BundleEntry> top = new ArrayList<>();
+        java.util.Set<Hash> grandchildren = ConcurrentHashMap.newKeySet();
+        int children = 10;
+        int perChild = 3 * DepotFileSystem.PREFETCHED_MANIFESTS / children + 1;   // 3x the slots in all
+        for (int i = 0; i < children; i++) {
+            List<BundleEntry> mid = new ArrayList<>();
+            for (int j = 0; j < perChild; j++) {
+                WritableDepot.Stored leaf = depot.putBundle(List.of(
+                        BundleEntry.object("f" + i + "-" + j, file.hash(), 0, 1, false)));
+                grandchildren.add(leaf.hash());
+                mid.add(BundleEntry.bundle(String.format("g%03d", j), leaf.hash(), leaf.size(), 1));
+            }
+            WritableDepot.Stored sub = depot.putBundle(mid);
+            top.add(BundleEntry.bundle("d" + i, sub.hash(), sub.size(), 1));
+        }
+        WritableDepot.Stored root = depot.putBundle(top);
+        depot.setRoot("r", null, root.hash());
+        GatedRemote remote = new GatedRemote(depot, grandchildren);
+        DepotFileSystem fs = DepotFileSystem.open(remote, "r", 0, 0);
+
+        assertEquals(children, fs.list(FsPath.ROOT).size(), "the listing does not wait for the background loads");
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (remote.inFlight.get() < DepotFileSystem.PREFETCHED_MANIFESTS && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(DepotFileSystem.PREFETCHED_MANIFESTS, remote.inFlight.get(), "every background slot is taken");
+        remote.gate.countDown();
+        while (!remote.memory.keySet().containsAll(grandchildren) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(grandchildren.size(), grandchildren.stream().filter(remote.memory::containsKey).count(),
+                "all " + grandchildren.size() + " subdirectories of the listed ones were prefetched");
+        for (Map.Entry<Hash, AtomicInteger> e : remote.loads.entrySet()) {
+            assertEquals(1, e.getValue().get(), "manifest " + e.getKey().shortHex() + " loaded once");
+        }
+        assertTrue(remote.maxInFlight.get() <= DepotFileSystem.PREFETCHED_MANIFESTS,
+                "at most " + DepotFileSystem.PREFETCHED_MANIFESTS + " background loads at once, saw " + remote.maxInFlight.get());
+        assertFalse(fs.metadataMayBlock(FsPath.of("/d" + (children - 1))), "the last subdirectory's are in memory too");
+    }
 }
