@@ -29,14 +29,23 @@ import org.junit.jupiter.api.Test;
  */
 class ManifestPrefetchTest {
 
-    /** A "remote" depot that counts loads per manifest and keeps what it loaded, as S3Depot does. */
-    private static final class CountingRemote implements Depot {
+    /**
+     * A "remote" depot that counts loads per manifest and keeps what it loaded, as S3Depot does (one load
+     * of a manifest at a time). Loads of the gated manifests run concurrently and wait until the test opens
+     * the gate, so that background loads can be made to hold all their slots.
+     */
+    private static final class Remote implements Depot {
         final MemoryDepot inner;
+        final java.util.Set<Hash> gated;
+        final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
         final Map<Hash, AtomicInteger> loads = new ConcurrentHashMap<>();
         final Map<Hash, Bundle> memory = new ConcurrentHashMap<>();
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicInteger maxInFlight = new AtomicInteger();
 
-        CountingRemote(MemoryDepot inner) {
+        Remote(MemoryDepot inner, java.util.Set<Hash> gated) {
             this.inner = inner;
+            this.gated = gated;
         }
 
         @Override
@@ -45,13 +54,40 @@ class ManifestPrefetchTest {
         }
 
         @Override
-        public synchronized Bundle bundle(Hash hash) throws IOException {
-            Bundle b = memory.get(hash);
-            if (b == null) {
-                loads.computeIfAbsent(hash, h -> new AtomicInteger()).incrementAndGet();
-                b = inner.bundle(hash);
-                memory.put(hash, b);
+        public Bundle bundle(Hash hash) throws IOException {
+            if (!gated.contains(hash)) {
+                synchronized (this) {
+                    return load(hash);
+                }
             }
+            Bundle b = memory.get(hash);
+            if (b != null) {
+                return b;
+            }
+            loads.computeIfAbsent(hash, h -> new AtomicInteger()).incrementAndGet();   // every request counts
+            maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            } finally {
+                inFlight.decrementAndGet();
+            }
+            return fetch(hash);
+        }
+
+        private Bundle load(Hash hash) throws IOException {
+            Bundle b = memory.get(hash);
+            if (b != null) {
+                return b;
+            }
+            loads.computeIfAbsent(hash, h -> new AtomicInteger()).incrementAndGet();
+            return fetch(hash);
+        }
+
+        private Bundle fetch(Hash hash) throws IOException {
+            Bundle b = inner.bundle(hash);
+            memory.put(hash, b);
             return b;
         }
 
@@ -67,7 +103,7 @@ class ManifestPrefetchTest {
 
         @Override
         public String describe() {
-            return "counting";
+            return "remote";
         }
 
         @Override
@@ -94,7 +130,7 @@ class ManifestPrefetchTest {
         }
         WritableDepot.Stored root = depot.putBundle(top);
         depot.setRoot("r", null, root.hash());
-        CountingRemote remote = new CountingRemote(depot);
+        Remote remote = new Remote(depot, java.util.Set.of());
         DepotFileSystem fs = DepotFileSystem.open(remote, "r", 0, 0);
 
         assertTrue(fs.metadataMayBlock(FsPath.of("/d0/g0")), "nothing below the top is loaded yet");
@@ -114,71 +150,6 @@ class ManifestPrefetchTest {
         assertEquals(1, fs.list(FsPath.of("/d3/g1")).size());
         for (Map.Entry<Hash, AtomicInteger> e : remote.loads.entrySet()) {
             assertEquals(1, e.getValue().get(), "manifest " + e.getKey().shortHex() + " loaded once after the walk");
-        }
-    }
-
-    /**
-     * A remote depot whose loads of the gated manifests wait until the test opens the gate: the background
-     * loads fill all their slots, and the subdirectories after those must still be fetched, once each.
-     */
-    private static final class GatedRemote implements Depot {
-        final MemoryDepot inner;
-        final java.util.Set<Hash> gated;
-        final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-        final Map<Hash, AtomicInteger> loads = new ConcurrentHashMap<>();
-        final Map<Hash, Bundle> memory = new ConcurrentHashMap<>();
-        final AtomicInteger inFlight = new AtomicInteger();
-        final AtomicInteger maxInFlight = new AtomicInteger();
-
-        GatedRemote(MemoryDepot inner, java.util.Set<Hash> gated) {
-            this.inner = inner;
-            this.gated = gated;
-        }
-
-        @Override
-        public SortedMap<String, Hash> roots() {
-            return inner.roots();
-        }
-
-        @Override
-        public Bundle bundle(Hash hash) throws IOException {
-            Bundle b = memory.get(hash);
-            if (b != null) {
-                return b;
-            }
-            loads.computeIfAbsent(hash, h -> new AtomicInteger()).incrementAndGet();
-            if (gated.contains(hash)) {
-                maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    throw new IOException(e);
-                } finally {
-                    inFlight.decrementAndGet();
-                }
-            }
-            b = inner.bundle(hash);
-            memory.put(hash, b);
-            return b;
-        }
-
-        @Override
-        public @Nullable Bundle loadedBundle(Hash hash) {
-            return memory.get(hash);
-        }
-
-        @Override
-        public DepotObject open(Hash hash, long size) throws IOException {
-            return inner.open(hash, size);
-        }
-
-        @Override
-        public String describe() {
-            return "gated";
-        }
-
-        @Override
-        public void close() {
         }
     }
 
@@ -203,7 +174,7 @@ class ManifestPrefetchTest {
         }
         WritableDepot.Stored root = depot.putBundle(top);
         depot.setRoot("r", null, root.hash());
-        GatedRemote remote = new GatedRemote(depot, grandchildren);
+        Remote remote = new Remote(depot, grandchildren);
         DepotFileSystem fs = DepotFileSystem.open(remote, "r", 0, 0);
 
         assertEquals(children, fs.list(FsPath.ROOT).size(), "the listing does not wait for the background loads");
