@@ -73,17 +73,18 @@ public final class FuseSession implements AutoCloseable {
     private final boolean viaFusermount;
     private final Fusermount.@Nullable Mounted helper;
     private final AtomicBoolean closing = new AtomicBoolean();
-    private final AtomicBoolean helperReleased = new AtomicBoolean();
+    private final AtomicBoolean helperReleased;
     private volatile @Nullable Thread shutdownHook;
     private volatile @Nullable AutoCloseable signalRegistration;
 
     private FuseSession(Path mountpoint, String deviceId, Engine engine, boolean viaFusermount,
-                        Fusermount.@Nullable Mounted helper) {
+                        Fusermount.@Nullable Mounted helper, AtomicBoolean helperReleased) {
         this.mountpoint = mountpoint;
         this.deviceId = deviceId;
         this.engine = engine;
         this.viaFusermount = viaFusermount;
         this.helper = helper;
+        this.helperReleased = helperReleased;
     }
 
     /**
@@ -102,7 +103,8 @@ public final class FuseSession implements AutoCloseable {
      * @return the running session, ready for use
      * @throws MountException if the mount point is missing, not a directory or already a mount point,
      *     {@code /dev/fuse} or the helper is missing, permission is denied, INIT fails, or
-     *     {@code fs.init} throws; nothing stays mounted then
+     *     {@code fs.init} throws; nothing stays mounted then (nor when {@code fs.init} throws an
+     *     {@link Error}, which propagates as it is)
      */
     public static FuseSession mount(Path mountpoint, ReadOnlyFileSystem fs, MountOptions options)
             throws MountException {
@@ -174,7 +176,8 @@ public final class FuseSession implements AutoCloseable {
 
         private final Thread thread;
         private State state = State.MOUNTING;
-        private boolean running;
+        /** The hook has chosen what to do (undo the mount, or nothing after waiting in vain). */
+        private boolean decided;
         private @Nullable Runnable undo;
         private @Nullable FuseSession session;
 
@@ -196,7 +199,6 @@ public final class FuseSession implements AutoCloseable {
         private void run() {
             Runnable action;
             synchronized (this) {
-                running = true;
                 long deadline = System.nanoTime() + UNMOUNT_GRACE.toNanos();
                 for (long left = UNMOUNT_GRACE.toNanos(); state == State.MOUNTING && left > 0;
                         left = deadline - System.nanoTime()) {
@@ -208,6 +210,7 @@ public final class FuseSession implements AutoCloseable {
                 }
                 FuseSession s = session;
                 action = state == State.MOUNTED ? undo : state == State.SERVING && s != null ? s::close : null;
+                decided = true;
             }
             if (action != null) {
                 action.run();
@@ -228,7 +231,9 @@ public final class FuseSession implements AutoCloseable {
             synchronized (this) {
                 session = s;
                 state = State.SERVING;
-                late = running;
+                // A hook still waiting wakes up in SERVING and closes the session itself (on its own thread,
+                // where close() reports to stderr); one that has already decided (undid the mount) does not.
+                late = decided;
                 notifyAll();
             }
             if (late) {
@@ -237,7 +242,7 @@ public final class FuseSession implements AutoCloseable {
             }
         }
 
-        /** The mount failed (and was undone): the hook has nothing to do. */
+        /** The mount failed (and was undone, whatever was thrown): the hook has nothing to do. */
         void failed() {
             synchronized (this) {
                 state = State.FAILED;
@@ -264,7 +269,7 @@ public final class FuseSession implements AutoCloseable {
         }
         try {
             return mount(mp, fs, options, recorder, guard);
-        } catch (MountException | RuntimeException e) {
+        } catch (MountException | RuntimeException | Error e) {
             if (recorder != null) {
                 recorder.close();
             }
@@ -285,10 +290,16 @@ public final class FuseSession implements AutoCloseable {
             fd = mountDirect(mp, options);
         }
         Fusermount.@Nullable Mounted mounted = helper;
+        // One flag for the helper's release, shared with the session: the hook may undo the mount while the
+        // session is being set up, and the session then closes too (its socket must not be closed twice).
+        AtomicBoolean helperReleased = new AtomicBoolean();
         AtomicBoolean undone = new AtomicBoolean();
         Runnable undo = () -> {
             if (undone.compareAndSet(false, true)) {
-                undoMount(mp, viaFusermount, mounted);
+                undoMount(mp, viaFusermount);
+                if (mounted != null && helperReleased.compareAndSet(false, true)) {
+                    mounted.release();
+                }
             }
         };
         if (guard != null) {
@@ -310,12 +321,17 @@ public final class FuseSession implements AutoCloseable {
                         case IO_URING -> Engine.Ring.REQUIRED;
                     }, options.uringQueueDepth(), options.uringThreads(), helper != null ? helper.commFd() : -1, recorder);
             engine = Engine.start(device, () -> DevFuse.cloneOf(device), fs, config);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // An Error too (fs.init's static initializer failed, an assert): else the mount stays, every access
+            // to it hangs while this descriptor is open, and it is dead ("not connected") after.
             undo.run();
             device.close();
+            if (e instanceof Error error) {
+                throw error;
+            }
             throw new MountException(Reason.OTHER, mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
         }
-        FuseSession session = new FuseSession(mp, deviceId, engine, viaFusermount, helper);
+        FuseSession session = new FuseSession(mp, deviceId, engine, viaFusermount, helper, helperReleased);
         if (guard != null) {
             guard.serving(session);
         }
@@ -481,7 +497,7 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    private static void undoMount(Path mp, boolean viaFusermount, Fusermount.@Nullable Mounted helper) {
+    private static void undoMount(Path mp, boolean viaFusermount) {
         try {
             if (viaFusermount && Native.geteuid() != 0) {
                 Fusermount.unmount(mp.toString(), true);
@@ -490,9 +506,6 @@ public final class FuseSession implements AutoCloseable {
             }
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cannot unmount {0} after a failed start: {1}", mp, e.getMessage());
-        }
-        if (helper != null) {
-            helper.release();
         }
     }
 
@@ -591,7 +604,8 @@ public final class FuseSession implements AutoCloseable {
      * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
      * see ENODEV. If the connection is still alive 10 seconds later (a lazily
      * detached mount still in use), the session aborts it through fusectl. Failures are logged, not
-     * thrown; the lazy unmount is logged at INFO, the abort at WARNING. When {@code close()} runs in the JVM
+     * thrown; as root, the lazy unmount of a busy mount is logged at INFO ({@code fusermount3 -u -z} detaches
+     * without a word); the abort is logged at WARNING. When {@code close()} runs in the JVM
      * shutdown hook ({@link MountOptions#installShutdownHook()}), where the logging framework may already be
      * shut down, these messages go to {@code System.err} as {@code purefuse: LEVEL: message} instead.
      */

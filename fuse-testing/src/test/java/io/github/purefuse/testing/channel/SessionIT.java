@@ -322,6 +322,66 @@ class SessionIT {
         }
     }
 
+    /** An Error (not an Exception) from a filesystem's init: a static initializer that failed, an assert. */
+    static final class InitError extends Error {
+        private static final long serialVersionUID = 1L;
+
+        InitError() {
+            super("a deliberately failing fs.init");
+        }
+    }
+
+    /**
+     * {@code fs.init} throws an Error after mount(2) succeeded: the Error reaches the caller as it is and
+     * nothing stays mounted (not a mount that hangs every access until the JVM exits and is dead after).
+     */
+    @Test
+    void anErrorFromFsInitLeavesNothingMounted() throws Exception {
+        Path mp = TestMount.newMountpoint();
+        try {
+            TestFs served = new TestFs();
+            ReadOnlyFileSystem fs = new ReadOnlyFileSystem() {
+                @Override
+                public void init(FuseConnection connection) {
+                    throw new InitError();
+                }
+
+                @Override
+                public LookupReply lookup(Lookup request) {
+                    return served.lookup(request);
+                }
+
+                @Override
+                public AttrReply getattr(Getattr request) {
+                    return served.getattr(request);
+                }
+
+                @Override
+                public ReadReply read(Read request) {
+                    return served.read(request);
+                }
+
+                @Override
+                public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+                    return served.readdir(request, page);
+                }
+            };
+            assertThrows(InitError.class, () -> FuseSession.mount(mp, fs, MountOptions.defaults()));
+            // Not stat(2): a mount left behind with its descriptor open and no reader would hang it.
+            assertFalse(inMountinfo(mp), "still mounted after fs.init threw an Error");
+        } finally {
+            if (inMountinfo(mp)) {
+                run("umount", "-l", mp.toString());
+            }
+            Files.deleteIfExists(mp);
+        }
+    }
+
+    private static boolean inMountinfo(Path mp) throws IOException {
+        String target = " " + mp.getParent().toRealPath().resolve(mp.getFileName()) + " ";
+        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.contains(target));
+    }
+
     @Test
     void aThrowingHandlerFailsOnlyItsRequestWithEio() throws Exception {
         mount = mountTest(new TestFs());
