@@ -296,7 +296,7 @@ public final class FuseSession implements AutoCloseable {
         AtomicBoolean undone = new AtomicBoolean();
         Runnable undo = () -> {
             if (undone.compareAndSet(false, true)) {
-                undoMount(mp, viaFusermount);
+                undoMount(mp, viaFusermount, guard != null ? guard.thread : null);
                 if (mounted != null && helperReleased.compareAndSet(false, true)) {
                     mounted.release();
                 }
@@ -497,7 +497,7 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    private static void undoMount(Path mp, boolean viaFusermount) {
+    private static void undoMount(Path mp, boolean viaFusermount, @Nullable Thread hook) {
         try {
             if (viaFusermount && Native.geteuid() != 0) {
                 Fusermount.unmount(mp.toString(), true);
@@ -505,7 +505,7 @@ public final class FuseSession implements AutoCloseable {
                 Native.umount2(mp.toString(), Native.MNT_DETACH);
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cannot unmount {0} after a failed start: {1}", mp, e.getMessage());
+            report(hook, Level.WARNING, "cannot unmount {0} after a failed start: {1}", mp, e.getMessage());
         }
     }
 
@@ -696,13 +696,17 @@ public final class FuseSession implements AutoCloseable {
     }
 
     /**
-     * Logs a message of {@link #close()}; in the JVM shutdown hook writes it to {@code System.err} instead,
-     * as {@code purefuse: LEVEL: message}: there java.util.logging has reset its handlers in a hook of its own
-     * (other logging frameworks stop in theirs), and the lazy unmount and the abort 10 s later would go
-     * unsaid.
+     * Logs a message of {@link #close()} (or of undoing a mount whose start failed); in the JVM shutdown hook
+     * writes it to {@code System.err} instead, as {@code purefuse: LEVEL: message}: there java.util.logging
+     * has reset its handlers in a hook of its own (other logging frameworks stop in theirs), and the lazy
+     * unmount and the abort 10 s later would go unsaid.
      */
     private void report(Level level, String format, Object... args) {
-        Thread hook = shutdownHook;
+        report(shutdownHook, level, format, args);
+    }
+
+    /** The same, for a message said on the JVM shutdown hook {@code hook} (if it is the caller) or elsewhere. */
+    private static void report(@Nullable Thread hook, Level level, String format, Object... args) {
         if (hook != null && Thread.currentThread() == hook) {
             if (level.getSeverity() >= Level.INFO.getSeverity()) {
                 ShutdownStderr.print(level, java.text.MessageFormat.format(format, args));
