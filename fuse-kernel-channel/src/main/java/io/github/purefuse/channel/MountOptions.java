@@ -165,7 +165,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
     public MountOptions {
         Objects.requireNonNull(fsname, "fsname");
         Objects.requireNonNull(subtype, "subtype");
-        if (fsname.isEmpty() || !fsname.chars().allMatch(c -> c > ' ' && c != ',' && c != '\\' && c != 0x7f)) {
+        if (fsname.isEmpty() || !fsname.chars().allMatch(MountOptions::fsnameChar)) {
             throw new IllegalArgumentException("fsname must be non-empty, without ',', '\\\\' or whitespace: " + fsname);
         }
         if (!subtype.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || c == '.' || c == '_' || c == '-')) {
@@ -268,9 +268,26 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         String first = command.isEmpty() ? "" : command.split("\\s+", 2)[0];
         String name = first.endsWith(".jar") ? first.substring(first.lastIndexOf('/') + 1)
                 : first.substring(Math.max(first.lastIndexOf('.'), first.lastIndexOf('/')) + 1);
-        StringBuilder b = new StringBuilder("purefuse:");
-        name.chars().forEach(c -> b.append(c <= ' ' || c == ',' || c == '\\' || c == 0x7f ? '_' : (char) c));
-        return name.isEmpty() ? b.append("java").toString() : b.toString();
+        return fsnameOf("purefuse:" + (name.isEmpty() ? "java" : name));
+    }
+
+    /**
+     * Makes a valid {@link #fsname} of any text, e.g. a path or a URL naming what is mounted: every
+     * character an fsname cannot hold (whitespace and other control characters, {@code ','}, which separates
+     * mount options, and {@code ''}) becomes {@code '_'}.
+     *
+     * @param source the text, not empty
+     * @return the fsname
+     */
+    public static String fsnameOf(String source) {
+        StringBuilder b = new StringBuilder(source.length());
+        source.chars().forEach(c -> b.append(fsnameChar(c) ? (char) c : '_'));
+        return b.toString();
+    }
+
+    /** {@return whether an fsname may hold this character (see {@link #fsnameOf})} */
+    private static boolean fsnameChar(int c) {
+        return c > ' ' && c != ',' && c != '\\' && c != 0x7f;
     }
 
     /** A mutable builder of {@link MountOptions}; see the record for each option's meaning and default. */

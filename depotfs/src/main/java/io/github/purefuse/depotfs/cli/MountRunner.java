@@ -137,7 +137,7 @@ final class MountRunner {
      * The mount's source: the depot's address, which cannot be taken for a path relative to the current
      * directory (mount(8) shows a source that exists as one as its absolute path): {@code s3://bucket/prefix}
      * for an S3 depot, {@code depotfs:/path/to/depot} for a local one, {@code depotfs:} and the description
-     * otherwise. Whitespace, commas and backslashes (not allowed in an fsname) become {@code _}.
+     * otherwise; whitespace, commas and backslashes become {@code _} ({@link MountOptions#fsnameOf}).
      *
      * @param depot the depot as given (a cache around it is looked through)
      * @return the fsname
@@ -148,10 +148,7 @@ final class MountRunner {
                 : store instanceof io.github.purefuse.depotfs.store.LocalDepot l
                 ? "depotfs:" + l.directory().toAbsolutePath().normalize()
                 : "depotfs:" + store.describe();
-        StringBuilder b = new StringBuilder(source.length());
-        source.codePoints().forEach(c -> b.appendCodePoint(
-                c <= ' ' || c == ',' || c == '\\' || c == 0x7f ? '_' : c));
-        return b.toString();
+        return MountOptions.fsnameOf(source);
     }
 
     private void serve(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {

@@ -859,8 +859,6 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /** Settings of a {@link PathAdapter}; not thread-safe. */
     public static final class Builder {
         private final PathFileSystem fs;
-    /** The kinds of EIO failure logged at WARNING already ({@link #failure}). */
-    private final java.util.Set<String> loggedFailures = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private Duration entryTimeout = Duration.ofSeconds(1);
         private Duration attrTimeout = Duration.ofSeconds(1);
         private Duration negativeTimeout = Duration.ZERO;
