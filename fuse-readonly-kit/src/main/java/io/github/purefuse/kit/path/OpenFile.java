@@ -28,8 +28,10 @@ public interface OpenFile extends Closeable {
      * size the file had at OPEN, and calls again when fewer bytes than asked arrive, until 0 or -1.
      *
      * @param offset where to start, in bytes, {@code >= 0}
-     * @param into   where to put the bytes: from its position up to its limit; borrowed for the call
-     * @return the number of bytes put, or -1 (or 0) at end of file
+     * @param into   where to put the bytes: from its position up to its limit, advancing the position (the
+     *               bytes up to it are what the reader gets); borrowed for the call
+     * @return the number of bytes put, which must be how far the position moved (else EIO), or -1 (or 0)
+     *     at end of file
      * @throws IOException on an error (see {@link Errnos} for the errno the reader gets)
      */
     int read(long offset, ByteBuffer into) throws IOException;

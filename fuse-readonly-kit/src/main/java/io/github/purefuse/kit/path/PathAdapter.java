@@ -480,12 +480,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     state.beforeLocalRead(offset, n);
                 }
                 while (into.hasRemaining()) {
-                    long at = offset + into.position();
+                    int before = into.position();
+                    long at = offset + before;
                     int got = local != null ? local.read(into, at)
                             : state != null ? state.read(at, into) : fs.read(file.path(), at, into);
                     if (got <= 0) {
                         break;
                     }
+                    checkAdvanced(into, before, got);
                 }
                 into.flip();
                 return Data.leased(lease);
@@ -596,13 +598,27 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         into.limit(into.position() + n);
         try {
             while (into.hasRemaining()) {
-                if (state.read(offset + into.position(), into) <= 0) {
+                int before = into.position();
+                int got = state.read(offset + before, into);
+                if (got <= 0) {
                     break;
                 }
+                checkAdvanced(into, before, got);
             }
             return target.filled();
         } catch (IOException | RuntimeException e) {
             return readFailure(request.unique(), file.path().toString(), e);
+        }
+    }
+
+    /**
+     * What a READ sends is the bytes up to the buffer's position, so a read that returns a count without
+     * moving the position (absolute puts) would be asked again for the same bytes forever: an error instead.
+     */
+    private static void checkAdvanced(ByteBuffer into, int before, int got) throws IOException {
+        if (into.position() != before + got) {
+            throw new IOException("read returned " + got + " but moved the buffer's position by "
+                    + (into.position() - before) + " (write with relative puts: the position is what is sent)");
         }
     }
 

@@ -100,9 +100,12 @@ public interface PathFileSystem {
      *
      * @param file   the file
      * @param offset where to start, in bytes, {@code >= 0}
-     * @param into   where to put the bytes: from its position up to its limit; borrowed for the call (a
-     *               window on a pooled buffer: do not keep it)
-     * @return the number of bytes put, or -1 (or 0) at end of file
+     * @param into   where to put the bytes: from its position up to its limit, advancing the position
+     *               (relative puts, or {@code FileChannel.read(into, offset)}): the bytes up to the position
+     *               are what the reader gets; borrowed for the call (a window on a pooled buffer: do not
+     *               keep it)
+     * @return the number of bytes put, which must be how far the position moved (else the READ fails with
+     *     EIO and a log line), or -1 (or 0) at end of file
      * @throws IOException on an error
      */
     int read(FsPath file, long offset, ByteBuffer into) throws IOException;

@@ -877,6 +877,68 @@ class PathAdapterTest {
         a.release(Requests.release(f, open.fh()));
     }
 
+    /**
+     * A read that fills the buffer with absolute puts and returns the count leaves the position where it
+     * was: what a READ sends is the bytes up to the position, so the adapter would ask again forever (a
+     * spinning transport thread, found by a new user). EIO instead, on the leased path and the inline one.
+     */
+    @Test
+    void aReadThatReturnsACountWithoutMovingThePositionFailsWithEioInsteadOfSpinning() {
+        MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        PathFileSystem absolute = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
+                return files.list(dir);
+            }
+
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+                return files.stat(path);
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                calls.incrementAndGet();
+                return putAbsolute(offset, into);
+            }
+
+            @Override
+            public OpenFile open(FsPath file) {
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) {
+                        calls.incrementAndGet();
+                        return putAbsolute(offset, into);
+                    }
+
+                    @Override
+                    public boolean readMayBlock() {
+                        return false;
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(absolute).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16)), "the leased path");
+        assertEquals(1, calls.get(), "asked once, not again and again");
+        assertEquals(0, leases.outstandingLeases(), "the lease of the failed READ is back");
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16), new Target(64)), "the inline path");
+        assertEquals(2, calls.get());
+        a.release(Requests.release(f, o.fh()));
+    }
+
+    /** Puts DATA's bytes from {@code offset} with absolute puts (the position stays) and returns the count. */
+    private static int putAbsolute(long offset, ByteBuffer into) {
+        int n = Math.min(into.remaining(), DATA.length - (int) offset);
+        for (int i = 0; i < n; i++) {
+            into.put(into.position() + i, DATA[(int) offset + i]);
+        }
+        return n;
+    }
+
     @Test
     void inoFromAttributesShowsTheFilesystemsOwnInodeNumbers() {
         PerOpenFs perOpen = new PerOpenFs();
