@@ -69,6 +69,13 @@ public final class FuseSession implements AutoCloseable {
 
     private final Path mountpoint;
     private final String deviceId;
+    /**
+     * The mount's unique ID ({@link Native#uniqueMountId}), or -1 where the kernel does not give one: what
+     * {@link #close()} checks before it unmounts, because the device number of a mount that was unmounted from
+     * outside goes to the next mount on the same directory at once (a new user's script, {@code umount} then
+     * a new server, had its new mount unmounted by the old session's close).
+     */
+    private final long mountUid;
     private final Engine engine;
     private final boolean viaFusermount;
     private final Fusermount.@Nullable Mounted helper;
@@ -77,10 +84,11 @@ public final class FuseSession implements AutoCloseable {
     private volatile @Nullable Thread shutdownHook;
     private volatile @Nullable AutoCloseable signalRegistration;
 
-    private FuseSession(Path mountpoint, String deviceId, Engine engine, boolean viaFusermount,
+    private FuseSession(Path mountpoint, String deviceId, long mountUid, Engine engine, boolean viaFusermount,
                         Fusermount.@Nullable Mounted helper, AtomicBoolean helperReleased) {
         this.mountpoint = mountpoint;
         this.deviceId = deviceId;
+        this.mountUid = mountUid;
         this.engine = engine;
         this.viaFusermount = viaFusermount;
         this.helper = helper;
@@ -331,7 +339,9 @@ public final class FuseSession implements AutoCloseable {
             }
             throw new MountException(Reason.OTHER, mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
         }
-        FuseSession session = new FuseSession(mp, deviceId, engine, viaFusermount, helper, helperReleased);
+        // After INIT: asked with AT_STATX_DONT_SYNC the mount answers without a request anyway.
+        long mountUid = Native.uniqueMountId(mp.toString());
+        FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, viaFusermount, helper, helperReleased);
         if (guard != null) {
             guard.serving(session);
         }
@@ -598,7 +608,9 @@ public final class FuseSession implements AutoCloseable {
 
     /**
      * Unmounts and ends the session; returns once it has ended. Idempotent, and a no-op for the mount
-     * if it was already unmounted from outside.
+     * if it was already unmounted from outside: also when another mount has since been made on the same
+     * directory, which it leaves alone (told apart by the mount's unique ID on Linux 6.8+; on older kernels by
+     * its device number, which the kernel may have given to the new mount).
      *
      * <p>Unmounts with {@code umount2(mountpoint, 0)}, or {@code MNT_DETACH} if that answers EBUSY
      * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
@@ -661,7 +673,17 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
+    /**
+     * {@return whether this session's mount is still the one on the mount point} By its unique ID where the
+     * kernel gives one (Linux 6.8+), else by its device number (which the next mount may have taken).
+     */
     private boolean stillMounted() {
+        if (mountUid >= 0) {
+            long now = Native.uniqueMountId(mountpoint.toString());
+            if (now >= 0) {
+                return now == mountUid;
+            }
+        }
         try {
             return MountInfo.at(mountpoint).map(m -> m.device().equals(deviceId)).orElse(false);
         } catch (IOException e) {

@@ -273,6 +273,29 @@ class SessionIT {
         assertFalse(TestMount.isMounted(mp));
     }
 
+    /**
+     * A new user's script: {@code umount}, then a new server on the same directory, then the old session's
+     * {@code close()} (its try-with-resources) unmounted the new mount: the kernel had given the new mount the
+     * old one's device number, which was all {@code close()} compared. It leaves a mount it did not make alone.
+     */
+    @Test
+    void closeAfterAnUnmountFromOutsideLeavesTheNextMountOnThatDirectoryAlone() throws Exception {
+        mount = mountTest(new TestFs());
+        Path mp = mount.path();
+        FuseSession first = mount.session();
+        run("umount", mp.toString()).ok();
+        assertTrue(first.awaitTermination(T), "the first session ends after umount");
+        try (TestMount next = TestMount.mountAt(mp, new TestFs(), options().build())) {
+            String nextDevice = next.session().deviceId();
+            first.close();
+            assertTrue(TestMount.isMounted(mp), "the next mount (" + nextDevice + ", the first one was "
+                    + first.deviceId() + ") is still there after the first session's close");
+            assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+            assertFalse(next.session().isTerminated());
+        }
+        assertFalse(TestMount.isMounted(mp));
+    }
+
     @Test
     void mountFailuresNameThePathAndTheReason() throws Exception {
         Path missing = Path.of("/tmp/purefuse-no-such-dir-" + ProcessHandle.current().pid());

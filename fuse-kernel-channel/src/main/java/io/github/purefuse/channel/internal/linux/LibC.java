@@ -65,6 +65,9 @@ public interface LibC {
     /** {@code int umount2(const char *target, int flags)}. */
     int umount2(@In String target, int flags);
 
+    /** {@code int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf)}. */
+    int statx(int dirfd, @In String pathname, int flags, int mask, Pointer statxbuf);
+
     /** {@code int poll(struct pollfd *fds, nfds_t nfds, int timeout)}. */
     int poll(Pointer fds, @u_int64_t long nfds, int timeout);
 

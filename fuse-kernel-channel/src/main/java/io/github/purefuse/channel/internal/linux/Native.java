@@ -40,6 +40,14 @@ public final class Native {
     public static final int MNT_FORCE = 1;
     /** {@code MNT_DETACH} for {@code umount2}: lazy unmount. */
     public static final int MNT_DETACH = 2;
+    private static final int AT_FDCWD = -100;
+    private static final int AT_SYMLINK_NOFOLLOW = 0x100;
+    private static final int AT_NO_AUTOMOUNT = 0x800;
+    private static final int AT_STATX_DONT_SYNC = 0x4000;
+    private static final int STATX_MNT_ID_UNIQUE = 0x4000;
+    /** {@code sizeof(struct statx)}, and the offset of its {@code stx_mnt_id}. */
+    private static final int STATX_SIZE = 256;
+    private static final int STATX_MNT_ID_OFFSET = 144;
     /** {@code POLLIN}. */
     public static final int POLLIN = 0x1;
     /** {@code POLLERR}: set alone on a {@code /dev/fuse} fd whose connection is gone. */
@@ -428,6 +436,25 @@ public final class Native {
         if (C.umount2(target, flags) < 0) {
             throw new ErrnoException("umount2(" + target + ")", errno());
         }
+    }
+
+    /**
+     * The unique ID of the mount at {@code path} ({@code statx(2)} with {@code STATX_MNT_ID_UNIQUE}, Linux 6.8+):
+     * unlike the device number and the mount ID of {@code /proc/self/mountinfo}, which the kernel hands to the
+     * next mount as soon as one is gone, it is never reused while the system runs. Asked with
+     * {@code AT_STATX_DONT_SYNC}, so a FUSE mount answers from its cached attributes without a request (also
+     * when its server is busy or its connection aborted).
+     *
+     * @param path a mount point (the mount on top is the one asked about)
+     * @return the ID, or -1 if this kernel does not give it or the path cannot be looked at
+     */
+    public static long uniqueMountId(String path) {
+        Pointer buf = Memory.allocateDirect(Runtime.getSystemRuntime(), STATX_SIZE);
+        if (C.statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                STATX_MNT_ID_UNIQUE, buf) < 0) {
+            return -1;
+        }
+        return (buf.getInt(0) & STATX_MNT_ID_UNIQUE) != 0 ? buf.getLong(STATX_MNT_ID_OFFSET) : -1;
     }
 
     /**
