@@ -74,9 +74,14 @@ import org.jspecify.annotations.Nullable;
  * @param uringQueueDepth     io_uring: ring entries per queue (the kernel has one queue per possible CPU);
  *                            each entry is a 288-byte header and a payload buffer of
  *                            {@code max(8192, max_pages * 4096)} bytes (1 MiB at {@code max_pages} 256)
- *                            and holds one request at a time, so it bounds the requests a queue has at
- *                            the server. 0 (the default) picks 16, or fewer so that the entries of the
- *                            mount take at most 64 MiB (queues × depth × (288 + payload)), at least 1
+ *                            and holds one request at a time, from the fetch to the commit of its
+ *                            reply, so it bounds the requests a queue has at the server: handlers that
+ *                            block (a stalled remote store) can hold every entry of a CPU's queue, and
+ *                            then every request from that CPU waits, where {@code /dev/fuse} allows
+ *                            {@code maxInFlight}. 0 (the default) picks 16, or fewer so that the
+ *                            entries of the mount take at most 64 MiB (queues × depth × (288 +
+ *                            payload); the ready line's figure adds one frame buffer per ring thread),
+ *                            at least 1
  * @param uringThreads        io_uring: serving threads, each with its own ring; queue {@code q} is served
  *                            by thread {@code q % threads}. 0 (the default) for one thread per queue,
  *                            each bound to its queue's CPU (the kernel queues a request on its caller's
