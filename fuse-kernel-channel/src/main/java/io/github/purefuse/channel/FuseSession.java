@@ -339,8 +339,13 @@ public final class FuseSession implements AutoCloseable {
             }
             throw new MountException(Reason.OTHER, mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
         }
-        // After INIT: asked with AT_STATX_DONT_SYNC the mount answers without a request anyway.
+        // After INIT: asked with AT_STATX_DONT_SYNC the mount answers without a request anyway. statx sees the
+        // mount on top: if another was made on the same directory meanwhile (two servers started at once), the
+        // ID is not ours, and close() falls back to the device number.
         long mountUid = Native.uniqueMountId(mp.toString());
+        if (mountUid >= 0 && !isTopmost(mp, deviceId)) {
+            mountUid = -1;
+        }
         FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, viaFusermount, helper, helperReleased);
         if (guard != null) {
             guard.serving(session);
@@ -673,6 +678,14 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
+    private static boolean isTopmost(Path mp, String deviceId) {
+        try {
+            return MountInfo.at(mp).map(m -> m.device().equals(deviceId)).orElse(false);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /**
      * {@return whether this session's mount is still the one on the mount point} By its unique ID where the
      * kernel gives one (Linux 6.8+), else by its device number (which the next mount may have taken).
@@ -684,11 +697,7 @@ public final class FuseSession implements AutoCloseable {
                 return now == mountUid;
             }
         }
-        try {
-            return MountInfo.at(mountpoint).map(m -> m.device().equals(deviceId)).orElse(false);
-        } catch (IOException e) {
-            return false;
-        }
+        return isTopmost(mountpoint, deviceId);
     }
 
     private void unmount() {
