@@ -489,6 +489,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     }
                     checkAdvanced(into, before, got);
                 }
+                if (into.hasRemaining()) {
+                    shortRead(file.path(), offset + into.position(), file.size());
+                }
                 into.flip();
                 return Data.leased(lease);
             } catch (IOException | RuntimeException e) {
@@ -605,9 +608,25 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 }
                 checkAdvanced(into, before, got);
             }
+            if (into.hasRemaining()) {
+                shortRead(file.path(), offset + into.position(), file.size());
+            }
             return target.filled();
         } catch (IOException | RuntimeException e) {
             return readFailure(request.unique(), file.path().toString(), e);
+        }
+    }
+
+    /**
+     * A read that ended before the size {@code stat} gave at OPEN: the reader gets a short file without an
+     * error ({@code cp} copies it short), so say so, once per adapter at WARNING and at DEBUG after that.
+     */
+    private void shortRead(FsPath path, long at, long size) {
+        if (loggedFailures.size() < LOGGED_FAILURES_LIMIT && loggedFailures.add("READ end of file before the size")) {
+            LOG.log(Level.WARNING, () -> "read of " + path + " reached end of file at " + at + ", before the size stat"
+                    + " gave at open (" + size + "): readers see a short file (further short reads are logged at DEBUG)");
+        } else {
+            LOG.log(Level.DEBUG, () -> "read of " + path + " reached end of file at " + at + " of " + size);
         }
     }
 
