@@ -824,17 +824,7 @@ class PathAdapterTest {
     void anOpenFileThatDoesNotBlockIsReadInlineIntoTheTransportsBuffer() {
         PerOpenFs inner = new PerOpenFs();
         java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
-        PathFileSystem nonBlocking = new PathFileSystem() {
-            @Override
-            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
-                return inner.list(dir);
-            }
-
-            @Override
-            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
-                return inner.stat(path);
-            }
-
+        PathFileSystem nonBlocking = new Over(inner) {
             @Override
             public int read(FsPath file, long offset, ByteBuffer into) {
                 throw new AssertionError("reads go to the OpenFile");
@@ -886,17 +876,7 @@ class PathAdapterTest {
     void aReadThatReturnsACountWithoutMovingThePositionFailsWithEioInsteadOfSpinning() {
         MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-        PathFileSystem absolute = new PathFileSystem() {
-            @Override
-            public List<PathEntry> list(FsPath dir) throws java.io.IOException {
-                return files.list(dir);
-            }
-
-            @Override
-            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
-                return files.stat(path);
-            }
-
+        PathFileSystem absolute = new Over(files) {
             @Override
             public int read(FsPath file, long offset, ByteBuffer into) {
                 calls.incrementAndGet();
