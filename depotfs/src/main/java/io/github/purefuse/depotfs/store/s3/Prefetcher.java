@@ -109,7 +109,10 @@ final class Prefetcher {
         final int length;
         final @Nullable ByteBuffer buffer; // from the budget; null: an exact read into someone's reply buffer
         final Fetch fetch;
-        /** Replies that borrow this part's buffer ({@link #lend}) and have not closed their lease; under the lock. */
+        /**
+         * Replies that borrow this part's buffer ({@link #lend}) and have not closed their lease, and reads that
+         * copy out of it ({@link #read}, until the copy is done); under the lock.
+         */
         int loans;
         /** Out of {@link #parts}; its buffer goes back to the budget when the last loan is closed. Under the lock. */
         boolean retired;
@@ -231,6 +234,7 @@ final class Prefetcher {
                 throw e;
             } finally {
                 finishExact(plan);
+                endLoans(plan);
             }
             dst.position(base + n);
             evictBehind(offset + n);
@@ -314,6 +318,14 @@ final class Prefetcher {
             }
             if (sequential) {
                 prefetchAhead(end);
+            }
+            // Each part this read copies from is on loan until the copy is done ({@link #endLoans}): else another
+            // reader's evictBehind or drop could give its buffer back, and a new part's GET refill it, while
+            // this read still copies out of it (three readers of one object got each other's bytes).
+            for (Piece p : plan) {
+                if (p.part().buffer != null) {
+                    p.part().loans++;
+                }
             }
         } catch (IOException | RuntimeException | Error e) {
             // The exact reads planned so far would block overlapping readers for ever: no one would finish them.
@@ -435,15 +447,33 @@ final class Prefetcher {
     private void endLoan(Part p) {
         lock.lock();
         try {
-            p.loans--;
-            if (p.fetch.result().isCompletedExceptionally() && parts.remove(p.start, p)) {
-                p.retired = true;            // a failed GET: the next read fetches it again
-            }
-            if (p.retired && p.loans == 0) {
-                giveBackNow(p);
+            endLoanLocked(p);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The loans that {@link #plan} took for a read's copies end, the read being done with them. */
+    private void endLoans(List<Piece> plan) {
+        lock.lock();
+        try {
+            for (Piece p : plan) {
+                if (p.part().buffer != null) {
+                    endLoanLocked(p.part());
+                }
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    private void endLoanLocked(Part p) {
+        p.loans--;
+        if (p.fetch.result().isCompletedExceptionally() && parts.remove(p.start, p)) {
+            p.retired = true;            // a failed GET: the next read fetches it again
+        }
+        if (p.retired && p.loans == 0) {
+            giveBackNow(p);
         }
     }
 

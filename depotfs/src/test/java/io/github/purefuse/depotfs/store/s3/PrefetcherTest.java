@@ -436,4 +436,64 @@ class PrefetcherTest {
             readers.shutdownNow();
         }
     }
+    /**
+     * A new user's three {@code md5sum}s of one S3 object (linked at three paths) printed three wrong sums. A read
+     * that planned to copy out of a part fetched ahead waited for another part of its range first; meanwhile a
+     * reader further on evicted the fetched part behind it, its buffer went back to the budget and a new part's
+     * GET refilled it, and the waiting read then copied those bytes. A part a read will copy from is on loan
+     * until the copy is done.
+     */
+    @Test
+    void aPartThatAReadWillCopyFromIsNotRefilledWhileTheReadWaitsForAnotherPart() throws Exception {
+        int part = 64 * KIB;
+        byte[] content = new byte[4 * MIB];
+        new Random(7).nextBytes(content);
+        CompletableFuture<Void> releaseFirst = new CompletableFuture<>();
+        // Every GET completes at once, except the one of the first part, which waits for the test.
+        Prefetcher.RangeFetcher store = (dst, offset) -> {
+            CompletableFuture<Integer> f = new CompletableFuture<>();
+            Runnable fill = () -> {
+                int n = dst.remaining();
+                dst.put(dst.position(), content, (int) offset, n);
+                f.complete(n);
+            };
+            if (offset == 0) {
+                releaseFirst.thenRunAsync(fill, net);
+            } else {
+                fill.run();
+            }
+            return new Prefetcher.Fetch(f, () -> f.cancel(true));
+        };
+        PrefetchBudget budget = new PrefetchBudget(24L * part);
+        Prefetcher p = new Prefetcher(content.length, store, budget, new Prefetcher.Settings(part, part, part));
+        ExecutorService readers = Executors.newFixedThreadPool(2);
+        try {
+            Future<byte[]> first = readers.submit(() -> read(p, 0, part));         // part [0, 64K) waits; [64K, 128K) fetched ahead
+            Thread.sleep(200);
+            Future<byte[]> waiting = readers.submit(() -> read(p, part / 2, part)); // copies from both: waits for the first
+            Thread.sleep(200);
+            assertTrue(!waiting.isDone(), "the read waits for the first part");
+            for (long off = part + part / 2; off < 3L * MIB; off += part) {         // far ahead: evicts [64K, 128K)
+                assertArrayEquals(Arrays.copyOfRange(content, (int) off, (int) off + part), read(p, off, part), "at " + off);
+            }
+            // Another object takes the buffers the budget keeps (the last given back first) and fills them.
+            Prefetcher other = new Prefetcher(content.length, (dst, offset) -> {
+                int n = dst.remaining();
+                for (int i = 0; i < n; i++) {
+                    dst.put(dst.position() + i, (byte) 0x55);
+                }
+                return new Prefetcher.Fetch(CompletableFuture.completedFuture(n), () -> { });
+            }, budget, new Prefetcher.Settings(part, part, part));
+            read(other, 0, 4 * part);
+            releaseFirst.complete(null);
+            assertArrayEquals(Arrays.copyOfRange(content, 0, part), first.get(10, TimeUnit.SECONDS));
+            assertArrayEquals(Arrays.copyOfRange(content, part / 2, part / 2 + part), waiting.get(10, TimeUnit.SECONDS),
+                    "the bytes of the part fetched ahead, not what another object put in its buffer");
+            other.close();
+        } finally {
+            readers.shutdownNow();
+            p.close();
+        }
+        assertEquals(0, budget.used(), "every buffer back once the objects are closed");
+    }
 }
