@@ -50,6 +50,9 @@ public final class VerifyingDepot extends ForwardingDepot {
     static final int MAX_OBJECTS = 65_536;
     /** Scratch buffers: a partly wanted chunk, or a run of chunks checked for a splice. */
     private static final int SCRATCH = 1 << 20;
+    /** Damaged chunks logged so far (object and chunk), at most {@link #LOGGED_CHUNKS_LIMIT}: one line each. */
+    private static final java.util.Set<String> LOGGED_CHUNKS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final int LOGGED_CHUNKS_LIMIT = 10_000;
 
     private final ConcurrentHashMap<Hash, Checked> checked = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<ByteBuffer> scratch = new ConcurrentLinkedQueue<>();
@@ -274,9 +277,15 @@ public final class VerifyingDepot extends ForwardingDepot {
             if (!sums.matches(chunk, bytes)) {
                 mismatches.increment();
                 long from = sums.start(chunk);
-                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": bytes "
-                        + from + "-" + (from + sums.length(chunk) - 1) + " (chunk " + chunk + ") do not match their"
-                        + " checksum; reads of them fail with EIO (`depotfs verify` lists damaged objects)");
+                String what = "corrupt object " + hash.shortHex() + ": bytes " + from + "-" + (from + sums.length(chunk) - 1)
+                        + " (chunk " + chunk + ") do not match their checksum; reads of them fail with EIO (`depotfs"
+                        + " verify` lists damaged objects)";
+                // One line per damaged chunk, whatever reads it: the kit logs a kind of failure once, and the log
+                // is where a user learns which objects are damaged.
+                if (LOGGED_CHUNKS.size() < LOGGED_CHUNKS_LIMIT && LOGGED_CHUNKS.add(hash.shortHex() + ":" + chunk)) {
+                    LOG.log(System.Logger.Level.WARNING, what);
+                }
+                throw new DepotException(DepotException.Reason.CORRUPT, what);
             }
         }
 
