@@ -74,12 +74,16 @@ final class DepotAddress {
     WritableDepot open(boolean create) throws IOException {
         if (!isS3()) {
             if (endpoint != null || region != null || anonymous || timeoutSeconds != null || prefetchMib != null) {
-                throw new DepotException(DepotException.Reason.INVALID,
-                        "--endpoint, --region, --anonymous and --s3-* apply to s3:// depots only");
+                throw new DepotfsCli.UsageException("--endpoint, --region, --anonymous and --s3-* apply to s3:// depots only");
             }
             return create ? LocalDepot.openOrCreate(Path.of(depot)) : LocalDepot.open(Path.of(depot));
         }
-        S3Location location = S3Location.parse(depot);
+        S3Location location;
+        try {
+            location = S3Location.parse(depot);
+        } catch (DepotException e) {
+            throw new DepotfsCli.UsageException(e.getMessage());   // a malformed address: a usage error, exit 2
+        }
         S3Options options = s3Options();
         return create ? S3Depot.openOrCreate(location, options) : S3Depot.open(location, options);
     }

@@ -578,7 +578,7 @@ public final class DepotfsCli implements Callable<Integer> {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})\\s*(?:([KMGT])(?:i?B)?|B)?",
                 java.util.regex.Pattern.CASE_INSENSITIVE).matcher(text.strip());
         if (!m.matches()) {
-            throw new DepotException(DepotException.Reason.INVALID, flag + ": not a size: '" + text + "' (e.g. 500M, 20G)");
+            throw new UsageException(flag + ": not a size: '" + text + "' (e.g. 500M, 20G)");
         }
         long n = Long.parseLong(m.group(1));
         int shift = m.group(2) == null ? 0 : switch (Character.toUpperCase(m.group(2).charAt(0))) {
@@ -588,7 +588,7 @@ public final class DepotfsCli implements Callable<Integer> {
             default -> 40;
         };
         if (n > (Long.MAX_VALUE >> shift)) {
-            throw new DepotException(DepotException.Reason.INVALID, flag + ": too large: " + text);
+            throw new UsageException(flag + ": too large: " + text);
         }
         return n << shift;
     }
@@ -695,18 +695,17 @@ public final class DepotfsCli implements Callable<Integer> {
             MountRunner.Settings settings = flags.settings(root);
             long cacheBytes = parseSize("--cache-size", cacheSize == null ? DEFAULT_CACHE_SIZE : cacheSize);
             if (cache == null && cacheSize != null) {
-                throw new DepotException(DepotException.Reason.INVALID, "--cache-size needs --cache DIR");
+                throw new UsageException("--cache-size needs --cache DIR");
             }
             if (cacheBytes < io.github.purefuse.depotfs.store.cache.DiskCache.PART) {
-                throw new DepotException(DepotException.Reason.INVALID, "--cache-size must be at least 4M, was " + cacheSize);
+                throw new UsageException("--cache-size must be at least 4M, was " + cacheSize);
             }
             WritableDepot opened = openDepot(depotAddress);
             io.github.purefuse.depotfs.store.Depot depot = opened;
             if (cache != null) {
                 if (!(opened instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3)) {
                     opened.close();
-                    throw new DepotException(DepotException.Reason.INVALID,
-                            "--cache applies to s3:// depots (a local depot is read in place)");
+                    throw new UsageException("--cache applies to s3:// depots (a local depot is read in place)");
                 }
                 io.github.purefuse.depotfs.store.cache.DiskCache disk;
                 try {

@@ -145,6 +145,17 @@ class DepotfsCliTest {
         assertEquals(2, bogus.exit());
         assertEquals("depotfs: Unknown option: '--bogus'\nTry 'depotfs mount --help' for the options.\n", bogus.err(),
                 "one line and a pointer to the help, not the whole usage");
+        // Our own checks of a flag's value or of flags that do not fit the depot: exit 2 too (a new user found 1)
+        String local = "/nonexistent-depot";   // each check comes before the depot is opened
+        for (String[] args : List.of(
+                new String[] {"mount", "--depot", local, "m", "--cache", "c", "--cache-size", "10Q"},
+                new String[] {"mount", "--depot", local, "m", "--cache-size", "1G"},
+                new String[] {"mount", "--depot", local, "m", "--endpoint", "http://127.0.0.1:9"},
+                new String[] {"ls", "--depot", "s3://ab"})) {
+            Run r2 = cli(args);
+            assertEquals(2, r2.exit(), String.join(" ", args) + ": " + r2.err());
+            assertEquals(1, r2.err().lines().count(), "one line: " + r2.err());
+        }
     }
 
     @Test
