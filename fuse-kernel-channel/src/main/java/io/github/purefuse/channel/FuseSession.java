@@ -368,6 +368,22 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Checks the mount point as {@link #mount} does first, without mounting: for a server with costly set-up
+     * before it mounts (opening a store, loading an index), so that a mistyped path fails at once rather than
+     * after the set-up. {@code mount} checks again.
+     *
+     * @param mountpoint the directory to mount on
+     * @param options    the options {@code mount} will get (their {@code nonempty} matters)
+     * @return the mount point as an absolute path with symbolic links resolved
+     * @throws MountException with reason {@code MOUNTPOINT_MISSING}, {@code NOT_A_DIRECTORY},
+     *     {@code ALREADY_MOUNTED} (also a dead FUSE mount), {@code NOT_EMPTY} or {@code OTHER}, and a one-line
+     *     message naming the path
+     */
+    public static Path checkMountpoint(Path mountpoint, MountOptions options) throws MountException {
+        return checkMountpoint(mountpoint, options.nonempty());
+    }
+
     private static Path checkMountpoint(Path mountpoint, boolean nonempty) throws MountException {
         Path abs = mountpoint.toAbsolutePath().normalize();
         try {

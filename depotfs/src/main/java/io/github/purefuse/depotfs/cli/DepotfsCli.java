@@ -700,6 +700,11 @@ public final class DepotfsCli implements Callable<Integer> {
             if (cacheBytes < io.github.purefuse.depotfs.store.cache.DiskCache.PART) {
                 throw new UsageException("--cache-size must be at least 4M, was " + cacheSize);
             }
+            try {
+                MountRunner.checkMountpoint(mountpoint, settings.nonempty());   // before the depot is opened
+            } catch (MountException e) {
+                throw withDeadServerHint(e);
+            }
             WritableDepot opened = openDepot(depotAddress);
             io.github.purefuse.depotfs.store.Depot depot = opened;
             if (cache != null) {

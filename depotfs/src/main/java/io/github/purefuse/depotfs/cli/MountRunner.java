@@ -151,6 +151,31 @@ final class MountRunner {
         return MountOptions.fsnameOf(source);
     }
 
+    /**
+     * Checks the mount point before the depot is opened (which may take a while, or LIST and GET a bucket),
+     * with the same checks the mount makes again: a mistyped path fails at once.
+     *
+     * @param mountpoint the mount point
+     * @param nonempty   {@code --nonempty}
+     * @throws MountException one line naming the path and what is wrong
+     */
+    static void checkMountpoint(Path mountpoint, boolean nonempty) throws MountException {
+        try {
+            FuseSession.checkMountpoint(mountpoint, MountOptions.builder().nonempty(nonempty).build());
+        } catch (MountException e) {
+            throw withFlagHint(e);
+        }
+    }
+
+    /** A non-empty mount point's message names the flag that allows it. */
+    private static MountException withFlagHint(MountException e) {
+        if (e.reason() != MountException.Reason.NOT_EMPTY) {
+            return e;
+        }
+        return new MountException(e.reason(), e.mountpoint(), "Cannot mount on " + Mounts.canonical(e.mountpoint())
+                + ": not empty (--nonempty mounts over what it holds, hiding it until the unmount)", e);
+    }
+
     private void serve(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
         DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
         PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
@@ -174,11 +199,7 @@ final class MountRunner {
             readerThreads = options.readerThreads();
             s = FuseSession.mount(mountpoint, mount, options);
         } catch (MountException e) {
-            if (e.reason() == MountException.Reason.NOT_EMPTY) {
-                throw new MountException(e.reason(), e.mountpoint(), "Cannot mount on " + Mounts.canonical(mountpoint)
-                        + ": not empty (--nonempty mounts over what it holds, hiding it until the unmount)", e);
-            }
-            throw e;
+            throw withFlagHint(e);
         }
         session = s;
         handler = mount;

@@ -136,7 +136,7 @@ class DepotfsCliTest {
     }
 
     @Test
-    void usageErrorsExitWith2() {
+    void usageErrorsExitWith2(@org.junit.jupiter.api.io.TempDir Path emptyDir) {
         Run r = cli("import");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("Missing required"), r.err());
@@ -147,15 +147,24 @@ class DepotfsCliTest {
                 "one line and a pointer to the help, not the whole usage");
         // Our own checks of a flag's value or of flags that do not fit the depot: exit 2 too (a new user found 1)
         String local = "/nonexistent-depot";   // each check comes before the depot is opened
+        String m = emptyDir.toString();         // a good mount point: it is checked before the depot too
         for (String[] args : List.of(
-                new String[] {"mount", "--depot", local, "m", "--cache", "c", "--cache-size", "10Q"},
-                new String[] {"mount", "--depot", local, "m", "--cache-size", "1G"},
-                new String[] {"mount", "--depot", local, "m", "--endpoint", "http://127.0.0.1:9"},
+                new String[] {"mount", "--depot", local, m, "--cache", "c", "--cache-size", "10Q"},
+                new String[] {"mount", "--depot", local, m, "--cache-size", "1G"},
+                new String[] {"mount", "--depot", local, m, "--endpoint", "http://127.0.0.1:9"},
                 new String[] {"ls", "--depot", "s3://ab"})) {
             Run r2 = cli(args);
             assertEquals(2, r2.exit(), String.join(" ", args) + ": " + r2.err());
             assertEquals(1, r2.err().lines().count(), "one line: " + r2.err());
         }
+    }
+
+    /** A mistyped mount point fails before the depot is opened (an S3 depot LISTs and GETs first). */
+    @Test
+    void theMountPointIsCheckedBeforeTheDepotIsOpened() {
+        Run r = cli("mount", "--depot", "/nonexistent-depot", "/nonexistent-mount-point");
+        assertEquals(1, r.exit());
+        assertEquals("depotfs: Cannot mount on /nonexistent-mount-point: no such directory\n", r.err());
     }
 
     @Test
