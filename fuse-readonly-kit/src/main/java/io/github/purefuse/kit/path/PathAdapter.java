@@ -911,7 +911,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
         /**
          * Settings for a tree that never changes while mounted: entry, attribute and negative timeouts of
-         * one day, {@code FOPEN_KEEP_CACHE} and {@code FOPEN_CACHE_DIR}.
+         * one day, {@code FOPEN_KEEP_CACHE} and {@code FOPEN_CACHE_DIR}. The kernel then keeps for a day what
+         * it was told: the attributes a listing gave ({@code READDIRPLUS}) answer {@code stat} of those names
+         * without a call to {@link PathFileSystem#stat} (which is not asked again, and cannot fail), and a name
+         * found missing stays missing.
          *
          * @return this builder
          */
