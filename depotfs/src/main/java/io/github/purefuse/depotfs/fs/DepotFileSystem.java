@@ -217,9 +217,11 @@ public final class DepotFileSystem implements PathFileSystem {
         Snapshot before = snapshot;
         Snapshot next = read(depot, root);
         List<FsPath> changed = new ArrayList<>();
+        List<String> what = new ArrayList<>();
         if (root != null) {
             if (!java.util.Objects.equals(before.top().hash(), next.top().hash())) {
                 changed.add(FsPath.ROOT);
+                what.add("root '" + root + "' moved");
             }
         } else {
             java.util.SortedSet<String> names = new java.util.TreeSet<>(java.util.Objects.requireNonNull(before.roots()).keySet());
@@ -230,16 +232,37 @@ public final class DepotFileSystem implements PathFileSystem {
                 if (!java.util.Objects.equals(before.roots().get(name), next.roots().get(name))
                         || !java.util.Objects.equals(before.broken().get(name), next.broken().get(name))) {
                     changed.add(FsPath.ROOT.resolve(name));
+                    what.add("/" + name + " " + change(before, next, name));
                 }
             }
             logBroken(next.broken(), before.broken());
         }
         if (!changed.isEmpty()) {
             snapshot = next;
-            LOG.log(System.Logger.Level.INFO, () -> "new snapshot: " + (root != null ? "root '" + root + "' moved"
-                    : changed.size() + " root" + (changed.size() == 1 ? "" : "s") + " changed " + changed));
+            LOG.log(System.Logger.Level.INFO, () -> "new snapshot: " + String.join(", ", what));
         }
         return changed;
+    }
+
+    /** What became of root {@code name} between two snapshots of a multi-root mount, for the refresh's log line. */
+    private static String change(Snapshot before, Snapshot next, String name) {
+        boolean wasGood = java.util.Objects.requireNonNull(before.roots()).containsKey(name);
+        boolean wasBroken = before.broken().containsKey(name);
+        boolean good = java.util.Objects.requireNonNull(next.roots()).containsKey(name);
+        boolean broken = next.broken().containsKey(name);
+        if (!wasGood && !wasBroken) {
+            return broken ? "added, broken" : "added";
+        }
+        if (!good && !broken) {
+            return "removed";
+        }
+        if (wasGood && good) {
+            return "moved";
+        }
+        if (good) {
+            return "readable again";
+        }
+        return wasGood ? "broken" : "broken otherwise";
     }
 
     /** {@return the depot this file system reads} */

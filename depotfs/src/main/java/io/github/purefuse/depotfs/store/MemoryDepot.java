@@ -185,6 +185,20 @@ public final class MemoryDepot implements WritableDepot {
         }
     }
 
+    /**
+     * Removes a root, as deleting its {@code refs/} file would in a local depot (tests of a refresh).
+     *
+     * @param name the root
+     */
+    public void removeRootForTesting(String name) {
+        rootLock.lock();
+        try {
+            roots.remove(name);
+        } finally {
+            rootLock.unlock();
+        }
+    }
+
     @Override
     public void close() {
     }

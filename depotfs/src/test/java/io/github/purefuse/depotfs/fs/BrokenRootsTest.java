@@ -37,4 +37,47 @@ class BrokenRootsTest {
             }
         }
     }
+    /**
+     * A refresh names what became of each root in its log line (a new user saw "1 root changed" for a root that
+     * was added, removed, broken and repaired alike), and returns the top directories whose tree changed.
+     */
+    @Test
+    void aRefreshSaysWhatBecameOfEachRoot() throws Exception {
+        io.github.purefuse.depotfs.store.MemoryDepot depot = new io.github.purefuse.depotfs.store.MemoryDepot();
+        var empty = depot.putBundle(List.of());
+        io.github.purefuse.depotfs.store.Hash one = empty.hash();
+        io.github.purefuse.depotfs.store.Hash two = depot.putBundle(List.of(io.github.purefuse.depotfs.store.BundleEntry
+                .bundle("sub", one, empty.size(), 0L))).hash();
+        depot.setRoot("stays", null, one);
+        depot.setRoot("moves", null, one);
+        depot.setRoot("goes", null, one);
+        DepotFileSystem fs = DepotFileSystem.open(depot, null, 0, 0);
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(DepotFileSystem.class.getName());
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(h);
+        try {
+            assertEquals(List.of(), fs.refresh(), "nothing moved");
+            depot.setRoot("moves", one, two);
+            depot.setRoot("new", null, two);
+            depot.removeRootForTesting("goes");
+            assertEquals(List.of(FsPath.of("/goes"), FsPath.of("/moves"), FsPath.of("/new")), fs.refresh());
+            assertTrue(lines.contains("new snapshot: /goes removed, /moves moved, /new added"), lines.toString());
+        } finally {
+            log.removeHandler(h);
+        }
+    }
 }
