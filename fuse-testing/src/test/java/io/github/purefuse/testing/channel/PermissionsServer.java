@@ -1,5 +1,6 @@
 package io.github.purefuse.testing.channel;
 
+import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
@@ -50,6 +51,25 @@ final class PermissionsServer implements ReadOnlyFileSystem {
 
     private final int uid = id("uid");
     private final int gid = id("gid");
+    private final long initDelayMs;
+
+    PermissionsServer() {
+        this(0);
+    }
+
+    /** @param initDelayMs how long {@code fs.init} sleeps (a filesystem that connects to its backend there) */
+    PermissionsServer(long initDelayMs) {
+        this.initDelayMs = initDelayMs;
+    }
+
+    @Override
+    public void init(FuseConnection connection) {
+        try {
+            Thread.sleep(initDelayMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     /**
      * The process's uid or gid: the owner of {@code /proc/self}, which is its effective id (the real one

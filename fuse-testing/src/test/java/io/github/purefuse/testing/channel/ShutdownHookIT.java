@@ -134,7 +134,7 @@ class ShutdownHookIT {
     void theShutdownHookSaysOnStderrThatItDetachesAndAbortsABusyMount() throws Exception {
         start(0);
         awaitMount();
-        FileChannel held = FileChannel.open(mp.resolve("file.txt"));
+        FileChannel held = FileChannel.open(mp.resolve("public.txt"));
         try {
             assertTrue(held.read(ByteBuffer.allocate(64)) > 0);
             server.destroy();   // SIGTERM

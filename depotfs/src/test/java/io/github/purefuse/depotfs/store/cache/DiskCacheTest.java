@@ -139,14 +139,22 @@ class DiskCacheTest {
         readAll(d, objects.get(0));                         // used again: now the most recent
         readAll(d, objects.get(7));
         readAll(d, objects.get(8));                         // evicts while 7 may still be renamed into place
-        assertTrue(cache.awaitBackground(BACKGROUND), "the last fills verified, their checksums kept");
-        long total = bytesInDir();
-        assertTrue(total <= max, total + " bytes in a cache of " + max);
-        assertEquals(total, cache.usedBytes(), "the cache counts what the directory holds");
+        assertSettledWithin(cache, max, "after the last fills");
         assertNotNull(cache.complete(objects.get(0).hash(), 1 << 20), "used recently: kept");
         assertNull(cache.complete(objects.get(1).hash(), 1 << 20), "the oldest: evicted");
         assertNotNull(cache.complete(objects.get(8).hash(), 1 << 20), "the newest: kept");
         cache.close();
+    }
+
+    /**
+     * Waits for the background fills (verified, renamed into place), then checks that the directory holds at
+     * most {@code max} bytes and that the cache counts exactly what it holds.
+     */
+    private void assertSettledWithin(DiskCache cache, long max, String when) throws Exception {
+        assertTrue(cache.awaitBackground(BACKGROUND), when + ": the fills ended");
+        long total = bytesInDir();
+        assertTrue(total <= max, when + ": " + total + " bytes in a cache of " + max);
+        assertEquals(total, cache.usedBytes(), when + ": the cache counts what the directory holds");
     }
 
     /**
@@ -166,10 +174,7 @@ class DiskCacheTest {
             WritableDepot.Stored second = store.putObject(random((256 << 10) + sizes.nextInt(3 << 18), 1001 + 2 * i));
             readAll(d, first);
             readAll(d, second);
-            assertTrue(cache.awaitBackground(BACKGROUND));
-            long total = bytesInDir();
-            assertTrue(total <= max, "after fill pair " + i + ": " + total + " bytes in a cache of " + max);
-            assertEquals(total, cache.usedBytes(), "after fill pair " + i + ": the cache counts what the directory holds");
+            assertSettledWithin(cache, max, "after fill pair " + i);
         }
         cache.close();
     }
