@@ -42,6 +42,27 @@ public interface FuseConnection {
         throw new IOException("this connection cannot open local files: " + file);
     }
 
+    /**
+     * Opens a local file whose first {@code expectedSize} bytes stay in place while it is open (a
+     * content-addressed object, a file the filesystem reported with that size), like
+     * {@link #openLocal(Path)}: a READ reply that sends its bytes and finds the file ending before
+     * {@code expectedSize} (cut short under an open file) is answered EIO, and logged, instead of the short
+     * reply that the kernel would take for the end of the file. The transport learns it from the bytes it
+     * read or spliced: no {@code fstat} per READ.
+     *
+     * @param file         a regular local file (symbolic links are followed)
+     * @param expectedSize the bytes the file must hold, at least 0; {@link LocalFile#expectedSize()}
+     * @return the open file; close it when the last open handle using it is released
+     * @throws java.nio.file.NoSuchFileException   if it does not exist
+     * @throws java.nio.file.AccessDeniedException if it cannot be opened for reading
+     * @throws IOException                         if it is shorter than {@code expectedSize} already, for
+     *     any other failure, or when this connection cannot open local files (the default)
+     * @throws IllegalArgumentException            if {@code expectedSize} is negative
+     */
+    default LocalFile openLocal(Path file, long expectedSize) throws IOException {
+        throw new IOException("this connection cannot open local files: " + file);
+    }
+
     /** Registers backing files for FUSE passthrough ({@code FUSE_DEV_IOC_BACKING_OPEN}). */
     interface Passthrough {
         /**

@@ -57,7 +57,8 @@ public interface ReadTarget {
      * @param file   the local file; open until the reply was sent (the handler keeps it open)
      * @param offset the file offset of the first byte, at least 0
      * @param length the bytes to send, at least 0 and at most the READ's size; a file that ends earlier
-     *               gives fewer, which tells the kernel the file ends there
+     *               gives fewer, which tells the kernel the file ends there (EIO instead when the file
+     *               ends before its {@linkplain LocalFile#expectedSize() expected size})
      * @return the reply to return from {@code read}
      * @throws NullPointerException     if {@code file} is null
      * @throws IllegalArgumentException if {@code offset} or {@code length} is negative

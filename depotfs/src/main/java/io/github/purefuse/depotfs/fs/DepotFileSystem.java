@@ -67,10 +67,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Integrity of what is read</h2>
  * Over a {@link io.github.purefuse.depotfs.store.VerifyingDepot} no damaged byte of an object is served
- * (see the {@code store} package). Either way, before each READ answered from an object's local file
- * ({@link OpenFile#beforeLocalRead}) the file must still hold the manifest's size, so a file cut short
- * while open gives EIO instead of a short reply; when passthrough is active, each object is checked
- * whole at OPEN ({@link DepotObject#checkLocal}), since its READs never reach this process.
+ * (see the {@code store} package; {@link OpenFile#beforeLocalRead} checks the chunks a READ answered from
+ * an object's local file sends). Either way an object's local file must hold the manifest's size: the
+ * adapter opens it for the transport with that size, so a file cut short while open gives EIO instead of
+ * a short reply; when passthrough is active, each object is checked whole at OPEN
+ * ({@link DepotObject#checkLocal}), since its READs never reach this process.
  */
 public final class DepotFileSystem implements PathFileSystem {
 

@@ -68,9 +68,9 @@ public interface DepotObject extends AutoCloseable {
      *
      * @param offset the first byte, {@code >= 0}
      * @param length the bytes, {@code offset + length <= size()}
-     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if the file is shorter than
-     *     {@link #size()} (truncated after it was opened) or, checked by a {@link VerifyingDepot}, a chunk
-     *     of the range does not match its checksum
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if, checked by a
+     *     {@link VerifyingDepot}, a chunk of the range does not match its checksum (a file cut short after
+     *     it was opened is caught by the transport, which sends its bytes: the mount opens it with its size)
      * @throws IOException on an I/O error of the store
      */
     default void checkLocal(long offset, long length) throws IOException {

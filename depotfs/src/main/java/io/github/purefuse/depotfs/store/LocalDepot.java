@@ -428,16 +428,6 @@ public final class LocalDepot implements WritableDepot {
             return Optional.of(path);
         }
 
-        /** The file must still be as long as the manifest says: one {@code fstat}. */
-        @Override
-        public void checkLocal(long offset, long length) throws IOException {
-            long now = channel.size();
-            if (now < size) {
-                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex()
-                        + ": it shrank to " + now + " bytes while open, the manifest says " + size);
-            }
-        }
-
         @Override
         public void close() throws IOException {
             channel.close();

@@ -20,8 +20,10 @@
  * <b>Not covered:</b> bytes of a local file that change after their chunk was checked, objects stored without
  * checksums (a depot written before they existed: served unchecked, one log line), and deliberate changes
  * (CRC-32C finds damage, not tampering: the SHA-256 names, checked by {@code depotfs verify}, do). A local
- * object cut short while open fails every later {@code checkLocal} (one {@code fstat}) whether or not its
- * chunks are checked; with passthrough the kernel reads it short. The check costs one more copy on the
+ * object cut short while open gives EIO for the reads past its new end whether or not its chunks are checked
+ * (the mount opens it for the transport with the manifest's size, {@code FuseConnection.openLocal(Path,
+ * long)}, and the transport sees the file end early: no {@code fstat} per read); with passthrough the kernel
+ * reads it short. The check costs one more copy on the
  * spliced path, so the mount turns it on by default only where the bytes pass through its buffers anyway
  * (S3); FORMAT.md has the measurement.
  */

@@ -120,12 +120,7 @@ class VerifyingDepotTest {
                 assertThrows(DepotException.class, () -> a.checkLocal(CHUNK, 10));
                 assertThrows(DepotException.class, () -> b.checkLocal(0, 4 * CHUNK), "still damaged");
                 b.checkLocal(2 * CHUNK, 2 * CHUNK);
-                // Truncated under the open: the size check of the local file fails even for checked chunks.
-                try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
-                    ch.truncate(3 * CHUNK);
-                }
-                DepotException e = assertThrows(DepotException.class, () -> a.checkLocal(0, 100));
-                assertTrue(e.getMessage().contains("shrank"), e.getMessage());
+                // A file cut short under the open is the transport's to find (IntegrityIT): no fstat here.
             }
         }
     }

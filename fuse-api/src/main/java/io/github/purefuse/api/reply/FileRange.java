@@ -11,7 +11,9 @@ import java.util.Objects;
  * {@code pread(2)} straight into its reply buffer.
  *
  * <p>Fewer bytes than {@code length}, when the file is shorter than {@code offset + length}, tell the
- * kernel the file ends there, as with {@link Data}; {@code length} must not exceed the READ's size.
+ * kernel the file ends there, as with {@link Data}, unless the file was opened with an
+ * {@linkplain LocalFile#expectedSize() expected size} that it no longer holds: that READ is answered EIO.
+ * {@code length} must not exceed the READ's size.
  *
  * @param file   the local file; borrowed until the reply was sent (the handler keeps it open)
  * @param offset the file offset of the first byte, at least 0

@@ -38,6 +38,18 @@ public interface LocalFile extends AutoCloseable {
     /** {@return the file's current size in bytes ({@code fstat(2)})} @throws IOException if fstat fails */
     long size() throws IOException;
 
+    /**
+     * The bytes this file must hold while it is open, given to
+     * {@link io.github.purefuse.api.FuseConnection#openLocal(Path, long)}; -1 (the default) when none was
+     * given. A READ reply over this file that ends before this size is answered EIO instead of short; a
+     * file without it may end anywhere, and a short reply tells the kernel the file ends there.
+     *
+     * @return the size in bytes, or -1
+     */
+    default long expectedSize() {
+        return -1;
+    }
+
     /** Closes the descriptor. Idempotent. */
     @Override
     void close();

@@ -64,7 +64,9 @@ public interface OpenFile extends Closeable {
      * calling {@link #beforeLocalRead} first. A passthrough open closes this {@code OpenFile} right away
      * (no READ will come); a spliced one keeps it until RELEASE. If the file cannot be opened, READs go to
      * {@link #read}. All opens of one path must name the same file (the kernel ties a backing file to the
-     * inode), and its size must be the size {@code stat} gave.
+     * inode), and its size must be the size {@code stat} gave: the adapter opens it with that size
+     * ({@code FuseConnection.openLocal(Path, long)}), so a READ that finds it cut short later fails with
+     * EIO instead of sending a short file.
      *
      * @return the file, or {@code null} (the default) to serve reads through {@link #read}
      */

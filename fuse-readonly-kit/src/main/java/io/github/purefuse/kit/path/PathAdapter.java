@@ -429,7 +429,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 }
             }
             boolean cache = keepCache && (state == null || state.keepCache());
-            LocalFile local = backing == null ? null : openLocal(path, backing); // READs send its bytes
+            LocalFile local = backing == null ? null : openLocal(path, backing, size); // READs send its bytes
             FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, local));
             if (local != null || state != null && !state.readMayBlock()) {
                 fh = FileHandle.of(fh.value() | INLINE);
@@ -490,6 +490,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     checkAdvanced(into, before, got);
                 }
                 if (into.hasRemaining()) {
+                    if (local != null && local.expectedSize() >= 0) {
+                        throw new IOException(local.path() + " ends at byte " + (offset + into.position())
+                                + ", before the " + local.expectedSize() + " bytes it was opened with");
+                    }
                     shortRead(file.path(), offset + into.position(), file.size());
                 }
                 into.flip();
@@ -681,14 +685,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
     }
 
-    /** The local file for READ replies, or null when the connection cannot open it (then the OpenFile reads). */
-    private @Nullable LocalFile openLocal(FsPath path, Path file) {
+    /**
+     * The local file for READ replies, or null when the connection cannot open it (then the OpenFile reads).
+     * It must hold the {@code size} that {@code stat} gave ({@link OpenFile#localPath()}): the transport
+     * answers EIO, not a short reply, when it finds the file cut short later.
+     */
+    private @Nullable LocalFile openLocal(FsPath path, Path file, long size) {
         FuseConnection c = connection;
         if (c == null) {
             return null;
         }
         try {
-            return c.openLocal(file);
+            return c.openLocal(file, size);
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.DEBUG, () -> "open " + path + ": " + file + " cannot be opened for splicing (" + e
                     + "); reads go through its OpenFile");

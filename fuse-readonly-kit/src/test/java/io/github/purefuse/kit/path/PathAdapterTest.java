@@ -487,9 +487,19 @@ class PathAdapterTest {
         final java.util.concurrent.atomic.AtomicInteger closedLocal = new java.util.concurrent.atomic.AtomicInteger();
         boolean offerPassthrough = true;
 
+        /** Where the local files end: DATA.length, or less for a file cut short. */
+        volatile int localLength = DATA.length;
+        final java.util.List<Long> expectedSizes = new ArrayList<>();
+
         @Override
         public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file) {
+            return openLocal(file, -1);
+        }
+
+        @Override
+        public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file, long expectedSize) {
             openedLocal.add(file);
+            expectedSizes.add(expectedSize);
             return new io.github.purefuse.api.types.LocalFile() {
                 @Override
                 public java.nio.file.Path path() {
@@ -498,14 +508,19 @@ class PathAdapterTest {
 
                 @Override
                 public int read(ByteBuffer into, long position) {
-                    int n = (int) Math.max(0, Math.min(into.remaining(), DATA.length - position));
+                    int n = (int) Math.max(0, Math.min(into.remaining(), localLength - position));
                     into.put(DATA, (int) position, n);
                     return n;
                 }
 
                 @Override
                 public long size() {
-                    return DATA.length;
+                    return localLength;
+                }
+
+                @Override
+                public long expectedSize() {
+                    return expectedSize;
                 }
 
                 @Override
@@ -634,6 +649,7 @@ class PathAdapterTest {
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
         assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), o.flags());
         assertEquals(List.of(local), kernel.openedLocal);
+        assertEquals(List.of((long) DATA.length), kernel.expectedSizes, "opened with the size stat gave");
         assertEquals(0, perOpen.closed.get(), "the OpenFile stays open: it checks each READ of the local file");
         io.github.purefuse.api.request.Read r = Requests.read(f, o.fh(), DATA.length - 10, 4096);
         assertEquals(false, a.readMayBlock(r), "local bytes: inline on the transport's thread");
@@ -649,6 +665,10 @@ class PathAdapterTest {
                 "a failed check: EIO for that READ");
         assertInstanceOf(io.github.purefuse.api.reply.FileRange.class, a.read(Requests.read(f, o.fh(), 0, 16), new Target(4096)),
                 "and only for that READ");
+        kernel.localLength = 100;   // the local file cut short under the open
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 64, 64)),
+                "a transport without a target that finds the file ending before its size: EIO, not 36 bytes");
+        kernel.localLength = DATA.length;
         a.release(Requests.release(f, o.fh()));
         assertEquals(1, kernel.closedLocal.get(), "RELEASE closes the local file");
         assertEquals(1, perOpen.closed.get(), "and the OpenFile");

@@ -2,6 +2,7 @@ package io.github.purefuse.testing.channel;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.FuseConnection;
@@ -30,7 +31,9 @@ import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
+import io.github.purefuse.channel.Transport;
 import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.UringParameter;
 import io.github.purefuse.testing.Tools;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -43,6 +46,8 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * READs answered with a {@link FileRange} of a local file, on the real kernel: the bytes arrive
@@ -66,10 +71,17 @@ class SpliceIT {
     /** Root with "f" (nodeid 2, page cache) and "d" (nodeid 3, the same bytes with direct I/O). */
     static final class LocalFs implements ReadOnlyFileSystem {
         final Path source;
+        final long expectedSize;
         volatile LocalFile file;
 
         LocalFs(Path source) {
+            this(source, -1);
+        }
+
+        /** Opens {@code source} with an expected size ({@link FuseConnection#openLocal(Path, long)}) unless it is -1. */
+        LocalFs(Path source, long expectedSize) {
             this.source = source;
+            this.expectedSize = expectedSize;
         }
 
         static Attr attr(long nodeid) {
@@ -80,7 +92,7 @@ class SpliceIT {
         @Override
         public void init(FuseConnection connection) {
             try {
-                file = connection.openLocal(source);
+                file = expectedSize < 0 ? connection.openLocal(source) : connection.openLocal(source, expectedSize);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -159,5 +171,50 @@ class SpliceIT {
         }
         assertEquals(0, mount.session().stats().writeErrors());
         assertTrue(mount.session().stats().repliesWritten() > 0);
+    }
+
+    /**
+     * A file opened with its expected size and cut short under the mount: every READ that reaches past the
+     * cut fails with EIO, copied (4 KiB, below the splice threshold) or spliced, on both transports, and the
+     * bytes before it still arrive; without an expected size the same file gives a short read (its end).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"DEV_FUSE", "IO_URING"})
+    void aFileCutShortUnderAnExpectedSizeGivesEioNotAShortRead(Transport transport, @TempDir Path dir) throws Exception {
+        byte[] data = new byte[SIZE];
+        new Random(43).nextBytes(data);
+        int cut = (1 << 20) + 5000;
+        for (boolean expected : new boolean[] {true, false}) {
+            Path source = Files.write(dir.resolve("source-" + expected + ".bin"), data);
+            try (UringParameter p = transport == Transport.IO_URING ? UringParameter.enable() : UringParameter.disable()) {
+                mount = TestMount.mount(new LocalFs(source, expected ? SIZE : -1),
+                        TestMount.options().transport(transport).build());
+                try (RandomAccessFile t = new RandomAccessFile(source.toFile(), "rw")) {
+                    t.setLength(cut);
+                }
+                try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+                    byte[] head = new byte[4096];
+                    d.seek(4096);
+                    assertEquals(4096, d.read(head));
+                    assertArrayEquals(Arrays.copyOfRange(data, 4096, 8192), head, "bytes before the cut");
+                    for (int[] range : new int[][] {{cut - 904, 4096}, {1 << 20, 65536}, {2 << 20, 4096}}) {
+                        byte[] got = new byte[range[1]];
+                        d.seek(range[0]);
+                        if (expected) {
+                            IOException e = assertThrows(IOException.class, () -> d.read(got),
+                                    transport + ": read of " + range[1] + " at " + range[0]);
+                            assertEquals("Input/output error", e.getMessage());
+                        } else {
+                            int want = Math.max(0, cut - range[0]);
+                            assertEquals(want == 0 ? -1 : want, d.read(got), transport + ": short read at " + range[0]);
+                        }
+                    }
+                }
+                assertTrue(TestMount.isMounted(mount.path()), "the server goes on");
+            } finally {
+                mount.close();
+                mount = null;
+            }
+        }
     }
 }

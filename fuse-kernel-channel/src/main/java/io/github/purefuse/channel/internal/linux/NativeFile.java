@@ -21,12 +21,14 @@ public final class NativeFile implements LocalFile {
 
     private final Path path;
     private final int fd;
+    private final long expectedSize;
     private final AtomicInteger refs = new AtomicInteger(1);
     private volatile boolean closed;
 
-    private NativeFile(Path path, int fd) {
+    private NativeFile(Path path, int fd, long expectedSize) {
         this.path = path;
         this.fd = fd;
+        this.expectedSize = expectedSize;
     }
 
     /**
@@ -38,11 +40,44 @@ public final class NativeFile implements LocalFile {
      *     C library's message
      */
     public static NativeFile open(Path path) throws IOException {
+        return open(path, -1);
+    }
+
+    /**
+     * Opens a file read-only that must hold {@code expectedSize} bytes while open
+     * ({@code FuseConnection.openLocal(Path, long)}); its size is checked once, here.
+     *
+     * @param path         the file
+     * @param expectedSize at least 0, or -1 for none
+     * @return the open file
+     * @throws IOException as {@link #open(Path)}, or FileSystemException if the file is shorter
+     */
+    public static NativeFile open(Path path, long expectedSize) throws IOException {
+        if (expectedSize < -1) {
+            throw new IllegalArgumentException("negative expected size " + expectedSize + " of " + path);
+        }
+        NativeFile f;
         try {
-            return new NativeFile(path, Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC, path.toString()));
+            f = new NativeFile(path, Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC, path.toString()),
+                    expectedSize);
         } catch (ErrnoException e) {
             throw translate(path.toString(), e);
         }
+        if (expectedSize > 0) {
+            long size;
+            try {
+                size = f.size();
+            } catch (IOException | RuntimeException e) {
+                f.close();
+                throw e;
+            }
+            if (size < expectedSize) {
+                f.close();
+                throw new FileSystemException(path.toString(), null, "holds " + size + " bytes, fewer than the "
+                        + expectedSize + " expected");
+            }
+        }
+        return f;
     }
 
     /**
@@ -138,6 +173,11 @@ public final class NativeFile implements LocalFile {
         } finally {
             release();
         }
+    }
+
+    @Override
+    public long expectedSize() {
+        return expectedSize;
     }
 
     @Override

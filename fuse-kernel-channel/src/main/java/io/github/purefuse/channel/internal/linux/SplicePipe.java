@@ -98,12 +98,15 @@ public final class SplicePipe implements AutoCloseable {
      * @param fileFd the file
      * @param offset the file offset
      * @param length the bytes wanted; must {@link #fits fit}
+     * @param needed the bytes the file must give, at most {@code length}: when it ends before them,
+     *               nothing reaches the device and {@link FileEndsEarly} is thrown
      * @return the data bytes sent (fewer than {@code length} at the end of the file)
      * @throws ErrnoException from the file splice (the caller answers EIO; the pipe is {@link #broken()})
      *     or from the device splice (ENOENT: interrupted; the pipe is broken)
-     * @throws FileReadFailed if reading the file failed (nothing reached the device)
+     * @throws FileReadFailed if reading the file failed, or it ended before {@code needed} bytes (nothing
+     *     reached the device; the pipe is broken)
      */
-    public int reply(int devFd, ByteBuffer header, int fileFd, long offset, int length)
+    public int reply(int devFd, ByteBuffer header, int fileFd, long offset, int length, int needed)
             throws ErrnoException, FileReadFailed {
         int h = header.position();
         header.putInt(h, OUT_HEADER + length);
@@ -134,6 +137,9 @@ public final class SplicePipe implements AutoCloseable {
             }
             total += (int) n;
         }
+        if (total < needed) {
+            throw new FileEndsEarly(total);
+        }
         if (total != length) {
             header.putInt(h, OUT_HEADER + total); // the pipe maps this memory: the kernel reads the new len
         }
@@ -146,7 +152,7 @@ public final class SplicePipe implements AutoCloseable {
     }
 
     /** Reading the file into the pipe failed: the device was not written. */
-    public static final class FileReadFailed extends Exception {
+    public static class FileReadFailed extends Exception {
         private static final long serialVersionUID = 1L;
 
         FileReadFailed(ErrnoException cause) {
@@ -156,6 +162,22 @@ public final class SplicePipe implements AutoCloseable {
         /** {@return the errno of the failed splice from the file} */
         public int errno() {
             return ((ErrnoException) getCause()).errno();
+        }
+    }
+
+    /** The file ended before the bytes it had to give (EIO): the device was not written. */
+    public static final class FileEndsEarly extends FileReadFailed {
+        private static final long serialVersionUID = 1L;
+        private final int got;
+
+        FileEndsEarly(int got) {
+            super(new ErrnoException("splice: the file ends after " + got + " bytes", Errno.EIO.code()));
+            this.got = got;
+        }
+
+        /** {@return the data bytes the file gave} */
+        public int got() {
+            return got;
         }
     }
 

@@ -55,6 +55,14 @@ final class Connection implements FuseConnection {
         return NativeFile.open(file);
     }
 
+    @Override
+    public LocalFile openLocal(Path file, long expectedSize) throws IOException {
+        if (expectedSize < 0) {
+            throw new IllegalArgumentException("negative expected size " + expectedSize + " of " + file);
+        }
+        return NativeFile.open(file, expectedSize);
+    }
+
     /**
      * Writes one notification ({@code unique = 0}) with one {@code writev} on the mount's descriptor.
      *

@@ -123,7 +123,7 @@ public final class DevFuse implements FuseDevice {
      * @throws ErrnoException from the device splice (ENOENT: interrupted), or EBADF when closed
      * @throws SplicePipe.FileReadFailed when the file could not be read (the device was not written)
      */
-    public int spliceReply(SplicePipe pipe, ByteBuffer header, NativeFile file, long offset, int length)
+    public int spliceReply(SplicePipe pipe, ByteBuffer header, NativeFile file, long offset, int length, int needed)
             throws ErrnoException, SplicePipe.FileReadFailed {
         if (!acquire()) {
             throw new ErrnoException("splice", EBADF);
@@ -131,7 +131,7 @@ public final class DevFuse implements FuseDevice {
         try {
             int in = file.acquire();
             try {
-                return pipe.reply(fd, header, in, offset, length);
+                return pipe.reply(fd, header, in, offset, length, needed);
             } finally {
                 file.release();
             }

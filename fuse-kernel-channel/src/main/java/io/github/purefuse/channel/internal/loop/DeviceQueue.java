@@ -226,8 +226,12 @@ final class DeviceQueue implements Runnable, ReplyPort {
             }
             if (p != null && p.fits(offset, length)) {
                 try {
-                    int sent = dev.spliceReply(p, header, nf, offset, length);
+                    int sent = dev.spliceReply(p, header, nf, offset, length, exchange.fileBytesNeeded(nf, offset));
                     exchange.sentFile(0, sent);
+                    return;
+                } catch (SplicePipe.FileEndsEarly e) {
+                    exchange.fileEndedEarly(nf, offset, e.got());
+                    exchange.sentFile(errorReply(exchange, header, EIO), 0);
                     return;
                 } catch (SplicePipe.FileReadFailed e) {
                     LOG.log(Level.DEBUG, "splice from {0} failed: {1}", nf.path(), e.getMessage());
@@ -266,6 +270,11 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 }
             } catch (IOException e) {
                 LOG.log(Level.DEBUG, "reading {0} failed: {1}", file.path(), e.getMessage());
+                exchange.sentFile(errorReply(exchange, header, EIO), 0);
+                return;
+            }
+            if (total < exchange.fileBytesNeeded(file, offset)) {
+                exchange.fileEndedEarly(file, offset, total);
                 exchange.sentFile(errorReply(exchange, header, EIO), 0);
                 return;
             }

@@ -440,6 +440,34 @@ public final class Exchange {
         verdict(errno, bytes);
     }
 
+    /**
+     * The data bytes of this file reply that {@code file} must give: the part of
+     * {@code [offset, offset + length)} below its {@link LocalFile#expectedSize()}, or 0 for a file
+     * without one (it may end anywhere: a short reply tells the kernel where). A port that gets fewer
+     * answers EIO instead of the short reply ({@link #fileEndedEarly}), before it writes anything.
+     *
+     * @param file   the file of {@link ReplyPort#sendFile}
+     * @param offset its offset
+     * @return the bytes needed, 0 to the reply's length
+     */
+    public int fileBytesNeeded(LocalFile file, long offset) {
+        long expected = file.expectedSize();
+        return expected <= offset ? 0 : (int) Math.min(dataBytes, expected - offset);
+    }
+
+    /**
+     * Logs (once per opcode) that a file reply found {@code file} ending at {@code offset + got}, before
+     * its expected size; the port answers EIO.
+     *
+     * @param file   the file
+     * @param offset the reply's offset
+     * @param got    the bytes it gave
+     */
+    public void fileEndedEarly(LocalFile file, long offset, int got) {
+        context.logFailure(opcode, file.path() + " ends at byte " + (offset + got) + ", before the "
+                + file.expectedSize() + " bytes it was opened with (cut short while open); answered EIO");
+    }
+
     private void verdict(int errno, long dataBytes) {
         Counters counters = context.counters();
         boolean ok = errno == 0;

@@ -163,6 +163,13 @@ final class RingEntry implements ReplyPort {
             exchange.sentFile(commit(0) ? 0 : EBADF, 0);
             return;
         }
+        if (got < exchange.fileBytesNeeded(file, offset)) {
+            exchange.fileEndedEarly(file, offset, got);
+            owner.context().encoder().error(unique, Errno.EIO, scratch);
+            header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
+            exchange.sentFile(commit(0) ? 0 : EBADF, 0);
+            return;
+        }
         header.put(0, outHeader, outHeader.position(), ReplyEncoder.OUT_HEADER);
         header.putInt(0, ReplyEncoder.OUT_HEADER + got);
         exchange.sentFile(commit(got) ? 0 : EBADF, got);

@@ -3,6 +3,7 @@ package io.github.purefuse.channel.internal.linux;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -52,7 +53,7 @@ class SplicePipeTest {
                 int fd = file.acquire();
                 int sent;
                 try {
-                    sent = pipe.reply(out[1], header, fd, r[0], r[1]);
+                    sent = pipe.reply(out[1], header, fd, r[0], r[1], 0);
                 } finally {
                     file.release();
                 }
@@ -65,6 +66,31 @@ class SplicePipeTest {
                 assertEquals(42, m.getLong(8));
                 assertArrayEquals(Arrays.copyOfRange(data, r[0], r[0] + want), Arrays.copyOfRange(msg, 16, msg.length));
             }
+        } finally {
+            Native.close(out[0]);
+            Native.close(out[1]);
+        }
+    }
+
+    @Test
+    void aFileThatEndsBeforeTheBytesItMustGiveReachesNothingAndBreaksThePipe(@TempDir Path dir) throws Exception {
+        Path f = Files.write(dir.resolve("f"), new byte[SIZE]);
+        int[] out = Native.pipe();
+        try (NativeFile file = NativeFile.open(f); SplicePipe pipe = SplicePipe.open(1 << 20)) {
+            ByteBuffer header = ByteBuffer.allocateDirect(16).order(ByteOrder.LITTLE_ENDIAN).putLong(8, 42);
+            int fd = file.acquire();
+            try {
+                SplicePipe.FileEndsEarly e = assertThrows(SplicePipe.FileEndsEarly.class,
+                        () -> pipe.reply(out[1], header, fd, SIZE - 100, 4096, 4096));
+                assertEquals(100, e.got());
+                assertEquals(5, e.errno(), "EIO");
+            } finally {
+                file.release();
+            }
+            assertTrue(pipe.broken(), "the header and 100 bytes are still in it");
+            ByteBuffer marker = ByteBuffer.allocateDirect(1).put(0, (byte) 7);
+            assertEquals(1, Native.write(out[1], Native.address(marker), 1));
+            assertArrayEquals(new byte[] {7}, drain(out[0], 1), "nothing reached the device before the marker");
         } finally {
             Native.close(out[0]);
             Native.close(out[1]);
