@@ -56,6 +56,8 @@ RSS_MIB = bench.env_int("BENCH_S3_RSS_OBJECT_MIB", 128)
 PREFETCH_MIB = 256   # depotfs mount --s3-prefetch-mib default: the cap the rss test holds RSS against
 TIMEOUT = bench.env_int("BENCH_S3_TIMEOUT", 120)     # per read or find: slower than this is reported as "> N s"
 MEM_GIB = bench.env_int("BENCH_S3_MEMSTORE_GIB", 6)
+SERVER = os.environ.get("BENCH_S3_SERVER", "radosgw")                  # radosgw | s3mock
+S3MOCK_VERSION = os.environ.get("BENCH_S3MOCK_VERSION", "5.2.0")
 BUCKET = "bench"
 DEPOT_BUCKET = "bench-depot"
 KEY_OBJ = "object-%dg.bin" % bench.SIZE_GB
@@ -173,6 +175,72 @@ class Ceph:
             subprocess.run([os.path.join(HERE, "s3", "ceph.sh"), "stop", self.dir])
             self.up_ = False
 
+    provider = "Ceph"   # rclone's name for it
+
+    def describe(self):
+        return "Ceph radosgw 16.2 (Debian; one monitor, one memstore OSD, beast frontend)"
+
+
+class S3Mock:
+    """Adobe S3Mock's standalone jar from Maven Central (classifier `exec`: Spring Boot and Tomcat in one jar,
+    nothing else to resolve), its store on a tmpfs of its own, in SRV on PORT. It checks no signatures: any
+    key works. The lighter candidate of issue 12 beside radosgw (RESULTS.md has both)."""
+    provider = "Other"
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.dir = os.path.join(ctx.work, "s3mock")
+        self.key, self.secret = "bench", "bench-secret"
+        self.proc = None
+
+    def jar(self):
+        name = "s3mock-%s-exec.jar" % S3MOCK_VERSION
+        path = os.path.join(os.path.expanduser("~/.m2/repository"), "com", "adobe", "testing", "s3mock",
+                            S3MOCK_VERSION, name)
+        if not os.path.exists(path):
+            bench.run(["mvn", "-B", "-ntp", "-q", "dependency:get", "-Dtransitive=false",
+                       "-Dartifact=com.adobe.testing:s3mock:%s:jar:exec" % S3MOCK_VERSION])
+        return path
+
+    def start(self):
+        t0 = time.time()
+        store = os.path.join(self.dir, "store")
+        os.makedirs(store, exist_ok=True)
+        size_gb = 3 * bench.SIZE_GB + 4 + bench.TREE // 10000
+        bench.run(["mount", "-t", "tmpfs", "-o", "size=%dG,mode=755" % size_gb, "purefuse-s3mock", store])
+        self.ctx.add_mount(store)
+        log_file = open(os.path.join(self.ctx.work, "logs", "s3mock.log"), "w")
+        self.proc = subprocess.Popen(ns_cmd(SRV, [JAVA, "-jar", self.jar(), "--http.port=%d" % PORT,
+                                                  "--server.port=%d" % (PORT + 1),
+                                                  "--com.adobe.testing.s3mock.store.root=" + store,
+                                                  "--com.adobe.testing.s3mock.max-payload-size=1GB"]),
+                                     stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        self.ctx.add_proc(self.proc)
+        for _ in range(300):
+            if self.proc.poll() is not None:
+                raise RuntimeError("s3mock ended with %s (logs/s3mock.log)" % self.proc.returncode)
+            r = subprocess.run(ns_cmd(SRV, ["curl", "-s", "-o", "/dev/null", "-m", "2", "http://127.0.0.1:%d/" % PORT]))
+            if r.returncode == 0:
+                break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError("s3mock did not answer in 60 s (logs/s3mock.log)")
+        log("s3mock %s up in %.0f s" % (S3MOCK_VERSION, time.time() - t0))
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def describe(self):
+        return "Adobe S3Mock %s (Maven Central `s3mock-%s-exec.jar`, on %s; store on a tmpfs)" % (
+            S3MOCK_VERSION, S3MOCK_VERSION, bench.JAVA_HOME)
+
 
 NETWORK = None   # the Net of this run (its proxy port, when the RTT comes from DelayProxy)
 
@@ -198,7 +266,7 @@ def plain_env():
 
 def rclone_env(ceph, rtt):
     env = plain_env()
-    env.update({"RCLONE_CONFIG_BENCH_TYPE": "s3", "RCLONE_CONFIG_BENCH_PROVIDER": "Ceph",
+    env.update({"RCLONE_CONFIG_BENCH_TYPE": "s3", "RCLONE_CONFIG_BENCH_PROVIDER": ceph.provider,
                 "RCLONE_CONFIG_BENCH_ENDPOINT": endpoint(rtt), "RCLONE_CONFIG_BENCH_ACCESS_KEY_ID": ceph.key,
                 "RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY": ceph.secret, "RCLONE_CONFIG_BENCH_FORCE_PATH_STYLE": "true",
                 "RCLONE_CONFIG_BENCH_REGION": "us-east-1"})
@@ -533,7 +601,9 @@ def main():
         os.makedirs(os.path.join(work, sub), exist_ok=True)
     ctx = bench.CTX = bench.Ctx(work)
     global NETWORK
-    net, ceph = Net(ctx), Ceph(ctx)
+    if SERVER not in ("radosgw", "s3mock"):
+        raise SystemExit("BENCH_S3_SERVER must be radosgw or s3mock, not %r" % SERVER)
+    net, ceph = Net(ctx), (Ceph(ctx) if SERVER == "radosgw" else S3Mock(ctx))
     NETWORK = net
 
     def on_signal(signum, _frame):
@@ -599,13 +669,12 @@ def main():
         if os.environ.get("BENCH_NOTE"):
             lines.append(os.environ["BENCH_NOTE"] + "\n")
         lines.append("Machine: nproc %s, %s, kernel %s, %s. Commit: %s. Load average at start %s, at end %s; "
-                     "run took %.0f s. Server: Ceph radosgw 16.2 (Debian; one monitor, one memstore OSD, beast "
-                     "frontend) in a network namespace of its own; clients at loopback (inside that namespace) and "
-                     "in a second namespace joined by a veth pair: %s. Object %d GiB; tree "
+                     "run took %.0f s. Server: %s in a network namespace of its own; clients at loopback (inside "
+                     "that namespace) and in a second namespace joined by a veth pair: %s. Object %d GiB; tree "
                      "%d files. Cold reads (drop_caches + prefault), median of %d; raw SDK = %d MiB ranged GETs, %d "
                      "in flight (bench/peers S3RangedGet). GB/s = 10^9 B/s; a cell slower than %d s is a timeout.\n" % (
                          mach["nproc"], mach["cpu"], mach["kernel"], mach["jdk"], mach["commit"], load0,
-                         bench.loadavg(), time.time() - t_start, net.how, bench.SIZE_GB, bench.TREE, RUNS, PART_MIB,
+                         bench.loadavg(), time.time() - t_start, ceph.describe(), net.how, bench.SIZE_GB, bench.TREE, RUNS, PART_MIB,
                          PARALLEL, TIMEOUT))
         hdr = ["client"] + ["seq 1 GiB GB/s @ %s" % ("loopback" if r == 0 else "%d ms RTT" % r) for r in RTT_MS]
         hdr += ["x raw @ %s" % ("loopback" if r == 0 else "%d ms" % r) for r in RTT_MS]
