@@ -53,8 +53,10 @@ public interface ReplyPort {
      * Sends a READ reply whose data are {@code length} bytes of a local file from {@code offset}, read by
      * the transport itself: {@code splice(2)} on {@code /dev/fuse}, {@code pread(2)} into the payload
      * buffer on a ring. If the file gives fewer bytes (it ends there), the reply carries those, and the
-     * port writes the header's {@code len} accordingly; a failing read is answered with EIO (and the
-     * verdict is that of the EIO reply, with 0 bytes).
+     * port writes the header's {@code len} accordingly, unless they are fewer than
+     * {@link Exchange#fileBytesNeeded} (the file ends before its expected size): then, as for a failing
+     * read, nothing of the file is sent and the reply is EIO (the verdict is that of the EIO reply, with 0
+     * bytes; {@link Exchange#fileEndedEarly} logs it).
      *
      * @param exchange the READ answered; told the verdict, with the bytes sent, by
      *                 {@link Exchange#sentFile(int, int)}
