@@ -362,6 +362,18 @@ class Server:
             write_sys(conn + "/max_background", bg)
             write_sys(conn + "/congestion_threshold", cong)
 
+    def _await_readahead(self, ra_kb, timeout=10):
+        """Waits until the mount's bdi shows the read_ahead_kb the server applies itself (else logs it)."""
+        mj, mn = dev_of(self.mnt)
+        bdi = "/sys/class/bdi/%d:%d/read_ahead_kb" % (mj, mn)
+        t0 = time.time()
+        while str(read_sys(bdi)) != str(ra_kb):
+            if time.time() - t0 > timeout:
+                log("WARNING: %s: read_ahead_kb is %s %d s after the mount, asked %s" % (
+                    self.name, read_sys(bdi), timeout, ra_kb))
+                return
+            time.sleep(0.05)
+
     def settings(self):
         if not self.fuse:
             return {"ra_kb": None, "max_pages": None, "max_bg": None, "cong": None}
@@ -609,7 +621,9 @@ class Depotfs(Server):
         self.proc = self._spawn(cmd, env=env)
         self.ctx.add_mount(self.mnt)
         wait_mounted(self.mnt, self.proc)
-        # depotfs applies readahead and background limits itself; they are read back, not set here
+        # depotfs applies readahead and background limits itself, once INIT is answered (a moment after the
+        # mount appears; later on io_uring, whose queues register first): wait for them, then read them back
+        self._await_readahead(ra_kb)
 
     def _root(self):
         return os.path.join(self.mnt, self.fx.depot_root) if self.fx.depot_root else self.mnt
