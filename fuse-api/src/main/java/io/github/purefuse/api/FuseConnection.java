@@ -35,8 +35,9 @@ public interface FuseConnection {
      * @return the open file; close it when the last open handle using it is released
      * @throws java.nio.file.NoSuchFileException   if it does not exist
      * @throws java.nio.file.AccessDeniedException if it cannot be opened for reading
-     * @throws IOException                         for any other failure, or when this connection cannot
-     *     open local files (the default, for connections other than the SDK's)
+     * @throws IOException                         if it is not a regular file (a directory, a FIFO, a
+     *     device: refused at once, without waiting for a FIFO's writer), for any other failure, or when
+     *     this connection cannot open local files (the default, for connections other than the SDK's)
      */
     default LocalFile openLocal(Path file) throws IOException {
         throw new IOException("this connection cannot open local files: " + file);
@@ -55,8 +56,9 @@ public interface FuseConnection {
      * @return the open file; close it when the last open handle using it is released
      * @throws java.nio.file.NoSuchFileException   if it does not exist
      * @throws java.nio.file.AccessDeniedException if it cannot be opened for reading
-     * @throws IOException                         if it is shorter than {@code expectedSize} already, for
-     *     any other failure, or when this connection cannot open local files (the default)
+     * @throws IOException                         if it is shorter than {@code expectedSize} already, not
+     *     a regular file, for any other failure, or when this connection cannot open local files (the
+     *     default)
      * @throws IllegalArgumentException            if {@code expectedSize} is negative
      */
     default LocalFile openLocal(Path file, long expectedSize) throws IOException {

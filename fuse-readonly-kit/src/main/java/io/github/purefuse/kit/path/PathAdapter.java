@@ -60,6 +60,7 @@ import io.github.purefuse.kit.names.NameShortener;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -429,7 +430,13 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 }
             }
             boolean cache = keepCache && (state == null || state.keepCache());
-            LocalFile local = backing == null ? null : openLocal(path, backing, size); // READs send its bytes
+            LocalFile local;
+            try {
+                local = backing == null ? null : openLocal(path, backing, size); // READs send its bytes
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(path, state);
+                throw e;
+            }
             FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, local));
             if (local != null || state != null && !state.readMayBlock()) {
                 fh = FileHandle.of(fh.value() | INLINE);
@@ -628,7 +635,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private void shortRead(FsPath path, long at, long size) {
         if (loggedFailures.size() < LOGGED_FAILURES_LIMIT && loggedFailures.add("READ end of file before the size")) {
             LOG.log(Level.WARNING, () -> "read of " + path + " reached end of file at " + at + ", before the size stat"
-                    + " gave at open (" + size + "): readers see a short file (further short reads are logged at DEBUG)");
+                    + " gave at open (" + size + "): readers see a short file, or zeros past its end where the kernel's"
+                    + " readahead replies completed out of order (further short reads are logged at DEBUG)");
         } else {
             LOG.log(Level.DEBUG, () -> "read of " + path + " reached end of file at " + at + " of " + size);
         }
@@ -690,7 +698,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * It must hold the {@code size} that {@code stat} gave ({@link OpenFile#localPath()}): the transport
      * answers EIO, not a short reply, when it finds the file cut short later.
      */
-    private @Nullable LocalFile openLocal(FsPath path, Path file, long size) {
+    private @Nullable LocalFile openLocal(FsPath path, Path file, long size) throws IOException {
         FuseConnection c = connection;
         if (c == null) {
             return null;
@@ -698,6 +706,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             return c.openLocal(file, size);
         } catch (IOException | RuntimeException e) {
+            long now;
+            try {
+                now = Files.size(file);
+            } catch (IOException | RuntimeException e2) {
+                now = -1;
+            }
+            if (now >= 0 && now < size) {
+                // Its OpenFile would read it short too, and a short READ in the page cache can show zeros
+                // (replies of one readahead batch completing out of order): the open fails instead.
+                throw new IOException(file + " holds " + now + " bytes, fewer than the " + size + " that stat gave"
+                        + " for " + path + " (OpenFile.localPath)", e);
+            }
             LOG.log(Level.DEBUG, () -> "open " + path + ": " + file + " cannot be opened for splicing (" + e
                     + "); reads go through its OpenFile");
             return null;

@@ -492,12 +492,19 @@ class PathAdapterTest {
         final java.util.List<Long> expectedSizes = new ArrayList<>();
 
         @Override
-        public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file) {
+        public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file) throws java.io.IOException {
             return openLocal(file, -1);
         }
 
+        /** Set: openLocal fails with this message (as the SDK's does for a file shorter than its expected size). */
+        volatile @org.jspecify.annotations.Nullable String refuseLocal;
+
         @Override
-        public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file, long expectedSize) {
+        public io.github.purefuse.api.types.LocalFile openLocal(java.nio.file.Path file, long expectedSize)
+                throws java.io.IOException {
+            if (refuseLocal != null) {
+                throw new java.io.IOException(refuseLocal);
+            }
             openedLocal.add(file);
             expectedSizes.add(expectedSize);
             return new io.github.purefuse.api.types.LocalFile() {
@@ -673,6 +680,35 @@ class PathAdapterTest {
         assertEquals(1, kernel.closedLocal.get(), "RELEASE closes the local file");
         assertEquals(1, perOpen.closed.get(), "and the OpenFile");
         assertEquals(0, perOpen.readsThroughHandles.get());
+    }
+
+    @Test
+    void aLocalFileShorterThanItsSizeAtOpenFailsTheOpenInsteadOfReadingShort(@org.junit.jupiter.api.io.TempDir
+                                                                              java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path local = java.nio.file.Files.write(dir.resolve("f"), java.util.Arrays.copyOf(DATA, 100));
+        PerOpenFs perOpen = new PerOpenFs() {
+            @Override
+            public OpenFile open(FsPath file) {
+                return with(super.open(file), local, true, true);
+            }
+        };
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();
+        FakeConnection kernel = new FakeConnection();
+        kernel.offerPassthrough = false;
+        kernel.refuseLocal = local + " holds 100 bytes, fewer than expected";
+        a.init(kernel);
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        assertEquals(Failure.of(Errno.EIO), a.open(Requests.open(f, O_RDONLY)),
+                "its OpenFile would read it short, which the page cache can turn into zeros");
+        assertEquals(1, perOpen.closed.get(), "the OpenFile is closed again");
+
+        java.nio.file.Files.write(local, DATA);   // whole again: a refusal for another reason falls back to the OpenFile
+        kernel.refuseLocal = "this connection cannot open local files";
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        try (var lease = assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease()) {
+            assertEquals(16, lease.bytes().remaining());
+        }
+        a.release(Requests.release(f, o.fh()));
     }
 
     @Test

@@ -45,6 +45,13 @@ public final class Native {
     private static final int AT_NO_AUTOMOUNT = 0x800;
     private static final int AT_STATX_DONT_SYNC = 0x4000;
     private static final int STATX_MNT_ID_UNIQUE = 0x4000;
+    private static final int STATX_TYPE = 0x1;
+    private static final int AT_EMPTY_PATH = 0x1000;
+    private static final int STATX_MODE_OFFSET = 28;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
     /** {@code sizeof(struct statx)}, and the offset of its {@code stx_mnt_id}. */
     private static final int STATX_SIZE = 256;
     private static final int STATX_MNT_ID_OFFSET = 144;
@@ -455,6 +462,34 @@ public final class Native {
             return -1;
         }
         return (buf.getInt(0) & STATX_MNT_ID_UNIQUE) != 0 ? buf.getLong(STATX_MNT_ID_OFFSET) : -1;
+    }
+
+    /**
+     * Whether an open descriptor is a regular file ({@code statx(fd, "", AT_EMPTY_PATH, STATX_TYPE)}).
+     *
+     * @param fd the descriptor
+     * @return whether {@code S_ISREG} holds for it
+     * @throws ErrnoException if {@code statx} fails
+     */
+    public static boolean isRegularFile(int fd) throws ErrnoException {
+        Pointer buf = Memory.allocateDirect(Runtime.getSystemRuntime(), STATX_SIZE);
+        if (C.statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, buf) < 0) {
+            throw new ErrnoException("statx", errno());
+        }
+        return (buf.getShort(STATX_MODE_OFFSET) & S_IFMT) == S_IFREG;
+    }
+
+    /**
+     * Clears {@code O_NONBLOCK} on a descriptor ({@code fcntl(F_GETFL)}, {@code fcntl(F_SETFL)}).
+     *
+     * @param fd the descriptor
+     * @throws ErrnoException if {@code fcntl} fails
+     */
+    public static void clearNonBlocking(int fd) throws ErrnoException {
+        int fl = C.fcntl(fd, F_GETFL, 0);
+        if (fl < 0 || C.fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+            throw new ErrnoException("fcntl(F_SETFL)", errno());
+        }
     }
 
     /**

@@ -32,7 +32,8 @@ public final class NativeFile implements LocalFile {
     }
 
     /**
-     * Opens a file read-only.
+     * Opens a regular file read-only (anything else, a directory, a FIFO or a device, is refused without
+     * waiting: the open is non-blocking until the type is checked).
      *
      * @param path the file
      * @return the open file
@@ -56,12 +57,25 @@ public final class NativeFile implements LocalFile {
         if (expectedSize < -1) {
             throw new IllegalArgumentException("negative expected size " + expectedSize + " of " + path);
         }
-        NativeFile f;
+        int fd;
         try {
-            f = new NativeFile(path, Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC, path.toString()),
-                    expectedSize);
+            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (a READ stuck in D)
+            fd = Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK, path.toString());
         } catch (ErrnoException e) {
             throw translate(path.toString(), e);
+        }
+        NativeFile f = new NativeFile(path, fd, expectedSize);
+        try {
+            if (!Native.isRegularFile(fd)) {
+                throw new FileSystemException(path.toString(), null, "not a regular file");
+            }
+            Native.clearNonBlocking(fd);
+        } catch (ErrnoException e) {
+            f.close();
+            throw translate(path.toString(), e);
+        } catch (IOException | RuntimeException e) {
+            f.close();
+            throw e;
         }
         if (expectedSize > 0) {
             long size;

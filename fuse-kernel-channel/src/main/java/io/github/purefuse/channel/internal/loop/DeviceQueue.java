@@ -234,7 +234,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
                     exchange.sentFile(errorReply(exchange, header, EIO), 0);
                     return;
                 } catch (SplicePipe.FileReadFailed e) {
-                    LOG.log(Level.DEBUG, "splice from {0} failed: {1}", nf.path(), e.getMessage());
+                    exchange.fileReadFailed(nf, e.getMessage());
                     exchange.sentFile(errorReply(exchange, header, e.errno()), 0);
                     return;
                 } catch (ErrnoException e) {
@@ -269,7 +269,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
                     total += n;
                 }
             } catch (IOException e) {
-                LOG.log(Level.DEBUG, "reading {0} failed: {1}", file.path(), e.getMessage());
+                exchange.fileReadFailed(file, e.toString());
                 exchange.sentFile(errorReply(exchange, header, EIO), 0);
                 return;
             }

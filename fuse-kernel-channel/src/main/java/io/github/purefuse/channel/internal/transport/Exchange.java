@@ -456,7 +456,7 @@ public final class Exchange {
     }
 
     /**
-     * Logs (once per opcode) that a file reply found {@code file} ending at {@code offset + got}, before
+     * Logs (once per file) that a file reply found {@code file} ending at {@code offset + got}, before
      * its expected size; the port answers EIO.
      *
      * @param file   the file
@@ -464,8 +464,20 @@ public final class Exchange {
      * @param got    the bytes it gave
      */
     public void fileEndedEarly(LocalFile file, long offset, int got) {
-        context.logFailure(opcode, file.path() + " ends at byte " + (offset + got) + ", before the "
-                + file.expectedSize() + " bytes it was opened with (cut short while open); answered EIO");
+        context.logFileOnce(file.path().toString(), "READ unique " + Long.toUnsignedString(unique) + ": "
+                + file.path() + " ends at byte " + (offset + got) + ", before the " + file.expectedSize()
+                + " bytes it was opened with (cut short while open); answered EIO");
+    }
+
+    /**
+     * Logs (once per file) that reading {@code file} for this reply failed; the port answers EIO.
+     *
+     * @param file  the file
+     * @param cause what the read said
+     */
+    public void fileReadFailed(LocalFile file, String cause) {
+        context.logFileOnce(file.path().toString(), "READ unique " + Long.toUnsignedString(unique) + ": reading "
+                + file.path() + " failed (" + cause + "); answered EIO");
     }
 
     private void verdict(int errno, long dataBytes) {

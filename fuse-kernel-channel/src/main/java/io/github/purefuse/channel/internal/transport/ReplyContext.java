@@ -7,6 +7,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -43,6 +44,9 @@ public final class ReplyContext {
     private final LookupUndo undo;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
     private final ConcurrentHashMap<Integer, Boolean> logged = new ConcurrentHashMap<>();
+    /** Local files whose damage was logged ({@link #logFileOnce}); bounded, so a storm of them costs no memory. */
+    private final Set<String> loggedFiles = ConcurrentHashMap.newKeySet();
+    private static final int LOGGED_FILES_LIMIT = 256;
     private volatile boolean quiet;
     private volatile @Nullable Recorder recorder;
 
@@ -89,6 +93,25 @@ public final class ReplyContext {
     /** {@return the recorder, or {@code null} when the session does not record} */
     public @Nullable Recorder recorder() {
         return recorder;
+    }
+
+    /**
+     * Logs a failure of one local file's reply once per file (not once per opcode: each damaged file is
+     * worth its own line, as the user learns from the log which ones they are), up to
+     * {@value #LOGGED_FILES_LIMIT} files; past that, at DEBUG.
+     *
+     * @param file    the file's path
+     * @param message the line
+     */
+    public void logFileOnce(String file, String message) {
+        if (quiet) {
+            return;
+        }
+        if (loggedFiles.size() < LOGGED_FILES_LIMIT && loggedFiles.add(file)) {
+            LOG.log(Level.WARNING, message + " (further failures of this file are not logged)");
+        } else {
+            LOG.log(Level.DEBUG, message);
+        }
     }
 
     /** Stops logging failed replies (the session is ending: late replies are expected to fail). */

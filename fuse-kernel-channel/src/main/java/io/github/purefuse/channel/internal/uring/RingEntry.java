@@ -157,7 +157,7 @@ final class RingEntry implements ReplyPort {
                 got += r;
             }
         } catch (IOException e) {
-            owner.context().logFailure(opcode, "reading " + file.path() + " failed (" + e.getMessage() + "); answered EIO");
+            exchange.fileReadFailed(file, e.toString());
             owner.context().encoder().error(unique, Errno.EIO, scratch);
             header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
             exchange.sentFile(commit(0) ? 0 : EBADF, 0);
