@@ -393,23 +393,33 @@ public final class Engine {
 
     /**
      * Sets what to do when a reader fails with an unexpected error: the session should end (the
-     * public session unmounts). Runs on a new thread, once.
+     * public session unmounts). Runs on a new thread, once; at once if a reader failed already (the
+     * transports serve from INIT on, before the session that sets this exists: a ring thread that died
+     * then left requests on its queue unanswered and the mount hanging its callers).
      *
      * @param action the action
      */
     public void onFatal(Runnable action) {
-        onFatal = action;
+        boolean failedBefore;
+        synchronized (this) {
+            onFatal = action;
+            failedBefore = failure != null;
+        }
+        if (failedBefore && !ending) {
+            Thread.ofPlatform().daemon(true).name("purefuse-fatal").start(action);
+        }
     }
 
     void failed(Throwable t) {
         boolean first;
+        Runnable r;
         synchronized (this) {
             first = failure == null;
             if (first) {
                 failure = t;
             }
+            r = onFatal;
         }
-        Runnable r = onFatal;
         if (first && r != null && !ending) {
             Thread.ofPlatform().daemon(true).name("purefuse-fatal").start(r);
         }

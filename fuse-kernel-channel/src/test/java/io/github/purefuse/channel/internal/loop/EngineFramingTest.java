@@ -242,6 +242,36 @@ class EngineFramingTest {
         assertEquals(1 + 40 * 3, replies.size());
     }
 
+    /**
+     * A transport that fails before the session has said what a failure should do (a ring thread's
+     * {@code io_uring_enter} failing right after INIT) still ends the session: the action runs when it is
+     * set. Before, it never ran, and the requests on the dead thread's queue hung their callers.
+     */
+    @Test
+    void aFailureBeforeTheFatalActionIsSetRunsItWhenItIsSet() throws Exception {
+        BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
+        FakeDevice mount = new FakeDevice(frames);
+        frames.add(Frames.init(2, 45));
+        Engine engine = Engine.start(mount, null, new TinyFs(), config(1));
+        try {
+            engine.failed(new IllegalStateException("a ring thread died"));
+            engine.failed(new IllegalStateException("and another"));
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+            engine.onFatal(() -> {
+                runs.incrementAndGet();
+                ran.countDown();
+            });
+            assertTrue(ran.await(10, java.util.concurrent.TimeUnit.SECONDS), "the session's end was asked for");
+            Thread.sleep(100);
+            assertEquals(1, runs.get(), "once");
+            assertEquals("a ring thread died", engine.failure().getMessage());
+        } finally {
+            frames.add(FakeDevice.END);
+            assertTrue(engine.awaitTermination(Duration.ofSeconds(20)));
+        }
+    }
+
     @Test
     void channelAnswersWithoutTheHandler() throws Exception {
         BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
