@@ -456,12 +456,14 @@ public final class Native {
      * @return the ID, or -1 if this kernel does not give it or the path cannot be looked at
      */
     public static long uniqueMountId(String path) {
+        Pointer buf = statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID_UNIQUE);
+        return buf != null && (buf.getInt(0) & STATX_MNT_ID_UNIQUE) != 0 ? buf.getLong(STATX_MNT_ID_OFFSET) : -1;
+    }
+
+    /** {@code statx(2)} with {@code AT_STATX_DONT_SYNC}; the {@code struct statx}, or null when it failed (see errno). */
+    private static @Nullable Pointer statx(int dirfd, String path, int flags, int mask) {
         Pointer buf = Memory.allocateDirect(Runtime.getSystemRuntime(), STATX_SIZE);
-        if (C.statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                STATX_MNT_ID_UNIQUE, buf) < 0) {
-            return -1;
-        }
-        return (buf.getInt(0) & STATX_MNT_ID_UNIQUE) != 0 ? buf.getLong(STATX_MNT_ID_OFFSET) : -1;
+        return C.statx(dirfd, path, flags | AT_STATX_DONT_SYNC, mask, buf) < 0 ? null : buf;
     }
 
     /**
@@ -472,8 +474,8 @@ public final class Native {
      * @throws ErrnoException if {@code statx} fails
      */
     public static boolean isRegularFile(int fd) throws ErrnoException {
-        Pointer buf = Memory.allocateDirect(Runtime.getSystemRuntime(), STATX_SIZE);
-        if (C.statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, buf) < 0) {
+        Pointer buf = statx(fd, "", AT_EMPTY_PATH, STATX_TYPE);
+        if (buf == null) {
             throw new ErrnoException("statx", errno());
         }
         return (buf.getShort(STATX_MODE_OFFSET) & S_IFMT) == S_IFREG;

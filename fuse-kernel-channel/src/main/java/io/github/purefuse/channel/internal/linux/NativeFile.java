@@ -70,6 +70,12 @@ public final class NativeFile implements LocalFile {
                 throw new FileSystemException(path.toString(), null, "not a regular file");
             }
             Native.clearNonBlocking(fd);
+            long size = expectedSize > 0 ? f.size() : 0;
+            if (size < expectedSize) {
+                throw new FileSystemException(path.toString(), null, "holds " + size + " bytes, fewer than the "
+                        + expectedSize + " expected");
+            }
+            return f;
         } catch (ErrnoException e) {
             f.close();
             throw translate(path.toString(), e);
@@ -77,21 +83,6 @@ public final class NativeFile implements LocalFile {
             f.close();
             throw e;
         }
-        if (expectedSize > 0) {
-            long size;
-            try {
-                size = f.size();
-            } catch (IOException | RuntimeException e) {
-                f.close();
-                throw e;
-            }
-            if (size < expectedSize) {
-                f.close();
-                throw new FileSystemException(path.toString(), null, "holds " + size + " bytes, fewer than the "
-                        + expectedSize + " expected");
-            }
-        }
-        return f;
     }
 
     /**

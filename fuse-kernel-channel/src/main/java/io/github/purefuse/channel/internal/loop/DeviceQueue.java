@@ -18,7 +18,6 @@ import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import io.github.purefuse.channel.internal.transport.RequestSink;
-import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -259,22 +258,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
         }
         try {
             b.clear().limit(Math.min(length, b.capacity()));
-            int total = 0;
-            try {
-                while (b.hasRemaining()) {
-                    int n = file.read(b, offset + total);
-                    if (n <= 0) {
-                        break;
-                    }
-                    total += n;
-                }
-            } catch (IOException e) {
-                exchange.fileReadFailed(file, e.toString());
-                exchange.sentFile(errorReply(exchange, header, EIO), 0);
-                return;
-            }
-            if (total < exchange.fileBytesNeeded(file, offset)) {
-                exchange.fileEndedEarly(file, offset, total);
+            int total = exchange.readFile(file, offset, b);
+            if (total < 0) {
                 exchange.sentFile(errorReply(exchange, header, EIO), 0);
                 return;
             }

@@ -259,24 +259,8 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
     @Override
     public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
         ByteBuffer data = ByteBuffer.allocateDirect(Math.max(length, 1)).limit(length);
-        int got = 0;
-        boolean failed = false;
-        try {
-            while (data.hasRemaining()) {
-                int r = file.read(data, offset + got);
-                if (r <= 0) {
-                    break;
-                }
-                got += r;
-            }
-        } catch (IOException e) {
-            failed = true;
-        }
-        if (!failed && got < exchange.fileBytesNeeded(file, offset)) {
-            exchange.fileEndedEarly(file, offset, got);
-            failed = true;
-        }
-        if (failed) {
+        int got = exchange.readFile(file, offset, data);
+        if (got < 0) {
             byte[] err = new byte[ReplyEncoder.OUT_HEADER];
             ByteBuffer.wrap(err).order(ByteOrder.LITTLE_ENDIAN).putInt(0, err.length)
                     .putInt(4, -Errno.EIO.code()).putLong(8, exchange.unique());

@@ -19,6 +19,7 @@ import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.request.ChannelRequest;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.Consumer;
@@ -441,10 +442,43 @@ public final class Exchange {
     }
 
     /**
+     * Reads this file reply's bytes for a port that copies them ({@code pread} into {@code into}, from its
+     * position to its limit, until it is full or the file ends), with the checks every such port makes: a
+     * failed read, or a file that ends before its {@link LocalFile#expectedSize()}, is logged here and
+     * gives -1, and the port answers EIO instead, writing nothing of the file.
+     *
+     * @param file   the file of {@link ReplyPort#sendFile}
+     * @param offset its offset
+     * @param into   where the bytes go (position advanced by them)
+     * @return the bytes read, fewer than asked at the file's end; -1 for an EIO reply
+     */
+    public int readFile(LocalFile file, long offset, ByteBuffer into) {
+        int got = 0;
+        try {
+            while (into.hasRemaining()) {
+                int r = file.read(into, offset + got);
+                if (r <= 0) {
+                    break;
+                }
+                got += r;
+            }
+        } catch (IOException e) {
+            fileReadFailed(file, e.toString());
+            return -1;
+        }
+        if (got < fileBytesNeeded(file, offset)) {
+            fileEndedEarly(file, offset, got);
+            return -1;
+        }
+        return got;
+    }
+
+    /**
      * The data bytes of this file reply that {@code file} must give: the part of
      * {@code [offset, offset + length)} below its {@link LocalFile#expectedSize()}, or 0 for a file
      * without one (it may end anywhere: a short reply tells the kernel where). A port that gets fewer
-     * answers EIO instead of the short reply ({@link #fileEndedEarly}), before it writes anything.
+     * answers EIO instead of the short reply ({@link #fileEndedEarly}), before it writes anything
+     * ({@link #readFile} checks it for the ports that copy).
      *
      * @param file   the file of {@link ReplyPort#sendFile}
      * @param offset its offset

@@ -12,7 +12,6 @@ import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.jspecify.annotations.Nullable;
@@ -146,25 +145,8 @@ final class RingEntry implements ReplyPort {
 
     @Override
     public void sendFile(Exchange exchange, ByteBuffer outHeader, LocalFile file, long offset, int length) {
-        ByteBuffer into = payload.clear().limit(length);
-        int got = 0;
-        try {
-            while (into.hasRemaining()) {
-                int r = file.read(into, offset + got);
-                if (r <= 0) {
-                    break;
-                }
-                got += r;
-            }
-        } catch (IOException e) {
-            exchange.fileReadFailed(file, e.toString());
-            owner.context().encoder().error(unique, Errno.EIO, scratch);
-            header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
-            exchange.sentFile(commit(0) ? 0 : EBADF, 0);
-            return;
-        }
-        if (got < exchange.fileBytesNeeded(file, offset)) {
-            exchange.fileEndedEarly(file, offset, got);
+        int got = exchange.readFile(file, offset, payload.clear().limit(length));
+        if (got < 0) {
             owner.context().encoder().error(unique, Errno.EIO, scratch);
             header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
             exchange.sentFile(commit(0) ? 0 : EBADF, 0);
