@@ -60,20 +60,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code /dev/fuse}, {@code pread} into the payload on io_uring). Measured with HotSpot's per-thread
  * allocation counter on the transport's own threads ({@code fuse-reader-*}, {@code fuse-uring-*}),
  * over 20,000 direct-I/O READs (each {@code read(2)} of the application is one READ) after as many to
- * warm up: fewer than 8 bytes per READ on average on {@code /dev/fuse}, where a record per READ would be
- * about 100 (on io_uring see {@link #IO_URING_BOUND}).
+ * warm up: fewer than 8 bytes per READ on average on either transport, where a record per READ would be
+ * about 100 (and jnr-ffi's boxed seven-parameter {@code syscall} for each {@code io_uring_enter}, which the
+ * ring used before its five-argument jffi call, about 72).
  */
 class ReadAllocationIT {
     static final int SIZE = 16 << 20;
     static final int CHUNK = 4096;
     static final int READS = 20_000;
-    /**
-     * What a READ on the ring still allocates: nothing of ours, but jnr-ffi's heap invocation buffer for
-     * each {@code io_uring_enter} (a seven-parameter {@code syscall} call, past jnr's allocation-free
-     * fast path of six), about 72 bytes per READ here. A regression guard until that call is bound
-     * without it; everything else on the ring path is covered by the 8-byte bound of {@code /dev/fuse}.
-     */
-    static final double IO_URING_BOUND = 96;
+    static final double BOUND_PER_READ = 8;
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -235,7 +230,7 @@ class ReadAllocationIT {
                 double perRead = (double) allocated / READS;
                 System.out.printf("%s, %s: %d bytes allocated by the transport's threads over %d READs (%.2f per READ)%n",
                         transport, name, allocated, READS, perRead);
-                double bound = transport == Transport.IO_URING ? IO_URING_BOUND : 8;
+                double bound = BOUND_PER_READ;
                 assertTrue(perRead < bound, transport + ", " + name + ": " + allocated + " bytes over " + READS
                         + " READs (" + perRead + " per READ) on the transport's threads, at most " + bound);
             }

@@ -1,6 +1,7 @@
 package io.github.purefuse.channel.internal.linux;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -32,6 +33,22 @@ class IoUringTest {
                 ring.advance(8);
                 assertEquals(0, ring.ready());
             }
+        }
+    }
+
+    @Test
+    void aFailedEnterReportsTheKernelsErrno() throws Exception {
+        // io_uring_enter goes through jffi, not jnr's binding: its errno must still reach ErrnoException.
+        ErrnoException notAFd = assertThrows(ErrnoException.class, () -> Native.ioUringEnter(-1, 0, 0, 0));
+        assertEquals(9, notAFd.errno(), "EBADF for fd -1: " + notAFd.getMessage());
+        try (IoUring ring = IoUring.create(8, 32, IoUring.SETUP_SQE128 | IoUring.SETUP_CQSIZE)) {
+            // An unknown IORING_ENTER_* flag (bit 30) is EINVAL, so the flags reach the kernel as given.
+            ErrnoException badFlag = assertThrows(ErrnoException.class,
+                    () -> Native.ioUringEnter(ring.fd(), 0, 0, 1 << 30));
+            assertEquals(22, badFlag.errno(), badFlag.getMessage());
+            // And with GETEVENTS and min_complete 0 the wait returns at once: argp reaches it as NULL
+            // (a garbage sixth register made every wait EINVAL under jnr-ffi's six-parameter binding).
+            assertEquals(0, Native.ioUringEnter(ring.fd(), 0, 0, IoUring.ENTER_GETEVENTS));
         }
     }
 
