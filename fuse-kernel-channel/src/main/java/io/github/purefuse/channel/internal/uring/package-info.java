@@ -25,6 +25,24 @@
  * on a virtual thread) is copied into the payload; one answered with a {@code FileRange} is read with
  * {@code pread} straight into it.
  *
+ * <h2>Where the ring wins, and the scheduler's part</h2>
+ * The kernel queues a request on the queue of the CPU its caller runs on, and each serving thread is
+ * bound to its queue's CPU (as libfuse binds its threads), so a request is served where its caller
+ * sleeps: a switch on one CPU, no cross-CPU wake-up. The commit wakes the caller while the serving thread
+ * still runs on that CPU, and the scheduler then places the caller on an idle CPU if there is one
+ * ({@code select_idle_sibling}); its next request goes to that CPU's queue, the next wake-up moves it
+ * back, and so on. On the 2-vCPU test VM a synchronous reader ({@code fio} psync, 4 KiB O_DIRECT)
+ * migrates about once per READ there (76,000 migrations in 3 s, {@code perf stat -a}) and the ring
+ * serves 0.75x the IOPS of {@code /dev/fuse}; where the reader stays on its CPU, bound to it or because
+ * no CPU is idle, the ring serves 1.9x and 3.3x ({@code bench/RESULTS.md}, run 2026-12-05 01:33: 83,800
+ * against 45,100 with {@code fio --cpus_allowed=0}, 79,100 against 23,800 beside one spinning process
+ * per CPU; 34,100 against 45,700 unbound). {@code bench/run.sh} measures all three
+ * ({@code rand}, {@code randpin}, {@code randbusy}). Marking the serving threads {@code SCHED_IDLE}
+ * keeps an unbound reader in place too (81,000 by hand), but starves the mount when the CPUs are busy (9 IOPS
+ * beside the spinners), so they keep the default policy. Sequential reads gain nothing from the
+ * binding: a READ's bytes are copied twice ({@code pread} into the payload, then by the kernel),
+ * where {@code /dev/fuse} splices them once on another CPU, and 6.18 has no zero-copy for the ring.
+ *
  * <h2>What stays on /dev/fuse</h2>
  * INIT, FORGET, BATCH_FORGET, INTERRUPT and notifications (the kernel refuses {@code unique = 0} on
  * the ring): the session keeps one device reader. The session ends as on {@code /dev/fuse}, when that
