@@ -9,6 +9,7 @@ import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
 import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.ShutdownSignals;
+import io.github.purefuse.channel.internal.linux.SplicePipe;
 import io.github.purefuse.channel.internal.linux.ShutdownStderr;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.loop.DevFuse;
@@ -319,9 +320,13 @@ public final class FuseSession implements AutoCloseable {
         try {
             deviceId = MountInfo.at(mp).map(MountInfo::device).orElseThrow(
                     () -> new IOException("the new mount is missing from /proc/self/mountinfo"));
+            int limit = MountOptions.kernelMaxPagesLimit();
+            // A recording copies every READ (it keeps the bytes), and io_uring never splices: no cap then.
+            int splicePages = recorder == null && options.transport() != Transport.IO_URING
+                    ? SplicePipe.replyPages(Math.min(options.maxPages(), limit) * 4096) : 0;
             InitNegotiation.Settings settings = new InitNegotiation.Settings(options.maxReadahead(),
                     options.maxBackground(), options.congestionThreshold(), options.maxPages(),
-                    MountOptions.kernelMaxPagesLimit(), overridesReaddirplus(fs), options.passthrough() && root);
+                    limit, overridesReaddirplus(fs), options.passthrough() && root, splicePages);
             Engine.Config config = new Engine.Config(options.readerThreads(), options.maxInFlight(), settings,
                     switch (options.transport()) {
                         case AUTO -> Engine.Ring.PREFERRED;

@@ -51,7 +51,13 @@ import org.jspecify.annotations.Nullable;
  *                            kernel stops starting async readahead (0 for the kernel's 9). Default 48
  * @param maxPages            INIT {@code max_pages}: pages (4096 bytes) per READ and READDIR, capped by
  *                            the kernel at {@code /proc/sys/fs/fuse/max_pages_limit}. Default: that
- *                            limit (256 if the file is missing), i.e. 1 MiB requests
+ *                            limit (256 if the file is missing), i.e. 1 MiB requests. On
+ *                            {@code /dev/fuse} (not over io_uring, not recording) the session asks for
+ *                            at most what one splice pipe carries with the reply's header, so that a
+ *                            READ of a local file's whole pages is spliced, not copied: 255 pages where
+ *                            pipes cannot grow beyond 1 MiB ({@code /proc/sys/fs/pipe-max-size}, no
+ *                            {@code CAP_SYS_RESOURCE}). {@code FuseSession.negotiated()} says what is in
+ *                            force
  * @param passthrough         request FUSE passthrough (protocol 7.40), so that the filesystem can hand
  *                            files to the kernel with {@code FuseConnection.passthrough()}; honoured
  *                            only as root. Default {@code false}

@@ -174,6 +174,56 @@ class SpliceIT {
     }
 
     /**
+     * With read_ahead_kb 1024 the readahead READs are as large as {@code max_pages} allows; on
+     * {@code /dev/fuse} they must still be spliced, not copied. Without {@code CAP_SYS_RESOURCE} (as on the
+     * CI VM) a pipe stops at 1 MiB, one page short of a 256-page READ and its header, so the session asks
+     * for 255 pages. Seen from the reader threads' {@code rchar} ({@code /proc/self/task/TID/io}: bytes
+     * read with {@code read}/{@code pread}, not with {@code splice}): a copied reply would add every byte
+     * of the file; spliced ones add only the requests. Red before the cap (1 MiB READs, 3 MiB of
+     * {@code pread}).
+     */
+    @Test
+    void readaheadReadsOfAMebibyteAreSplicedNotCopied(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[SIZE];
+        new Random(44).nextBytes(data);
+        Path source = Files.write(dir.resolve("source.bin"), data);
+        try (UringParameter p = UringParameter.disable()) {
+            mount = TestMount.mount(new LocalFs(source),
+                    TestMount.options().transport(Transport.DEV_FUSE).readaheadKb(1024).build());
+            int maxPages = mount.session().negotiated().maxPages();
+            assertTrue(maxPages >= 255 && maxPages <= 256, "max_pages " + maxPages);
+            long before = readerRchar();
+            assertArrayEquals(data, Files.readAllBytes(mount.path().resolve("f")));
+            long read = readerRchar() - before;
+            assertTrue(read < SIZE / 8, "the reader threads read " + read + " bytes with read/pread for a "
+                    + SIZE + "-byte file at max_pages " + maxPages + ": its READs were copied, not spliced");
+            assertEquals(SIZE, mount.session().stats().readBytes());
+        }
+    }
+
+    /** {@code rchar} summed over this JVM's {@code fuse-reader-*} threads. */
+    static long readerRchar() throws IOException {
+        long sum = 0;
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (!Files.readString(t.resolve("comm")).startsWith("fuse-reader")) {
+                        continue;
+                    }
+                    for (String line : Files.readAllLines(t.resolve("io"))) {
+                        if (line.startsWith("rchar:")) {
+                            sum += Long.parseLong(line.substring(6).trim());
+                        }
+                    }
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        return sum;
+    }
+
+    /**
      * A file opened with its expected size and cut short under the mount: every READ that reaches past the
      * cut fails with EIO, copied (4 KiB, below the splice threshold) or spliced, on both transports, and the
      * bytes before it still arrive; without an expected size the same file gives a short read (its end).

@@ -72,6 +72,23 @@ public final class SplicePipe implements AutoCloseable {
     }
 
     /**
+     * The most whole pages of file data a reply spliced through a pipe of this process can carry: the
+     * pipe's slots (pages) less one for the header. A pipe grows beyond
+     * {@code /proc/sys/fs/pipe-max-size} (1 MiB by default) only with {@code CAP_SYS_RESOURCE}, so without
+     * it this is 255, one page short of a 1 MiB READ ({@code max_pages} 256), which would then be copied.
+     *
+     * @param maxData the largest READ reply wanted, in bytes
+     * @return the pages, or 0 if no pipe could be made (replies are copied then anyway)
+     */
+    public static int replyPages(int maxData) {
+        try (SplicePipe p = open(maxData)) {
+            return Math.max(0, p.capacity / PAGE - 1);
+        } catch (ErrnoException e) {
+            return 0;
+        }
+    }
+
+    /**
      * Whether a reply of {@code length} bytes from file offset {@code offset} fits this pipe.
      *
      * @param offset the file offset

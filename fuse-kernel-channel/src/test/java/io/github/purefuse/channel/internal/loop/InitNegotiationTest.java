@@ -56,6 +56,27 @@ class InitNegotiationTest {
     }
 
     @Test
+    void onDevFuseMaxPagesIsWhatASplicePipeCarriesNotOverIoUring() {
+        // A process whose pipes stop at 1 MiB (256 slots) splices at most 255 pages after the header.
+        var capped = new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false, 255);
+        long offer = OFFER_618 | (1L << 41);    // FUSE_OVER_IO_URING offered (enable_uring=Y)
+        Negotiated dev = InitNegotiation.negotiate(init(45, offer, 131072), capped, false).negotiated();
+        assertEquals(255, dev.maxPages());
+        assertEquals(255 * 4096, dev.maxWrite());
+        Negotiated ring = InitNegotiation.negotiate(init(45, offer, 131072), capped, true).negotiated();
+        assertTrue(ring.has(41), "over io_uring");
+        assertEquals(256, ring.maxPages(), "ring replies are never spliced: no cap");
+        // A pipe of 2 MiB (CAP_SYS_RESOURCE) carries 511 pages: 256 stay; nor does it raise a lower wish.
+        assertEquals(256, InitNegotiation.negotiate(init(45, OFFER_618, 131072),
+                new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false, 511)).negotiated().maxPages());
+        assertEquals(64, InitNegotiation.negotiate(init(45, OFFER_618, 131072),
+                new InitNegotiation.Settings(0, 64, 48, 64, 256, false, false, 255)).negotiated().maxPages());
+        assertEquals(256, InitNegotiation.negotiate(init(45, OFFER_618, 131072),
+                new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false, 0)).negotiated().maxPages(),
+                "0: no pipe, no cap");
+    }
+
+    @Test
     void anOldKernelWithoutInitExtGetsNoHighFlags() {
         long offer = 0x73fffffbL & ~INIT_EXT & ~MAX_PAGES;
         Negotiated n = InitNegotiation.negotiate(init(27, offer, 131072), settings(true, true)).negotiated();
