@@ -55,9 +55,9 @@ import io.github.purefuse.channel.internal.request.Init;
  * the reply's header ({@link Settings#splicePages()}): without {@code CAP_SYS_RESOURCE} a pipe cannot
  * grow beyond {@code /proc/sys/fs/pipe-max-size}, 1 MiB by default, so a READ of 256 pages (1 MiB) would
  * not fit and would be copied ({@code pread} + {@code writev}) instead of spliced; 255 pages fit. With
- * read_ahead_kb 1024 the kernel then sends 255 + 1 pages per 1 MiB window (two READs), and a cold 1 MiB-
- * readahead read of a local file spliced that way costs about a third less CPU than the copied 1 MiB
- * READs. Over io_uring no reply is spliced, so the cap does not apply.
+ * read_ahead_kb 1024 the kernel then sends 255 + 1 pages per 1 MiB window (two READs), and depotfs reads
+ * a local file that way at 1.2-1.5x the speed and about three quarters of the CPU of the copied 1 MiB READs
+ * (bench/RESULTS.md, 2026-12-05 02:02). Over io_uring no reply is spliced, so the cap does not apply.
  * {@code max_write = max_pages * 4096}, which also bounds RETRIEVE answers; a read-only mount never
  * receives WRITE data, so its only cost is the per-reader request buffer of
  * {@code max(8192, 80 + max_write)} bytes. {@code max_readahead} can only lower the kernel's offer
