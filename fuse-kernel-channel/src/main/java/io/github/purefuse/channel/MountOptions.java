@@ -56,7 +56,9 @@ import org.jspecify.annotations.Nullable;
  *                            at most what one splice pipe carries with the reply's header, so that a
  *                            READ of a local file's whole pages is spliced, not copied: 255 pages where
  *                            pipes cannot grow beyond 1 MiB ({@code /proc/sys/fs/pipe-max-size}, no
- *                            {@code CAP_SYS_RESOURCE}). {@code FuseSession.negotiated()} says what is in
+ *                            {@code CAP_SYS_RESOURCE}); it follows the pipe the process gets at mount
+ *                            time, but never below half of this value (a process out of its pipe budget
+ *                            keeps it, and copies). {@code FuseSession.negotiated()} says what is in
  *                            force
  * @param passthrough         request FUSE passthrough (protocol 7.40), so that the filesystem can hand
  *                            files to the kernel with {@code FuseConnection.passthrough()}; honoured
@@ -70,8 +72,11 @@ import org.jspecify.annotations.Nullable;
  *                            with the reason when it is not available). The system property
  *                            {@code purefuse.transport} ({@code auto}, {@code dev}, {@code io-uring})
  *                            overrides the default of the builder. Which one is faster depends on the
- *                            load (2-vCPU VM, Linux 6.18, bench/RESULTS.md): io_uring serves random 4 KiB
- *                            reads, {@code stat} storms, {@code find} and {@code ls -lR} 1.3-3x faster;
+ *                            load (2-vCPU VMs, Linux 6.18, bench/RESULTS.md): io_uring serves random 4 KiB
+ *                            reads, {@code stat} storms, {@code find} and {@code ls -lR} 1.3-3x faster on
+ *                            an Intel Xeon VM; on an AMD EPYC VM 1.9-3.3x when the reader stays on its CPU
+ *                            (bound to it, or every CPU busy) but 0.75x when the scheduler moves it to
+ *                            the idle CPU after every reply (the io_uring transport's package Javadoc);
  *                            one sequential reader is not faster on it (0.5-0.8x in an idle run): the
  *                            kernel keeps 1-2 READs in flight, all on the reader's CPU's queue, and a
  *                            reply from a local file costs one more copy than {@code /dev/fuse}'s splice

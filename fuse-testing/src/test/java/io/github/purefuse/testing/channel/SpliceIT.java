@@ -48,6 +48,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * READs answered with a {@link FileRange} of a local file, on the real kernel: the bytes arrive
@@ -198,6 +199,34 @@ class SpliceIT {
             assertTrue(read < SIZE / 8, "the reader threads read " + read + " bytes with read/pread for a "
                     + SIZE + "-byte file at max_pages " + maxPages + ": its READs were copied, not spliced");
             assertEquals(SIZE, mount.session().stats().readBytes());
+        }
+    }
+
+    /**
+     * A spliced READ whose file ends inside the last page the pipe has room for: the data fills every
+     * slot, so the next splice from the file finds the pipe full and fails with EAGAIN before it could
+     * see the end of the file (with 255-page READs in a 1 MiB pipe: a 1,044,000-byte file read at 0, a
+     * 1,048,575-byte one at 4096). That is the end of the file, a short read, not an error. Red before
+     * (EAGAIN reached {@code dd} and the reader: "Resource temporarily unavailable").
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1_044_000, 1_048_575, 1_044_481})
+    void aSpliceThatFillsThePipeAtTheEndOfTheFileIsAShortReadNotAnError(int size, @TempDir Path dir) throws Exception {
+        byte[] data = new byte[size];
+        new Random(size).nextBytes(data);
+        Path source = Files.write(dir.resolve("source.bin"), data);
+        try (UringParameter p = UringParameter.disable()) {
+            mount = TestMount.mount(new LocalFs(source), TestMount.options().transport(Transport.DEV_FUSE).build());
+            try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+                for (int at : new int[] {0, 4096, 8192}) {
+                    byte[] got = new byte[1 << 20];
+                    d.seek(at);
+                    int n = d.read(got);
+                    int want = Math.min(size - at, got.length);   // one READ of max_pages, then the rest
+                    assertEquals(want, n, "a direct read of 1 MiB at " + at + " of a " + size + "-byte file");
+                    assertArrayEquals(Arrays.copyOfRange(data, at, at + want), Arrays.copyOf(got, n), "at " + at);
+                }
+            }
         }
     }
 

@@ -27,6 +27,7 @@ public final class SplicePipe implements AutoCloseable {
     private static final int OUT_HEADER = 16;
     private static final int SPLICE_F_NONBLOCK = 2;
     private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
 
     private final int readFd;
     private final int writeFd;
@@ -146,6 +147,13 @@ public final class SplicePipe implements AutoCloseable {
             } catch (ErrnoException e) {
                 if (e.errno() == EINTR) {
                     continue;
+                }
+                if (e.errno() == EAGAIN) {
+                    // The pipe is full (SPLICE_F_NONBLOCK checks that before it reads the file). fits()
+                    // left a slot for every page the range touches, and the file's splice fills whole pages
+                    // but at the range's ends, so a full pipe short of length means the last page was the
+                    // file's partial last one: its end, as n == 0 would have said had there been room.
+                    break;
                 }
                 throw new FileReadFailed(e);
             }

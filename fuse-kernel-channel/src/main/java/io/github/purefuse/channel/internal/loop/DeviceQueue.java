@@ -233,8 +233,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
                     exchange.sentFile(errorReply(exchange, header, EIO), 0);
                     return;
                 } catch (SplicePipe.FileReadFailed e) {
-                    exchange.fileReadFailed(nf, e.getMessage());
-                    exchange.sentFile(errorReply(exchange, header, e.errno()), 0);
+                    exchange.fileReadFailed(nf, e.getMessage());   // logs the splice's errno; the reader gets EIO
+                    exchange.sentFile(errorReply(exchange, header, EIO), 0);
                     return;
                 } catch (ErrnoException e) {
                     exchange.sentFile(e.errno(), 0);

@@ -54,7 +54,10 @@ import io.github.purefuse.channel.internal.request.Init;
  * On {@code /dev/fuse}, {@code max_pages} is at most what a splice pipe of this process carries with
  * the reply's header ({@link Settings#splicePages()}): without {@code CAP_SYS_RESOURCE} a pipe cannot
  * grow beyond {@code /proc/sys/fs/pipe-max-size}, 1 MiB by default, so a READ of 256 pages (1 MiB) would
- * not fit and would be copied ({@code pread} + {@code writev}) instead of spliced; 255 pages fit. With
+ * not fit and would be copied ({@code pread} + {@code writev}) instead of spliced; 255 pages fit. A pipe
+ * that carries less than half of {@code max_pages} leaves it alone (a process that used up its pipe budget,
+ * {@code /proc/sys/fs/pipe-user-pages-soft}, gets pipes of 2 slots: 1-page READs would be far dearer than
+ * copies). READs that do not start on a page boundary need one slot more and are still copied. With
  * read_ahead_kb 1024 the kernel then sends 255 + 1 pages per 1 MiB window (two READs), and depotfs reads
  * a local file that way at 1.2-1.5x the speed and about three quarters of the CPU of the copied 1 MiB READs
  * (bench/RESULTS.md, 2026-12-05 02:02). Over io_uring no reply is spliced, so the cap does not apply.
@@ -88,7 +91,8 @@ public final class InitNegotiation {
      * @param passthrough         whether to request FUSE passthrough (caller checked privileges)
      * @param splicePages         the most pages a READ reply spliced on {@code /dev/fuse} can carry
      *                            ({@code SplicePipe.replyPages}); {@code max_pages} is lowered to it when
-     *                            the connection is not over io_uring. 0: no cap (replies are not spliced)
+     *                            the connection is not over io_uring and it is at least half of
+     *                            {@code max_pages}. 0: no cap (replies are not spliced)
      */
     public record Settings(int maxReadahead, int maxBackground, int congestionThreshold, int maxPages,
                            int maxPagesLimit, boolean readdirplus, boolean passthrough, int splicePages) {
@@ -155,8 +159,11 @@ public final class InitNegotiation {
         int maxPages = KERNEL_DEFAULT_MAX_PAGES;
         if ((flags & MAX_PAGES) != 0) {
             maxPages = Math.max(1, Math.min(Math.min(settings.maxPages(), settings.maxPagesLimit()), 0xFFFF));
-            if ((flags & OVER_IO_URING) == 0 && settings.splicePages() > 0) {
-                maxPages = Math.min(maxPages, settings.splicePages());
+            int splice = settings.splicePages();
+            // Only a pipe that carries at least half of it: one out of the process's pipe budget
+            // (pipe-user-pages-soft) has 2 slots, and READs of 1 page would cost far more than copies.
+            if ((flags & OVER_IO_URING) == 0 && splice > 0 && splice < maxPages && 2 * splice >= maxPages) {
+                maxPages = splice;
             }
         }
         int maxWrite = maxPages * PAGE_SIZE;

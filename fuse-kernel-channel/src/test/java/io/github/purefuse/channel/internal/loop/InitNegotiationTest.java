@@ -74,6 +74,15 @@ class InitNegotiationTest {
         assertEquals(256, InitNegotiation.negotiate(init(45, OFFER_618, 131072),
                 new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false, 0)).negotiated().maxPages(),
                 "0: no pipe, no cap");
+        // A process out of its pipe budget gets 2-slot pipes (1 page) or 16 slots (pipe-max-size 64 KiB):
+        // READs that small cost more than the copies, so max_pages stays; from half of it on, the cap holds.
+        for (int small : new int[] {1, 15, 127}) {
+            assertEquals(256, InitNegotiation.negotiate(init(45, OFFER_618, 131072),
+                    new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false, small)).negotiated().maxPages(),
+                    "a pipe of " + small + " pages");
+        }
+        assertEquals(128, InitNegotiation.negotiate(init(45, OFFER_618, 131072),
+                new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false, 128)).negotiated().maxPages());
     }
 
     @Test
