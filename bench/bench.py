@@ -1313,7 +1313,7 @@ def main():
             enable_uring(ctx)
         pin_dev(servers)
         for base in AOT_SERVERS:
-            if base not in [s.name for s in servers] or java_version() < 25:
+            if base not in [s.name for s in servers] or java_version() < 25 or not {"seq1first", "seq1"} & set(TESTS):
                 continue
             a = Depotfs(ctx, fx, False, variant="depotfs+aot") if base == "depotfs" else Mirror(ctx, fx)
             a.name = base + "+aot"
@@ -1329,6 +1329,9 @@ def main():
             servers.append(a)
         results = {}
         for ra in RA_LIST:
+            if ra != RA_LIST[0] and not ALL_RA and all(t in RAND_TESTS or t in TREE_TESTS for t in TESTS):
+                log("=== read_ahead_kb %d: skipped (random reads and the tree tests run at %d only)" % (ra, RA_LIST[0]))
+                continue
             log("=== read_ahead_kb %d: mounting %s" % (ra, ", ".join(s.name for s in servers)))
             ra_servers = [s for s in servers if not (s.only_tests and ra != RA_LIST[0])]   # +aot: first ra only
             for s in ra_servers:
