@@ -36,11 +36,12 @@
  * serves 0.75x the IOPS of {@code /dev/fuse}; where the reader stays on its CPU, bound to it or because
  * no CPU is idle, the ring serves 1.9x and 3.3x ({@code bench/RESULTS.md}, run 2026-12-05 01:33: 83,800
  * against 45,100 with {@code fio --cpus_allowed=0}, 79,100 against 23,800 beside one spinning process
- * per CPU; 34,100 against 45,700 unbound). {@code bench/run.sh} measures all three
- * ({@code rand}, {@code randpin}, {@code randbusy}); its {@code stat} storm the same way: 0.81x free, 2.2x
- * with the caller bound to CPU 0 ({@code statpin}: 1.76 s against 3.85 s, run 2026-12-05 02:36). Marking the serving threads {@code SCHED_IDLE}
- * keeps an unbound reader in place too (81,000 by hand), but starves the mount when the CPUs are busy (9 IOPS
- * beside the spinners), so they keep the default policy. Sequential reads gain nothing from the
+ * per CPU; 34,100 against 45,700 unbound). {@code bench/run.sh} measures all three ({@code rand},
+ * {@code randpin}, {@code randbusy}), and its {@code stat} storm the same way: 0.81x free, 2.2x with the
+ * caller bound to CPU 0 ({@code statpin}: 1.76 s against 3.85 s, run 2026-12-05 02:36). Marking the
+ * serving threads {@code SCHED_IDLE} keeps an unbound reader in place too (81,000 by hand), but starves
+ * the mount when the CPUs are busy (9 IOPS beside the spinners), so they keep the default policy.
+ * Sequential reads gain nothing from the
  * binding: a READ's bytes are copied twice ({@code pread} into the payload, then by the kernel),
  * where {@code /dev/fuse} splices them once on another CPU, and 6.18 has no zero-copy for the ring.
  *
