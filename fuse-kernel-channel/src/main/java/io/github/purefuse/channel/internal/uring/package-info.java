@@ -41,9 +41,9 @@
  * caller bound to CPU 0 ({@code statpin}: 1.76 s against 3.85 s, run 2026-12-05 02:36). Marking the
  * serving threads {@code SCHED_IDLE} keeps an unbound reader in place too (81,000 by hand), but starves
  * the mount when the CPUs are busy (9 IOPS beside the spinners), so they keep the default policy.
- * Sequential reads gain nothing from the
- * binding: a READ's bytes are copied twice ({@code pread} into the payload, then by the kernel),
- * where {@code /dev/fuse} splices them once on another CPU, and 6.18 has no zero-copy for the ring.
+ * Sequential reads gain nothing from the binding: a READ's bytes are copied twice ({@code pread} into
+ * the payload, then by the kernel), where {@code /dev/fuse} splices them once on another CPU, and 6.18
+ * has no zero-copy for the ring.
  *
  * <h2>What stays on /dev/fuse</h2>
  * INIT, FORGET, BATCH_FORGET, INTERRUPT and notifications (the kernel refuses {@code unique = 0} on
