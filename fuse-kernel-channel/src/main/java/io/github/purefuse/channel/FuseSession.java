@@ -538,7 +538,18 @@ public final class FuseSession implements AutoCloseable {
             if (viaFusermount && Native.geteuid() != 0) {
                 Fusermount.unmount(mp.toString(), true);
             } else {
-                Native.umount2(mp.toString(), Native.MNT_DETACH);
+                // A SIGTERM while mount() finishes (on io_uring it registers the rings after INIT, and requests
+                // are served meanwhile) can find files open there: say so, as close() does, before detaching.
+                try {
+                    Native.umount2(mp.toString(), 0);
+                } catch (ErrnoException e) {
+                    if (e.errno() != 16) {
+                        throw e;
+                    }
+                    report(hook, Level.INFO, "{0} is busy; detaching it lazily (the server is ending while it"
+                            + " mounts: files open there fail with ENOTCONN once it has exited)", mp);
+                    Native.umount2(mp.toString(), Native.MNT_DETACH);
+                }
             }
         } catch (IOException e) {
             report(hook, Level.WARNING, "cannot unmount {0} after a failed start: {1}", mp, e.getMessage());

@@ -32,12 +32,14 @@ class ShutdownHookIT {
     Path mp;
     Process server;
     Path stderr;
+    Path stdout;
 
     @BeforeEach
     void setUp() throws IOException {
         TestMount.requireDevFuse();
         mp = TestMount.newMountpoint();
         stderr = Files.createTempFile("purefuse-hook-", ".err");
+        stdout = Files.createTempFile("purefuse-hook-", ".out");
     }
 
     @AfterEach
@@ -50,6 +52,7 @@ class ShutdownHookIT {
             TestMount.forceUnmount(mp);
             Files.deleteIfExists(mp);
             Files.deleteIfExists(stderr);
+            Files.deleteIfExists(stdout);
         }
     }
 
@@ -59,7 +62,7 @@ class ShutdownHookIT {
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-cp", System.getProperty("java.class.path"), DefaultOptionsServer.class.getName(), mp.toString(),
                 Long.toString(initDelayMs)));
-        server = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        server = new ProcessBuilder(cmd).redirectOutput(stdout.toFile())
                 .redirectError(stderr.toFile()).start();
         return server;
     }
@@ -93,6 +96,24 @@ class ShutdownHookIT {
             Thread.onSpinWait();
         }
         return line;
+    }
+
+    /**
+     * Waits for the server's {@code ready} line: {@code FuseSession.mount} has returned. The mount serves
+     * before that (on io_uring the rings are registered after INIT, while requests already arrive), and a
+     * SIGTERM in between undoes a mount still being made rather than closing a session.
+     */
+    private void awaitReady() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(T);
+        while (!Files.readString(stdout).contains("ready")) {
+            if (!server.isAlive()) {
+                fail("the server exited " + server.exitValue() + " before it was ready: " + Files.readString(stderr));
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not ready after " + T + " s: " + Files.readString(stderr));
+            }
+            Thread.sleep(5);
+        }
     }
 
     private int awaitExit() throws Exception {
@@ -134,6 +155,7 @@ class ShutdownHookIT {
     void theShutdownHookSaysOnStderrThatItDetachesAndAbortsABusyMount() throws Exception {
         start(0);
         awaitMount();
+        awaitReady();
         FileChannel held = FileChannel.open(mp.resolve("public.txt"));
         try {
             assertTrue(held.read(ByteBuffer.allocate(64)) > 0);
