@@ -790,15 +790,10 @@ def t_rand(path, variant="rand"):
     # otherwise idle machine it moves the reader to an idle CPU when the CPU it woke on is busy.
     drop_caches()
     if shutil.which("fio"):
-        if variant == "randpin":
-            cmd = ["fio", "--cpus_allowed=0"]
-        else:
-            cmd = ["fio"]
-        cmd += ["--name=rand4k", "--filename=" + path, "--readonly", "--rw=randread",
-                "--bs=4k", "--ioengine=psync", "--direct=1", "--size=%dG" % SIZE_GB,
-                "--runtime=%d" % RAND_SECONDS,
-                "--time_based", "--norandommap", "--randrepeat=0", "--invalidate=0",
-                "--output-format=json"]
+        cmd = ["fio"] + (["--cpus_allowed=0"] if variant == "randpin" else []) + [
+            "--name=rand4k", "--filename=" + path, "--readonly", "--rw=randread", "--bs=4k", "--ioengine=psync",
+            "--direct=1", "--size=%dG" % SIZE_GB, "--runtime=%d" % RAND_SECONDS, "--time_based", "--norandommap",
+            "--randrepeat=0", "--invalidate=0", "--output-format=json"]
         spinners = []
         try:
             if variant == "randbusy":

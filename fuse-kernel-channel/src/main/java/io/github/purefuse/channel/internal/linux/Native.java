@@ -46,6 +46,8 @@ public final class Native {
     private static final int AT_STATX_DONT_SYNC = 0x4000;
     private static final int STATX_MNT_ID_UNIQUE = 0x4000;
     private static final int STATX_TYPE = 0x1;
+    private static final int STATX_MASK_SIZE = 0x200;
+    private static final int STATX_SIZE_OFFSET = 40;
     private static final int AT_EMPTY_PATH = 0x1000;
     private static final int STATX_MODE_OFFSET = 28;
     private static final int S_IFMT = 0170000;
@@ -485,18 +487,19 @@ public final class Native {
     }
 
     /**
-     * Whether an open descriptor is a regular file ({@code statx(fd, "", AT_EMPTY_PATH, STATX_TYPE)}).
+     * The size of an open regular file, and whether it is one, in one call
+     * ({@code statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_SIZE)}).
      *
      * @param fd the descriptor
-     * @return whether {@code S_ISREG} holds for it
+     * @return its size in bytes, or -1 if it is not a regular file ({@code S_ISREG} does not hold)
      * @throws ErrnoException if {@code statx} fails
      */
-    public static boolean isRegularFile(int fd) throws ErrnoException {
-        Pointer buf = statx(fd, "", AT_EMPTY_PATH, STATX_TYPE);
+    public static long regularFileSize(int fd) throws ErrnoException {
+        Pointer buf = statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MASK_SIZE);
         if (buf == null) {
             throw new ErrnoException("statx", errno());
         }
-        return (buf.getShort(STATX_MODE_OFFSET) & S_IFMT) == S_IFREG;
+        return (buf.getShort(STATX_MODE_OFFSET) & S_IFMT) == S_IFREG ? buf.getLong(STATX_SIZE_OFFSET) : -1;
     }
 
     /**

@@ -66,11 +66,11 @@ public final class NativeFile implements LocalFile {
         }
         NativeFile f = new NativeFile(path, fd, expectedSize);
         try {
-            if (!Native.isRegularFile(fd)) {
+            long size = Native.regularFileSize(fd);
+            if (size < 0) {
                 throw new FileSystemException(path.toString(), null, "not a regular file");
             }
             Native.clearNonBlocking(fd);
-            long size = expectedSize > 0 ? f.size() : 0;
             if (size < expectedSize) {
                 throw new FileSystemException(path.toString(), null, "holds " + size + " bytes, fewer than the "
                         + expectedSize + " expected");
