@@ -2,6 +2,7 @@ package io.github.purefuse.testing.channel;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,8 +39,11 @@ import io.github.purefuse.testing.Tools;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
@@ -230,13 +234,53 @@ class SpliceIT {
         }
     }
 
+    /**
+     * On io_uring a READ of pages that are not in the page cache does not stall its queue: the ring thread
+     * reads what is cached with {@code RWF_NOWAIT} and leaves the rest to an {@code IORING_OP_READ} that
+     * the ring completes while the thread serves the queue's next requests. Seen from the ring threads'
+     * {@code rchar} (bytes of {@code read}/{@code preadv2}; io_uring's own reads do not count): a file just
+     * dropped from the page cache gives them fewer bytes than the READs carried. Needs a temporary
+     * directory on a disk filesystem (tmpfs pages never wait for a device, and it refuses {@code RWF_NOWAIT}).
+     */
+    @Test
+    void aColdFileOnDiskIsReadByTheRingNotByItsThread(@TempDir Path dir) throws Exception {
+        String type = Files.getFileStore(dir).type();
+        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory " + dir + " is on "
+                + type + ", whose pages never wait for a device; run with java.io.tmpdir on a disk filesystem");
+        byte[] data = new byte[SIZE];
+        new Random(45).nextBytes(data);
+        Path source = dir.resolve("source.bin");
+        try (FileChannel c = FileChannel.open(source, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(data));
+            c.force(true); // written back, so that dropping its pages below leaves none behind
+        }
+        try (UringParameter p = UringParameter.enable()) {
+            mount = TestMount.mount(new LocalFs(source, SIZE),
+                    TestMount.options().transport(Transport.IO_URING).readaheadKb(1024).build());
+            for (String name : new String[] {"f", "d"}) {
+                Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0"); // POSIX_FADV_DONTNEED
+                long before = threadRchar("fuse-uring");
+                assertArrayEquals(data, Files.readAllBytes(mount.path().resolve(name)), name);
+                long read = threadRchar("fuse-uring") - before;
+                assertTrue(read < SIZE - 4096, "the ring threads read " + read + " of the " + SIZE + " bytes of "
+                        + name + " themselves, from a file just dropped from the page cache (" + type + ")");
+            }
+            assertTrue(TestMount.isMounted(mount.path()));
+        }
+    }
+
     /** {@code rchar} summed over this JVM's {@code fuse-reader-*} threads. */
     static long readerRchar() throws IOException {
+        return threadRchar("fuse-reader");
+    }
+
+    /** {@code rchar} summed over this JVM's threads whose name starts with {@code prefix}. */
+    static long threadRchar(String prefix) throws IOException {
         long sum = 0;
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {
                 try {
-                    if (!Files.readString(t.resolve("comm")).startsWith("fuse-reader")) {
+                    if (!Files.readString(t.resolve("comm")).startsWith(prefix)) {
                         continue;
                     }
                     for (String line : Files.readAllLines(t.resolve("io"))) {

@@ -35,6 +35,9 @@ public interface LibC {
     /** {@code ssize_t pread(int fd, void *buf, size_t count, off_t offset)}. */
     @ssize_t long pread(int fd, @intptr_t long buf, @size_t long count, long offset);
 
+    /** {@code ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t offset, int flags)}. */
+    @ssize_t long preadv2(int fd, @intptr_t long iov, int iovcnt, long offset, int flags);
+
     /**
      * {@code ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned flags)}.
      * The offsets are {@link Pointer}s, not raw {@code intptr_t} addresses: with six primitive arguments

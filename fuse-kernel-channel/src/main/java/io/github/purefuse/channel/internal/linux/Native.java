@@ -210,6 +210,29 @@ public final class Native {
         return (int) n;
     }
 
+    /** {@code RWF_NOWAIT}: a read that would wait for the device fails with EAGAIN instead. */
+    private static final int RWF_NOWAIT = 0x8;
+
+    /**
+     * Exactly one {@code preadv2(fd, iov, 1, offset, RWF_NOWAIT)}: reads only what the page cache holds
+     * now, without waiting for the device. Fails instead of throwing, for a call whose failure is routine.
+     *
+     * @param fd      the descriptor
+     * @param iov     16 bytes of native memory for the {@code struct iovec} (overwritten)
+     * @param address where to read to
+     * @param length  the most bytes to read
+     * @param offset  the file offset
+     * @return the bytes read (fewer than asked when only part is cached; 0 at or past the end of the file),
+     *     or {@code -errno}: EAGAIN when the first page is not cached (the kernel has started reading it
+     *     ahead), EOPNOTSUPP when the file's filesystem cannot read without waiting (tmpfs), EINTR
+     */
+    public static long preadNoWait(int fd, long iov, long address, int length, long offset) {
+        MEMORY.putLong(iov, address);
+        MEMORY.putLong(iov + 8, length);
+        long n = C.preadv2(fd, iov, 1, offset, RWF_NOWAIT);
+        return n < 0 ? -errno() : n;
+    }
+
     /**
      * Exactly one {@code splice(2)}.
      *

@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class NativeFile implements LocalFile {
     private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
+    private static final int EOPNOTSUPP = Errno.EOPNOTSUPP.code();
     private static final int SEEK_END = 2;
 
     private final Path path;
@@ -24,6 +26,8 @@ public final class NativeFile implements LocalFile {
     private final long expectedSize;
     private final AtomicInteger refs = new AtomicInteger(1);
     private volatile boolean closed;
+    /** Set once {@code RWF_NOWAIT} was refused (EOPNOTSUPP: tmpfs, ...); never cleared. */
+    private volatile boolean noWaitRefused;
 
     private NativeFile(Path path, int fd, long expectedSize) {
         this.path = path;
@@ -161,6 +165,58 @@ public final class NativeFile implements LocalFile {
                     if (e.errno() != EINTR) {
                         throw translate(path.toString(), e);
                     }
+                }
+            }
+        } finally {
+            release();
+        }
+    }
+
+    /** {@link #readNoWait}: the first page asked for is not in the page cache. */
+    public static final int NOT_CACHED = -1;
+    /** {@link #readNoWait}: this file's filesystem cannot read without waiting; use {@link #read}. */
+    public static final int CANNOT_TELL = -2;
+
+    /**
+     * Reads what the page cache holds now, without waiting for the device ({@code preadv2} with
+     * {@code RWF_NOWAIT}, retried on EINTR): a transport thread that must not stall calls this first and
+     * leaves the rest to an asynchronous read. A file whose filesystem refuses the flag (tmpfs, whose
+     * pages never wait for a device) says {@link #CANNOT_TELL} from then on without a system call.
+     *
+     * @param iov     16 bytes of native memory the call may use for its {@code struct iovec}
+     * @param address where the bytes go
+     * @param length  the most bytes to read, at least 1
+     * @param position the file offset, at least 0
+     * @return the bytes read (fewer than asked when only their start is cached; 0 at or past the end of the
+     *     file), {@link #NOT_CACHED} or {@link #CANNOT_TELL}
+     * @throws IOException if the read fails (EIO, or EBADF after {@link #close})
+     */
+    public int readNoWait(long iov, long address, int length, long position) throws IOException {
+        if (noWaitRefused) {
+            return CANNOT_TELL;
+        }
+        int d;
+        try {
+            d = acquire();
+        } catch (ErrnoException e) {
+            throw translate(path.toString(), e);
+        }
+        try {
+            for (;;) {
+                long n = Native.preadNoWait(d, iov, address, length, position);
+                if (n >= 0) {
+                    return (int) n;
+                }
+                int errno = (int) -n;
+                if (errno == EAGAIN) {
+                    return NOT_CACHED;
+                }
+                if (errno == EOPNOTSUPP) {
+                    noWaitRefused = true;
+                    return CANNOT_TELL;
+                }
+                if (errno != EINTR) {
+                    throw translate(path.toString(), new ErrnoException("preadv2", errno));
                 }
             }
         } finally {

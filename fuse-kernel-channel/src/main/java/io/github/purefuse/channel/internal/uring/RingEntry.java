@@ -6,12 +6,15 @@ import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
+import io.github.purefuse.channel.internal.linux.NativeFile;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.InlineTarget;
 import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.jspecify.annotations.Nullable;
@@ -33,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A reply's bytes are copied into the payload (READ data from its lease, directory pages from their
  * page), except a READ answered inline into {@link #readTarget} (the payload itself) or with a
- * {@code FileRange} ({@code pread} straight into the payload): then the only copy is the kernel's, from
- * the payload into the page cache at commit.
+ * {@code FileRange} (read straight into the payload: {@link #sendFile}): then the only copy is the kernel's,
+ * from the payload into the page cache at commit.
  */
 final class RingEntry implements ReplyPort {
     /** {@code sizeof(struct fuse_uring_req_header)}. */
@@ -46,6 +49,8 @@ final class RingEntry implements ReplyPort {
     private static final int SCRATCH_BYTES = 512;
     private static final int EIO = 5;
     private static final int EBADF = 9;
+    private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
 
     /** The entry's states, seen by its ring thread only. */
     enum State {
@@ -53,6 +58,8 @@ final class RingEntry implements ReplyPort {
         REGISTERED,
         /** A request is in the buffers, being served. */
         SERVING,
+        /** The reply waits for an {@code IORING_OP_READ} of a local file into the payload. */
+        READING,
         /** The reply is written; the commit waits in the ring thread's queue or the SQ. */
         COMMITTING,
         /** The kernel ended the entry ({@code -ENOTCONN} at unmount, or another error). */
@@ -66,7 +73,16 @@ final class RingEntry implements ReplyPort {
     final long iovecAddress;
     private final RingThread owner;
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(SCRATCH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    /** The {@code struct iovec} of a {@code preadv2} into the payload. */
+    private final long iovAddress = Native.address(scratch) + SCRATCH_BYTES - 16;
     private final long payloadAddress;
+    /** The READ whose file bytes the ring reads ({@link State#READING}): its exchange, file and range. */
+    private @Nullable Exchange reading;
+    private @Nullable NativeFile readingFile;
+    private int readingFd;
+    private long readingOffset;
+    private int readingLength;
+    private int readingGot;
     private final Target target;
     /** The exchange of the requests this entry's ring thread answers inline (made on first use). */
     private @Nullable Exchange inline;
@@ -143,18 +159,125 @@ final class RingEntry implements ReplyPort {
         exchange.sent(verdict);
     }
 
+    /**
+     * Reads a file reply's bytes into the payload and commits. On the ring thread a file whose pages
+     * are not all cached does not stall the queue: what the page cache holds is read at once
+     * ({@code RWF_NOWAIT}), the rest by an {@code IORING_OP_READ} that the ring completes while this
+     * thread serves the queue's next requests ({@link #fileRead}); io_uring waits for the device without
+     * a thread of ours. Elsewhere (a worker thread), and for files whose filesystem cannot read without
+     * waiting (tmpfs, whose pages need no device), a plain {@code pread}.
+     */
     @Override
     public void sendFile(Exchange exchange, ByteBuffer outHeader, LocalFile file, long offset, int length) {
-        int got = exchange.readFile(file, offset, payload.clear().limit(length));
-        if (got < 0) {
-            owner.context().encoder().error(unique, Errno.EIO, scratch);
-            header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
-            exchange.sentFile(commit(0) ? 0 : EBADF, 0);
+        header.put(0, outHeader, outHeader.position(), ReplyEncoder.OUT_HEADER);
+        payload.clear();
+        int got = 0;
+        if (file instanceof NativeFile nf && length > 0 && owner.isCurrent()) {
+            while (got < length) {
+                int n;
+                try {
+                    n = nf.readNoWait(iovAddress, payloadAddress + got, length - got, offset + got);
+                } catch (IOException e) {
+                    exchange.fileReadFailed(file, e.toString());
+                    answerEio(exchange);
+                    return;
+                }
+                if (n == NativeFile.NOT_CACHED) {
+                    readAsync(exchange, nf, offset, length, got);
+                    return;
+                }
+                if (n == NativeFile.CANNOT_TELL) {
+                    break;
+                }
+                if (n == 0) {
+                    finishFile(exchange, file, offset, got);
+                    return;
+                }
+                got += n;
+            }
+        }
+        try {
+            while (got < length) {
+                int n = file.read(payload.limit(length).position(got), offset + got);
+                if (n <= 0) {
+                    break;
+                }
+                got += n;
+            }
+        } catch (IOException e) {
+            exchange.fileReadFailed(file, e.toString());
+            answerEio(exchange);
             return;
         }
-        header.put(0, outHeader, outHeader.position(), ReplyEncoder.OUT_HEADER);
+        finishFile(exchange, file, offset, got);
+    }
+
+    /** Hands the rest of a file reply to the ring ({@link State#READING}); the file stays open until then. */
+    private void readAsync(Exchange exchange, NativeFile file, long offset, int length, int got) {
+        int fd;
+        try {
+            fd = file.acquire();
+        } catch (ErrnoException e) {
+            exchange.fileReadFailed(file, e.getMessage());
+            answerEio(exchange);
+            return;
+        }
+        reading = exchange;
+        readingFile = file;
+        readingFd = fd;
+        readingOffset = offset;
+        readingLength = length;
+        readingGot = got;
+        state = State.READING;
+        owner.readFile(this, fd, payloadAddress + got, length - got, offset + got);
+    }
+
+    /**
+     * The ring's read of {@link #readAsync} completed with {@code res} (bytes, 0 at the end of the file,
+     * or {@code -errno}): reads on while the file gives bytes, then commits the reply. Ring thread only.
+     */
+    void fileRead(int res) {
+        NativeFile file = readingFile;
+        Exchange exchange = reading;
+        if (file == null || exchange == null) {
+            throw new IllegalStateException("entry " + index + " completed a file read it did not start");
+        }
+        if (res > 0) {
+            readingGot += res;
+        }
+        if (res > 0 && readingGot < readingLength || res == -EINTR || res == -EAGAIN) {
+            owner.readFile(this, readingFd, payloadAddress + readingGot, readingLength - readingGot,
+                    readingOffset + readingGot);
+            return;
+        }
+        reading = null;
+        readingFile = null;
+        state = State.SERVING;
+        file.release();
+        if (res < 0) {
+            exchange.fileReadFailed(file, "read: " + new Errno(Math.min(-res, 511)).description());
+            answerEio(exchange);
+        } else {
+            finishFile(exchange, file, readingOffset, readingGot);
+        }
+    }
+
+    /** Commits {@code got} bytes of a file reply, or EIO when the file ended before its expected size. */
+    private void finishFile(Exchange exchange, LocalFile file, long offset, int got) {
+        if (got < exchange.fileBytesNeeded(file, offset)) {
+            exchange.fileEndedEarly(file, offset, got);
+            answerEio(exchange);
+            return;
+        }
         header.putInt(0, ReplyEncoder.OUT_HEADER + got);
         exchange.sentFile(commit(got) ? 0 : EBADF, got);
+    }
+
+    /** Answers a file reply EIO instead (nothing of the file is sent). */
+    private void answerEio(Exchange exchange) {
+        owner.context().encoder().error(unique, Errno.EIO, scratch);
+        header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
+        exchange.sentFile(commit(0) ? 0 : EBADF, 0);
     }
 
     @Override

@@ -47,6 +47,9 @@ final class RingThread implements Runnable {
     private static final int FUSE_IO_URING_CMD_REGISTER = 1;
     private static final int FUSE_IO_URING_CMD_COMMIT_AND_FETCH = 2;
     private static final long WAKE = -1L;
+    /** Set in the user data of an entry's file read ({@code IORING_OP_READ}), beside the entry's index. */
+    private static final long FILE_READ = 1L << 32;
+    private static final long FILE_READ_DRAIN_NANOS = 2_000_000_000L;
     private static final int EINTR = 4;
     private static final int EAGAIN = 11;
     private static final int EBUSY = 16;
@@ -84,6 +87,8 @@ final class RingThread implements Runnable {
     private final ByteBuffer frame;
     private final CompletableFuture<@Nullable String> registered = new CompletableFuture<>();
     private volatile boolean stopping;
+    /** {@code IORING_OP_READ}s of local files in flight (ring thread only). */
+    private int fileReads;
     /** Set once the thread runs on its queue's CPU only (before {@link #registered} completes). */
     private volatile boolean bound;
     /**
@@ -146,6 +151,21 @@ final class RingThread implements Runnable {
      */
     boolean bound() {
         return bound;
+    }
+
+    /** {@return whether the calling thread is this ring's thread} */
+    boolean isCurrent() {
+        return Thread.currentThread() == thread;
+    }
+
+    /**
+     * Queues an {@code IORING_OP_READ} of a local file into an entry's payload; its completion goes to
+     * {@link RingEntry#fileRead}. Ring thread only; the entry holds a reference to the file until then.
+     */
+    void readFile(RingEntry e, int fd, long address, int length, long offset) {
+        int sqe = sqe();
+        ring.prep(sqe, IoUring.OP_READ, fd, address, length, offset, FILE_READ | e.index);
+        fileReads++;
     }
 
     /** Queues an entry's commit; called by the thread that wrote the reply. */
@@ -221,6 +241,7 @@ final class RingThread implements Runnable {
             transport.failed(e);
         } finally {
             stopping = true;
+            drainFileReads();
             ring.close();
             releaseEventFd();
             transport.threadEnded();
@@ -310,6 +331,10 @@ final class RingThread implements Runnable {
                     wakeArmed = false;
                     continue;
                 }
+                if (isFileRead(ud)) {
+                    fileRead(ud, res);
+                    continue;
+                }
                 RingEntry e = entries[(int) ud];
                 if (res == 0) {
                     serve(e);
@@ -392,6 +417,10 @@ final class RingThread implements Runnable {
                     armWake();
                     continue;
                 }
+                if (isFileRead(ud)) {
+                    fileRead(ud, res);
+                    continue;
+                }
                 RingEntry e = entries[(int) ud];
                 if (res == 0) {
                     serve(e);
@@ -399,6 +428,44 @@ final class RingThread implements Runnable {
                     prepRegister(e); // a REGISTER retried by io-wq that still found INIT unprocessed
                 } else {
                     ended(e, res);
+                }
+            }
+        }
+    }
+
+    private static boolean isFileRead(long ud) {
+        return ud != WAKE && (ud & FILE_READ) != 0;
+    }
+
+    private void fileRead(long ud, int res) {
+        fileReads--;
+        entries[(int) (ud & ~FILE_READ)].fileRead(res);
+    }
+
+    /**
+     * Waits (bounded) for the file reads still in flight before the ring goes: the kernel writes their
+     * bytes into payload memory that is ours to free once the ring is closed.
+     */
+    private void drainFileReads() {
+        long deadline = System.nanoTime() + FILE_READ_DRAIN_NANOS;
+        while (fileReads > 0 && System.nanoTime() < deadline) {
+            try {
+                ring.submit();
+            } catch (ErrnoException ex) {
+                return;
+            }
+            int n = reap();
+            for (int k = 0; k < n; k++) {
+                if (isFileRead(cqeData[k])) {
+                    fileRead(cqeData[k], cqeRes[k]);
+                }
+            }
+            if (fileReads > 0) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
             }
         }

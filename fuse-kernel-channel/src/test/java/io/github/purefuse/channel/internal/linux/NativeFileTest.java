@@ -1,15 +1,19 @@
 package io.github.purefuse.channel.internal.linux;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,5 +54,46 @@ class NativeFileTest {
         assertTrue(e.getMessage().contains("holds 100 bytes, fewer than the 101 expected"), e.getMessage());
         assertThrows(NoSuchFileException.class, () -> NativeFile.open(dir.resolve("missing")));
         assertThrows(IllegalArgumentException.class, () -> NativeFile.open(f, -2));
+    }
+
+    /**
+     * {@code readNoWait}: cached bytes come at once, a page that must come from the disk says
+     * {@code NOT_CACHED} (the kernel starts reading it), and tmpfs, which refuses {@code RWF_NOWAIT}, says
+     * {@code CANNOT_TELL}, from then on without asking the kernel. Needs the temporary directory on a disk
+     * filesystem (ext4 on the CI VM) and {@code /dev/shm} on tmpfs.
+     */
+    @Test
+    void aNoWaitReadGivesCachedBytesAndSaysWhenTheyMustComeFromTheDisk(@TempDir Path dir) throws Exception {
+        String type = Files.getFileStore(dir).type();
+        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory is on " + type);
+        byte[] data = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(data);
+        Path f = dir.resolve("f");
+        try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(data));
+            c.force(true);
+        }
+        ByteBuffer iov = ByteBuffer.allocateDirect(16);
+        ByteBuffer into = ByteBuffer.allocateDirect(data.length);
+        long at = Native.address(into);
+        try (NativeFile file = NativeFile.open(f)) {
+            assertEquals(data.length, file.readNoWait(Native.address(iov), at, data.length, 0), "just written: cached");
+            byte[] got = new byte[data.length];
+            into.get(0, got);
+            assertArrayEquals(data, got);
+            assertEquals(0, file.readNoWait(Native.address(iov), at, 4096, data.length), "at the end");
+            assertEquals(0, new ProcessBuilder("dd", "if=" + f, "iflag=nocache", "count=0").start().waitFor());
+            assertEquals(NativeFile.NOT_CACHED, file.readNoWait(Native.address(iov), at, 4096, 512 << 10),
+                    "dropped from the page cache (" + type + ")");
+        }
+        Path shm = Files.createTempFile(Path.of("/dev/shm"), "nativefile", ".bin");
+        try (NativeFile file = NativeFile.open(Files.write(shm, data))) {
+            assertEquals("tmpfs", Files.getFileStore(shm).type());
+            assertEquals(NativeFile.CANNOT_TELL, file.readNoWait(Native.address(iov), at, 4096, 0));
+            assertEquals(NativeFile.CANNOT_TELL, file.readNoWait(Native.address(iov), at, 4096, 0));
+            assertEquals(4096, file.read(into.clear().limit(4096), 0), "plain reads as before");
+        } finally {
+            Files.delete(shm);
+        }
     }
 }
