@@ -15,9 +15,10 @@ import java.nio.file.Path;
  * any number of READs of one file may use it at once. It is not interruptible: a Java interrupt neither
  * stops nor closes it (unlike a {@code FileChannel}, which a {@code FUSE_INTERRUPT} would close).
  *
- * @fuse.ownership the opener closes it, typically on {@code RELEASE}; replies that were handed a
- *     {@code FileRange} over it must have been returned before (the SDK reads the file while it sends the
- *     reply, which happens before the handler's next request)
+ * @fuse.ownership the opener closes it, typically on {@code RELEASE}; it may do so while a reply over
+ *     it is still being sent (the SDK reads a file whose pages must come from the disk on a thread of its
+ *     own or through io_uring, after the handler returned): the descriptor stays open until that reply
+ *     has read it
  */
 public interface LocalFile extends AutoCloseable {
 

@@ -269,6 +269,64 @@ class SpliceIT {
         }
     }
 
+    /**
+     * On {@code /dev/fuse} a reader thread does not wait for the disk either: a spliced range with a page
+     * that is not in the page cache ({@code cachestat}), or a copied one that {@code RWF_NOWAIT} finds
+     * missing, goes to a {@code fuse-file-read-*} thread, and the reader goes on serving. Both kinds here,
+     * from a file just dropped from the page cache: whole-file reads (spliced 1 MiB READs) and 4 KiB direct
+     * reads (copied, seen in the file-read threads' {@code rchar}). Needs the temporary directory on a disk
+     * filesystem, like the io_uring test above.
+     */
+    @Test
+    void aColdFileOnDiskIsReadByAFileReadThreadNotByAReader(@TempDir Path dir) throws Exception {
+        String type = Files.getFileStore(dir).type();
+        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory " + dir + " is on "
+                + type + ", whose pages never wait for a device; run with java.io.tmpdir on a disk filesystem");
+        byte[] data = new byte[SIZE];
+        new Random(46).nextBytes(data);
+        Path source = dir.resolve("source.bin");
+        try (FileChannel c = FileChannel.open(source, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(data));
+            c.force(true);
+        }
+        try (UringParameter p = UringParameter.disable()) {
+            mount = TestMount.mount(new LocalFs(source, SIZE),
+                    TestMount.options().transport(Transport.DEV_FUSE).readaheadKb(1024).build());
+            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            long readers = readerRchar();
+            assertArrayEquals(data, Files.readAllBytes(mount.path().resolve("f")));
+            assertTrue(threadCount("fuse-file-read") > 0, "no READ of the cold file went to a file-read thread");
+            assertTrue(readerRchar() - readers < SIZE / 8, "the readers read the file themselves");
+
+            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            long before = threadRchar("fuse-file-read");
+            try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+                for (int at : new int[] {0, 1 << 20, (2 << 20) + 4096, SIZE - 4096}) {
+                    byte[] got = new byte[4096];
+                    d.seek(at);
+                    assertEquals(4096, d.read(got));
+                    assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), got, "4 KiB at " + at);
+                }
+            }
+            assertTrue(threadRchar("fuse-file-read") - before >= 4 * 4096,
+                    "the copied 4 KiB READs of the cold file were not read by the file-read threads");
+            assertEquals((long) SIZE + 4 * 4096, mount.session().stats().readBytes(), "bytes the kernel accepted");
+        }
+    }
+
+    /** This JVM's threads whose name starts with {@code prefix}. */
+    static long threadCount(String prefix) throws IOException {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            return tasks.filter(t -> {
+                try {
+                    return Files.readString(t.resolve("comm")).startsWith(prefix);
+                } catch (IOException gone) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
     /** {@code rchar} summed over this JVM's {@code fuse-reader-*} threads. */
     static long readerRchar() throws IOException {
         return threadRchar("fuse-reader");

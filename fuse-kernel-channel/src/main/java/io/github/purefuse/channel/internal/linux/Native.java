@@ -683,6 +683,28 @@ public final class Native {
         }
     }
 
+    /** {@code __NR_cachestat} (Linux 6.5; the same number on x86_64 and aarch64). */
+    private static final long SYS_CACHESTAT = 451;
+
+    /**
+     * Exactly one {@code cachestat(2)} (Linux 6.5+): how many pages of a file's range are in the page
+     * cache, without reading them. Allocation-free (jffi, like {@link #ioUringEnter}).
+     *
+     * @param fd      the descriptor
+     * @param scratch 56 bytes of native memory: {@code struct cachestat_range} (offset, length) at 0, which
+     *                this call fills, then {@code struct cachestat} at 16, which the kernel fills
+     * @param offset  the range's first byte
+     * @param length  its length in bytes, at least 1
+     * @return {@code nr_cache}, the range's pages in the page cache (up to date or being read), or
+     *     {@code -errno}: ENOSYS before Linux 6.5, EBADF, EOPNOTSUPP for files without a page cache
+     */
+    public static long cachestat(int fd, long scratch, long offset, long length) {
+        MEMORY.putLong(scratch, offset);
+        MEMORY.putLong(scratch + 8, length);
+        long r = SYSCALL_INVOKER.invokeL6(SYSCALL5, SYSCALL, SYS_CACHESTAT, fd, scratch, scratch + 16, 0, 0);
+        return r < 0 ? -errno() : MEMORY.getLong(scratch + 16);
+    }
+
     /**
      * Exactly one {@code io_uring_enter(2)} without a signal mask.
      *

@@ -9,6 +9,7 @@ import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.linux.NativeFile;
 import io.github.purefuse.channel.internal.linux.SplicePipe;
 import io.github.purefuse.channel.internal.transport.Counters;
@@ -18,6 +19,7 @@ import io.github.purefuse.channel.internal.transport.Recorder;
 import io.github.purefuse.channel.internal.transport.ReplyContext;
 import io.github.purefuse.channel.internal.transport.ReplyPort;
 import io.github.purefuse.channel.internal.transport.RequestSink;
+import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -35,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  * <p>The reader thread owns a second direct buffer of {@code max_pages * 4096} bytes, the
  * {@link ReadTarget} of READs that run inline, and its own splice pipe: a READ that does not block
  * allocates nothing here. Replies from handler threads use the device's per-thread iovecs and a small
- * pool of pipes.
+ * pool of pipes; so do file replies whose bytes must come from the disk, which the reader hands to the
+ * engine's file-read threads instead of waiting for them ({@link #sendFile}).
  *
  * <p>Read errors (fuse-protocol.md §7.1): EINTR, EAGAIN and ENOENT mean "try again"; ENODEV (unmounted)
  * and ECONNABORTED (aborted, with {@code FUSE_ABORT_ERROR}) end the reader cleanly; anything else is
@@ -76,6 +79,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private final ByteBuffer[] fileIov = new ByteBuffer[2];
     private final ConcurrentLinkedQueue<SplicePipe> pipes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<ByteBuffer> fallbackBuffers = new ConcurrentLinkedQueue<>();
+    /** The reader thread's native scratch for {@code NativeFile.inPageCache} and {@code readNoWait}. */
+    private final long cacheScratch = Native.address(ByteBuffer.allocateDirect(64));
 
     /**
      * Creates the transport of one descriptor.
@@ -214,11 +219,20 @@ final class DeviceQueue implements Runnable, ReplyPort {
         }
     }
 
+    /**
+     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. A reader thread does not
+     * wait for the disk: a range with a page that must come from the device ({@code NativeFile.inPageCache},
+     * or {@code RWF_NOWAIT} for a copied one) goes to a file-read thread ({@link #handOff}), so that the
+     * reader goes on serving other requests instead of every reader waiting behind cold READs.
+     */
     @Override
     public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
         // Recording copies READ data anyway: pread + writev, which the recorder sees whole.
         if (recorder == null && length >= SPLICE_MIN && file instanceof NativeFile nf && device instanceof DevFuse dev) {
             boolean mine = onReaderThread();
+            if (mine && !nf.inPageCache(cacheScratch, offset, length) && handOff(exchange, header, nf, offset, length)) {
+                return;
+            }
             SplicePipe p = mine ? readerPipe() : pipes.poll();
             if (p == null && !mine) {
                 p = openPipe();
@@ -258,7 +272,24 @@ final class DeviceQueue implements Runnable, ReplyPort {
         }
         try {
             b.clear().limit(Math.min(length, b.capacity()));
-            int total = exchange.readFile(file, offset, b);
+            int total = -2;
+            if (mine && recorder == null && file instanceof NativeFile nf && b.hasRemaining()) {
+                try {
+                    int n = nf.readNoWait(cacheScratch, Native.address(b), b.remaining(), offset);
+                    if (n == NativeFile.NOT_CACHED && handOff(exchange, header, nf, offset, length)) {
+                        return;
+                    }
+                    if (n == b.remaining()) {
+                        total = n; // all of it, from the page cache
+                        b.position(n);
+                    }
+                } catch (IOException e) {
+                    // read again below, which reports it
+                }
+            }
+            if (total == -2) {
+                total = exchange.readFile(file, offset, b.clear().limit(Math.min(length, b.capacity())));
+            }
             if (total < 0) {
                 exchange.sentFile(errorReply(exchange, header, EIO), 0);
                 return;
@@ -283,6 +314,35 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 fallbackBuffers.offer(b);
             }
         }
+    }
+
+    /**
+     * Hands a file reply whose bytes must come from the device to one of the engine's file-read threads,
+     * which sends it as any handler thread would (a pooled pipe or buffer); the file stays open until
+     * then. The reader's exchange goes with it, so the reader takes a new one meanwhile.
+     *
+     * @return false when it could not be handed off (no engine, the file is closed): send it here
+     */
+    private boolean handOff(Exchange exchange, ByteBuffer header, NativeFile file, long offset, int length) {
+        Engine e = engine;
+        if (e == null) {
+            return false;
+        }
+        try {
+            file.acquire();
+        } catch (ErrnoException ex) {
+            return false;
+        }
+        ByteBuffer h = ByteBuffer.allocateDirect(OUT_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+        h.put(0, header, header.position(), OUT_HEADER);
+        e.fileReads().execute(() -> {
+            try {
+                sendFile(exchange, h, file, offset, length);
+            } finally {
+                file.release();
+            }
+        });
+        return true;
     }
 
     /** Rewrites the header as an error reply and writes it; returns the verdict. */

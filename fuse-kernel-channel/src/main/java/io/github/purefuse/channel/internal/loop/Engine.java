@@ -27,6 +27,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,6 +52,8 @@ public final class Engine {
     public static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
     private static final int MIN_READ_BUFFER = 8192;
     private static final int EINTR = Errno.EINTR.code();
+    static final int FILE_READ_THREADS = 64;
+    static final int FILE_READ_IDLE_SECONDS = 30;
     private static final int EAGAIN = Errno.EAGAIN.code();
     private static final int ENOENT = Errno.ENOENT.code();
 
@@ -129,6 +134,8 @@ public final class Engine {
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
+    /** The file-read threads of {@link #fileReads()}, made on first use. */
+    private volatile @Nullable ThreadPoolExecutor fileReads;
     private volatile boolean ending;
     private volatile @Nullable Throwable failure;
     private volatile @Nullable Runnable onFatal;
@@ -425,6 +432,33 @@ public final class Engine {
         }
     }
 
+    /**
+     * Where a {@code /dev/fuse} reader sends a file reply whose bytes must come from the device, so that it
+     * does not wait for them itself: platform threads ({@code fuse-file-read-N}) made as needed, up to
+     * {@value #FILE_READ_THREADS} (the kernel has few more requests in flight: {@code max_background} and
+     * one per caller), ended after {@value #FILE_READ_IDLE_SECONDS} s idle. A reply that finds them all busy,
+     * or the session ending, is sent by the thread that hands it over.
+     *
+     * @return the executor
+     */
+    Executor fileReads() {
+        ThreadPoolExecutor p = fileReads;
+        if (p == null) {
+            synchronized (this) {
+                p = fileReads;
+                if (p == null) {
+                    AtomicInteger n = new AtomicInteger();
+                    p = new ThreadPoolExecutor(0, FILE_READ_THREADS, FILE_READ_IDLE_SECONDS, TimeUnit.SECONDS,
+                            new SynchronousQueue<>(),
+                            r -> Thread.ofPlatform().daemon(true).name("fuse-file-read-" + n.getAndIncrement()).unstarted(r),
+                            (r, executor) -> r.run());
+                    fileReads = p;
+                }
+            }
+        }
+        return p;
+    }
+
     void readerEnded() {
         if (liveReaders.decrementAndGet() == 0) {
             finish();
@@ -449,6 +483,17 @@ public final class Engine {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        ThreadPoolExecutor p = fileReads;
+        if (p != null) { // replies handed over finish (or fail on the closed connection) before destroy
+            p.shutdown();
+            try {
+                if (!p.awaitTermination(HANDLER_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.log(Level.WARNING, "file reads still running {0} after the session ended", HANDLER_GRACE);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         try {
             fs.destroy();

@@ -57,7 +57,7 @@ class NativeFileTest {
     }
 
     /**
-     * {@code readNoWait}: cached bytes come at once, a page that must come from the disk says
+     * {@code readNoWait} and {@code inPageCache}: cached bytes come at once, a page that must come from the disk says
      * {@code NOT_CACHED} (the kernel starts reading it), and tmpfs, which refuses {@code RWF_NOWAIT}, says
      * {@code CANNOT_TELL}, from then on without asking the kernel. Needs the temporary directory on a disk
      * filesystem (ext4 on the CI VM) and {@code /dev/shm} on tmpfs.
@@ -82,15 +82,21 @@ class NativeFileTest {
             into.get(0, got);
             assertArrayEquals(data, got);
             assertEquals(0, file.readNoWait(Native.address(iov), at, 4096, data.length), "at the end");
+            ByteBuffer scratch = ByteBuffer.allocateDirect(64);
+            assertTrue(file.inPageCache(Native.address(scratch), 0, data.length));
             assertEquals(0, new ProcessBuilder("dd", "if=" + f, "iflag=nocache", "count=0").start().waitFor());
+            assertFalse(file.inPageCache(Native.address(scratch), 256 << 10, 128 << 10), "dropped (cachestat)");
             assertEquals(NativeFile.NOT_CACHED, file.readNoWait(Native.address(iov), at, 4096, 512 << 10),
                     "dropped from the page cache (" + type + ")");
+            assertEquals(128 << 10, file.read(into.clear().limit(128 << 10), 256 << 10));
+            assertTrue(file.inPageCache(Native.address(scratch), 256 << 10, 128 << 10), "read back in");
         }
         Path shm = Files.createTempFile(Path.of("/dev/shm"), "nativefile", ".bin");
         try (NativeFile file = NativeFile.open(Files.write(shm, data))) {
             assertEquals("tmpfs", Files.getFileStore(shm).type());
             assertEquals(NativeFile.CANNOT_TELL, file.readNoWait(Native.address(iov), at, 4096, 0));
             assertEquals(NativeFile.CANNOT_TELL, file.readNoWait(Native.address(iov), at, 4096, 0));
+            assertTrue(file.inPageCache(Native.address(ByteBuffer.allocateDirect(64)), 0, 4096), "tmpfs never waits");
             assertEquals(4096, file.read(into.clear().limit(4096), 0), "plain reads as before");
         } finally {
             Files.delete(shm);
