@@ -29,8 +29,6 @@ public final class NativeFile implements LocalFile {
     private volatile boolean closed;
     /** Set once {@code RWF_NOWAIT} was refused (EOPNOTSUPP: tmpfs, ...); never cleared. */
     private volatile boolean noWaitRefused;
-    /** Set once a {@code RWF_NOWAIT} read was not refused. */
-    private volatile boolean noWaitKnown;
 
     private NativeFile(Path path, int fd, long expectedSize) {
         this.path = path;
@@ -232,16 +230,17 @@ public final class NativeFile implements LocalFile {
 
     /**
      * Whether reading a range now would not wait for a device: every page of it is in the page cache
-     * ({@code cachestat(2)}; a page still being read counts as there, so the read waits for I/O already
-     * under way at most), or the file's filesystem never waits for one (tmpfs, which refuses
-     * {@code RWF_NOWAIT}: learned by the first call, with a one-byte {@code preadv2}, and remembered). A
-     * transport thread that must not stall asks this before it splices. Also true when the kernel cannot
-     * tell (no {@code cachestat}) or the call fails: the read then goes as it always did.
+     * ({@code cachestat(2)}) and its last page is up to date (a one-byte {@code preadv2} with
+     * {@code RWF_NOWAIT}: readahead reads a range's pages in order, so a page still being read is most
+     * often the last), or the file's filesystem never waits for one (tmpfs, which refuses
+     * {@code RWF_NOWAIT}: learned by the first call and remembered). A transport thread that must not stall
+     * asks this before it splices. Also true when the kernel cannot tell (no {@code cachestat}) or a call
+     * fails: the read then goes as it always did.
      *
      * @param scratch  64 bytes of native memory the calls may use
      * @param position the range's first byte, at least 0
      * @param length   its length in bytes, at least 1
-     * @return false only when some page of the range must come from the device
+     * @return false when some page of the range must come from the device
      */
     public boolean inPageCache(long scratch, long position, int length) {
         if (noWaitRefused || !cachestat) {
@@ -254,14 +253,6 @@ public final class NativeFile implements LocalFile {
             return true; // closed: the read itself says EBADF
         }
         try {
-            if (!noWaitKnown) {
-                long n = Native.preadNoWait(d, scratch, scratch + 56, 1, position);
-                if (n == -EOPNOTSUPP) {
-                    noWaitRefused = true;
-                    return true;
-                }
-                noWaitKnown = true;
-            }
             long cached = Native.cachestat(d, scratch, position, length);
             if (cached < 0) {
                 if (cached == -ENOSYS) {
@@ -269,8 +260,16 @@ public final class NativeFile implements LocalFile {
                 }
                 return true;
             }
-            long pages = (position + length - 1) / 4096 - position / 4096 + 1;
-            return cached >= pages;
+            long last = (position + length - 1) / 4096;
+            if (cached < last - position / 4096 + 1) {
+                return false;
+            }
+            long n = Native.preadNoWait(d, scratch, scratch + 56, 1, Math.max(position, last * 4096));
+            if (n == -EOPNOTSUPP) {
+                noWaitRefused = true;
+                return true;
+            }
+            return n != -EAGAIN;
         } finally {
             release();
         }
