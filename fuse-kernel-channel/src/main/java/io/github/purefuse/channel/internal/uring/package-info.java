@@ -34,11 +34,10 @@
  * ({@code RingEntry.fileRead}); meanwhile the thread serves the queue's next requests. io_uring waits
  * for the page without a thread of ours (async buffered reads, or its io-wq workers for filesystems
  * without them). Files on tmpfs refuse {@code RWF_NOWAIT} (EOPNOTSUPP, remembered per file) and are
- * read with {@code pread}, as their pages never wait for a device. Measured on the 2-vCPU VM with the
- * server's disk reads throttled to 200 per second (a slow device: cgroup v1 {@code blkio}), a cold
- * {@code dd} and a random 4 KiB O_DIRECT reader of cached bytes on the same CPU: the random reader got
- * 36,000-69,000 IOPS beside the cold read (p99 17-29 us), against 800-1,000 IOPS (p99 4-87 ms) when the
- * thread read the file itself; the cold read ran at the device's 209 MB/s either way.
+ * read with {@code pread}, as their pages never wait for a device. {@code bench/cold-neighbour.sh}
+ * measures it (RESULTS.md, 2026-12-05): with the server's disk reads throttled to 200 requests/s and
+ * 50 MB/s, a random 4 KiB O_DIRECT reader of cached bytes beside a cold {@code dd} on the same CPU got
+ * 82,000 IOPS (p99 15 us), against 800-1,000 (p99 4-87 ms) when the thread read the file itself.
  *
  * <h2>Where the ring wins, and the scheduler's part</h2>
  * The kernel queues a request on the queue of the CPU its caller runs on, and each serving thread is
