@@ -244,16 +244,10 @@ class SpliceIT {
      */
     @Test
     void aColdFileOnDiskIsReadByTheRingNotByItsThread(@TempDir Path dir) throws Exception {
-        String type = Files.getFileStore(dir).type();
-        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory " + dir + " is on "
-                + type + ", whose pages never wait for a device; run with java.io.tmpdir on a disk filesystem");
         byte[] data = new byte[SIZE];
         new Random(45).nextBytes(data);
-        Path source = dir.resolve("source.bin");
-        try (FileChannel c = FileChannel.open(source, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            c.write(ByteBuffer.wrap(data));
-            c.force(true); // written back, so that dropping its pages below leaves none behind
-        }
+        Path source = onDisk(dir, data);
+        String type = Files.getFileStore(dir).type();
         try (UringParameter p = UringParameter.enable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
                     TestMount.options().transport(Transport.IO_URING).readaheadKb(1024).build());
@@ -279,16 +273,9 @@ class SpliceIT {
      */
     @Test
     void aColdFileOnDiskIsReadByAFileReadThreadNotByAReader(@TempDir Path dir) throws Exception {
-        String type = Files.getFileStore(dir).type();
-        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory " + dir + " is on "
-                + type + ", whose pages never wait for a device; run with java.io.tmpdir on a disk filesystem");
         byte[] data = new byte[SIZE];
         new Random(46).nextBytes(data);
-        Path source = dir.resolve("source.bin");
-        try (FileChannel c = FileChannel.open(source, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            c.write(ByteBuffer.wrap(data));
-            c.force(true);
-        }
+        Path source = onDisk(dir, data);
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
                     TestMount.options().transport(Transport.DEV_FUSE).readaheadKb(1024).build());
@@ -312,6 +299,22 @@ class SpliceIT {
                     "the copied 4 KiB READs of the cold file were not read by the file-read threads");
             assertEquals((long) SIZE + 4 * 4096, mount.session().stats().readBytes(), "bytes the kernel accepted");
         }
+    }
+
+    /**
+     * Writes {@code data} to {@code dir/source.bin} and back to the disk, so that dropping its pages later
+     * leaves none behind; fails unless {@code dir} is on a disk filesystem.
+     */
+    static Path onDisk(Path dir, byte[] data) throws IOException {
+        String type = Files.getFileStore(dir).type();
+        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory " + dir + " is on "
+                + type + ", whose pages never wait for a device; run with java.io.tmpdir on a disk filesystem");
+        Path source = dir.resolve("source.bin");
+        try (FileChannel c = FileChannel.open(source, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(data));
+            c.force(true);
+        }
+        return source;
     }
 
     /** This JVM's threads whose name starts with {@code prefix}. */

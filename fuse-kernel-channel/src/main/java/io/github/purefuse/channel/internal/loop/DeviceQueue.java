@@ -79,8 +79,12 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private final ByteBuffer[] fileIov = new ByteBuffer[2];
     private final ConcurrentLinkedQueue<SplicePipe> pipes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<ByteBuffer> fallbackBuffers = new ConcurrentLinkedQueue<>();
-    /** The reader thread's native scratch for {@code NativeFile.inPageCache} and {@code readNoWait}. */
-    private final long cacheScratch = Native.address(ByteBuffer.allocateDirect(64));
+    /**
+     * The reader thread's native scratch for {@code NativeFile.inPageCache} and {@code readNoWait}: the
+     * buffer is kept here, its memory is freed when the buffer is collected.
+     */
+    private final ByteBuffer cacheScratchBuffer = ByteBuffer.allocateDirect(64);
+    private final long cacheScratch = Native.address(cacheScratchBuffer);
 
     /**
      * Creates the transport of one descriptor.

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
@@ -90,13 +91,16 @@ class NativeFileTest {
                     "dropped from the page cache (" + type + ")");
             assertEquals(128 << 10, file.read(into.clear().limit(128 << 10), 256 << 10));
             assertTrue(file.inPageCache(Native.address(scratch), 256 << 10, 128 << 10), "read back in");
+            Reference.reachabilityFence(scratch);
         }
         Path shm = Files.createTempFile(Path.of("/dev/shm"), "nativefile", ".bin");
         try (NativeFile file = NativeFile.open(Files.write(shm, data))) {
             assertEquals("tmpfs", Files.getFileStore(shm).type());
             assertEquals(NativeFile.CANNOT_TELL, file.readNoWait(Native.address(iov), at, 4096, 0));
             assertEquals(NativeFile.CANNOT_TELL, file.readNoWait(Native.address(iov), at, 4096, 0));
-            assertTrue(file.inPageCache(Native.address(ByteBuffer.allocateDirect(64)), 0, 4096), "tmpfs never waits");
+            ByteBuffer scratch = ByteBuffer.allocateDirect(64);
+            assertTrue(file.inPageCache(Native.address(scratch), 0, 4096), "tmpfs never waits");
+            Reference.reachabilityFence(scratch);
             assertEquals(4096, file.read(into.clear().limit(4096), 0), "plain reads as before");
         } finally {
             Files.delete(shm);
