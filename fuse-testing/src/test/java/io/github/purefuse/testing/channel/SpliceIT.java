@@ -302,6 +302,40 @@ class SpliceIT {
     }
 
     /**
+     * When no file-read thread is free (here: none at all, {@code -Dpurefuse.fileReadThreads=0}) the reader
+     * reads a cold range itself, as before the hand-off existed. Red before: the rejected hand-off ran on the
+     * reader, which handed it off again until its stack overflowed, and the READ was answered EIO (31 of 100
+     * cold readers on a throttled disk, found by a trial with more cold READs than file-read threads).
+     */
+    @Test
+    void withNoFileReadThreadFreeTheReaderReadsAColdFileItself(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[SIZE];
+        new Random(47).nextBytes(data);
+        Path source = onDisk(dir, data);
+        System.setProperty("purefuse.fileReadThreads", "0");
+        try (UringParameter p = UringParameter.disable()) {
+            mount = TestMount.mount(new LocalFs(source, SIZE), TestMount.options().transport(Transport.DEV_FUSE).build());
+            long threads = threadCount("fuse-file-read");
+            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            assertArrayEquals(data, Files.readAllBytes(mount.path().resolve("f")), "spliced READs");
+            for (int size : new int[] {1 << 20, 4096}) { // direct I/O: spliced, then copied; an EIO reaches read()
+                Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+                try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+                    for (int at : new int[] {0, 1 << 20, SIZE - size}) {
+                        byte[] got = new byte[size];
+                        d.seek(at);
+                        assertEquals(size, d.read(got), size + " bytes at " + at);
+                        assertArrayEquals(Arrays.copyOfRange(data, at, at + size), got, size + " bytes at " + at);
+                    }
+                }
+            }
+            assertTrue(threadCount("fuse-file-read") <= threads, "a file-read thread was made");
+        } finally {
+            System.clearProperty("purefuse.fileReadThreads");
+        }
+    }
+
+    /**
      * Writes {@code data} to {@code dir/source.bin} and back to the disk, so that dropping its pages later
      * leaves none behind; fails unless {@code dir} is on a disk filesystem.
      */

@@ -25,6 +25,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,6 +80,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private final ByteBuffer[] fileIov = new ByteBuffer[2];
     private final ConcurrentLinkedQueue<SplicePipe> pipes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<ByteBuffer> fallbackBuffers = new ConcurrentLinkedQueue<>();
+    /** Copies of {@code fuse_out_header} for replies handed to file-read threads, reused. */
+    private final ConcurrentLinkedQueue<ByteBuffer> headers = new ConcurrentLinkedQueue<>();
     /**
      * The reader thread's native scratch for {@code NativeFile.inPageCache} and {@code readNoWait}: the
      * buffer is kept here, its memory is freed when the buffer is collected.
@@ -276,20 +279,10 @@ final class DeviceQueue implements Runnable, ReplyPort {
         }
         try {
             b.clear().limit(Math.min(length, b.capacity()));
-            int total = -2;
-            if (mine && recorder == null && file instanceof NativeFile nf && b.hasRemaining()) {
-                try {
-                    int n = nf.readNoWait(cacheScratch, Native.address(b), b.remaining(), offset);
-                    if (n == NativeFile.NOT_CACHED && handOff(exchange, header, nf, offset, length)) {
-                        return;
-                    }
-                    if (n == b.remaining()) {
-                        total = n; // all of it, from the page cache
-                        b.position(n);
-                    }
-                } catch (IOException e) {
-                    // read again below, which reports it
-                }
+            int total = mine && recorder == null && file instanceof NativeFile nf
+                    ? readCached(exchange, header, nf, offset, length, b) : -2;
+            if (total == HANDED_OFF) {
+                return;
             }
             if (total == -2) {
                 total = exchange.readFile(file, offset, b.clear().limit(Math.min(length, b.capacity())));
@@ -325,7 +318,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
      * which sends it as any handler thread would (a pooled pipe or buffer); the file stays open until
      * then. The reader's exchange goes with it, so the reader takes a new one meanwhile.
      *
-     * @return false when it could not be handed off (no engine, the file is closed): send it here
+     * @return false when it was not handed off (every file-read thread busy, the session ending, the file
+     *     closed): the reader sends it itself, waiting for the device as before
      */
     private boolean handOff(Exchange exchange, ByteBuffer header, NativeFile file, long offset, int length) {
         Engine e = engine;
@@ -337,16 +331,66 @@ final class DeviceQueue implements Runnable, ReplyPort {
         } catch (ErrnoException ex) {
             return false;
         }
-        ByteBuffer h = ByteBuffer.allocateDirect(OUT_HEADER).order(ByteOrder.LITTLE_ENDIAN);
-        h.put(0, header, header.position(), OUT_HEADER);
-        e.fileReads().execute(() -> {
-            try {
-                sendFile(exchange, h, file, offset, length);
-            } finally {
-                file.release();
+        ByteBuffer h = headers.poll();
+        if (h == null) {
+            h = ByteBuffer.allocateDirect(OUT_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        h.clear().put(0, header, header.position(), OUT_HEADER);
+        ByteBuffer copy = h;
+        try {
+            e.fileReads().execute(() -> {
+                try {
+                    sendFile(exchange, copy, file, offset, length);
+                } finally {
+                    file.release();
+                    headers.offer(copy);
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException full) {
+            file.release();
+            headers.offer(h);
+            return false;
+        }
+    }
+
+    private static final int HANDED_OFF = -3;
+
+    /**
+     * A copied file reply read from the page cache only ({@code RWF_NOWAIT}) into {@code b}, on the reader.
+     *
+     * @return the bytes (all of {@code b}'s range, or fewer at the end of the file), -1 for an EIO reply
+     *     (the file ended before its expected size: logged), {@link #HANDED_OFF} when a page was missing and
+     *     a file-read thread took the reply, -2 to read it the plain way (tmpfs, a failed read, or no
+     *     file-read thread free)
+     */
+    private int readCached(Exchange exchange, ByteBuffer header, NativeFile file, long offset, int length, ByteBuffer b) {
+        int want = b.remaining();
+        long at = Native.address(b);
+        int got = 0;
+        try {
+            while (got < want) {
+                int n = file.readNoWait(cacheScratch, at + got, want - got, offset + got);
+                if (n == NativeFile.NOT_CACHED) {
+                    return handOff(exchange, header, file, offset, length) ? HANDED_OFF : -2;
+                }
+                if (n == NativeFile.CANNOT_TELL) {
+                    return -2;
+                }
+                if (n == 0) {
+                    break; // the end of the file
+                }
+                got += n;
             }
-        });
-        return true;
+        } catch (IOException e) {
+            return -2; // read again the plain way, which reports it
+        }
+        if (got < exchange.fileBytesNeeded(file, offset)) {
+            exchange.fileEndedEarly(file, offset, got);
+            return -1;
+        }
+        b.position(got);
+        return got;
     }
 
     /** Rewrites the header as an error reply and writes it; returns the verdict. */

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -52,8 +53,13 @@ public final class Engine {
     public static final Duration INTERRUPT_GRACE = Duration.ofSeconds(2);
     private static final int MIN_READ_BUFFER = 8192;
     private static final int EINTR = Errno.EINTR.code();
-    static final int FILE_READ_THREADS = 64;
+    static final int FILE_READ_THREADS = 128;
     static final int FILE_READ_IDLE_SECONDS = 30;
+    /** {@code -Dpurefuse.fileReadThreads}, read when the session starts. */
+    private final int fileReadLimit = Integer.getInteger("purefuse.fileReadThreads", FILE_READ_THREADS);
+    private static final Executor NO_FILE_READS = r -> {
+        throw new RejectedExecutionException("file-read threads are off (-Dpurefuse.fileReadThreads=0)");
+    };
     private static final int EAGAIN = Errno.EAGAIN.code();
     private static final int ENOENT = Errno.ENOENT.code();
 
@@ -435,23 +441,27 @@ public final class Engine {
     /**
      * Where a {@code /dev/fuse} reader sends a file reply whose bytes must come from the device, so that it
      * does not wait for them itself: platform threads ({@code fuse-file-read-N}) made as needed, up to
-     * {@value #FILE_READ_THREADS} (the kernel has few more requests in flight: {@code max_background} and
-     * one per caller), ended after {@value #FILE_READ_IDLE_SECONDS} s idle. A reply that finds them all busy,
-     * or the session ending, is sent by the thread that hands it over.
+     * {@code -Dpurefuse.fileReadThreads} (default {@value #FILE_READ_THREADS}: twice the default
+     * {@code max_background}, whose readahead alone can keep 64 READs waiting, plus synchronous callers),
+     * ended after {@value #FILE_READ_IDLE_SECONDS} s idle. When they are all busy, or the session is ending,
+     * {@code execute} throws {@link java.util.concurrent.RejectedExecutionException} and the reader sends the
+     * reply itself, waiting for the device as it did before; {@code -Dpurefuse.fileReadThreads=0} makes it
+     * do so always.
      *
      * @return the executor
      */
     Executor fileReads() {
+        if (fileReadLimit <= 0) {
+            return NO_FILE_READS;
+        }
         ThreadPoolExecutor p = fileReads;
         if (p == null) {
             synchronized (this) {
                 p = fileReads;
                 if (p == null) {
                     AtomicInteger n = new AtomicInteger();
-                    p = new ThreadPoolExecutor(0, FILE_READ_THREADS, FILE_READ_IDLE_SECONDS, TimeUnit.SECONDS,
-                            new SynchronousQueue<>(),
-                            r -> Thread.ofPlatform().daemon(true).name("fuse-file-read-" + n.getAndIncrement()).unstarted(r),
-                            (r, executor) -> r.run());
+                    p = new ThreadPoolExecutor(0, fileReadLimit, FILE_READ_IDLE_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                            r -> Thread.ofPlatform().daemon(true).name("fuse-file-read-" + n.getAndIncrement()).unstarted(r));
                     fileReads = p;
                 }
             }

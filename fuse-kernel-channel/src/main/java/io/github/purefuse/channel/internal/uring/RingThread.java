@@ -14,6 +14,9 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,7 +52,9 @@ final class RingThread implements Runnable {
     private static final long WAKE = -1L;
     /** Set in the user data of an entry's file read ({@code IORING_OP_READ}), beside the entry's index. */
     private static final long FILE_READ = 1L << 32;
-    private static final long FILE_READ_DRAIN_NANOS = 2_000_000_000L;
+    private static final long FILE_READ_DRAIN_NANOS = 10_000_000_000L;
+    /** Rings whose file reads outlasted {@link #drainFileReads}, with their entries: never freed. */
+    private static final List<Object> STRANDED = Collections.synchronizedList(new ArrayList<>());
     private static final int EINTR = 4;
     private static final int EAGAIN = 11;
     private static final int EBUSY = 16;
@@ -241,8 +246,13 @@ final class RingThread implements Runnable {
             transport.failed(e);
         } finally {
             stopping = true;
-            drainFileReads();
-            ring.close();
+            if (drainFileReads()) {
+                ring.close();
+            } else {
+                LOG.log(Level.WARNING, "fuse-uring-{0}: {1} file read(s) still in flight after {2} s; the ring and "
+                        + "its buffers stay allocated until the process ends", id, fileReads, FILE_READ_DRAIN_NANOS / 1_000_000_000L);
+                STRANDED.add(new Object[] {ring, entries});
+            }
             releaseEventFd();
             transport.threadEnded();
         }
@@ -444,15 +454,19 @@ final class RingThread implements Runnable {
 
     /**
      * Waits (bounded) for the file reads still in flight before the ring goes: the kernel writes their
-     * bytes into payload memory that is ours to free once the ring is closed.
+     * bytes into the entries' payloads. A read that outlasts the wait (a device that stopped answering)
+     * leaves the ring open and its entries referenced for the life of the process
+     * ({@link #STRANDED}), so that the kernel never writes into freed memory.
+     *
+     * @return whether every read completed
      */
-    private void drainFileReads() {
+    private boolean drainFileReads() {
         long deadline = System.nanoTime() + FILE_READ_DRAIN_NANOS;
         while (fileReads > 0 && System.nanoTime() < deadline) {
             try {
                 ring.submit();
             } catch (ErrnoException ex) {
-                return;
+                break;
             }
             int n = reap();
             for (int k = 0; k < n; k++) {
@@ -465,10 +479,11 @@ final class RingThread implements Runnable {
                     Thread.sleep(1);
                 } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
-                    return;
+                    break;
                 }
             }
         }
+        return fileReads == 0;
     }
 
     /** An entry's command failed: the kernel has let go of the entry (at unmount: {@code -ENOTCONN}). */
