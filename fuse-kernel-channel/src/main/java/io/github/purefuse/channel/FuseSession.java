@@ -4,6 +4,7 @@ import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.request.Readdirplus;
+import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.channel.MountException.Reason;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Fusermount;
@@ -543,7 +544,7 @@ public final class FuseSession implements AutoCloseable {
                 try {
                     Native.umount2(mp.toString(), 0);
                 } catch (ErrnoException e) {
-                    if (e.errno() != 16) {
+                    if (e.errno() != Errno.EBUSY.code()) {
                         throw e;
                     }
                     report(hook, Level.INFO, "{0} is busy; detaching it lazily (the server is ending while it"
@@ -742,7 +743,7 @@ public final class FuseSession implements AutoCloseable {
                 try {
                     Native.umount2(mp, 0);
                 } catch (ErrnoException e) {
-                    if (e.errno() != 16) {
+                    if (e.errno() != Errno.EBUSY.code()) {
                         throw e;
                     }
                     report(Level.INFO, "{0} is busy; detaching it lazily", mp);

@@ -25,6 +25,9 @@ public final class NativeFile implements LocalFile {
     private final Path path;
     private final int fd;
     private final long expectedSize;
+    /** Cleared for good once {@code cachestat(2)} says ENOSYS (Linux before 6.5). */
+    private static volatile boolean cachestat = true;
+
     private final AtomicInteger refs = new AtomicInteger(1);
     private volatile boolean closed;
     /** Set once {@code RWF_NOWAIT} was refused (EOPNOTSUPP: tmpfs, ...); never cleared. */
@@ -224,9 +227,6 @@ public final class NativeFile implements LocalFile {
             release();
         }
     }
-
-    /** Cleared for good once {@code cachestat(2)} says ENOSYS (Linux before 6.5). */
-    private static volatile boolean cachestat = true;
 
     /**
      * Whether reading a range now would not wait for a device: every page of it is in the page cache

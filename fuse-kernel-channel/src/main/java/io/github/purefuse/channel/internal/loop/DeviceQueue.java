@@ -285,7 +285,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 return;
             }
             if (total == -2) {
-                total = exchange.readFile(file, offset, b.clear().limit(Math.min(length, b.capacity())));
+                total = exchange.readFile(file, offset, b);
             }
             if (total < 0) {
                 exchange.sentFile(errorReply(exchange, header, EIO), 0);
@@ -331,19 +331,16 @@ final class DeviceQueue implements Runnable, ReplyPort {
         } catch (ErrnoException ex) {
             return false;
         }
-        ByteBuffer h = headers.poll();
-        if (h == null) {
-            h = ByteBuffer.allocateDirect(OUT_HEADER).order(ByteOrder.LITTLE_ENDIAN);
-        }
+        ByteBuffer pooled = headers.poll();
+        ByteBuffer h = pooled != null ? pooled : ByteBuffer.allocateDirect(OUT_HEADER).order(ByteOrder.LITTLE_ENDIAN);
         h.clear().put(0, header, header.position(), OUT_HEADER);
-        ByteBuffer copy = h;
         try {
             e.fileReads().execute(() -> {
                 try {
-                    sendFile(exchange, copy, file, offset, length);
+                    sendFile(exchange, h, file, offset, length);
                 } finally {
                     file.release();
-                    headers.offer(copy);
+                    headers.offer(h);
                 }
             });
             return true;
@@ -385,12 +382,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
         } catch (IOException e) {
             return -2; // read again the plain way, which reports it
         }
-        if (got < exchange.fileBytesNeeded(file, offset)) {
-            exchange.fileEndedEarly(file, offset, got);
-            return -1;
-        }
         b.position(got);
-        return got;
+        return exchange.checkedFileBytes(file, offset, got);
     }
 
     /** Rewrites the header as an error reply and writes it; returns the verdict. */

@@ -55,8 +55,6 @@ public final class Engine {
     private static final int EINTR = Errno.EINTR.code();
     static final int FILE_READ_THREADS = 128;
     static final int FILE_READ_IDLE_SECONDS = 30;
-    /** {@code -Dpurefuse.fileReadThreads}, read when the session starts. */
-    private final int fileReadLimit = Integer.getInteger("purefuse.fileReadThreads", FILE_READ_THREADS);
     private static final Executor NO_FILE_READS = r -> {
         throw new RejectedExecutionException("file-read threads are off (-Dpurefuse.fileReadThreads=0)");
     };
@@ -140,6 +138,8 @@ public final class Engine {
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
+    /** {@code -Dpurefuse.fileReadThreads}, read when the session starts. */
+    private final int fileReadLimit = Integer.getInteger("purefuse.fileReadThreads", FILE_READ_THREADS);
     /** The file-read threads of {@link #fileReads()}, made on first use. */
     private volatile @Nullable ThreadPoolExecutor fileReads;
     private volatile boolean ending;

@@ -466,6 +466,20 @@ public final class Exchange {
             fileReadFailed(file, e.toString());
             return -1;
         }
+        return checkedFileBytes(file, offset, got);
+    }
+
+    /**
+     * The check {@link #readFile} makes, for a port that read the bytes another way: {@code got}, or -1
+     * (logged by {@link #fileEndedEarly}) when it is fewer than {@link #fileBytesNeeded} and the port must
+     * answer EIO instead.
+     *
+     * @param file   the file of {@link ReplyPort#sendFile}
+     * @param offset its offset
+     * @param got    the bytes the port read
+     * @return {@code got}, or -1 for an EIO reply
+     */
+    public int checkedFileBytes(LocalFile file, long offset, int got) {
         if (got < fileBytesNeeded(file, offset)) {
             fileEndedEarly(file, offset, got);
             return -1;

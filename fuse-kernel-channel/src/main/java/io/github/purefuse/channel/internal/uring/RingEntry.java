@@ -171,10 +171,10 @@ final class RingEntry implements ReplyPort {
     public void sendFile(Exchange exchange, ByteBuffer outHeader, LocalFile file, long offset, int length) {
         header.put(0, outHeader, outHeader.position(), ReplyEncoder.OUT_HEADER);
         payload.clear();
-        int got = 0;
         if (file instanceof NativeFile nf && length > 0 && owner.isCurrent()) {
+            int got = 0;
+            int n = 0;
             while (got < length) {
-                int n;
                 try {
                     n = nf.readNoWait(iovAddress, payloadAddress + got, length - got, offset + got);
                 } catch (IOException e) {
@@ -186,30 +186,17 @@ final class RingEntry implements ReplyPort {
                     readAsync(exchange, nf, offset, length, got);
                     return;
                 }
-                if (n == NativeFile.CANNOT_TELL) {
-                    break;
-                }
-                if (n == 0) {
-                    finishFile(exchange, file, offset, got);
-                    return;
-                }
-                got += n;
-            }
-        }
-        try {
-            while (got < length) {
-                int n = file.read(payload.limit(length).position(got), offset + got);
                 if (n <= 0) {
-                    break;
+                    break; // the end of the file, or CANNOT_TELL (tmpfs): read it as any other file below
                 }
                 got += n;
             }
-        } catch (IOException e) {
-            exchange.fileReadFailed(file, e.toString());
-            answerEio(exchange);
-            return;
+            if (n != NativeFile.CANNOT_TELL) {
+                finishFile(exchange, file, offset, got);
+                return;
+            }
         }
-        finishFile(exchange, file, offset, got);
+        finishFile(exchange, exchange.readFile(file, offset, payload.limit(length)));
     }
 
     /** Hands the rest of a file reply to the ring ({@link State#READING}); the file stays open until then. */
@@ -264,8 +251,12 @@ final class RingEntry implements ReplyPort {
 
     /** Commits {@code got} bytes of a file reply, or EIO when the file ended before its expected size. */
     private void finishFile(Exchange exchange, LocalFile file, long offset, int got) {
-        if (got < exchange.fileBytesNeeded(file, offset)) {
-            exchange.fileEndedEarly(file, offset, got);
+        finishFile(exchange, exchange.checkedFileBytes(file, offset, got));
+    }
+
+    /** Commits {@code got} bytes of a file reply, or EIO for -1 (the reason is logged already). */
+    private void finishFile(Exchange exchange, int got) {
+        if (got < 0) {
             answerEio(exchange);
             return;
         }
