@@ -168,10 +168,7 @@ public final class MemoryDepot implements WritableDepot {
 
     @Override
     public void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException {
-        String problem = WritableDepot.rootNameProblem(name);
-        if (problem != null) {
-            throw new DepotException(DepotException.Reason.INVALID, problem);
-        }
+        WritableDepot.requireRootName(name);
         bundle(bundle);
         rootLock.lock();
         try {

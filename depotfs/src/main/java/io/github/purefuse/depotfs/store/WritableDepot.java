@@ -102,6 +102,19 @@ public interface WritableDepot extends Depot {
     void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException;
 
     /**
+     * Refuses an invalid root name, as {@link #setRoot} does before anything else.
+     *
+     * @param name candidate
+     * @throws DepotException {@link DepotException.Reason#INVALID} with {@link #rootNameProblem}'s reason
+     */
+    static void requireRootName(String name) throws DepotException {
+        String problem = rootNameProblem(name);
+        if (problem != null) {
+            throw new DepotException(DepotException.Reason.INVALID, problem);
+        }
+    }
+
+    /**
      * Checks a root name.
      *
      * @param name candidate

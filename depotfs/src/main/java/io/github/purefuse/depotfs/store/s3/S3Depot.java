@@ -1064,10 +1064,7 @@ public final class S3Depot implements WritableDepot {
      */
     @Override
     public void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException {
-        String problem = WritableDepot.rootNameProblem(name);
-        if (problem != null) {
-            throw new DepotException(DepotException.Reason.INVALID, problem);
-        }
+        WritableDepot.requireRootName(name);
         bundle(bundle); // must exist and be intact
         requireConditionalWrites();
         String key = location.refsPrefix() + name;

@@ -337,12 +337,7 @@ final class RingThread implements Runnable {
             for (int k = 0; k < n; k++) {
                 long ud = cqeData[k];
                 int res = cqeRes[k];
-                if (ud == WAKE) {
-                    wakeArmed = false;
-                    continue;
-                }
-                if (isFileRead(ud)) {
-                    fileRead(ud, res);
+                if (aside(ud, res)) {
                     continue;
                 }
                 RingEntry e = entries[(int) ud];
@@ -364,9 +359,6 @@ final class RingThread implements Runnable {
                 return false;
             }
             if (again == 0) {
-                if (!wakeArmed) {
-                    armWake();
-                }
                 registered.complete(null);
                 return true;
             }
@@ -408,6 +400,9 @@ final class RingThread implements Runnable {
                 sleeping.set(false);
                 continue;
             }
+            if (!wakeArmed) {
+                armWake();
+            }
             try {
                 ring.submitAndWait(1);
             } catch (ErrnoException ex) {
@@ -423,12 +418,7 @@ final class RingThread implements Runnable {
             for (int k = 0; k < n; k++) {
                 long ud = cqeData[k];
                 int res = cqeRes[k];
-                if (ud == WAKE) {
-                    armWake();
-                    continue;
-                }
-                if (isFileRead(ud)) {
-                    fileRead(ud, res);
+                if (aside(ud, res)) {
                     continue;
                 }
                 RingEntry e = entries[(int) ud];
@@ -443,13 +433,23 @@ final class RingThread implements Runnable {
         }
     }
 
-    private static boolean isFileRead(long ud) {
-        return ud != WAKE && (ud & FILE_READ) != 0;
-    }
-
-    private void fileRead(long ud, int res) {
-        fileReads--;
-        entries[(int) (ud & ~FILE_READ)].fileRead(res);
+    /**
+     * Handles a completion that is not an entry's command: the eventfd read that wakes the thread (re-armed
+     * before the next wait) or a file read of {@link #readFile}.
+     *
+     * @return whether the completion was one of those
+     */
+    private boolean aside(long ud, int res) {
+        if (ud == WAKE) {
+            wakeArmed = false;
+            return true;
+        }
+        if ((ud & FILE_READ) != 0) {
+            fileReads--;
+            entries[(int) (ud & ~FILE_READ)].fileRead(res);
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -470,9 +470,7 @@ final class RingThread implements Runnable {
             }
             int n = reap();
             for (int k = 0; k < n; k++) {
-                if (isFileRead(cqeData[k])) {
-                    fileRead(cqeData[k], cqeRes[k]);
-                }
+                aside(cqeData[k], cqeRes[k]); // the thread is ending: entries' commands are not served
             }
             if (fileReads > 0) {
                 try {
