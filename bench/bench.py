@@ -55,7 +55,11 @@ ALL_RA = os.environ.get("BENCH_ALL_TESTS_EVERY_RA", "0") == "1"
 RAND_SECONDS = env_int("BENCH_RAND_SECONDS", 3)  # fio runtime per random-read run
 SWEEP_RUNS = env_int("BENCH_SWEEP_RUNS", 2)      # the sweep and the experiments: fewer runs, to stay < 25 min
 VARIANT_RUNS = env_int("BENCH_VARIANT_RUNS", 2)
-PREFAULT_GB = float(os.environ.get("BENCH_PREFAULT_GB") or SIZE_GB + 0.5)
+# BENCH_FIXTURE_DIR: the fixture (object, tree, depot) in this directory, on the disk it is on, instead of a
+# private tmpfs; kept there for the next run. Every cold read then reads the disk under the server, and fills
+# the lower file's page cache beside the FUSE file's: twice the prefault.
+FIXTURE_DIR = os.environ.get("BENCH_FIXTURE_DIR", "")
+PREFAULT_GB = float(os.environ.get("BENCH_PREFAULT_GB") or (2 if FIXTURE_DIR else 1) * SIZE_GB + 0.5)
 RA_LIST = [int(x) for x in env_list("BENCH_RA", ["128", "1024"])]
 MAX_BG = env_int("BENCH_MAX_BG", 64)             # main table: max_background for every FUSE server (MountOptions default)
 CONG = env_int("BENCH_CONG", MAX_BG * 3 // 4)    # ... and congestion_threshold
@@ -97,13 +101,13 @@ JAVA_HOME = os.environ.get("BENCH_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64
 NOTE = os.environ.get("BENCH_NOTE", "")
 
 LABEL = {
-    "tmpfs": "tmpfs directly (no FUSE)",
+    "tmpfs": "the fixture's disk directly (no FUSE)" if FIXTURE_DIR else "tmpfs directly (no FUSE)",
     "rawfuse-zero": "rawfuse zero (C, no copy)",
     "rawfuse-f": "rawfuse -f (C, pread+writev)",
     "jnr-fuse": "jnr-fuse 0.5.8 on libfuse 2 (byte[] + Pointer.put)",
     "hello": "hello example (large.bin)",
-    "mirror": "mirror example (of the tmpfs dir)",
-    "depotfs": "depotfs (local depot on tmpfs)",
+    "mirror": "mirror example (of the fixture's dir on %s)" % ("disk" if FIXTURE_DIR else "tmpfs"),
+    "depotfs": "depotfs (local depot on %s)" % ("disk" if FIXTURE_DIR else "tmpfs"),
     "depotfs-pt": "depotfs --passthrough",
     "depotfs-verify": "depotfs --verify-reads (chunk checksums checked)",
 }
@@ -396,7 +400,7 @@ class Server:
 class Tmpfs(Server):
     name = "tmpfs"
     fuse = False
-    fills_page_cache = False
+    fills_page_cache = bool(FIXTURE_DIR)
     has_tree = True
 
     def start(self, ra_kb, bg, cong):
@@ -676,11 +680,25 @@ def find_key(obj, keys):
 class Fixture:
     def __init__(self, ctx):
         self.ctx = ctx
-        self.tmpfs = os.path.join(ctx.work, "tmpfs")
-        os.makedirs(self.tmpfs, exist_ok=True)
-        size_gb = 2 * SIZE_GB + 2 + (TREE // 20000)
-        run(["mount", "-t", "tmpfs", "-o", "size=%dG,mode=755" % size_gb, "purefuse-bench", self.tmpfs])
-        ctx.add_mount(self.tmpfs)
+        # made once per run on a private tmpfs; with BENCH_FIXTURE_DIR, made once in that directory and kept
+        # (a file named after the sizes says it is complete; the import is redone when the depot is missing)
+        if FIXTURE_DIR:
+            self.tmpfs = os.path.abspath(FIXTURE_DIR)
+            self.stamp = os.path.join(self.tmpfs, "complete-%dg-%d-%d" % (SIZE_GB, TREE, TREE_DIRS))
+            if not os.path.exists(self.stamp) and os.path.exists(self.tmpfs):
+                shutil.rmtree(self.tmpfs)
+            os.makedirs(self.tmpfs, exist_ok=True)
+            self.fstype = out(["stat", "-f", "-c", "%T", self.tmpfs]).strip()
+            if self.fstype == "tmpfs":
+                log("WARNING: BENCH_FIXTURE_DIR %s is on tmpfs" % self.tmpfs)
+        else:
+            self.tmpfs = os.path.join(ctx.work, "tmpfs")
+            self.stamp = None
+            self.fstype = "tmpfs"
+            os.makedirs(self.tmpfs, exist_ok=True)
+            size_gb = 2 * SIZE_GB + 2 + (TREE // 20000)
+            run(["mount", "-t", "tmpfs", "-o", "size=%dG,mode=755" % size_gb, "purefuse-bench", self.tmpfs])
+            ctx.add_mount(self.tmpfs)
         self.src = os.path.join(self.tmpfs, "src")
         self.data = os.path.join(self.src, "object-%dg.bin" % SIZE_GB)
         self.tree = os.path.join(self.src, "tree")
@@ -688,9 +706,16 @@ class Fixture:
         self.depot_root = ""
         self.depot_data = os.path.basename(self.data)
         self.depot_tree = "tree"
-        os.makedirs(self.src)
+        self.reused = self.stamp is not None and os.path.exists(self.stamp)
+        os.makedirs(self.src, exist_ok=True)
 
     def make(self):
+        if self.reused:
+            log("fixture kept from an earlier run in %s (%s)" % (self.tmpfs, self.fstype))
+            self.tree_files = sorted(os.path.relpath(os.path.join(d, f), self.tree)
+                                     for d, _, fs in os.walk(self.tree) for f in fs)
+            self.tree_entries = count_entries(self.tree)
+            return
         log("writing %d GiB object (pseudo-random) and a tree of %d files in %d dirs" % (SIZE_GB, TREE, TREE_DIRS))
         chunk = os.urandom(64 << 20)
         with open(self.data, "wb") as f:
@@ -710,6 +735,9 @@ class Fixture:
                 self.tree_files.append(rel)
                 n += 1
         self.tree_entries = count_entries(self.tree)
+        if self.stamp:
+            run(["sync"])
+            open(self.stamp, "w").close()
 
     def import_depot(self):
         exe = os.path.join(ROOT, "bin", "depotfs")
@@ -717,6 +745,13 @@ class Fixture:
             log("bin/depotfs not found: depotfs rows skipped")
             return
         self.depot = os.path.join(self.tmpfs, "depot")
+        self.depot_root = os.environ.get("BENCH_DEPOT_ROOT", os.path.basename(self.src))
+        done = os.path.join(self.tmpfs, "depot-complete")
+        if self.reused and os.path.exists(done):
+            log("depot kept from an earlier run")
+            return
+        if os.path.exists(self.depot):
+            shutil.rmtree(self.depot)
         t0 = time.time()
         cmd = os.environ.get("BENCH_DEPOT_IMPORT", "{exe} import -q --depot {depot} {src}")
         cmd = cmd.format(exe=exe, depot=self.depot, src=self.src)
@@ -727,8 +762,10 @@ class Fixture:
             self.depot = None
             return
         self.import_seconds = time.time() - t0
-        self.depot_root = os.environ.get("BENCH_DEPOT_ROOT", os.path.basename(self.src))
         log("imported in %.1f s" % self.import_seconds)
+        if self.stamp:
+            run(["sync"])
+            open(done, "w").close()
 
 
 def count_entries(path):
@@ -1441,9 +1478,12 @@ def main():
             mach["nproc"], mach["cpu"], mach["memory"], mach["kernel"], mach["jdk"], mach["fio"], mach["commit"]))
         section.append("Load average at start %s, at end %s; run took %.0f s. Object %d GiB, tree %d files in %d dirs "
                        "(%s entries seen by find); medians of %d; random reads %d s each; rawfuse -t %d; "
-                       "main table at max_background %d / congestion_threshold %d.\n" % (
+                       "main table at max_background %d / congestion_threshold %d. Fixture %s.\n" % (
                            load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
-                           RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG))
+                           RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG,
+                           "in %s (%s, on %s; every cold read reads the disk)" % (
+                               fx.tmpfs, fx.fstype, out(["findmnt", "-n", "-o", "SOURCE", "-T", fx.tmpfs]).strip())
+                           if FIXTURE_DIR else "on a private tmpfs"))
         pinned = [s.name for s in servers if getattr(s, "transport", None) == "dev"]
         if pinned:
             section.append("Rows without a transport in their name (%s) pin the /dev/fuse transport "
