@@ -64,12 +64,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -116,14 +118,12 @@ import org.jspecify.annotations.Nullable;
 public final class PathAdapter implements ReadOnlyFileSystem {
 
     private static final System.Logger LOG = System.getLogger(PathAdapter.class.getName());
-    /** Kinds of EIO failure (operation and exception class) logged at WARNING; bounds {@link #loggedFailures}. */
-    private static final int LOGGED_FAILURES_LIMIT = 256;
     private static final int O_ACCMODE = 3;
     private static final int O_TRUNC = 01000;
 
     private final PathFileSystem fs;
-    /** The kinds of EIO failure logged at WARNING already ({@link #failure}). */
-    private final java.util.Set<String> loggedFailures = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The WARNING lines of failed requests ({@link #failure}). */
+    private final FailureLog failures = new FailureLog(LOG);
     private final InodeTable<FsPath> table;
     private final boolean inoFromAttributes;
     private final NameShortener shortener;
@@ -630,16 +630,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     /**
      * A read that ended before the size {@code stat} gave at OPEN: the reader gets a short file without an
-     * error ({@code cp} copies it short), so say so, once per adapter at WARNING and at DEBUG after that.
+     * error ({@code cp} copies it short), so say so, once per file at WARNING and at DEBUG after that.
      */
     private void shortRead(FsPath path, long at, long size) {
-        if (loggedFailures.size() < LOGGED_FAILURES_LIMIT && loggedFailures.add("READ end of file before the size")) {
-            LOG.log(Level.WARNING, () -> "read of " + path + " reached end of file at " + at + ", before the size stat"
-                    + " gave at open (" + size + "): readers see a short file, or zeros past its end where the kernel's"
-                    + " readahead replies completed out of order (further short reads are logged at DEBUG)");
-        } else {
-            LOG.log(Level.DEBUG, () -> "read of " + path + " reached end of file at " + at + " of " + size);
-        }
+        failures.once("short read " + path, () -> "read of " + path + " reached end of file at " + at + ", before the"
+                + " size stat gave at open (" + size + "): readers see a short file, or zeros past its end where the"
+                + " kernel's readahead replies completed out of order (further short reads of it are logged at DEBUG)");
     }
 
     /**
@@ -741,7 +737,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Failure.of(Errno.ENOENT);
         }
         try {
-            List<PathEntry> entries = fs.list(path);
+            List<PathEntry> entries = distinct(path, fs.list(path));
             List<String> realNames = new ArrayList<>(entries.size());
             for (PathEntry e : entries) {
                 realNames.add(e.name());
@@ -764,6 +760,31 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         } catch (IOException | RuntimeException e) {
             return failure("opendir", request.header().unique(), path.toString(), e);
         }
+    }
+
+    /**
+     * A listing without the second entry of a name: a directory never lists a name twice, and the kernel
+     * would show both ({@code ls} prints it twice). A filesystem bug, logged once per directory.
+     */
+    private List<PathEntry> distinct(FsPath dir, List<PathEntry> entries) {
+        Set<String> seen = HashSet.newHashSet(entries.size());
+        List<PathEntry> kept = null;
+        for (int i = 0; i < entries.size(); i++) {
+            PathEntry e = entries.get(i);
+            if (seen.add(e.name())) {
+                if (kept != null) {
+                    kept.add(e);
+                }
+            } else {
+                if (kept == null) {
+                    kept = new ArrayList<>(entries.subList(0, i));
+                }
+                failures.once("duplicate " + dir, () -> "list of " + dir + " gave the name \"" + e.name()
+                        + "\" more than once: only its first entry is listed (further duplicates in this directory"
+                        + " are logged at DEBUG)");
+            }
+        }
+        return kept == null ? entries : kept;
     }
 
     @Override
@@ -892,10 +913,11 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     /**
      * The reply to a request whose filesystem call threw: the errno of {@link Errnos#of}, EINTR instead of
-     * EIO after FUSE_INTERRUPT. An EIO is logged at WARNING with the request's {@code unique} and the stack
-     * trace the first time per operation and exception class, later ones at DEBUG: a store that goes down
-     * fails every request the same way, and stderr gets one stack trace per kind of failure, not one per
-     * request. Other errnos (ENOENT, EACCES, ...) are answers, logged at DEBUG.
+     * EIO after FUSE_INTERRUPT. An EIO is logged at WARNING, a line per request with its {@code unique}, path
+     * and cause, so that each damaged file is named; after a burst of 20 lines at most one per second (a store
+     * that goes down fails every request the same way), and the stack trace only the first time per
+     * operation and exception class ({@link FailureLog}). Other errnos (ENOENT, EACCES, ...) are answers,
+     * logged at DEBUG.
      */
     private <R> R failure(String op, long unique, String what, Exception e) {
         Errno errno = Errnos.of(e);
@@ -904,15 +926,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
         Errno answer = errno;
         if (answer.equals(Errno.EIO)) {
-            String kind = op + " " + e.getClass().getName();
-            if (loggedFailures.size() < LOGGED_FAILURES_LIMIT && loggedFailures.add(kind)) {
-                LOG.log(Level.WARNING, () -> op + " " + what + " (unique " + Long.toUnsignedString(unique)
-                        + ") failed: EIO: " + e + " (further " + e.getClass().getSimpleName() + "s of " + op
-                        + " are logged at DEBUG)", e);
-            } else {
-                LOG.log(Level.DEBUG, () -> op + " " + what + " (unique " + Long.toUnsignedString(unique)
-                        + ") failed: EIO: " + e);
-            }
+            failures.failed(op, unique, what, e, "EIO");
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + answer);
         }

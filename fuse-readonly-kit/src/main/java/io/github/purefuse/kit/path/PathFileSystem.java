@@ -51,13 +51,16 @@ import org.jspecify.annotations.Nullable;
  *   <li>Paths are absolute ({@link FsPath}) and hold <em>real</em> names: the adapter maps the short names it
  *       lists for long or invalid names back before calling you.</li>
  *   <li>Attributes: {@code ino} is ignored (the adapter gives every path a stable ino); set type,
- *       permissions, size, times, and {@code nlink} (directories: 2 + subdirectories, or at least 2).
+ *       permissions (the builder starts at 0, which {@code ls} shows as {@code ----------} and only root can
+ *       read: 0444 and 0555 for a read-only tree), size, times, and {@code nlink} (directories: 2 +
+ *       subdirectories, or at least 2).
  *       {@code blocks} defaults to the size rounded up to 512-byte units, which keeps {@code du} right.</li>
  *   <li>Errors: throw {@link ErrnoException} for a specific errno; {@code NoSuchFileException} is ENOENT,
  *       {@code NotDirectoryException} ENOTDIR, {@code AccessDeniedException} EACCES, an interrupted read
  *       EINTR, any other {@code IOException} or runtime exception EIO: the full table is in {@link Errnos}.
- *       An EIO is logged at WARNING with the request's {@code unique} and the stack trace the first time per
- *       operation and exception class, and at DEBUG after that.</li>
+ *       An EIO is logged at WARNING, one line per request with its {@code unique}, path and cause (after a
+ *       burst of 20 lines, at most one per second; the next line says how many were left out), and the stack
+ *       trace the first time per operation and exception class.</li>
  *   <li>Per-open state: return an {@link OpenFile} from {@link #open} to keep state for one open of a file
  *       (its READs go to it, RELEASE closes it).</li>
  *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O. A
@@ -69,7 +72,8 @@ import org.jspecify.annotations.Nullable;
  *       {@code InterruptedIOException} (EINTR). An interrupted request is never answered EIO: the adapter
  *       answers EINTR instead.</li>
  *   <li>Listings must be stable while the tree is mounted with long timeouts: a listing is snapshotted at
- *       {@code opendir} and served from that snapshot to the handle's end.</li>
+ *       {@code opendir} and served from that snapshot to the handle's end. A name that {@code list} gives
+ *       twice is listed once (the first entry), with a log line.</li>
  * </ul>
  */
 public interface PathFileSystem {
@@ -85,7 +89,10 @@ public interface PathFileSystem {
     List<PathEntry> list(FsPath dir) throws IOException;
 
     /**
-     * Gives a path's attributes.
+     * Gives a path's attributes. Called for every LOOKUP, GETATTR and OPEN the kernel sends (every
+     * {@code open(2)} of a file, also with {@link PathAdapter.Builder#keepCache}): keep it to a map lookup or
+     * one metadata read, not a scan of the parent's listing, or opening the files of a large directory one
+     * by one costs a scan each.
      *
      * @param path the path; the root must exist and be a directory
      * @return its attributes ({@code ino} is ignored), or empty if nothing exists at that path

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,7 @@ import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.Statistics;
 import io.github.purefuse.api.reply.XattrNames;
 import io.github.purefuse.api.reply.XattrValue;
+import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
@@ -763,16 +765,16 @@ class PathAdapterTest {
     }
 
     /**
-     * A store that goes down fails every request the same way: the first EIO per operation and exception
-     * class is logged at WARNING with its unique and stack trace, the others at DEBUG (FINE) without.
+     * Every EIO gets a WARNING line naming its request, path and cause (each damaged file of a store is
+     * named), with the stack trace only the first time per operation and exception class.
      */
     @Test
-    void anEioIsLoggedWithItsStackTraceOncePerOperationAndExceptionClass() {
+    void everyEioIsLoggedAndItsStackTraceOncePerOperationAndExceptionClass() {
         PathFileSystem down = statFails(path -> {
             if (path.name().startsWith("npe")) {
                 throw new IllegalStateException("a bug");
             }
-            throw new java.io.IOException("the store is down");
+            throw new java.io.IOException("the store is down at " + path);
         });
         PathAdapter a = PathAdapter.builder(down).build();
         List<io.github.purefuse.api.request.Lookup> lookups = new ArrayList<>();
@@ -787,18 +789,66 @@ class PathAdapterTest {
         });
         List<java.util.logging.LogRecord> warnings = records.stream()
                 .filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList();
-        assertEquals(2, warnings.size(), "one per exception class: " + warnings.stream().map(r -> r.getMessage()).toList());
-        assertEquals("lookup /x0 (unique " + lookups.get(0).header().unique() + ") failed: EIO:"
-                        + " java.io.IOException: the store is down (further IOExceptions of lookup are logged at DEBUG)",
-                warnings.get(0).getMessage());
+        assertEquals(7, warnings.size(), "one per failure: " + warnings.stream().map(r -> r.getMessage()).toList());
+        for (int i = 0; i < 5; i++) {
+            assertEquals("lookup /x" + i + " (unique " + lookups.get(i).header().unique() + ") failed: EIO:"
+                    + " java.io.IOException: the store is down at /x" + i, warnings.get(i).getMessage());
+        }
         assertInstanceOf(java.io.IOException.class, warnings.get(0).getThrown(), "with its stack trace");
-        assertInstanceOf(IllegalStateException.class, warnings.get(1).getThrown());
-        List<java.util.logging.LogRecord> later = records.stream()
-                .filter(r -> r.getLevel() == java.util.logging.Level.FINE && r.getMessage().contains("failed: EIO")).toList();
-        assertEquals(5, later.size(), later.stream().map(r -> r.getMessage()).toList().toString());
-        assertTrue(later.stream().allMatch(r -> r.getThrown() == null), "no stack trace after the first");
-        assertEquals("lookup /x1 (unique " + lookups.get(1).header().unique() + ") failed: EIO:"
-                + " java.io.IOException: the store is down", later.get(0).getMessage());
+        assertTrue(warnings.subList(1, 5).stream().allMatch(r -> r.getThrown() == null), "no stack trace after the first");
+        assertInstanceOf(IllegalStateException.class, warnings.get(5).getThrown(), "the first of another class");
+        assertNull(warnings.get(6).getThrown());
+    }
+
+    /** A store that goes down fails every request: a burst of lines, then the rest at DEBUG, counted. */
+    @Test
+    void aFloodOfEiosIsLoggedUpToTheBurstAndTheRestAtDebug() {
+        PathAdapter a = PathAdapter.builder(statFails(path -> {
+            throw new java.io.IOException("the store is down");
+        })).build();
+        List<java.util.logging.LogRecord> records = captureLogs(() -> {
+            for (int i = 0; i < 50; i++) {
+                assertEquals(Failure.of(Errno.EIO), a.lookup(Requests.lookup(NodeId.ROOT, "f" + i)));
+            }
+        });
+        long warnings = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).count();
+        long debug = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.FINE
+                && r.getMessage().contains("failed: EIO")).count();
+        assertTrue(warnings >= FailureLog.BURST && warnings <= FailureLog.BURST + 1, "a burst, not 50: " + warnings);
+        assertEquals(50, warnings + debug, "the others at DEBUG");
+    }
+
+    /** A directory never lists a name twice: a filesystem that does gets it listed once, and one log line. */
+    @Test
+    void aNameListedTwiceIsListedOnce() {
+        PathFileSystem twice = new PathFileSystem() {
+            @Override
+            public List<PathEntry> list(FsPath dir) {
+                Attr file = Attr.builder(FileType.REGULAR).permissions(0444).build();
+                return List.of(new PathEntry("dup", file), new PathEntry("other", file), new PathEntry("dup", file));
+            }
+
+            @Override
+            public java.util.Optional<Attr> stat(FsPath path) throws java.io.IOException {
+                return fs.stat(path.isRoot() ? path : FsPath.of("/hello.txt"));
+            }
+
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return -1;
+            }
+        };
+        PathAdapter a = PathAdapter.builder(twice).build();
+        List<java.util.logging.LogRecord> records = captureLogs(() -> {
+            FileHandle fh = assertInstanceOf(Opened.class, a.opendir(Requests.opendir(NodeId.ROOT))).fh();
+            FakeDirectoryPage page = new FakeDirectoryPage(false, 4096);
+            a.readdir(Requests.readdir(NodeId.ROOT, fh, 0, 4096), page);
+            assertEquals(List.of(".", "..", "dup", "other"), page.entries().stream().map(DirEntry::name).toList());
+            a.releasedir(Requests.releasedir(NodeId.ROOT, fh));
+        });
+        assertEquals(List.of("list of / gave the name \"dup\" more than once: only its first entry is listed (further"
+                        + " duplicates in this directory are logged at DEBUG)"),
+                records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).map(r -> r.getMessage()).toList());
     }
 
     static List<java.util.logging.LogRecord> captureLogs(Runnable r) {
