@@ -191,7 +191,7 @@ public final class DepotfsCli implements Callable<Integer> {
             String rootName = root != null ? root : defaultRootName(source);
             String problem = WritableDepot.rootNameProblem(rootName);
             if (problem != null) {
-                throw new DepotException(DepotException.Reason.INVALID, "bad root name '" + rootName + "': " + problem
+                throw new UsageException("bad root name '" + rootName + "': " + problem
                         + (root == null ? " (choose one with --root)" : ""));
             }
             if (!Files.exists(source)) {
@@ -359,7 +359,7 @@ public final class DepotfsCli implements Callable<Integer> {
 
     /** {@code depotfs link --depot DIR EXISTING NEW}. */
     @Command(name = "link", mixinStandardHelpOptions = true,
-            description = {"References an existing bundle at one more path.",
+            description = {"References an existing bundle (a directory) or file at one more path.",
                     "Rewrites the manifests up to the root and moves the root atomically; refuses cycles.",
                     "NEW_PATH may also be a new root name."})
     static final class LinkCommand implements Callable<Integer> {

@@ -152,7 +152,8 @@ class DepotfsCliTest {
                 new String[] {"mount", "--depot", local, m, "--cache", "c", "--cache-size", "10Q"},
                 new String[] {"mount", "--depot", local, m, "--cache-size", "1G"},
                 new String[] {"mount", "--depot", local, m, "--endpoint", "http://127.0.0.1:9"},
-                new String[] {"ls", "--depot", "s3://ab"})) {
+                new String[] {"ls", "--depot", "s3://ab"},
+                new String[] {"import", "--depot", local, "--root", "bad/name", m})) {
             Run r2 = cli(args);
             assertEquals(2, r2.exit(), String.join(" ", args) + ": " + r2.err());
             assertEquals(1, r2.err().lines().count(), "one line: " + r2.err());

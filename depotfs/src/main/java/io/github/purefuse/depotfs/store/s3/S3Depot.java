@@ -344,7 +344,8 @@ public final class S3Depot implements WritableDepot {
                     + " AWS_PROFILE, or use --anonymous for a public bucket" + where, c);
         }
         if (t instanceof TimeoutException || (t != null && t.getClass().getSimpleName().contains("Timeout"))) {
-            return new IOException(what + ": no answer within the timeout" + where, t);
+            return new IOException(what + ": no answer within " + options.callTimeout().toSeconds()
+                    + " s (the request's timeout, retries included: --s3-timeout)" + where, t);
         }
         String m = t == null ? "unknown error" : t.getMessage() == null ? t.toString() : t.getMessage().lines().findFirst().orElse("");
         // The SDK nests the HTTP client's exception by class name ("...: software.amazon.awssdk.crt.http
