@@ -34,11 +34,12 @@ import org.jspecify.annotations.Nullable;
  * @param autoUnmount         mount through {@code fusermount3 -o auto_unmount} even as root: the helper
  *                            unmounts if this process dies without unmounting. Default {@code false}
  * @param readerThreads       reader threads, one {@code /dev/fuse} descriptor each; at least 1.
- *                            Default: the number of processors, at least 2. A READ answered with a
- *                            {@code FileRange} whose pages must come from the disk does not occupy a
- *                            reader: it goes to a file-read thread (made as needed, up to
- *                            {@code -Dpurefuse.fileReadThreads}, default 128; 0: readers read them), and a
- *                            reader reads it itself only when none is free
+ *                            Default: the number of processors, at least 2. The readers never all wait
+ *                            for the disk: a READ answered with a {@code FileRange} whose pages must come
+ *                            from the disk is read by its reader while another reader waits for requests,
+ *                            and otherwise goes to a file-read thread (made as needed, up to
+ *                            {@code -Dpurefuse.fileReadThreads}, default 128; 0: readers read them); a
+ *                            reader reads it itself too when no file-read thread is free
  * @param maxInFlight         the most handler calls running at once; at least 1. When reached, readers
  *                            stop reading until one finishes (backpressure), so an INTERRUPT for a
  *                            running handler waits too. Default 256

@@ -264,12 +264,13 @@ class SpliceIT {
     }
 
     /**
-     * On {@code /dev/fuse} a reader thread does not wait for the disk either: a spliced range with a page
-     * that is not in the page cache ({@code cachestat}), or a copied one that {@code RWF_NOWAIT} finds
-     * missing, goes to a {@code fuse-file-read-*} thread, and the reader goes on serving. Both kinds here,
-     * from a file just dropped from the page cache: whole-file reads (spliced 1 MiB READs) and 4 KiB direct
-     * reads (copied, seen in the file-read threads' {@code rchar}). Needs the temporary directory on a disk
-     * filesystem, like the io_uring test above.
+     * On {@code /dev/fuse} the readers never all wait for the disk: a reader with no other reader free
+     * (here the only one) sends a spliced range with a page that is not in the page cache
+     * ({@code cachestat}), or a copied one that {@code RWF_NOWAIT} finds missing, to a
+     * {@code fuse-file-read-*} thread, and goes on serving. Both kinds here, from a file just dropped from
+     * the page cache: whole-file reads (spliced 1 MiB READs) and 4 KiB direct reads (copied, seen in the
+     * file-read threads' {@code rchar}). Needs the temporary directory on a disk filesystem, like the
+     * io_uring test above.
      */
     @Test
     void aColdFileOnDiskIsReadByAFileReadThreadNotByAReader(@TempDir Path dir) throws Exception {
@@ -278,7 +279,7 @@ class SpliceIT {
         Path source = onDisk(dir, data);
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
-                    TestMount.options().transport(Transport.DEV_FUSE).readaheadKb(1024).build());
+                    TestMount.options().transport(Transport.DEV_FUSE).readerThreads(1).readaheadKb(1024).build());
             Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
             long readers = readerRchar();
             assertArrayEquals(data, Files.readAllBytes(mount.path().resolve("f")));
@@ -298,6 +299,36 @@ class SpliceIT {
             assertTrue(threadRchar("fuse-file-read") - before >= 4 * 4096,
                     "the copied 4 KiB READs of the cold file were not read by the file-read threads");
             assertEquals((long) SIZE + 4 * 4096, mount.session().stats().readBytes(), "bytes the kernel accepted");
+        }
+    }
+
+    /**
+     * While another reader is parked in {@code read(2)}, a reader reads a cold range itself: the requests
+     * behind it still have a reader, and the hand-off would only add a thread switch. Synchronous 4 KiB
+     * direct reads of a cold file, one at a time, so the second reader is always free: the readers'
+     * {@code rchar} grows by what they read and the file-read threads' does not.
+     */
+    @Test
+    void aColdReadWithAnotherReaderFreeIsReadByTheReaderItself(@TempDir Path dir) throws Exception {
+        byte[] data = new byte[SIZE];
+        new Random(48).nextBytes(data);
+        Path source = onDisk(dir, data);
+        try (UringParameter p = UringParameter.disable()) {
+            mount = TestMount.mount(new LocalFs(source, SIZE),
+                    TestMount.options().transport(Transport.DEV_FUSE).readerThreads(2).build());
+            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            long readers = readerRchar();
+            long fileReads = threadRchar("fuse-file-read");
+            try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+                for (int at : new int[] {0, 1 << 20, (2 << 20) + 4096, SIZE - 4096}) {
+                    byte[] got = new byte[4096];
+                    d.seek(at);
+                    assertEquals(4096, d.read(got));
+                    assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), got, "4 KiB at " + at);
+                }
+            }
+            assertTrue(readerRchar() - readers >= 4 * 4096, "the readers did not read the cold file themselves");
+            assertEquals(fileReads, threadRchar("fuse-file-read"), "a file-read thread read it");
         }
     }
 

@@ -155,6 +155,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         for (;;) {
             buffer.clear();
             int n;
+            e.readerWaits(1);
             try {
                 n = device.read(buffer);
             } catch (ErrnoException ex) {
@@ -168,6 +169,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 LOG.log(Level.ERROR, "reading /dev/fuse failed: {0}; the session ends", ex.getMessage());
                 e.failed(ex);
                 return;
+            } finally {
+                e.readerWaits(-1);
             }
             if (n <= 0) {
                 LOG.log(Level.ERROR, "reading /dev/fuse returned {0}; the session ends", n);
@@ -194,6 +197,12 @@ final class DeviceQueue implements Runnable, ReplyPort {
 
     private boolean onReaderThread() {
         return Thread.currentThread() == thread;
+    }
+
+    /** {@return whether this reader must not wait for the device: no other reader waits for requests} */
+    private boolean mustNotWait() {
+        Engine e = engine;
+        return e != null && !e.anotherReaderWaits();
     }
 
     // ------------------------------------------------------------------ ReplyPort
@@ -227,17 +236,20 @@ final class DeviceQueue implements Runnable, ReplyPort {
     }
 
     /**
-     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. A reader thread does not
-     * wait for the disk: a range with a page that must come from the device ({@code NativeFile.inPageCache},
-     * or {@code RWF_NOWAIT} for a copied one) goes to a file-read thread ({@link #handOff}), so that the
-     * reader goes on serving other requests instead of every reader waiting behind cold READs.
+     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. The readers never all
+     * wait for the disk: a reader with no other reader parked in {@code read(2)} checks the range first, and
+     * one with a page that must come from the device ({@code NativeFile.inPageCache}, or {@code RWF_NOWAIT}
+     * for a copied one) goes to a file-read thread ({@link #handOff}), so that the reader goes on serving
+     * other requests instead of every reader waiting behind cold READs. While another reader waits for
+     * requests, the reader reads the range itself, cold or not ({@link Engine#anotherReaderWaits}).
      */
     @Override
     public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {
         // Recording copies READ data anyway: pread + writev, which the recorder sees whole.
         if (recorder == null && length >= SPLICE_MIN && file instanceof NativeFile nf && device instanceof DevFuse dev) {
             boolean mine = onReaderThread();
-            if (mine && !nf.inPageCache(cacheScratch, offset, length) && handOff(exchange, header, nf, offset, length)) {
+            if (mine && mustNotWait() && !nf.inPageCache(cacheScratch, offset, length)
+                    && handOff(exchange, header, nf, offset, length)) {
                 return;
             }
             SplicePipe p = mine ? readerPipe() : pipes.poll();
@@ -279,7 +291,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         }
         try {
             b.clear().limit(Math.min(length, b.capacity()));
-            int total = mine && recorder == null && file instanceof NativeFile nf
+            int total = mine && recorder == null && file instanceof NativeFile nf && mustNotWait()
                     ? readCached(exchange, header, nf, offset, length, b) : -2;
             if (total == HANDED_OFF) {
                 return;

@@ -138,6 +138,8 @@ public final class Engine {
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
+    /** Reader threads parked in {@code read(2)} on {@code /dev/fuse} now ({@link #readerWaits}). */
+    private final AtomicInteger waitingReaders = new AtomicInteger();
     /** {@code -Dpurefuse.fileReadThreads}, read when the session starts. */
     private final int fileReadLimit = Integer.getInteger("purefuse.fileReadThreads", FILE_READ_THREADS);
     /** The file-read threads of {@link #fileReads()}, made on first use. */
@@ -450,6 +452,25 @@ public final class Engine {
      *
      * @return the executor
      */
+    /**
+     * A reader thread enters ({@code +1}) or leaves ({@code -1}) its {@code read(2)} on {@code /dev/fuse}.
+     *
+     * @param delta +1 or -1
+     */
+    void readerWaits(int delta) {
+        waitingReaders.addAndGet(delta);
+    }
+
+    /**
+     * {@return whether another reader thread is parked in {@code read(2)}, ready for the next request} A
+     * reader that finds one may wait for the device itself: the requests behind it still have a reader, so
+     * the hand-off to a file-read thread (a thread switch, and the page-cache checks that decide it) is not
+     * needed. With every other reader busy it hands off, so that at least one reader never waits for a disk.
+     */
+    boolean anotherReaderWaits() {
+        return waitingReaders.get() > 0;
+    }
+
     Executor fileReads() {
         if (fileReadLimit <= 0) {
             return NO_FILE_READS;
