@@ -154,8 +154,7 @@ class SpliceIT {
 
     @Test
     void fileRangesArriveWholeAlignedUnalignedAndAtTheEnd(@TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(42).nextBytes(data);
+        byte[] data = random(42);
         Path source = Files.write(dir.resolve("source.bin"), data);
         mount = TestMount.mount(new LocalFs(source));
         Path f = mount.path().resolve("f");
@@ -189,8 +188,7 @@ class SpliceIT {
      */
     @Test
     void readaheadReadsOfAMebibyteAreSplicedNotCopied(@TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(44).nextBytes(data);
+        byte[] data = random(44);
         Path source = Files.write(dir.resolve("source.bin"), data);
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source),
@@ -244,8 +242,7 @@ class SpliceIT {
      */
     @Test
     void aColdFileOnDiskIsReadByTheRingNotByItsThread(@TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(45).nextBytes(data);
+        byte[] data = random(45);
         Path source = onDisk(dir, data);
         String type = Files.getFileStore(dir).type();
         try (UringParameter p = UringParameter.enable()) {
@@ -274,8 +271,7 @@ class SpliceIT {
      */
     @Test
     void aColdFileOnDiskIsReadByAFileReadThreadNotByAReader(@TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(46).nextBytes(data);
+        byte[] data = random(46);
         Path source = onDisk(dir, data);
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
@@ -288,14 +284,7 @@ class SpliceIT {
 
             Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
             long before = threadRchar("fuse-file-read");
-            try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
-                for (int at : new int[] {0, 1 << 20, (2 << 20) + 4096, SIZE - 4096}) {
-                    byte[] got = new byte[4096];
-                    d.seek(at);
-                    assertEquals(4096, d.read(got));
-                    assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), got, "4 KiB at " + at);
-                }
-            }
+            readFourDirectPages(data);
             assertTrue(threadRchar("fuse-file-read") - before >= 4 * 4096,
                     "the copied 4 KiB READs of the cold file were not read by the file-read threads");
             assertEquals((long) SIZE + 4 * 4096, mount.session().stats().readBytes(), "bytes the kernel accepted");
@@ -310,8 +299,7 @@ class SpliceIT {
      */
     @Test
     void aColdReadWithAnotherReaderFreeIsReadByTheReaderItself(@TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(48).nextBytes(data);
+        byte[] data = random(48);
         Path source = onDisk(dir, data);
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
@@ -319,14 +307,7 @@ class SpliceIT {
             Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
             long readers = readerRchar();
             long fileReads = threadRchar("fuse-file-read");
-            try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
-                for (int at : new int[] {0, 1 << 20, (2 << 20) + 4096, SIZE - 4096}) {
-                    byte[] got = new byte[4096];
-                    d.seek(at);
-                    assertEquals(4096, d.read(got));
-                    assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), got, "4 KiB at " + at);
-                }
-            }
+            readFourDirectPages(data);
             assertTrue(readerRchar() - readers >= 4 * 4096, "the readers did not read the cold file themselves");
             assertEquals(fileReads, threadRchar("fuse-file-read"), "a file-read thread read it");
         }
@@ -340,8 +321,7 @@ class SpliceIT {
      */
     @Test
     void withNoFileReadThreadFreeTheReaderReadsAColdFileItself(@TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(47).nextBytes(data);
+        byte[] data = random(47);
         Path source = onDisk(dir, data);
         System.setProperty("purefuse.fileReadThreads", "0");
         try (UringParameter p = UringParameter.disable()) {
@@ -363,6 +343,25 @@ class SpliceIT {
             assertTrue(threadCount("fuse-file-read") <= threads, "a file-read thread was made");
         } finally {
             System.clearProperty("purefuse.fileReadThreads");
+        }
+    }
+
+    /** {@return {@link #SIZE} pseudo-random bytes} */
+    static byte[] random(long seed) {
+        byte[] data = new byte[SIZE];
+        new Random(seed).nextBytes(data);
+        return data;
+    }
+
+    /** Reads 4 KiB at four places of "d" (direct I/O: each a READ, copied) and checks them against {@code data}. */
+    void readFourDirectPages(byte[] data) throws IOException {
+        try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
+            for (int at : new int[] {0, 1 << 20, (2 << 20) + 4096, SIZE - 4096}) {
+                byte[] got = new byte[4096];
+                d.seek(at);
+                assertEquals(4096, d.read(got));
+                assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), got, "4 KiB at " + at);
+            }
         }
     }
 
@@ -430,8 +429,7 @@ class SpliceIT {
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"DEV_FUSE", "IO_URING"})
     void aFileCutShortUnderAnExpectedSizeGivesEioNotAShortRead(Transport transport, @TempDir Path dir) throws Exception {
-        byte[] data = new byte[SIZE];
-        new Random(43).nextBytes(data);
+        byte[] data = random(43);
         int cut = (1 << 20) + 5000;
         for (boolean expected : new boolean[] {true, false}) {
             Path source = Files.write(dir.resolve("source-" + expected + ".bin"), data);
