@@ -34,12 +34,14 @@ import org.jspecify.annotations.Nullable;
  * @param autoUnmount         mount through {@code fusermount3 -o auto_unmount} even as root: the helper
  *                            unmounts if this process dies without unmounting. Default {@code false}
  * @param readerThreads       reader threads, one {@code /dev/fuse} descriptor each; at least 1.
- *                            Default: the number of processors, at least 2. The readers never all wait
- *                            for the disk: a READ answered with a {@code FileRange} whose pages must come
- *                            from the disk is read by its reader while another reader waits for requests,
- *                            and otherwise goes to a file-read thread (made as needed, up to
- *                            {@code -Dpurefuse.fileReadThreads}, default 128; 0: readers read them); a
- *                            reader reads it itself too when no file-read thread is free
+ *                            Default: the number of processors, at least 2. A READ answered with a
+ *                            {@code FileRange} whose pages must come from the disk is read by its reader
+ *                            while another reader waits for requests, and otherwise goes to a file-read
+ *                            thread (made as needed, up to {@code -Dpurefuse.fileReadThreads}, default 128),
+ *                            so the readers do not all wait for the disk; a reader reads it itself too when
+ *                            no file-read thread is free, so more than that many READs waiting for a slow
+ *                            disk at once (synchronous O_DIRECT callers) can hold up cached requests, as
+ *                            can small values of the property (0: readers read every cold range)
  * @param maxInFlight         the most handler calls running at once; at least 1. When reached, readers
  *                            stop reading until one finishes (backpressure), so an INTERRUPT for a
  *                            running handler waits too. Default 256

@@ -236,8 +236,9 @@ final class DeviceQueue implements Runnable, ReplyPort {
     }
 
     /**
-     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. The readers never all
-     * wait for the disk: a reader with no other reader parked in {@code read(2)} checks the range first, and
+     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. The readers do not all
+     * wait for the disk (while a file-read thread is free): a reader with no other reader parked in
+     * {@code read(2)} checks the range first, and
      * one with a page that must come from the device ({@code NativeFile.inPageCache}, or {@code RWF_NOWAIT}
      * for a copied one) goes to a file-read thread ({@link #handOff}), so that the reader goes on serving
      * other requests instead of every reader waiting behind cold READs. While another reader waits for

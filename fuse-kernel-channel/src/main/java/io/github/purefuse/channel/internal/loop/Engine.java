@@ -441,18 +441,6 @@ public final class Engine {
     }
 
     /**
-     * Where a {@code /dev/fuse} reader sends a file reply whose bytes must come from the device, so that it
-     * does not wait for them itself: platform threads ({@code fuse-file-read-N}) made as needed, up to
-     * {@code -Dpurefuse.fileReadThreads} (default {@value #FILE_READ_THREADS}: twice the default
-     * {@code max_background}, whose readahead alone can keep 64 READs waiting, plus synchronous callers),
-     * ended after {@value #FILE_READ_IDLE_SECONDS} s idle. When they are all busy, or the session is ending,
-     * {@code execute} throws {@link java.util.concurrent.RejectedExecutionException} and the reader sends the
-     * reply itself, waiting for the device as it did before; {@code -Dpurefuse.fileReadThreads=0} makes it
-     * do so always.
-     *
-     * @return the executor
-     */
-    /**
      * A reader thread enters ({@code +1}) or leaves ({@code -1}) its {@code read(2)} on {@code /dev/fuse}.
      *
      * @param delta +1 or -1
@@ -465,12 +453,28 @@ public final class Engine {
      * {@return whether another reader thread is parked in {@code read(2)}, ready for the next request} A
      * reader that finds one may wait for the device itself: the requests behind it still have a reader, so
      * the hand-off to a file-read thread (a thread switch, and the page-cache checks that decide it) is not
-     * needed. With every other reader busy it hands off, so that at least one reader never waits for a disk.
+     * needed. With every other reader busy it hands off, so that a reader stays free for the other requests
+     * as long as a file-read thread is free too ({@link #fileReads}).
      */
     boolean anotherReaderWaits() {
         return waitingReaders.get() > 0;
     }
 
+    /**
+     * Where a {@code /dev/fuse} reader sends a file reply whose bytes must come from the device, so that it
+     * does not wait for them itself: platform threads ({@code fuse-file-read-N}) made as needed, up to
+     * {@code -Dpurefuse.fileReadThreads} (default {@value #FILE_READ_THREADS}: twice the default
+     * {@code max_background}, whose readahead alone can keep 64 READs waiting, plus synchronous callers),
+     * ended after {@value #FILE_READ_IDLE_SECONDS} s idle. When they are all busy, or the session is ending,
+     * {@code execute} throws {@link java.util.concurrent.RejectedExecutionException} and the reader sends the
+     * reply itself, waiting for the device as it did before: with more READs waiting for the device than
+     * there are file-read threads (synchronous O_DIRECT callers are not bounded by {@code max_background}),
+     * every reader can end up waiting, and cached requests with them. {@code -Dpurefuse.fileReadThreads=0}
+     * makes a reader read every cold range itself, and small values come close: only for a disk that never
+     * waits long.
+     *
+     * @return the executor
+     */
     Executor fileReads() {
         if (fileReadLimit <= 0) {
             return NO_FILE_READS;
