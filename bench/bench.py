@@ -680,26 +680,31 @@ def find_key(obj, keys):
 class Fixture:
     def __init__(self, ctx):
         self.ctx = ctx
-        # made once per run on a private tmpfs; with BENCH_FIXTURE_DIR, made once in that directory and kept
-        # (a file named after the sizes says it is complete; the import is redone when the depot is missing)
+        # self.root: made once per run on a private tmpfs; with BENCH_FIXTURE_DIR, made once in that directory
+        # and kept (a file named after the sizes says it is complete; the import is redone when the depot is missing)
         if FIXTURE_DIR:
-            self.tmpfs = os.path.abspath(FIXTURE_DIR)
-            self.stamp = os.path.join(self.tmpfs, "complete-%dg-%d-%d" % (SIZE_GB, TREE, TREE_DIRS))
-            if not os.path.exists(self.stamp) and os.path.exists(self.tmpfs):
-                shutil.rmtree(self.tmpfs)
-            os.makedirs(self.tmpfs, exist_ok=True)
-            self.fstype = out(["stat", "-f", "-c", "%T", self.tmpfs]).strip()
+            self.root = os.path.abspath(FIXTURE_DIR)
+            self.stamp = os.path.join(self.root, "complete-%dg-%d-%d" % (SIZE_GB, TREE, TREE_DIRS))
+            os.makedirs(self.root, exist_ok=True)
+            if not os.path.exists(self.stamp):   # remove only what the bench writes there: the dir may hold more
+                for name in os.listdir(self.root):
+                    p = os.path.join(self.root, name)
+                    if name in ("src", "depot") and os.path.isdir(p):
+                        shutil.rmtree(p)
+                    elif name == "depot-complete" or name.startswith("complete-"):
+                        os.remove(p)
+            self.fstype = out(["stat", "-f", "-c", "%T", self.root]).strip()
             if self.fstype == "tmpfs":
-                log("WARNING: BENCH_FIXTURE_DIR %s is on tmpfs" % self.tmpfs)
+                log("WARNING: BENCH_FIXTURE_DIR %s is on tmpfs" % self.root)
         else:
-            self.tmpfs = os.path.join(ctx.work, "tmpfs")
+            self.root = os.path.join(ctx.work, "tmpfs")
             self.stamp = None
             self.fstype = "tmpfs"
-            os.makedirs(self.tmpfs, exist_ok=True)
+            os.makedirs(self.root, exist_ok=True)
             size_gb = 2 * SIZE_GB + 2 + (TREE // 20000)
-            run(["mount", "-t", "tmpfs", "-o", "size=%dG,mode=755" % size_gb, "purefuse-bench", self.tmpfs])
-            ctx.add_mount(self.tmpfs)
-        self.src = os.path.join(self.tmpfs, "src")
+            run(["mount", "-t", "tmpfs", "-o", "size=%dG,mode=755" % size_gb, "purefuse-bench", self.root])
+            ctx.add_mount(self.root)
+        self.src = os.path.join(self.root, "src")
         self.data = os.path.join(self.src, "object-%dg.bin" % SIZE_GB)
         self.tree = os.path.join(self.src, "tree")
         self.depot = None
@@ -711,7 +716,7 @@ class Fixture:
 
     def make(self):
         if self.reused:
-            log("fixture kept from an earlier run in %s (%s)" % (self.tmpfs, self.fstype))
+            log("fixture kept from an earlier run in %s (%s)" % (self.root, self.fstype))
             self.tree_files = sorted(os.path.relpath(os.path.join(d, f), self.tree)
                                      for d, _, fs in os.walk(self.tree) for f in fs)
             self.tree_entries = count_entries(self.tree)
@@ -744,9 +749,9 @@ class Fixture:
         if not os.access(exe, os.X_OK):
             log("bin/depotfs not found: depotfs rows skipped")
             return
-        self.depot = os.path.join(self.tmpfs, "depot")
+        self.depot = os.path.join(self.root, "depot")
         self.depot_root = os.environ.get("BENCH_DEPOT_ROOT", os.path.basename(self.src))
-        done = os.path.join(self.tmpfs, "depot-complete")
+        done = os.path.join(self.root, "depot-complete")
         if self.reused and os.path.exists(done):
             log("depot kept from an earlier run")
             return
@@ -1482,7 +1487,7 @@ def main():
                            load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
                            RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG,
                            "in %s (%s, on %s; every cold read reads the disk)" % (
-                               fx.tmpfs, fx.fstype, out(["findmnt", "-n", "-o", "SOURCE", "-T", fx.tmpfs]).strip())
+                               fx.root, fx.fstype, out(["findmnt", "-n", "-o", "SOURCE", "-T", fx.root]).strip())
                            if FIXTURE_DIR else "on a private tmpfs"))
         pinned = [s.name for s in servers if getattr(s, "transport", None) == "dev"]
         if pinned:

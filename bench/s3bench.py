@@ -462,7 +462,7 @@ def import_test(ceph):
 
 def make_rss_objects(fx):
     """RSS_READERS objects of RSS_MIB MiB each, all different, beside the fixture's source"""
-    d = os.path.join(fx.tmpfs, "multi")
+    d = os.path.join(fx.root, "multi")
     os.makedirs(d, exist_ok=True)
     chunk = os.urandom(1 << 20)
     for i in range(RSS_READERS):

@@ -44,24 +44,23 @@ final class FailureLog {
     }
 
     /**
-     * Logs a failed request at WARNING, within the rate; its stack trace the first time per operation and
-     * exception class.
+     * Logs a request answered EIO at WARNING, within the rate; its stack trace the first time per operation
+     * and exception class.
      *
      * @param op      the operation, e.g. {@code read}
      * @param unique  the request's {@code unique}
      * @param what    what it was about (a path)
      * @param e       the cause
-     * @param answer  the errno name the kernel got, e.g. {@code EIO}
      */
-    void failed(String op, long unique, String what, Throwable e, String answer) {
+    void eio(String op, long unique, String what, Throwable e) {
         long skipped = take();
         if (skipped < 0) {
-            log.log(Level.DEBUG, () -> line(op, unique, what, e, answer, 0));
+            log.log(Level.DEBUG, () -> line(op, unique, what, e, 0));
             return;
         }
         String kind = op + " " + e.getClass().getName();
         boolean trace = traced.size() < TRACED_LIMIT && traced.add(kind);
-        String line = line(op, unique, what, e, answer, skipped);
+        String line = line(op, unique, what, e, skipped);
         if (trace) {
             log.log(Level.WARNING, line, e);
         } else {
@@ -86,8 +85,8 @@ final class FailureLog {
         log.log(Level.DEBUG, message);
     }
 
-    private static String line(String op, long unique, String what, Throwable e, String answer, long skipped) {
-        return op + " " + what + " (unique " + Long.toUnsignedString(unique) + ") failed: " + answer + ": " + e
+    private static String line(String op, long unique, String what, Throwable e, long skipped) {
+        return op + " " + what + " (unique " + Long.toUnsignedString(unique) + ") failed: EIO: " + e
                 + leftOut(skipped);
     }
 

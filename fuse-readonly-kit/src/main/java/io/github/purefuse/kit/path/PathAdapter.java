@@ -63,9 +63,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -926,7 +926,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
         Errno answer = errno;
         if (answer.equals(Errno.EIO)) {
-            failures.failed(op, unique, what, e, "EIO");
+            failures.eio(op, unique, what, e);
         } else {
             LOG.log(Level.DEBUG, () -> op + " " + what + ": " + answer);
         }

@@ -60,18 +60,18 @@ class FailureLogTest {
     @Test
     void aBurstIsWrittenThenOneLinePerSecondSayingHowManyWereLeftOut() {
         for (int i = 0; i < 30; i++) {
-            failures.failed("read", i, "/f" + i, new IOException("gone"), "EIO");
+            failures.eio("read", i, "/f" + i, new IOException("gone"));
         }
         assertEquals(FailureLog.BURST, log.at(Level.WARNING).size());
         assertEquals(10, log.at(Level.DEBUG).size());
         assertEquals(10, failures.pending());
 
         now.addAndGet(FailureLog.REFILL_NANOS / 2);
-        failures.failed("read", 30, "/f30", new IOException("gone"), "EIO");
+        failures.eio("read", 30, "/f30", new IOException("gone"));
         assertEquals(FailureLog.BURST, log.at(Level.WARNING).size(), "half a second: still at DEBUG");
 
         now.addAndGet(FailureLog.REFILL_NANOS / 2);
-        failures.failed("read", 31, "/f31", new IOException("gone"), "EIO");
+        failures.eio("read", 31, "/f31", new IOException("gone"));
         List<Line> warnings = log.at(Level.WARNING);
         assertEquals(FailureLog.BURST + 1, warnings.size(), "a second later: one more line");
         assertEquals("read /f31 (unique 31) failed: EIO: java.io.IOException: gone [11 earlier failures were logged at"
@@ -80,17 +80,17 @@ class FailureLogTest {
 
         now.addAndGet(60 * FailureLog.REFILL_NANOS);
         for (int i = 0; i < FailureLog.BURST; i++) {
-            failures.failed("read", 100 + i, "/g" + i, new IOException("gone"), "EIO");
+            failures.eio("read", 100 + i, "/g" + i, new IOException("gone"));
         }
         assertEquals(2 * FailureLog.BURST + 1, log.at(Level.WARNING).size(), "a quiet minute refills the burst, no more");
     }
 
     @Test
     void theStackTraceGoesWithTheFirstFailureOfEachOperationAndClass() {
-        failures.failed("read", 1, "/a", new IOException("x"), "EIO");
-        failures.failed("read", 2, "/b", new IOException("y"), "EIO");
-        failures.failed("open", 3, "/c", new IOException("z"), "EIO");
-        failures.failed("read", 4, "/d", new IllegalStateException("bug"), "EIO");
+        failures.eio("read", 1, "/a", new IOException("x"));
+        failures.eio("read", 2, "/b", new IOException("y"));
+        failures.eio("open", 3, "/c", new IOException("z"));
+        failures.eio("read", 4, "/d", new IllegalStateException("bug"));
         List<Line> w = log.at(Level.WARNING);
         assertNotNull(w.get(0).thrown());
         assertNull(w.get(1).thrown());

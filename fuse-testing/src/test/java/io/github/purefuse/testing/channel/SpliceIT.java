@@ -314,10 +314,12 @@ class SpliceIT {
     }
 
     /**
-     * When no file-read thread is free (here: none at all, {@code -Dpurefuse.fileReadThreads=0}) the reader
-     * reads a cold range itself, as before the hand-off existed. Red before: the rejected hand-off ran on the
-     * reader, which handed it off again until its stack overflowed, and the READ was answered EIO (31 of 100
-     * cold readers on a throttled disk, found by a trial with more cold READs than file-read threads).
+     * With no file-read thread ({@code -Dpurefuse.fileReadThreads=0}) the reader reads a cold range itself,
+     * as before the hand-off existed. Red when it was written: the rejected hand-off ran on the reader, which
+     * handed it off again until its stack overflowed, and the READ was answered EIO (31 of 100 cold readers
+     * on a throttled disk, found by a trial with more cold READs than file-read threads); since then a
+     * reader with the threads off does not try a hand-off at all ({@code Engine.readerMayWait}), and a
+     * rejected one returns to the reader ({@code DeviceQueue.handOff}).
      */
     @Test
     void withNoFileReadThreadFreeTheReaderReadsAColdFileItself(@TempDir Path dir) throws Exception {

@@ -199,10 +199,10 @@ final class DeviceQueue implements Runnable, ReplyPort {
         return Thread.currentThread() == thread;
     }
 
-    /** {@return whether this reader must not wait for the device: no other reader waits for requests} */
+    /** {@return whether this reader must not wait for the device ({@link Engine#readerMayWait})} */
     private boolean mustNotWait() {
         Engine e = engine;
-        return e != null && !e.anotherReaderWaits();
+        return e != null && !e.readerMayWait();
     }
 
     // ------------------------------------------------------------------ ReplyPort
@@ -236,13 +236,12 @@ final class DeviceQueue implements Runnable, ReplyPort {
     }
 
     /**
-     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. The readers do not all
-     * wait for the disk (while a file-read thread is free): a reader with no other reader parked in
-     * {@code read(2)} checks the range first, and
-     * one with a page that must come from the device ({@code NativeFile.inPageCache}, or {@code RWF_NOWAIT}
-     * for a copied one) goes to a file-read thread ({@link #handOff}), so that the reader goes on serving
-     * other requests instead of every reader waiting behind cold READs. While another reader waits for
-     * requests, the reader reads the range itself, cold or not ({@link Engine#anotherReaderWaits}).
+     * Sends a file reply: spliced from {@link #SPLICE_MIN} bytes on, else copied. While another reader
+     * waits for requests, a reader reads the range itself, cold or not ({@link Engine#readerMayWait}).
+     * Otherwise it checks the range first, and one with a page that must come from the device
+     * ({@code NativeFile.inPageCache}, or {@code RWF_NOWAIT} for a copied one) goes to a file-read thread
+     * ({@link #handOff}), so that the reader goes on serving other requests: the readers do not all wait
+     * for the disk while a file-read thread is free.
      */
     @Override
     public void sendFile(Exchange exchange, ByteBuffer header, LocalFile file, long offset, int length) {

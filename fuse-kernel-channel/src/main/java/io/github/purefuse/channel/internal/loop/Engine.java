@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -55,9 +54,6 @@ public final class Engine {
     private static final int EINTR = Errno.EINTR.code();
     static final int FILE_READ_THREADS = 128;
     static final int FILE_READ_IDLE_SECONDS = 30;
-    private static final Executor NO_FILE_READS = r -> {
-        throw new RejectedExecutionException("file-read threads are off (-Dpurefuse.fileReadThreads=0)");
-    };
     private static final int EAGAIN = Errno.EAGAIN.code();
     private static final int ENOENT = Errno.ENOENT.code();
 
@@ -450,14 +446,15 @@ public final class Engine {
     }
 
     /**
-     * {@return whether another reader thread is parked in {@code read(2)}, ready for the next request} A
-     * reader that finds one may wait for the device itself: the requests behind it still have a reader, so
-     * the hand-off to a file-read thread (a thread switch, and the page-cache checks that decide it) is not
-     * needed. With every other reader busy it hands off, so that a reader stays free for the other requests
-     * as long as a file-read thread is free too ({@link #fileReads}).
+     * {@return whether a reader may wait for the device itself} Yes while another reader thread is parked in
+     * {@code read(2)}, ready for the next request: the requests behind it still have a reader, so the
+     * hand-off to a file-read thread (a thread switch, and the page-cache checks that decide it) is not
+     * needed; and always with the file-read threads off ({@code -Dpurefuse.fileReadThreads=0}). With every
+     * other reader busy a reader hands off, so that a reader stays free for the other requests as long as a
+     * file-read thread is free too ({@link #fileReads}).
      */
-    boolean anotherReaderWaits() {
-        return waitingReaders.get() > 0;
+    boolean readerMayWait() {
+        return fileReadLimit <= 0 || waitingReaders.get() > 0;
     }
 
     /**
@@ -470,15 +467,12 @@ public final class Engine {
      * reply itself, waiting for the device as it did before: with more READs waiting for the device than
      * there are file-read threads (synchronous O_DIRECT callers are not bounded by {@code max_background}),
      * every reader can end up waiting, and cached requests with them. {@code -Dpurefuse.fileReadThreads=0}
-     * makes a reader read every cold range itself, and small values come close: only for a disk that never
-     * waits long.
+     * makes a reader read every cold range itself ({@link #readerMayWait}; this is then never called), and
+     * small values come close: only for a disk that never waits long.
      *
      * @return the executor
      */
     Executor fileReads() {
-        if (fileReadLimit <= 0) {
-            return NO_FILE_READS;
-        }
         ThreadPoolExecutor p = fileReads;
         if (p == null) {
             synchronized (this) {
