@@ -1,5 +1,6 @@
 package io.github.purefuse.testing.channel;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,12 +13,18 @@ import io.github.purefuse.channel.Transport;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.UringParameter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * FUSE over io_uring on the real kernel: requests go through the ring, FORGET and INTERRUPT still
@@ -139,6 +146,71 @@ class UringIT {
             assertTrue(detail.contains(severalQueues ? " 1 thread not bound to CPUs," : " 1 thread bound to its CPU,"), detail);
             assertTrue(mount.session().stats().ringRequests() > 0, mount.session().stats().toString());
         }
+    }
+
+    /**
+     * A READ larger than 128 KiB is served off its caller's CPU, where its copies run beside the caller's
+     * instead of taking turns with them, and the next small request back on the caller's CPU. Seen from
+     * the {@code Cpus_allowed_list} of the ring thread of queue 0 while this thread, bound to CPU 0 (so
+     * that its requests go to queue 0), reads 1 MiB and then 4 KiB of a direct-I/O file (READs as large as
+     * the reads). On a machine with one CPU the thread stays on it.
+     */
+    @Test
+    void aLargeReadIsServedOffTheCallersCpuAndASmallOneOnIt(@TempDir Path dir) throws Exception {
+        byte[] data = SpliceIT.random(45);
+        Path source = Files.write(dir.resolve("source.bin"), data);
+        Path self = Path.of("/proc/thread-self/status");
+        String allowed = cpusAllowed(self);
+        String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
+        try (UringParameter p = UringParameter.enable()) {
+            mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
+            Path ring0 = ringThread(0);
+            assertEquals("0", cpusAllowed(ring0), "bound to its queue's CPU");
+            Tools.run(T, "taskset", "-pc", "0", tid).ok();
+            try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
+                // page-aligned, or the kernel splits the read where the buffer's 257th page begins
+                ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
+                assertEquals(1 << 20, d.read(large, 4096));
+                String afterLarge = cpusAllowed(ring0);
+                ByteBuffer small = ByteBuffer.allocateDirect(4096);
+                assertEquals(4096, d.read(small, 8192));
+                String afterSmall = cpusAllowed(ring0);
+
+                assertArrayEquals(Arrays.copyOfRange(data, 4096, 4096 + (1 << 20)), bytes(large.flip()));
+                assertArrayEquals(Arrays.copyOfRange(data, 8192, 8192 + 4096), bytes(small.flip()));
+                boolean otherCpus = !allowed.equals("0");
+                assertEquals(otherCpus, !afterLarge.equals("0"),
+                        "a 1 MiB READ is served off CPU 0 when another CPU is ours: " + afterLarge + " of " + allowed);
+                assertEquals("0", afterSmall, "a 4 KiB READ is served on CPU 0 again");
+            } finally {
+                Tools.run(T, "taskset", "-pc", allowed, tid).ok();
+            }
+            assertEquals(allowed, cpusAllowed(self), "this thread runs where it ran before");
+        }
+    }
+
+    /** The {@code Cpus_allowed_list} line of a thread's {@code status} file, e.g. {@code 0-1}. */
+    static String cpusAllowed(Path status) throws IOException {
+        return Files.readAllLines(status).stream().filter(l -> l.startsWith("Cpus_allowed_list:"))
+                .map(l -> l.substring("Cpus_allowed_list:".length()).trim()).findFirst().orElseThrow();
+    }
+
+    /** The {@code status} file of the ring thread serving queue {@code q} (one thread per queue). */
+    static Path ringThread(int q) throws IOException {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                if (Files.readString(t.resolve("comm")).strip().equals("fuse-uring-" + q)) {
+                    return t.resolve("status");
+                }
+            }
+        }
+        throw new AssertionError("no thread fuse-uring-" + q);
+    }
+
+    static byte[] bytes(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.get(a);
+        return a;
     }
 
     @Test

@@ -121,9 +121,6 @@ public interface LibC {
      */
     long syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6);
 
-    /** {@code int sched_setaffinity(pid_t pid, size_t cpusetsize, const cpu_set_t *mask)}; pid 0 is the calling thread. */
-    int sched_setaffinity(int pid, @size_t long cpusetsize, @In long[] mask);
-
     /** {@code int eventfd(unsigned int initval, int flags)}. */
     int eventfd(int initval, int flags);
 

@@ -767,20 +767,40 @@ public final class Native {
                 .order(java.nio.ByteOrder.nativeOrder());
     }
 
+    /** {@code sizeof(cpu_set_t)} in glibc: a mask of 1024 CPUs, the size {@link #getAffinity} needs. */
+    public static final int CPU_SET_BYTES = 128;
+    /** {@code __NR_sched_setaffinity}. */
+    private static final long SYS_SCHED_SETAFFINITY = AARCH64 ? 122 : 203;
+    /** {@code __NR_sched_getaffinity}. */
+    private static final long SYS_SCHED_GETAFFINITY = AARCH64 ? 123 : 204;
+
     /**
-     * Binds the calling thread to one CPU ({@code sched_setaffinity(0, ...)}).
+     * {@code sched_getaffinity(0, CPU_SET_BYTES, mask)}: the CPUs the calling thread may run on, one bit per
+     * CPU (bit {@code c % 64} of the {@code c / 64}-th native {@code long}).
      *
-     * @param cpu the CPU number, from 0
-     * @throws ErrnoException on failure (e.g. {@code EINVAL}: the CPU is offline or outside the cpuset)
+     * @param mask {@link #CPU_SET_BYTES} of native memory; the kernel fills what its CPU count needs, the
+     *             rest is zeroed here
+     * @throws ErrnoException on failure
      */
-    public static void pinToCpu(int cpu) throws ErrnoException {
-        if (cpu < 0) {
-            throw new IllegalArgumentException("cpu " + cpu);
+    public static void getAffinity(long mask) throws ErrnoException {
+        MEMORY.setMemory(mask, CPU_SET_BYTES, (byte) 0);
+        long r = SYSCALL_INVOKER.invokeL6(SYSCALL5, SYSCALL, SYS_SCHED_GETAFFINITY, 0, CPU_SET_BYTES, mask, 0, 0);
+        if (r < 0) {
+            throw new ErrnoException("sched_getaffinity", errno());
         }
-        long[] mask = new long[cpu / 64 + 1];
-        mask[cpu / 64] = 1L << (cpu % 64);
-        if (C.sched_setaffinity(0, 8L * mask.length, mask) < 0) {
-            throw new ErrnoException("sched_setaffinity(cpu " + cpu + ")", errno());
+    }
+
+    /**
+     * Exactly one {@code sched_setaffinity(0, CPU_SET_BYTES, mask)}: the calling thread runs on those CPUs
+     * only, and moves at once if it runs elsewhere. Allocation-free (jffi, like {@link #ioUringEnter}).
+     *
+     * @param mask {@link #CPU_SET_BYTES} of native memory, laid out as {@link #getAffinity} fills it
+     * @throws ErrnoException on failure (EINVAL: none of the CPUs is online and allowed to this thread)
+     */
+    public static void setAffinity(long mask) throws ErrnoException {
+        long r = SYSCALL_INVOKER.invokeL6(SYSCALL5, SYSCALL, SYS_SCHED_SETAFFINITY, 0, CPU_SET_BYTES, mask, 0, 0);
+        if (r < 0) {
+            throw new ErrnoException("sched_setaffinity", errno());
         }
     }
 
