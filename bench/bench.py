@@ -1202,7 +1202,9 @@ def variants_table(variants):
                                           "; %s/GiB" % fmt(a, "bytes") if a is not None else ""))
         label_ = LABEL.get(name, name)
         if name.startswith("depotfs+"):
-            label_ = "depotfs `%s`" % opts.get(name[len("depotfs+"):], "")
+            variant = name[len("depotfs+"):]
+            label_ = "depotfs `%s`%s" % (opts.get(variant, ""), " [%s]" % split_transport(variant)[1]
+                                         if split_transport(variant)[1] else "")
         lines.append("| %s | %s |" % (label_, " | ".join(cells)))
     return "\n".join(lines) + "\n"
 
