@@ -106,7 +106,8 @@ final class RingThread implements Runnable {
      * Two CPU masks ({@link Native#CPU_SET_BYTES} each): at 0 the queue's CPU, the thread's home; after it
      * the other CPUs the thread may use, where it serves large READs ({@link #place}).
      */
-    private final ByteBuffer cpuMasks = ByteBuffer.allocateDirect(2 * Native.CPU_SET_BYTES).order(ByteOrder.nativeOrder());
+    private final ByteBuffer cpuMasks = ByteBuffer.allocateDirect(2 * Native.CPU_SET_BYTES)
+            .order(ByteOrder.nativeOrder());
     /** Whether {@link #place} may move the thread: bound, and another CPU is ours to use. Ring thread only. */
     private boolean mayMove;
     /** Whether the thread runs off its queue's CPU now. Ring thread only. */
@@ -289,7 +290,8 @@ final class RingThread implements Runnable {
             Native.getAffinity(others);
             int word = pinnedQueue / 64;
             long bit = 1L << (pinnedQueue % 64);
-            cpuMasks.putLong(Native.CPU_SET_BYTES + 8 * word, cpuMasks.getLong(Native.CPU_SET_BYTES + 8 * word) & ~bit);
+            int at = Native.CPU_SET_BYTES + 8 * word;
+            cpuMasks.putLong(at, cpuMasks.getLong(at) & ~bit);
             cpuMasks.putLong(8 * word, bit);
             Native.setAffinity(home);
             bound = true;
@@ -310,10 +312,12 @@ final class RingThread implements Runnable {
      * they run beside it: one cold sequential reader at {@code read_ahead_kb} 1024 (1 MiB READs) got about
      * 1.6x the throughput on the 2-vCPU VM of bench/RESULTS.md (3.1 against 1.9 GB/s, medians of alternating
      * runs; run 2026-12-05 09:48). Four readers keep both CPUs busy either way and gain nothing; a cached
-     * random reader on the reader's CPU keeps its IOPS. A small request is served best where its caller just went to sleep
-     * (no cross-CPU wake-up: see {@link #bound()}). The thread moves only when the kind of request
-     * changes, with one {@code sched_setaffinity}, so a stream of large READs, or of small requests, costs
-     * nothing more. {@code -Dpurefuse.uring.noMove=true} keeps the threads on their queue's CPU.
+     * random reader on the reader's CPU keeps its IOPS. A small request is served best where its caller
+     * just went to sleep (no cross-CPU wake-up: see {@link #bound()}). The thread moves only when the kind
+     * of request changes, with one {@code sched_setaffinity} (~25 us when it moves the thread there), so a
+     * stream of large READs, or of small requests, costs nothing more. A move the kernel refuses (the CPUs
+     * we may use changed) ends the moving: the thread stays where the kernel lets it run.
+     * {@code -Dpurefuse.uring.noMove=true} keeps the threads on their queue's CPU.
      */
     private void place(boolean large) {
         try {
@@ -566,7 +570,8 @@ final class RingThread implements Runnable {
         int arg0 = len - IN_HEADER - payloadSz;
         if (mayMove) {
             boolean large = opcode == FUSE_READ && arg0 >= FuseStructs.FuseReadIn.SIZE + 4
-                    && Integer.compareUnsigned(h.getInt(RingEntry.OP_IN + FuseStructs.FuseReadIn.SIZE), LARGE_READ) > 0;
+                    && Integer.compareUnsigned(h.getInt(RingEntry.OP_IN + FuseStructs.FuseReadIn.SIZE),
+                            LARGE_READ) > 0;
             if (large != away) {
                 place(large);
             }
