@@ -84,7 +84,8 @@ SWEEP_RAW_RA = [int(x) for x in env_list("BENCH_SWEEP_RAW_RA", ["128", "1024"])]
 SWEEP_RAW_BG = [int(x) for x in env_list("BENCH_SWEEP_RAW_BG", ["12", "64"])]
 # Read-path experiments: depotfs with extra JVM options, one reader, cold, beside depotfs and rawfuse -f.
 # NAME=OPTS;NAME=OPTS  (empty: skip)
-# e.g. BENCH_VARIANTS='no-splice=-Dpurefuse.spliceMinBytes=2147483647'; NAME@io-uring serves on io_uring
+# e.g. BENCH_VARIANTS='no-splice=-Dpurefuse.spliceMinBytes=2147483647'; NAME@io-uring serves on io_uring,
+# beside depotfs@io-uring in the same loop
 VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_VARIANTS", "").split(";") if "=" in v]
 # the steady-state allocation pass: extra cold reads of a second mount (0 skips the pass)
 ALLOC_EXTRA = env_int("BENCH_ALLOC_EXTRA", 2)
@@ -1200,7 +1201,7 @@ def variants_table(variants):
             a = rs[0].get("mount_alloc_per_gib") if rs else None
             cells.append("%s%s [%s%s]" % (fmt(med(rs), "gbs"), failed(rs), fmt(per_gib(rs, "cpu"), "cpu"),
                                           "; %s/GiB" % fmt(a, "bytes") if a is not None else ""))
-        label_ = LABEL.get(name, name)
+        label_ = label(name)
         if name.startswith("depotfs+"):
             variant = name[len("depotfs+"):]
             label_ = "depotfs `%s`%s" % (opts.get(variant, ""), " [%s]" % split_transport(variant)[1]
@@ -1435,7 +1436,13 @@ def main():
                             s.name, ra, 1 + ALLOC_EXTRA, a2, marginal / 1024))
         variants = {}
         if VARIANTS and all_servers["depotfs"].available():
-            vs = [all_servers["rawfuse-f"], all_servers["depotfs"]] + [
+            # a variant on another transport runs beside depotfs on that transport too, so that its row
+            # has its own baseline in the same loop (e.g. BENCH_VARIANTS='no-move@io-uring=-D...')
+            baselines = []
+            for t in sorted({split_transport(n)[1] for n, _ in VARIANTS} - {None, "dev"}):
+                b = all_servers.get("depotfs@" + t) or Depotfs(ctx, fx, False, transport=t)
+                baselines.append(b)
+            vs = [all_servers["rawfuse-f"], all_servers["depotfs"]] + baselines + [
                 Depotfs(ctx, fx, False, "depotfs+" + n, o, split_transport(n)[1] or "dev") for n, o in VARIANTS]
             for ra in RA_LIST:
                 for v in vs:
