@@ -189,6 +189,56 @@ class UringIT {
         }
     }
 
+    /**
+     * CPUs set from outside win over the ring threads' own placement. A server started on CPU 1 only (here:
+     * this JVM restricted with {@code taskset -a -p} before the mount) leaves the thread of queue 0 on CPU 1,
+     * unbound; and a ring thread moved from outside after the mount ({@code taskset -p}) stays where it was
+     * put, whatever READs come (before: pinned to CPU 0 at start, and put back on its CPUs by the next move).
+     */
+    @Test
+    void cpusSetFromOutsideAreKept(@TempDir Path dir) throws Exception {
+        Path self = Path.of("/proc/thread-self/status");
+        String allowed = cpusAllowed(self);
+        assertTrue(allowed.matches("0-([1-9][0-9]*)"), "this test needs CPUs 0 and 1 (and CI has 2): " + allowed);
+        String pid = Long.toString(ProcessHandle.current().pid());
+        String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
+        byte[] data = SpliceIT.random(46);
+        Path source = Files.write(dir.resolve("source.bin"), data);
+        try (UringParameter p = UringParameter.enable()) {
+            Tools.run(T, "taskset", "-a", "-pc", "1", pid).ok();
+            try {
+                mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
+                assertEquals("1", cpusAllowed(ringThread(0)), "queue 0's thread stays on the process's CPUs");
+                assertTrue(mount.session().transportDetail().contains(" 1 bound to their CPUs"),
+                        mount.session().transportDetail());
+            } finally {
+                Tools.run(T, "taskset", "-a", "-pc", allowed, pid).ok();
+            }
+            mount.close();
+            mount = null;
+
+            mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
+            Path ring0 = ringThread(0);
+            assertEquals("0", cpusAllowed(ring0));
+            Tools.run(T, "taskset", "-pc", "1", ring0.getParent().getFileName().toString()).ok();
+            Tools.run(T, "taskset", "-pc", "0", tid).ok();
+            try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
+                ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
+                ByteBuffer small = ByteBuffer.allocateDirect(4096);
+                for (int i = 0; i < 2; i++) {
+                    assertEquals(1 << 20, d.read(large.clear(), 0));
+                    assertEquals("1", cpusAllowed(ring0), "after a large READ");
+                    assertEquals(4096, d.read(small.clear(), 8192));
+                    assertEquals("1", cpusAllowed(ring0), "after a small READ");
+                }
+                assertArrayEquals(Arrays.copyOf(data, 1 << 20), bytes(large.flip()));
+                assertArrayEquals(Arrays.copyOfRange(data, 8192, 8192 + 4096), bytes(small.flip()));
+            } finally {
+                Tools.run(T, "taskset", "-pc", allowed, tid).ok();
+            }
+        }
+    }
+
     /** The {@code Cpus_allowed_list} line of a thread's {@code status} file, e.g. {@code 0-1}. */
     static String cpusAllowed(Path status) throws IOException {
         return Files.readAllLines(status).stream().filter(l -> l.startsWith("Cpus_allowed_list:"))

@@ -70,6 +70,10 @@ final class RingThread implements Runnable {
     /** A READ larger than this (the kernel's default readahead READ) is served off its caller's CPU. */
     static final int LARGE_READ = 128 * 1024;
     private static final int FUSE_READ = Opcode.FUSE_READ.code();
+    /** Offsets of the three masks in {@link #cpuMasks}. */
+    private static final int HOME = 0;
+    private static final int OTHERS = Native.CPU_SET_BYTES;
+    private static final int NOW = 2 * Native.CPU_SET_BYTES;
 
     private final int id;
     /** The one queue this thread serves, whose CPU it runs on; -1 when it serves several. */
@@ -103,10 +107,11 @@ final class RingThread implements Runnable {
     /** Set once the thread runs on its queue's CPU only (before {@link #registered} completes). */
     private volatile boolean bound;
     /**
-     * Two CPU masks ({@link Native#CPU_SET_BYTES} each): at 0 the queue's CPU, the thread's home; after it
-     * the other CPUs the thread may use, where it serves large READs ({@link #place}).
+     * Three CPU masks ({@link Native#CPU_SET_BYTES} each): at 0 the queue's CPU, the thread's home; after it
+     * the other CPUs the thread might use when it started, where it serves large READs ({@link #place});
+     * then room for the thread's mask as it is now.
      */
-    private final ByteBuffer cpuMasks = ByteBuffer.allocateDirect(2 * Native.CPU_SET_BYTES)
+    private final ByteBuffer cpuMasks = ByteBuffer.allocateDirect(3 * Native.CPU_SET_BYTES)
             .order(ByteOrder.nativeOrder());
     /** Whether {@link #place} may move the thread: bound, and another CPU is ours to use. Ring thread only. */
     private boolean mayMove;
@@ -278,25 +283,30 @@ final class RingThread implements Runnable {
      * Binds this thread to the CPU of its queue, as libfuse does: the kernel puts a request in the queue of
      * the CPU its caller runs on and completes the fetch by task work on the thread that submitted it, so a
      * thread on that same CPU serves the request where the caller just went to sleep (no cross-CPU wake,
-     * warm caches). A queue whose CPU is not ours to use (offline, another cpuset) stays unpinned.
+     * warm caches). A queue whose CPU is not ours to use (offline, another cpuset, or outside the CPUs the
+     * process was started on, {@code taskset -c}) stays unpinned: the thread runs where the process may.
      */
     private void pin() {
         if (pinnedQueue < 0 || pinnedQueue >= Native.CPU_SET_BYTES * 8) {
             return;
         }
-        long home = Native.address(cpuMasks);
-        long others = home + Native.CPU_SET_BYTES;
+        long masks = Native.address(cpuMasks);
         try {
-            Native.getAffinity(others);
+            Native.getAffinity(masks + OTHERS);
             int word = pinnedQueue / 64;
             long bit = 1L << (pinnedQueue % 64);
-            int at = Native.CPU_SET_BYTES + 8 * word;
+            int at = OTHERS + 8 * word;
+            if ((cpuMasks.getLong(at) & bit) == 0) {
+                LOG.log(Level.DEBUG, "fuse-uring-{0} not pinned: CPU {1} is not among the CPUs this thread may use",
+                        id, pinnedQueue);
+                return;
+            }
             cpuMasks.putLong(at, cpuMasks.getLong(at) & ~bit);
-            cpuMasks.putLong(8 * word, bit);
-            Native.setAffinity(home);
+            cpuMasks.putLong(HOME + 8 * word, bit);
+            Native.setAffinity(masks + HOME);
             bound = true;
-            for (int i = 0; i < Native.CPU_SET_BYTES / 8 && MOVE; i++) {
-                mayMove |= cpuMasks.getLong(Native.CPU_SET_BYTES + 8 * i) != 0;
+            for (int i = 0; i < Native.CPU_SET_BYTES && MOVE; i += 8) {
+                mayMove |= cpuMasks.getLong(OTHERS + i) != 0;
             }
         } catch (ErrnoException | RuntimeException e) {
             LOG.log(Level.DEBUG, "fuse-uring-{0} not pinned to CPU {1}: {2}", id, pinnedQueue, e.getMessage());
@@ -315,19 +325,40 @@ final class RingThread implements Runnable {
      * random reader on the reader's CPU keeps its IOPS. A small request is served best where its caller
      * just went to sleep (no cross-CPU wake-up: see {@link #bound()}). The thread moves only when the kind
      * of request changes, with one {@code sched_setaffinity} (~25 us when it moves the thread there), so a
-     * stream of large READs, or of small requests, costs nothing more. A move the kernel refuses (the CPUs
-     * we may use changed) ends the moving: the thread stays where the kernel lets it run.
-     * {@code -Dpurefuse.uring.noMove=true} keeps the threads on their queue's CPU.
+     * stream of large READs, or of small requests, costs nothing more. The other CPUs are those the thread
+     * might use when it started (not one outside the process's {@code taskset -c}). When its CPUs were
+     * changed from outside since its last move ({@code taskset -p}, a cpuset: seen with one
+     * {@code sched_getaffinity} before each move), or the kernel refuses a move, the thread stops moving and
+     * stays where it was put. {@code -Dpurefuse.uring.noMove=true} keeps the threads on their queue's CPU.
      */
     private void place(boolean large) {
+        long masks = Native.address(cpuMasks);
         try {
-            Native.setAffinity(Native.address(cpuMasks) + (large ? Native.CPU_SET_BYTES : 0));
+            // Moved from outside (taskset -p, a cpuset) since our last move: that placement wins, for good.
+            Native.getAffinity(masks + NOW);
+            if (!sameMask(NOW, away ? OTHERS : HOME)) {
+                LOG.log(Level.INFO, "fuse-uring-{0}: its CPUs were changed from outside; it stays on them and no "
+                        + "longer moves for large READs", id);
+                mayMove = false;
+                return;
+            }
+            Native.setAffinity(masks + (large ? OTHERS : HOME));
             away = large;
-        } catch (ErrnoException e) { // the CPUs we may use changed (a cpuset): stay where the kernel allows
-            LOG.log(Level.DEBUG, "fuse-uring-{0} cannot move {1}: {2}; it stays where it runs", id,
+        } catch (ErrnoException e) { // the kernel refuses those CPUs now (a cpuset): stay where it allows
+            LOG.log(Level.INFO, "fuse-uring-{0} cannot move {1}: {2}; it stays where it runs", id,
                     large ? "off its queue's CPU" : "back to its queue's CPU", e.getMessage());
             mayMove = false;
         }
+    }
+
+    /** Whether the CPU masks at two offsets of {@link #cpuMasks} are equal. */
+    private boolean sameMask(int x, int y) {
+        for (int i = 0; i < Native.CPU_SET_BYTES; i += 8) {
+            if (cpuMasks.getLong(x + i) != cpuMasks.getLong(y + i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
