@@ -320,9 +320,9 @@ final class RingThread implements Runnable {
      * window out of the page cache, or waiting); served there, its two copies (the file into the payload,
      * the payload into the page cache at the commit) take turns with the caller's. Served on another CPU
      * they run beside it: one cold sequential reader at {@code read_ahead_kb} 1024 (1 MiB READs) got about
-     * 1.6x the throughput on the 2-vCPU VM of bench/RESULTS.md (3.1 against 1.9 GB/s, medians of alternating
-     * runs; run 2026-12-05 09:48). Four readers keep both CPUs busy either way and gain nothing; a cached
-     * random reader on the reader's CPU keeps its IOPS. A small request is served best where its caller
+     * 1.7x the throughput on the 2-vCPU VM of bench/RESULTS.md (3.45 against 2.04 GB/s, 1.21x
+     * {@code /dev/fuse}, run 2026-12-05 10:20). Four readers keep both CPUs busy either way and gain
+     * nothing; a cached random reader on the reader's CPU keeps its IOPS. A small request is served best where its caller
      * just went to sleep (no cross-CPU wake-up: see {@link #bound()}). The thread moves only when the kind
      * of request changes, with one {@code sched_setaffinity} (~25 us when it moves the thread there), so a
      * stream of large READs, or of small requests, costs nothing more. The other CPUs are those the thread

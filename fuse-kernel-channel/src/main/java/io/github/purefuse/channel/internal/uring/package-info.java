@@ -64,7 +64,8 @@
  * 128 KiB (readahead beyond the default window, large direct reads) is served off the caller's CPU: the
  * thread moves to the other CPUs it may use while it serves such READs and back for the next small
  * request ({@code RingThread.place}; {@code -Dpurefuse.uring.noMove=true} keeps it home). One reader at
- * {@code read_ahead_kb} 1024 went from about 1.9 to 3.1 GB/s on the test VM. At the default 128 KiB the
+ * {@code read_ahead_kb} 1024 went from 2.04 to 3.45 GB/s on the test VM, 1.21x {@code /dev/fuse} (bench/RESULTS.md,
+ * run 2026-12-05 10:20). At the default 128 KiB the
  * READs stay on the reader's CPU: their copies are short, and in an earlier run on a loaded host a thread
  * on the other CPU halved the throughput (waking a sleeping vCPU cost more than the READ). Mapping the
  * file's pages over the payload instead of copying them ({@code mmap MAP_FIXED}, so that the commit copies
