@@ -314,23 +314,20 @@ final class RingThread implements Runnable {
     }
 
     /**
-     * Runs the thread where the request about to be served is best served: a READ larger than
-     * {@link #LARGE_READ} on the other CPUs, everything else on the queue's CPU. A large READ comes from
-     * readahead or a large direct read, whose caller goes on on the queue's CPU (copying the previous
-     * window out of the page cache, or waiting); served there, its two copies (the file into the payload,
-     * the payload into the page cache at the commit) take turns with the caller's. Served on another CPU
-     * they run beside it: one cold sequential reader at {@code read_ahead_kb} 1024 (1 MiB READs) got about
-     * 1.7x the throughput on the 2-vCPU VM of bench/RESULTS.md (3.45 against 2.04 GB/s, 1.21x
-     * {@code /dev/fuse}, run 2026-12-05 10:20). Four readers keep both CPUs busy either way and gain
-     * nothing; a cached random reader on the reader's CPU keeps its IOPS. A small request is served best
-     * where its caller just went to sleep (no cross-CPU wake-up: see {@link #bound()}). The thread moves only
-     * when the kind of request changes, with one {@code sched_setaffinity} (~25 us when it moves the thread
-     * there), so a stream of large READs, or of small requests, costs nothing more. The other CPUs are those
-     * the thread
-     * might use when it started (not one outside the process's {@code taskset -c}). When its CPUs were
-     * changed from outside since its last move ({@code taskset -p}, a cpuset: seen with one
-     * {@code sched_getaffinity} before each move), or the kernel refuses a move, the thread stops moving and
-     * stays where it was put. {@code -Dpurefuse.uring.noMove=true} keeps the threads on their queue's CPU.
+     * Runs the thread where the request about to be served is best served: a READ larger than {@link #LARGE_READ} on
+     * the other CPUs, everything else on the queue's CPU. A large READ comes from readahead or a large direct read,
+     * whose caller goes on on the queue's CPU (copying the previous window out of the page cache, or waiting); served
+     * there, its two copies (the file into the payload, the payload into the page cache at the commit) take turns with
+     * the caller's. Served on another CPU they run beside it: one cold sequential reader at {@code read_ahead_kb} 1024
+     * (1 MiB READs) got about 1.7x the throughput on the 2-vCPU VM of bench/RESULTS.md (3.45 against 2.04 GB/s, 1.21x
+     * {@code /dev/fuse}, run 2026-12-05 10:20). Four readers keep both CPUs busy either way and gain nothing; a cached
+     * random reader on the reader's CPU keeps its IOPS. A small request is served best where its caller just went to
+     * sleep (no cross-CPU wake-up: see {@link #bound()}). The thread moves only when the kind of request changes, with
+     * one {@code sched_setaffinity} (~25 us when it moves the thread there), so a stream of large READs, or of small
+     * requests, costs nothing more. The other CPUs are those the thread might use when it started (not one outside the
+     * process's {@code taskset -c}). When its CPUs were changed from outside since its last move ({@code taskset -p}, a
+     * cpuset: seen with one {@code sched_getaffinity} before each move), or the kernel refuses a move, the thread stops
+     * moving and stays where it was put. {@code -Dpurefuse.uring.noMove=true} keeps the threads on their queue's CPU.
      */
     private void place(boolean large) {
         long masks = Native.address(cpuMasks);
