@@ -85,17 +85,33 @@ class CacheIT {
         return CliMount.start(mp, S3ProxyServer.credentialsEnvironment(), args);
     }
 
+    /** The regular files under {@code dir/sub}; walked again when one vanishes during the walk (see {@link #bytes}). */
     private static List<Path> files(Path dir, String sub) throws Exception {
-        try (Stream<Path> s = Files.walk(dir.resolve(sub))) {
-            return s.filter(Files::isRegularFile).sorted().toList();
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> s = Files.walk(dir.resolve(sub))) {
+                return s.filter(Files::isRegularFile).sorted().toList();
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException) || attempt == 5) {
+                    throw e;
+                }
+            }
         }
     }
 
+    /**
+     * The bytes in the cache's directories now. The cache fills in the background after a read returns, so a
+     * file listed here may be renamed (partial → objects) or evicted before its size is read: such a file is
+     * skipped (CI saw the NoSuchFileException once).
+     */
     private static long bytes(Path cache) throws Exception {
         long n = 0;
         for (String sub : List.of("objects", "manifests", "chunks", "partial")) {
             for (Path p : files(cache, sub)) {
-                n += Files.size(p);
+                try {
+                    n += Files.size(p);
+                } catch (java.nio.file.NoSuchFileException movedOrEvicted) {
+                    // not in the cache under this name any more
+                }
             }
         }
         return n;
