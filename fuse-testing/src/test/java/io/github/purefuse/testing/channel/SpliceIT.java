@@ -249,7 +249,7 @@ class SpliceIT {
             mount = TestMount.mount(new LocalFs(source, SIZE),
                     TestMount.options().transport(Transport.IO_URING).readaheadKb(1024).build());
             for (String name : new String[] {"f", "d"}) {
-                Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0"); // POSIX_FADV_DONTNEED
+                dropFromPageCache(dir, source);
                 long before = threadRchar("fuse-uring");
                 assertArrayEquals(data, Files.readAllBytes(mount.path().resolve(name)), name);
                 long read = threadRchar("fuse-uring") - before;
@@ -276,13 +276,13 @@ class SpliceIT {
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
                     TestMount.options().transport(Transport.DEV_FUSE).readerThreads(1).readaheadKb(1024).build());
-            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            dropFromPageCache(dir, source);
             long readers = readerRchar();
             assertArrayEquals(data, Files.readAllBytes(mount.path().resolve("f")));
             assertTrue(threadCount("fuse-file-read") > 0, "no READ of the cold file went to a file-read thread");
             assertTrue(readerRchar() - readers < SIZE / 8, "the readers read the file themselves");
 
-            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            dropFromPageCache(dir, source);
             long before = threadRchar("fuse-file-read");
             readFourDirectPages(data);
             assertTrue(threadRchar("fuse-file-read") - before >= 4 * 4096,
@@ -304,7 +304,7 @@ class SpliceIT {
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE),
                     TestMount.options().transport(Transport.DEV_FUSE).readerThreads(2).build());
-            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            dropFromPageCache(dir, source);
             long readers = readerRchar();
             long fileReads = threadRchar("fuse-file-read");
             readFourDirectPages(data);
@@ -329,10 +329,10 @@ class SpliceIT {
         try (UringParameter p = UringParameter.disable()) {
             mount = TestMount.mount(new LocalFs(source, SIZE), TestMount.options().transport(Transport.DEV_FUSE).build());
             long threads = threadCount("fuse-file-read");
-            Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+            dropFromPageCache(dir, source);
             assertArrayEquals(data, Files.readAllBytes(mount.path().resolve("f")), "spliced READs");
             for (int size : new int[] {1 << 20, 4096}) { // direct I/O: spliced, then copied; an EIO reaches read()
-                Tools.ok(dir, "dd", "if=" + source, "iflag=nocache", "count=0");
+                dropFromPageCache(dir, source);
                 try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
                     for (int at : new int[] {0, 1 << 20, SIZE - size}) {
                         byte[] got = new byte[size];
@@ -381,6 +381,11 @@ class SpliceIT {
             c.force(true);
         }
         return source;
+    }
+
+    /** Drops {@code file}'s pages from the page cache ({@code dd iflag=nocache count=0}: POSIX_FADV_DONTNEED). */
+    static void dropFromPageCache(Path dir, Path file) {
+        Tools.ok(dir, "dd", "if=" + file, "iflag=nocache", "count=0");
     }
 
     /** This JVM's threads whose name starts with {@code prefix}. */

@@ -305,9 +305,7 @@ final class RingThread implements Runnable {
             cpuMasks.putLong(HOME + 8 * word, bit);
             Native.setAffinity(masks + HOME);
             bound = true;
-            for (int i = 0; i < Native.CPU_SET_BYTES && MOVE; i += 8) {
-                mayMove |= cpuMasks.getLong(OTHERS + i) != 0;
-            }
+            mayMove = MOVE && anyCpu(OTHERS);
         } catch (ErrnoException | RuntimeException e) {
             LOG.log(Level.DEBUG, "fuse-uring-{0} not pinned to CPU {1}: {2}", id, pinnedQueue, e.getMessage());
         }
@@ -347,6 +345,16 @@ final class RingThread implements Runnable {
                     large ? "off its queue's CPU" : "back to its queue's CPU", e.getMessage());
             mayMove = false;
         }
+    }
+
+    /** Whether the CPU mask at an offset of {@link #cpuMasks} has a CPU. */
+    private boolean anyCpu(int at) {
+        for (int i = 0; i < Native.CPU_SET_BYTES; i += 8) {
+            if (cpuMasks.getLong(at + i) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the CPU masks at two offsets of {@link #cpuMasks} are equal. */
