@@ -47,10 +47,10 @@ final class RingEntry implements ReplyPort {
     static final int COMMIT_ID = 264;
     static final int PAYLOAD_SZ = 272;
     private static final int SCRATCH_BYTES = 512;
-    private static final int EIO = 5;
-    private static final int EBADF = 9;
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
+    private static final int EIO = Errno.EIO.code();
+    private static final int EBADF = Errno.EBADF.code();
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
 
     /** The entry's states, seen by its ring thread only. */
     enum State {

@@ -57,12 +57,12 @@ final class RingThread implements Runnable {
     private static final long FILE_READ_DRAIN_NANOS = 10_000_000_000L;
     /** Rings whose file reads outlasted {@link #drainFileReads}, with their entries: never freed. */
     private static final List<Object> STRANDED = Collections.synchronizedList(new ArrayList<>());
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
-    private static final int EBUSY = 16;
-    private static final int ENOTCONN = 107;
-    private static final int ECONNABORTED = 103;
-    private static final int ECANCELED = 125;
+    private static final int EINTR = Errno.EINTR.code();
+    private static final int EAGAIN = Errno.EAGAIN.code();
+    private static final int EBUSY = Errno.EBUSY.code();
+    private static final int ENOTCONN = Errno.ENOTCONN.code();
+    private static final int ECONNABORTED = Errno.ECONNABORTED.code();
+    private static final int ECANCELED = Errno.ECANCELED.code();
     private static final int IN_HEADER = 40;
     private static final long REGISTER_RETRY_NANOS = 5_000_000_000L;
     private static final boolean PIN = !Boolean.getBoolean("purefuse.uring.noPin");
@@ -463,14 +463,18 @@ final class RingThread implements Runnable {
     }
 
     static String describe(int res) {
-        int errno = -res;
-        return switch (errno) {
-            case 95 -> "the kernel refused FUSE io_uring commands (EOPNOTSUPP: "
+        Errno errno = new Errno(Math.max(-res, 1));
+        if (errno.equals(Errno.EOPNOTSUPP)) {
+            return "the kernel refused FUSE io_uring commands (EOPNOTSUPP: "
                     + "/sys/module/fuse/parameters/enable_uring was turned off)";
-            case 22 -> "the kernel rejected a ring entry (EINVAL: buffer sizes or queue id)";
-            case EAGAIN -> "the kernel had not processed INIT after 5 s (EAGAIN)";
-            default -> "REGISTER failed: " + new Errno(Math.max(errno, 1)).name();
-        };
+        }
+        if (errno.equals(Errno.EINVAL)) {
+            return "the kernel rejected a ring entry (EINVAL: buffer sizes or queue id)";
+        }
+        if (errno.equals(Errno.EAGAIN)) {
+            return "the kernel had not processed INIT after 5 s (EAGAIN)";
+        }
+        return "REGISTER failed: " + errno.name();
     }
 
     private int reap() {
