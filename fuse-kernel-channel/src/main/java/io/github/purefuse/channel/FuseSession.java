@@ -623,7 +623,8 @@ public final class FuseSession implements AutoCloseable {
     /**
      * One line for a ready message or a log: on io_uring the queues, entries per queue, serving threads
      * (bound to their queue's CPU or not) and the entries' memory (e.g.
-     * {@code io_uring: 2 queues x 16 entries, 2 threads bound to their CPUs, 32.0 MiB}); on
+     * {@code io_uring: 2 queues x 16 entries, 2 threads bound to their CPUs, 32.0 MiB}, or {@code 2 threads, 1 of
+     * them bound to its CPU} when a CPU was not the process's to use); on
      * {@code /dev/fuse} the readers and why io_uring is not used (e.g. {@code /dev/fuse: 2 readers
      * (not io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}, or
      * {@code /dev/fuse: 2 readers (chosen)} when the options asked for it).
@@ -635,9 +636,11 @@ public final class FuseSession implements AutoCloseable {
         if (u != null) {
             int bound = u.boundThreads();
             String binding = bound == u.threads() ? (bound == 1 ? "bound to its CPU" : "bound to their CPUs")
-                    : bound == 0 ? "not bound to CPUs" : bound + " bound to their CPUs";
-            return String.format(java.util.Locale.ROOT, "io_uring: %d queues x %d entries, %d thread%s %s, %.1f MiB",
-                    u.queues(), u.depth(), u.threads(), u.threads() == 1 ? "" : "s", binding, u.memoryBytes() / 1048576.0);
+                    : bound == 0 ? "not bound to CPUs"
+                    : bound == 1 ? "1 of them bound to its CPU" : bound + " of them bound to their CPUs";
+            return String.format(java.util.Locale.ROOT, "io_uring: %d queues x %d entries, %d thread%s%s %s, %.1f MiB",
+                    u.queues(), u.depth(), u.threads(), u.threads() == 1 ? "" : "s",
+                    bound > 0 && bound < u.threads() ? "," : "", binding, u.memoryBytes() / 1048576.0);
         }
         String why = engine.uringReason();
         return "/dev/fuse: " + engine.readers() + " reader" + (engine.readers() == 1 ? "" : "s")

@@ -209,7 +209,7 @@ class UringIT {
             try {
                 mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
                 assertEquals("1", cpusAllowed(ringThread(0)), "queue 0's thread stays on the process's CPUs");
-                assertTrue(mount.session().transportDetail().contains(" 1 bound to their CPUs"),
+                assertTrue(mount.session().transportDetail().contains(", 1 of them bound to its CPU,"),
                         mount.session().transportDetail());
             } finally {
                 Tools.run(T, "taskset", "-a", "-pc", allowed, pid).ok();
