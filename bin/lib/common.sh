@@ -5,8 +5,9 @@
 #                                   else java on the PATH; returns 1 (with a message on stderr) if there is none
 #   purefuse_java_version JAVA      print the feature version of a java executable (e.g. 25), or 0
 #   purefuse_ensure_built MODULE    build MODULE's jar (mvn package -DskipTests, with -am) on first use or when
-#                                   a pom or main source is newer than it, and write its runtime classpath to
-#                                   MODULE/target/runtime.classpath; tries offline (-o) first
+#                                   a pom or main source is newer than it and than the launchers' last build of
+#                                   it, and write its runtime classpath to MODULE/target/runtime.classpath; tries
+#                                   offline (-o) first
 #   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
 #   purefuse_jvm_flags JAVA         print the flags that keep a purefuse JVM quiet and working on that java:
 #                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
@@ -72,11 +73,17 @@ _purefuse_jar() {
   ls "$PUREFUSE_ROOT/$1"/target/*.jar 2>/dev/null | grep -v -- '-sources\.jar\|-javadoc\.jar\|-tests\.jar' | head -n1 || true
 }
 
+# Sources newer than the jar, or than the last build by a launcher (target/.launcher-built): Maven leaves a jar
+# untouched when its classes did not change (an edit of the site, or of a module the launcher does not use), so
+# the jar alone would make every later launch build again.
 _purefuse_needs_build() {
-  local module="$1" jar
+  local module="$1" jar stamp ref
   jar="$(_purefuse_jar "$module")"
   [[ -n "${PUREFUSE_REBUILD:-}" || -z "$jar" || ! -f "$PUREFUSE_ROOT/$module/target/runtime.classpath" ]] && return 0
-  [[ -n "$(find "$PUREFUSE_ROOT"/pom.xml "$PUREFUSE_ROOT"/*/pom.xml "$PUREFUSE_ROOT"/*/src/main -newer "$jar" -print -quit 2>/dev/null)" ]]
+  stamp="$PUREFUSE_ROOT/$module/target/.launcher-built"
+  ref="$jar"
+  [[ "$stamp" -nt "$jar" ]] && ref="$stamp"
+  [[ -n "$(find "$PUREFUSE_ROOT"/pom.xml "$PUREFUSE_ROOT"/*/pom.xml "$PUREFUSE_ROOT"/*/src/main -newer "$ref" -print -quit 2>/dev/null)" ]]
 }
 
 purefuse_ensure_built() {
@@ -103,8 +110,11 @@ purefuse_ensure_built() {
     # library writes to stdout and stderr when it starts, even in batch mode.
     maven_opts="-Djansi.noreset=true $maven_opts"
     local quiet=(-B -q --no-transfer-progress -Dstyle.color=never)
-    JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -o -pl "$module" -am "${goals[@]}" >&2 \
-      || JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -pl "$module" -am "${goals[@]}" >&2
+    local started="$PUREFUSE_ROOT/$module/target/.launcher-build-started"
+    touch "$started"   # what changes during the build is newer than the stamp, and builds again next time
+    { JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -o -pl "$module" -am "${goals[@]}" >&2 \
+      || JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -pl "$module" -am "${goals[@]}" >&2; } \
+      && mv -f "$started" "$PUREFUSE_ROOT/$module/target/.launcher-built"
   ) || { echo "build failed: cd $PUREFUSE_ROOT && mvn -B -pl $module -am package -DskipTests" >&2; return 1; }
 }
 
