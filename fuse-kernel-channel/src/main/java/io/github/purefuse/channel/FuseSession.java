@@ -107,11 +107,12 @@ public final class FuseSession implements AutoCloseable {
      * and receives the descriptor over a socket. Then it answers INIT (fuse-protocol.md §4.1), calls
      * {@code fs.init}, and starts the readers.
      *
-     * @param mountpoint an existing directory that is not a mount point yet
+     * @param mountpoint an existing directory that is not a mount point yet (an empty path is refused, not
+     *                   taken for the working directory)
      * @param fs         the filesystem; its methods are called from many threads at once
      * @param options    the options
      * @return the running session, ready for use
-     * @throws MountException if the mount point is missing, not a directory or already a mount point,
+     * @throws MountException if the mount point is empty, missing, not a directory or already a mount point,
      *     {@code /dev/fuse} or the helper is missing, permission is denied, INIT fails, or
      *     {@code fs.init} throws; nothing stays mounted then (nor when {@code fs.init} throws an
      *     {@link Error}, which propagates as it is)
@@ -266,6 +267,17 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
+    /** An I/O failure as a user reads it: {@code /proc/nope: no such file or directory}, not a Java class name. */
+    private static String reason(IOException e) {
+        if (!(e instanceof java.nio.file.FileSystemException f)) {
+            return String.valueOf(e.getMessage());
+        }
+        String what = e instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+                : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
+        return f.getFile() != null ? f.getFile() + ": " + what : what;
+    }
+
     private static FuseSession mountChecked(Path mp, ReadOnlyFileSystem fs, MountOptions options,
                                             @Nullable ShutdownGuard guard) throws MountException {
         Recorder recorder = null;
@@ -274,7 +286,7 @@ public final class FuseSession implements AutoCloseable {
             try {
                 recorder = Recorder.open(rec.file(), rec.maxBytesPerFile(), rec.keepFiles());
             } catch (IOException e) {
-                throw new MountException(Reason.OTHER, mp, "Cannot record to " + rec.file() + ": " + e, e);
+                throw new MountException(Reason.OTHER, mp, "Cannot record to " + rec.file() + ": " + reason(e), e);
             }
         }
         try {
@@ -382,15 +394,19 @@ public final class FuseSession implements AutoCloseable {
      * @param mountpoint the directory to mount on
      * @param options    the options {@code mount} will get (their {@code nonempty} matters)
      * @return the mount point as an absolute path with symbolic links resolved
-     * @throws MountException with reason {@code MOUNTPOINT_MISSING}, {@code NOT_A_DIRECTORY},
-     *     {@code ALREADY_MOUNTED} (also a dead FUSE mount), {@code NOT_EMPTY} or {@code OTHER}, and a one-line
-     *     message naming the path
+     * @throws MountException with reason {@code MOUNTPOINT_MISSING} (also for an empty path, which would be the
+     *     working directory), {@code NOT_A_DIRECTORY}, {@code ALREADY_MOUNTED} (also a dead FUSE mount),
+     *     {@code NOT_EMPTY} or {@code OTHER}, and a one-line message naming the path
      */
     public static Path checkMountpoint(Path mountpoint, MountOptions options) throws MountException {
         return checkMountpoint(mountpoint, options.nonempty());
     }
 
     private static Path checkMountpoint(Path mountpoint, boolean nonempty) throws MountException {
+        if (mountpoint.toString().isEmpty()) { // Path.of("") is the working directory: an unset variable, not a choice
+            throw new MountException(Reason.MOUNTPOINT_MISSING, mountpoint,
+                    "Cannot mount on an empty path: name the mount point's directory", null);
+        }
         Path abs = mountpoint.toAbsolutePath().normalize();
         try {
             Files.readAttributes(abs, java.nio.file.attribute.BasicFileAttributes.class);

@@ -15,7 +15,7 @@ public final class MountException extends IOException {
 
     /** Why a mount failed. */
     public enum Reason {
-        /** The mount point does not exist ({@code ENOENT}). */
+        /** The mount point does not exist ({@code ENOENT}), or the path given is empty. */
         MOUNTPOINT_MISSING,
         /** The mount point is not a directory ({@code ENOTDIR}). */
         NOT_A_DIRECTORY,

@@ -304,6 +304,25 @@ class SessionIT {
         assertEquals(MountException.Reason.MOUNTPOINT_MISSING, e.reason());
         assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
 
+        // An empty path (an unset $MNT in a script) would be the working directory: refused, nothing mounted.
+        Path cwd = Path.of("").toAbsolutePath();
+        e = assertThrows(MountException.class, () -> FuseSession.mount(Path.of(""), new TestFs(),
+                MountOptions.builder().nonempty(true).build()));
+        assertEquals(MountException.Reason.MOUNTPOINT_MISSING, e.reason());
+        assertEquals("Cannot mount on an empty path: name the mount point's directory", e.getMessage());
+        assertFalse(TestMount.isMounted(cwd));
+
+        // A recording file that cannot be created: its path and the reason, not a Java class name
+        Path recordingMp = Files.createTempDirectory("purefuse-it-");
+        try {
+            e = assertThrows(MountException.class, () -> FuseSession.mount(recordingMp, new TestFs(),
+                    MountOptions.builder().record(Path.of("/proc/nope/rec"), 1 << 20, 1).build()));
+            assertEquals("Cannot record to /proc/nope/rec: /proc/nope: no such file or directory", e.getMessage());
+            assertFalse(TestMount.isMounted(recordingMp));
+        } finally {
+            Files.delete(recordingMp);
+        }
+
         Path file = Files.createTempFile("purefuse-it-", ".file");
         try {
             e = assertThrows(MountException.class, () -> FuseSession.mount(file, new TestFs(), MountOptions.defaults()));
