@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a depot end to end: every manifest reachable from a root loads and matches its hash, and every
@@ -31,11 +33,31 @@ public final class Verifier {
     /**
      * One thing found wrong.
      *
-     * @param path    a depot path where the broken item is referenced
+     * @param paths   the depot paths that reference the broken item (one object or manifest may be linked at
+     *                several), sorted; at most {@value Verifier#MAX_PATHS}, then {@code morePaths} counts the rest
+     * @param morePaths how many more paths reference it
      * @param message what is wrong
      */
-    public record Problem(String path, String message) {
+    public record Problem(List<String> paths, int morePaths, String message) {
+        /** Copies the list. */
+        public Problem {
+            paths = List.copyOf(paths);
+        }
+
+        /** {@return the first path that references the broken item} */
+        public String path() {
+            return paths.isEmpty() ? "?" : paths.get(0);
+        }
+
+        /** {@return the paths as one line: {@code a/b, c/b (and 3 more paths)}} */
+        public String where() {
+            String all = paths.isEmpty() ? "?" : String.join(", ", paths);
+            return morePaths == 0 ? all : all + " (and " + morePaths + " more path" + (morePaths == 1 ? "" : "s") + ")";
+        }
     }
+
+    /** How many paths a {@link Problem} lists. */
+    public static final int MAX_PATHS = 10;
 
     /**
      * The outcome.
@@ -50,7 +72,50 @@ public final class Verifier {
     public record Report(int bundles, int objects, long bytes, List<Problem> problems, int withoutChunkSums) {
     }
 
-    private record ObjectRef(Hash hash, long size, String path) {
+    private record ObjectRef(Hash hash, long size) {
+    }
+
+    /**
+     * Where a bundle or object is referenced: the entry {@code name} of the bundle {@code parent}, or the root
+     * {@code name} when {@code parent} is null.
+     */
+    private record Ref(@Nullable Hash parent, String name) {
+    }
+
+    /** Every reference to each bundle and object met on the walk: where a problem with one is reachable. */
+    private static final class References {
+        private final Map<Hash, List<Ref>> refs = new HashMap<>();
+
+        void add(Hash item, Ref ref) {
+            refs.computeIfAbsent(item, k -> new ArrayList<>()).add(ref);
+        }
+
+        /** A problem with {@code item}, listing the paths it is reachable at. */
+        Problem problem(Hash item, String message) {
+            List<String> paths = new ArrayList<>();
+            int[] count = {0};
+            paths(item, "", paths, count, new HashSet<>());
+            Collections.sort(paths);
+            return new Problem(paths, count[0] - paths.size(), message);
+        }
+
+        /** Adds the paths of {@code item} followed by {@code suffix}; counts them all, keeps the first ones. */
+        private void paths(Hash item, String suffix, List<String> out, int[] count, Set<Hash> onPath) {
+            if (!onPath.add(item)) {
+                return; // a cycle in a damaged depot: no path goes round it
+            }
+            for (Ref r : refs.getOrDefault(item, List.of())) {
+                String path = r.name() + suffix;
+                if (r.parent() == null) {
+                    if (count[0]++ < MAX_PATHS) {
+                        out.add(path);
+                    }
+                } else if (count[0] <= 10_000) { // enough to say "many"; a path count can grow exponentially
+                    paths(r.parent(), "/" + path, out, count, onPath);
+                }
+            }
+            onPath.remove(item);
+        }
     }
 
     private Verifier() {
@@ -71,12 +136,15 @@ public final class Verifier {
         List<Problem> problems = Collections.synchronizedList(new ArrayList<>());
         Map<Hash, ObjectRef> objects = new LinkedHashMap<>();
         Set<Hash> seenBundles = new HashSet<>();
+        References refs = new References();
         for (Map.Entry<String, String> bad : depot.brokenRoots().entrySet()) {
-            problems.add(new Problem(bad.getKey(), bad.getValue()));
+            problems.add(new Problem(List.of(bad.getKey()), 0, bad.getValue()));
         }
+        Map<Hash, String> brokenBundles = new LinkedHashMap<>();
         for (Map.Entry<String, Hash> root : depot.roots().entrySet()) {
-            walk(depot, root.getKey(), root.getValue(), seenBundles, objects, problems);
+            walk(depot, new Ref(null, root.getKey()), root.getValue(), seenBundles, objects, refs, brokenBundles);
         }
+        brokenBundles.forEach((hash, message) -> problems.add(refs.problem(hash, message)));
         long total = 0;
         for (ObjectRef o : objects.values()) {
             total += o.size();
@@ -86,27 +154,31 @@ public final class Verifier {
         java.util.concurrent.atomic.AtomicInteger unsummed = new java.util.concurrent.atomic.AtomicInteger();
         try (ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads))) {
             List<Future<Long>> results = new ArrayList<>();
+            Map<Hash, String> brokenObjects = new java.util.concurrent.ConcurrentHashMap<>();
             for (ObjectRef o : objects.values()) {
-                results.add(pool.submit(() -> check(depot, o, problems, progress, unsummed)));
+                results.add(pool.submit(() -> check(depot, o, brokenObjects, progress, unsummed)));
             }
             for (Future<Long> f : results) {
                 try {
                     hashed += f.get();
                 } catch (java.util.concurrent.ExecutionException e) {
-                    problems.add(new Problem("?", String.valueOf(e.getCause())));
+                    problems.add(new Problem(List.of(), 0, String.valueOf(e.getCause())));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new java.io.InterruptedIOException("verification interrupted");
                 }
             }
+            brokenObjects.forEach((hash, message) -> problems.add(refs.problem(hash, message)));
         }
         List<Problem> sorted = new ArrayList<>(problems);
         sorted.sort((a, b) -> a.path().compareTo(b.path()));
         return new Report(seenBundles.size(), objects.size(), hashed, sorted, unsummed.get());
     }
 
-    private static void walk(Depot depot, String path, Hash bundleHash, Set<Hash> seen, Map<Hash, ObjectRef> objects,
-                             List<Problem> problems) {
+    /** Walks each bundle once, but records every reference to it and to the objects it names. */
+    private static void walk(Depot depot, Ref ref, Hash bundleHash, Set<Hash> seen, Map<Hash, ObjectRef> objects,
+                             References refs, Map<Hash, String> broken) {
+        refs.add(bundleHash, ref);
         if (!seen.add(bundleHash)) {
             return;
         }
@@ -114,14 +186,17 @@ public final class Verifier {
         try {
             bundle = depot.bundle(bundleHash);
         } catch (IOException e) {
-            problems.add(new Problem(path, e.getMessage()));
+            broken.put(bundleHash, String.valueOf(e.getMessage()));
             return;
         }
         for (BundleEntry e : bundle.entries()) {
-            String child = path + "/" + e.name();
+            Ref child = new Ref(bundleHash, e.name());
             switch (e.kind()) {
-                case BUNDLE -> walk(depot, child, e.requireHash(), seen, objects, problems);
-                case OBJECT -> objects.putIfAbsent(e.requireHash(), new ObjectRef(e.requireHash(), e.size(), child));
+                case BUNDLE -> walk(depot, child, e.requireHash(), seen, objects, refs, broken);
+                case OBJECT -> {
+                    objects.putIfAbsent(e.requireHash(), new ObjectRef(e.requireHash(), e.size()));
+                    refs.add(e.requireHash(), child);
+                }
                 case SYMLINK -> {
                     // nothing stored
                 }
@@ -129,7 +204,7 @@ public final class Verifier {
         }
     }
 
-    private static long check(Depot depot, ObjectRef o, List<Problem> problems, LongConsumer progress,
+    private static long check(Depot depot, ObjectRef o, Map<Hash, String> broken, LongConsumer progress,
                               java.util.concurrent.atomic.AtomicInteger unsummed) {
         MessageDigest md = Hash.newDigest();
         ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
@@ -139,7 +214,7 @@ public final class Verifier {
         try {
             stored = depot.chunkSums(o.hash(), o.size()).orElse(null);
         } catch (IOException e) {
-            problems.add(new Problem(o.path(), e.getMessage() + " (`depotfs import` of the file rewrites them)"));
+            broken.put(o.hash(), e.getMessage() + " (`depotfs import` of the file rewrites them)");
             damagedSums = true;
         }
         ChunkSums.Builder sums = stored == null ? null : ChunkSums.builder(stored.chunkSize());
@@ -160,15 +235,15 @@ public final class Verifier {
             }
             Hash actual = Hash.of(md.digest());
             if (!actual.equals(o.hash())) {
-                problems.add(new Problem(o.path(), "corrupt object " + o.hash().shortHex() + ": its content hashes to " + actual.shortHex()));
+                broken.put(o.hash(), "corrupt object " + o.hash().shortHex() + ": its content hashes to " + actual.shortHex());
             } else if (sums != null && !java.util.Arrays.equals(sums.finish(actual).encode(), stored.encode())) {
-                problems.add(new Problem(o.path(), "corrupt chunk checksums of object " + o.hash().shortHex()
-                        + ": they do not match its content (`depotfs import` of the file rewrites them)"));
+                broken.put(o.hash(), "corrupt chunk checksums of object " + o.hash().shortHex()
+                        + ": they do not match its content (`depotfs import` of the file rewrites them)");
             } else if (stored == null && !damagedSums) {
                 unsummed.incrementAndGet();
             }
         } catch (IOException e) {
-            problems.add(new Problem(o.path(), e.getMessage()));
+            broken.put(o.hash(), String.valueOf(e.getMessage()));
         }
         return offset;
     }

@@ -86,4 +86,29 @@ class DepotTreeTest {
         assertEquals("share/doc/README", r.problems().get(0).path());
         assertTrue(r.problems().get(0).message().startsWith("corrupt object " + readme.shortHex()), r.problems().get(0).message());
     }
+
+    /** A damaged object or manifest reachable by several paths (a linked bundle) is reported once, with every path. */
+    @Test
+    void verifyNamesEveryPathOfADamagedItem() throws Exception {
+        DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("share/man/doc-again"));
+        DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("docs"));
+        Hash readme = DepotTree.resolve(depot, DepotPath.parse("share/doc/README")).entry().requireHash();
+        depot.corruptForTesting(readme, "README".getBytes(StandardCharsets.UTF_8));
+        Verifier.Report r = Verifier.verify(depot, 2, n -> { }, n -> { });
+        assertEquals(1, r.problems().size(), r.problems().toString());
+        Verifier.Problem p = r.problems().get(0);
+        assertEquals(List.of("docs/README", "share/doc/README", "share/man/doc-again/README"), p.paths());
+        assertEquals("docs/README, share/doc/README, share/man/doc-again/README", p.where());
+
+        // The same object under more names than a line lists: the first ones, then how many more
+        List<BundleEntry> many = new java.util.ArrayList<>();
+        for (int i = 0; i < Verifier.MAX_PATHS + 3; i++) {
+            many.add(BundleEntry.object("copy-" + (char) ('a' + i), readme, 6, 1, false));
+        }
+        depot.setRoot("many", null, depot.putBundle(many).hash());
+        Verifier.Problem wide = Verifier.verify(depot, 2, n -> { }, n -> { }).problems().get(0);
+        assertEquals(Verifier.MAX_PATHS, wide.paths().size());
+        assertEquals(6, wide.morePaths(), "13 copies + 3 paths above, 10 listed");
+        assertTrue(wide.where().endsWith(" (and 6 more paths)"), wide.where());
+    }
 }
