@@ -54,6 +54,9 @@ public final class Main implements Runnable {
     /** {@return the configured command line (for tests)} */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        String v = Main.class.getPackage().getImplementationVersion();
+        versionEverywhere(cl, "fuse-example " + (v != null ? v : "(classes, not a jar: no version)"));
+        cl.setUsageHelpAutoWidth(true);   // help wraps at the terminal's width (80 when not a terminal)
         // A value the mount options refuse (--readers 0, --readahead-kb -5) is a bad argument: one line and
         // exit 2, not a stack trace.
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
@@ -65,5 +68,11 @@ public final class Main implements Runnable {
             throw e;
         });
         return cl;
+    }
+
+    /** {@code -V} prints the version on every subcommand too (picocli gives a subcommand none of its own). */
+    private static void versionEverywhere(CommandLine command, String version) {
+        command.getCommandSpec().version(version);
+        command.getSubcommands().values().forEach(sub -> versionEverywhere(sub, version));
     }
 }

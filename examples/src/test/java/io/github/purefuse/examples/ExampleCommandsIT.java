@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code bin/fuse-example mirror|zip} print, as a user sees it: the ready line names the transport,
  * {@code --stats} prints one {@code stats.NAME=VALUE} line per counter (not a Java record), and nothing
  * in the output carries an ANSI escape code (also not the first-use build's Maven output, when there is
- * one). A mirror onto itself is refused with one line and exit 2, and nothing is mounted.
+ * one). A mirror onto itself is refused with one line and exit 2, and nothing is mounted. {@code -V} prints the
+ * jar's version on every subcommand.
  */
 class ExampleCommandsIT extends Launched {
     @TempDir
@@ -71,5 +72,17 @@ class ExampleCommandsIT extends Launched {
                 r.stderr().lines().filter(l -> l.startsWith("fuse-example: ")).toList(), r.stderr());
         assertFalse(TestMount.isMounted(src));
         assertFalse(r.stderr().contains("\u001b"), r.stderr());
+    }
+
+    @Test
+    void minusVPrintsTheJarsVersionOnEverySubcommand() {
+        for (List<String> args : List.of(List.of("-V"), List.of("hello", "-V"), List.of("mirror", "--version"),
+                List.of("zip", "-V"), List.of("json", "-V"))) {
+            List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
+            command.addAll(args);
+            Tools.Result r = Tools.run(tmp, command.toArray(String[]::new));
+            assertEquals(0, r.exit(), r.stderr());
+            assertTrue(r.out().strip().matches("fuse-example [0-9]+\\.[0-9]+\\.[0-9]+(-SNAPSHOT)?"), args + ": " + r.out());
+        }
     }
 }

@@ -20,10 +20,10 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Builds a demo depot, mounts it and prints what to try.",
-                "The depot (built once, then cached) holds real files of this machine, names of 300 to",
-                "7,000 characters, a bundle linked at three paths and a big object (--big-mib, 4 GiB by",
-                "default; mostly holes: it takes 4 KiB of disk per MiB). Runs until Ctrl-C",
-                "or `depotfs unmount MOUNTPOINT`. `depotfs demo --clean` removes the demo depot."})
+                "The depot (built once, then cached) holds real files of this machine, names of 300 to 7,000 "
+                + "characters, a bundle linked at three paths and a big object (--big-mib, 4 GiB by default; mostly "
+                + "holes: it takes 4 KiB of disk per MiB). Runs until Ctrl-C or `depotfs unmount MOUNTPOINT`. `depotfs "
+                + "demo --clean` removes the demo depot."})
 final class DemoCommand implements Callable<Integer> {
 
     /** The big object's default size, in MiB. */
@@ -31,7 +31,7 @@ final class DemoCommand implements Callable<Integer> {
     /** The largest --big-mib: 16 TiB. */
     static final long MAX_BIG_MIB = 16L << 20;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT",
+    @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT", converter = MountpointConverter.class,
             description = "where to mount (default: ${DEFAULT-VALUE}); created if missing")
     Path mountpoint = DEFAULT_MOUNTPOINT;
 

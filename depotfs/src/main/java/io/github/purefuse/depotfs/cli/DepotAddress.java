@@ -44,11 +44,6 @@ final class DepotAddress {
                     + "that stopped answering fails with EIO after that")
     @Nullable Integer timeoutSeconds;
 
-    @Option(names = "--s3-prefetch-mib", paramLabel = "MIB",
-            description = "memory all read-ahead buffers of the mount may hold together, 0..65536 MiB (default 256; "
-                    + "0: no read-ahead, every read is an exact ranged GET)")
-    @Nullable Integer prefetchMib;
-
     @Option(names = "--s3-http-client", paramLabel = "KIND",
             description = "the AWS SDK's HTTP client: CRT (default: less CPU per byte and per request here) or NETTY")
     S3Options.HttpClientKind httpClient = S3Options.HttpClientKind.CRT;
@@ -72,6 +67,19 @@ final class DepotAddress {
      * @throws IOException if the depot cannot be opened
      */
     WritableDepot open(boolean create) throws IOException {
+        return open(create, null);
+    }
+
+    /**
+     * Opens the depot for a mount.
+     *
+     * @param create      create it if missing (import)
+     * @param prefetchMib {@code mount --s3-prefetch-mib}, or null for the default
+     * @return the depot
+     * @throws DepotException for a bad address or flags that do not fit it
+     * @throws IOException if the depot cannot be opened
+     */
+    WritableDepot open(boolean create, @Nullable Integer prefetchMib) throws IOException {
         if (!isS3()) {
             if (endpoint != null || region != null || anonymous || timeoutSeconds != null || prefetchMib != null) {
                 throw new DepotfsCli.UsageException("--endpoint, --region, --anonymous and --s3-* apply to s3:// depots only");
@@ -84,11 +92,11 @@ final class DepotAddress {
         } catch (DepotException e) {
             throw new DepotfsCli.UsageException(e.getMessage());   // a malformed address: a usage error, exit 2
         }
-        S3Options options = s3Options();
+        S3Options options = s3Options(prefetchMib);
         return create ? S3Depot.openOrCreate(location, options) : S3Depot.open(location, options);
     }
 
-    S3Options s3Options() throws DepotException {
+    S3Options s3Options(@Nullable Integer prefetchMib) throws DepotException {
         URI uri = null;
         if (endpoint != null) {
             try {

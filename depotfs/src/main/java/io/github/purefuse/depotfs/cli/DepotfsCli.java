@@ -40,7 +40,7 @@ import picocli.CommandLine.Parameters;
  * {@code mount}, {@code unmount}, {@code demo}. Errors print one line on standard error and exit with 1
  * (2 for usage errors).
  */
-@Command(name = "depotfs", mixinStandardHelpOptions = true, version = "depotfs 0.1.0",
+@Command(name = "depotfs", mixinStandardHelpOptions = true,
         description = "A read-only FUSE mount of a content-addressed object depot.",
         subcommands = {DepotfsCli.ImportCommand.class, DepotfsCli.LsCommand.class, DepotfsCli.LinkCommand.class,
                 DepotfsCli.VerifyCommand.class, DepotfsCli.MountCommand.class, DepotfsCli.UnmountCommand.class,
@@ -78,6 +78,8 @@ public final class DepotfsCli implements Callable<Integer> {
                     System.getenv("DEPOTFS_DEBUG") != null ? "depotfs: %4$s: %5$s%6$s%n" : "depotfs: %4$s: %5$s%n");
         }
         CommandLine cl = new CommandLine(new DepotfsCli());
+        version(cl, version());
+        cl.setUsageHelpAutoWidth(true);   // help wraps at the terminal's width (80 when not a terminal)
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -97,6 +99,20 @@ public final class DepotfsCli implements Callable<Integer> {
             return 2;
         });
         return cl.execute(args);
+    }
+
+    /**
+     * {@return what {@code -V} prints: {@code depotfs} and the jar's {@code Implementation-Version}}
+     */
+    static String version() {
+        String v = DepotfsCli.class.getPackage().getImplementationVersion();
+        return "depotfs " + (v != null ? v : "(classes, not a jar: no version)");
+    }
+
+    /** Gives a command and all its subcommands the version, so that {@code -V} prints it on each. */
+    static void version(CommandLine command, String version) {
+        command.getCommandSpec().version(version);
+        command.getSubcommands().values().forEach(sub -> version(sub, version));
     }
 
     /**
@@ -151,12 +167,11 @@ public final class DepotfsCli implements Callable<Integer> {
     /** {@code depotfs import SOURCE --depot DIR [--root NAME]}. */
     @Command(name = "import", mixinStandardHelpOptions = true,
             description = {"Imports a directory tree or a tar archive into a depot.",
-                    "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are",
-                    "deduplicated by content; running the same import again changes nothing.",
-                    "Sockets, FIFOs, devices and other filesystems are skipped and listed. What cannot be",
-                    "imported is listed too (unreadable entries, names that are not UTF-8, damaged tar headers,",
-                    "conflicting tar entries, extended attributes); the rest is imported and the root moved,",
-                    "but the exit status is 1."},
+                    "Tar archives may be pax (names of any length) and gzip- or bzip2-compressed. Files are deduplicated "
+                    + "by content; running the same import again changes nothing. Sockets, FIFOs, devices and other "
+                    + "filesystems are skipped and listed. What cannot be imported is listed too (unreadable entries, names "
+                    + "that are not UTF-8, damaged tar headers, conflicting tar entries, extended attributes); the rest is "
+                    + "imported and the root moved, but the exit status is 1."},
             exitCodeListHeading = "Exit status:%n",
             exitCodeList = {"0:everything was imported (except sockets, FIFOs, devices, other filesystems)",
                     "1:an error; or some entries could not be imported (the rest was)",
@@ -360,8 +375,8 @@ public final class DepotfsCli implements Callable<Integer> {
     /** {@code depotfs link --depot DIR EXISTING NEW}. */
     @Command(name = "link", mixinStandardHelpOptions = true,
             description = {"References an existing bundle (a directory) or file at one more path.",
-                    "Rewrites the manifests up to the root and moves the root atomically; refuses cycles.",
-                    "NEW_PATH may also be a new root name."})
+                    "Rewrites the manifests up to the root and moves the root atomically; refuses cycles. NEW_PATH may "
+                    + "also be a new root name."})
     static final class LinkCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DepotAddress depotAddress = new DepotAddress();
@@ -392,7 +407,13 @@ public final class DepotfsCli implements Callable<Integer> {
 
     /** {@code depotfs verify --depot DIR}. */
     @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = "Checks every manifest and object reachable from the roots against its SHA-256 and size.")
+            description = {"Checks every manifest and object reachable from the roots.",
+                    "Each manifest and object is read whole and checked against its SHA-256 and size, and each object's "
+                    + "chunk checksums (CRC-32C, what a mount checks with --verify-reads) against its bytes. Every "
+                    + "problem is one line naming the paths that reference the damaged item."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:the depot is intact", "1:a problem was found (listed on standard error), or the depot "
+                    + "cannot be read", "2:usage error"})
     static final class VerifyCommand implements Callable<Integer> {
         @CommandLine.Mixin
         DepotAddress depotAddress = new DepotAddress();
@@ -428,7 +449,7 @@ public final class DepotfsCli implements Callable<Integer> {
                     p.end();
                 }
                 for (Verifier.Problem problem : r.problems()) {
-                    err.println("depotfs: " + problem.path() + ": " + problem.message());
+                    err.println("depotfs: " + problem.where() + ": " + problem.message());
                 }
                 out.printf(Locale.ROOT, "verified %s manifests and %s objects (%s) in %s: %s%n",
                         Terminal.count(r.bundles()), Terminal.count(r.objects()), Terminal.bytes(r.bytes()),
@@ -546,7 +567,8 @@ public final class DepotfsCli implements Callable<Integer> {
                     p = "--transport: " + e.getMessage();
                 }
             }
-            return p != null ? p : statsProblem(stats);
+            p = p != null ? p : outputFileProblem("--stats", stats);
+            return p != null ? p : outputFileProblem("--record", record);
         }
 
         MountRunner.Settings settings(@Nullable String root) throws DepotException {
@@ -633,24 +655,26 @@ public final class DepotfsCli implements Callable<Integer> {
     }
 
     /**
-     * Checks the mount flags before anything is mounted: what {@code --stats} needs.
+     * Checks, before anything is mounted, a file that a mount flag ({@code --stats}, {@code --record}) writes:
+     * its directory exists and is writable, and the file is not a directory.
      *
-     * @param stats the --stats file, or null
+     * @param flag the flag, for the message
+     * @param file the file, or null when the flag is not given
      * @return a one-line problem, or null
      */
-    static @Nullable String statsProblem(@Nullable Path stats) {
-        if (stats == null) {
+    static @Nullable String outputFileProblem(String flag, @Nullable Path file) {
+        if (file == null) {
             return null;
         }
-        Path dir = stats.toAbsolutePath().getParent();
+        Path dir = file.toAbsolutePath().getParent();
         if (dir == null || !Files.isDirectory(dir)) {
-            return "--stats " + stats + ": " + dir + ": no such directory";
+            return flag + " " + file + ": " + dir + ": no such directory";
         }
         if (!Files.isWritable(dir)) {
-            return "--stats " + stats + ": " + dir + ": permission denied";
+            return flag + " " + file + ": " + dir + ": permission denied";
         }
-        if (Files.isDirectory(stats)) {
-            return "--stats " + stats + ": is a directory";
+        if (Files.isDirectory(file)) {
+            return flag + " " + file + ": is a directory";
         }
         return null;
     }
@@ -658,8 +682,8 @@ public final class DepotfsCli implements Callable<Integer> {
     /** {@code depotfs mount --depot DIR MOUNTPOINT ...}. */
     @Command(name = "mount", mixinStandardHelpOptions = true,
             description = {"Mounts a depot read-only; serves it until unmounted or signalled.",
-                    "The top level lists the roots unless --root is given.",
-                    "SIGTERM, SIGINT (Ctrl-C) and SIGHUP unmount it; depotfs then exits 0."},
+                    "The top level lists the roots unless --root is given. SIGTERM, SIGINT (Ctrl-C) and SIGHUP unmount "
+                    + "it; depotfs then exits 0."},
             exitCodeListHeading = "Exit status:%n",
             exitCodeList = {"0:unmounted (from outside, or on SIGTERM/SIGINT/SIGHUP)",
                     "1:the mount failed or the depot cannot be read", "2:usage error"})
@@ -667,7 +691,7 @@ public final class DepotfsCli implements Callable<Integer> {
         @CommandLine.Mixin
         DepotAddress depotAddress = new DepotAddress();
 
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory (see --nonempty)")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", converter = MountpointConverter.class, description = "an empty directory (see --nonempty)")
         Path mountpoint;
 
         @Option(names = "--root", paramLabel = "NAME", description = "mount this root only")
@@ -684,6 +708,11 @@ public final class DepotfsCli implements Callable<Integer> {
 
         /** The default bound of {@code --cache}. */
         static final String DEFAULT_CACHE_SIZE = "10G";
+
+        @Option(names = "--s3-prefetch-mib", paramLabel = "MIB",
+                description = "memory all read-ahead buffers of the mount may hold together, 0..65536 MiB (default 256; "
+                        + "0: no read-ahead, every read is an exact ranged GET)")
+        @Nullable Integer prefetchMib;
 
         @Option(names = "--cache-size", paramLabel = "SIZE",
                 description = "the most --cache DIR may hold, e.g. 500M, 20G (default " + DEFAULT_CACHE_SIZE
@@ -705,7 +734,7 @@ public final class DepotfsCli implements Callable<Integer> {
             } catch (MountException e) {
                 throw withDeadServerHint(e);
             }
-            WritableDepot opened = openDepot(depotAddress);
+            WritableDepot opened = depotAddress.open(false, prefetchMib);
             io.github.purefuse.depotfs.store.Depot depot = opened;
             if (cache != null) {
                 if (!(opened instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3)) {
@@ -781,7 +810,7 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Unmounts a depotfs mount, also one whose server died (\"Transport endpoint is not connected\").",
                     "Refuses other mounts (use umount(8) for them), other FUSE mounts too unless --force."})
     static final class UnmountCommand implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "the mount point")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", converter = MountpointConverter.class, description = "the mount point")
         Path mountpoint;
 
         @Option(names = "--force", description = "also unmount a FUSE mount that is not depotfs's")

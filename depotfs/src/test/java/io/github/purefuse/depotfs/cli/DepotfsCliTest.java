@@ -136,6 +136,17 @@ class DepotfsCliTest {
     }
 
     @Test
+    void minusVPrintsTheVersionOnEveryCommand() {
+        for (String command : List.of("import", "ls", "link", "verify", "mount", "unmount", "demo")) {
+            Run r = cli(command, "-V");
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(DepotfsCli.version() + "\n", r.out(), command);
+        }
+        assertEquals(DepotfsCli.version() + "\n", cli("--version").out());
+        assertTrue(DepotfsCli.version().startsWith("depotfs "), DepotfsCli.version());
+    }
+
+    @Test
     void usageErrorsExitWith2(@org.junit.jupiter.api.io.TempDir Path emptyDir) {
         Run r = cli("import");
         assertEquals(2, r.exit());
@@ -158,6 +169,14 @@ class DepotfsCliTest {
             assertEquals(2, r2.exit(), String.join(" ", args) + ": " + r2.err());
             assertEquals(1, r2.err().lines().count(), "one line: " + r2.err());
         }
+        // An empty MOUNTPOINT (an unset $MNT) would be the working directory: a usage error, for every command
+        for (String[] args : List.of(new String[] {"mount", "--depot", local, "", "--nonempty"},
+                new String[] {"unmount", ""}, new String[] {"demo", ""})) {
+            Run r3 = cli(args);
+            assertEquals(2, r3.exit(), String.join(" ", args) + ": " + r3.err());
+            assertTrue(r3.err().startsWith("depotfs: Invalid value for positional parameter at index 0 (MOUNTPOINT): "
+                    + "the mount point is an empty string: name a directory\n"), r3.err());
+        }
     }
 
     /** A mistyped mount point fails before the depot is opened (an S3 depot LISTs and GETs first). */
@@ -179,12 +198,32 @@ class DepotfsCliTest {
                 assertEquals(0, r.exit(), command + ": " + r.err());
                 assertTrue(r.out().startsWith("Usage: depotfs " + command), r.out());
                 assertFalse(r.out().contains("%n"), command + " --help shows a raw format string: " + r.out());
+                assertWrappedOnce(r.out());
             }
         } finally {
             System.setErr(realErr);
         }
         assertEquals("", picocliErr.toString(StandardCharsets.UTF_8), "picocli could not format a help text");
         assertTrue(cli("mount", "--help").out().contains("cost 20-26 % of"), "a literal % in a description is escaped");
+    }
+
+    /**
+     * Each line of a help text ends where the next word would not fit (picocli fills 79 of 80 columns), or at the end of a
+     * sentence: a description wrapped by hand and again by picocli gives lines cut short mid-sentence.
+     */
+    private static void assertWrappedOnce(String help) {
+        List<String> lines = help.lines().toList();
+        for (int i = 0; i + 1 < lines.size(); i++) {
+            String line = lines.get(i);
+            String next = lines.get(i + 1);
+            assertTrue(line.length() <= 80, "longer than 80 columns: " + line);
+            if (next.isBlank() || next.startsWith(" ") || line.isBlank() || line.startsWith(" ")
+                    || line.endsWith(".") || line.endsWith(":") || line.startsWith("Usage:")) {
+                continue; // the option table, the synopsis, a heading or a sentence's end
+            }
+            String word = next.split(" ", 2)[0];
+            assertTrue(line.length() + 1 + word.length() > 79, "cut short before '" + word + "': " + line + "\n" + help);
+        }
     }
 
     @Test
@@ -341,7 +380,14 @@ class DepotfsCliTest {
         Run r = cli("mount", "--depot", depot.toString(), mp.toString(), "--stats", "/proc/nope/s.json");
         assertEquals(2, r.exit(), "a flag whose value cannot work: a usage error");
         assertEquals("depotfs: --stats /proc/nope/s.json: /proc/nope: no such directory\n", r.err());
-        assertEquals(null, DepotfsCli.statsProblem(tmp.resolve("s.json")));
+        assertEquals(null, DepotfsCli.outputFileProblem("--stats", tmp.resolve("s.json")));
+        // --record likewise (it said "Cannot record to ...: java.nio.file.NoSuchFileException" once mounting)
+        Run rec = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", "/proc/nope/rec");
+        assertEquals(2, rec.exit(), rec.err());
+        assertEquals("depotfs: --record /proc/nope/rec: /proc/nope: no such directory\n", rec.err());
+        Run dir = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", tmp.toString());
+        assertEquals("depotfs: --record " + tmp + ": is a directory\n", dir.err());
+        assertFalse(io.github.purefuse.testing.TestMount.isMounted(mp));
     }
 
     @Test
