@@ -57,6 +57,13 @@ public final class Main implements Runnable {
         String v = Main.class.getPackage().getImplementationVersion();
         versionEverywhere(cl, "fuse-example " + (v != null ? v : "(classes, not a jar: no version)"));
         cl.setUsageHelpAutoWidth(true);   // help wraps at the terminal's width (80 when not a terminal)
+        // An empty path argument would be the working directory (an unset variable in a script): a usage error
+        cl.registerConverter(java.nio.file.Path.class, value -> {
+            if (value.isEmpty()) {
+                throw new CommandLine.TypeConversionException("an empty path: name a file or directory");
+            }
+            return java.nio.file.Path.of(value);
+        });
         // A value the mount options refuse (--readers 0, --readahead-kb -5) is a bad argument: one line and
         // exit 2, not a stack trace.
         cl.setExecutionExceptionHandler((e, line, parsed) -> {

@@ -1,6 +1,7 @@
 package io.github.purefuse.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,6 +33,17 @@ class MainTest {
         cl.setErr(new PrintWriter(err));
         assertEquals(2, cl.execute(args), err::toString);
         return err.toString().lines().toList();
+    }
+
+    /** An empty path (an unset variable in a script) would be the working directory: a usage error, exit 2. */
+    @Test
+    void anEmptyPathIsAUsageError() {
+        for (String[] args : List.of(new String[] {"hello", ""}, new String[] {"mirror", "", "/tmp"},
+                new String[] {"mirror", "/tmp", ""}, new String[] {"zip", "a.zip", ""}, new String[] {"json", "", "/tmp"})) {
+            List<String> err = run(new StringWriter(), args);
+            assertTrue(err.get(0).startsWith("Invalid value for positional parameter at index ")
+                    && err.get(0).endsWith(": an empty path: name a file or directory"), String.join(" ", args) + ": " + err);
+        }
     }
 
     /** A mirror of a directory onto itself, or onto a directory inside it, would wait forever: refused. */

@@ -31,7 +31,7 @@ final class DemoCommand implements Callable<Integer> {
     /** The largest --big-mib: 16 TiB. */
     static final long MAX_BIG_MIB = 16L << 20;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT", converter = MountpointConverter.class,
+    @Parameters(index = "0", arity = "0..1", paramLabel = "MOUNTPOINT",
             description = "where to mount (default: ${DEFAULT-VALUE}); created if missing")
     Path mountpoint = DEFAULT_MOUNTPOINT;
 

@@ -80,6 +80,7 @@ public final class DepotfsCli implements Callable<Integer> {
         CommandLine cl = new CommandLine(new DepotfsCli());
         version(cl, version());
         cl.setUsageHelpAutoWidth(true);   // help wraps at the terminal's width (80 when not a terminal)
+        cl.registerConverter(Path.class, DepotfsCli::path);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -107,6 +108,18 @@ public final class DepotfsCli implements Callable<Integer> {
     static String version() {
         String v = DepotfsCli.class.getPackage().getImplementationVersion();
         return "depotfs " + (v != null ? v : "(classes, not a jar: no version)");
+    }
+
+    /**
+     * Every path argument and option ({@code MOUNTPOINT}, {@code SOURCE}, {@code --stats}, ...): any path but the
+     * empty one, which {@code Path.of} takes for the working directory (an unset {@code $MNT} in a script would
+     * otherwise mount over, or unmount, the directory it runs in).
+     */
+    static Path path(String value) {
+        if (value.isEmpty()) {
+            throw new CommandLine.TypeConversionException("an empty path: name a file or directory");
+        }
+        return Path.of(value);
     }
 
     /** Gives a command and all its subcommands the version, so that {@code -V} prints it on each. */
@@ -668,7 +681,7 @@ public final class DepotfsCli implements Callable<Integer> {
         }
         Path dir = file.toAbsolutePath().getParent();
         if (dir == null || !Files.isDirectory(dir)) {
-            return flag + " " + file + ": " + dir + ": no such directory";
+            return flag + " " + file + ": " + dir + (dir != null && Files.exists(dir) ? ": not a directory" : ": no such directory");
         }
         if (!Files.isWritable(dir)) {
             return flag + " " + file + ": " + dir + ": permission denied";
@@ -691,7 +704,7 @@ public final class DepotfsCli implements Callable<Integer> {
         @CommandLine.Mixin
         DepotAddress depotAddress = new DepotAddress();
 
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", converter = MountpointConverter.class, description = "an empty directory (see --nonempty)")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "an empty directory (see --nonempty)")
         Path mountpoint;
 
         @Option(names = "--root", paramLabel = "NAME", description = "mount this root only")
@@ -810,7 +823,7 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Unmounts a depotfs mount, also one whose server died (\"Transport endpoint is not connected\").",
                     "Refuses other mounts (use umount(8) for them), other FUSE mounts too unless --force."})
     static final class UnmountCommand implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "MOUNTPOINT", converter = MountpointConverter.class, description = "the mount point")
+        @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "the mount point")
         Path mountpoint;
 
         @Option(names = "--force", description = "also unmount a FUSE mount that is not depotfs's")

@@ -55,21 +55,30 @@ final class Mounts {
     }
 
     /**
-     * {@return the absolute path with its parent's symlinks resolved and the last name kept as is}
+     * {@return the absolute path with its symlinks resolved, as {@code umount(8)} does: the parent's with
+     * {@code realpath}, the last name only when it is a symbolic link itself ({@code lstat}, which does not
+     * enter a mount whose server died), so that a dead mount point is named without touching it}
      *
      * @param path a path
      */
     static Path canonical(Path path) {
         Path abs = path.toAbsolutePath().normalize();
-        Path parent = abs.getParent();
-        if (parent == null) {
-            return abs;
+        for (int links = 0; links < 40; links++) { // 40: the kernel's MAXSYMLINKS
+            Path parent = abs.getParent();
+            if (parent == null) {
+                return abs;
+            }
+            try {
+                abs = parent.toRealPath().resolve(abs.getFileName());
+                if (!Files.isSymbolicLink(abs)) {
+                    return abs;
+                }
+                abs = parent.toRealPath().resolve(Files.readSymbolicLink(abs)).normalize();
+            } catch (IOException e) {
+                return abs;
+            }
         }
-        try {
-            return parent.toRealPath().resolve(abs.getFileName());
-        } catch (IOException e) {
-            return abs;
-        }
+        return abs;
     }
 
     /**

@@ -175,8 +175,12 @@ class DepotfsCliTest {
             Run r3 = cli(args);
             assertEquals(2, r3.exit(), String.join(" ", args) + ": " + r3.err());
             assertTrue(r3.err().startsWith("depotfs: Invalid value for positional parameter at index 0 (MOUNTPOINT): "
-                    + "the mount point is an empty string: name a directory\n"), r3.err());
+                    + "an empty path: name a file or directory\n"), r3.err());
         }
+        // ... and for every other path (it read "--record : is a directory")
+        Run record = cli("mount", "--depot", local, m, "--record", "");
+        assertEquals(2, record.exit(), record.err());
+        assertTrue(record.err().startsWith("depotfs: Invalid value for option '--record': an empty path"), record.err());
     }
 
     /** A mistyped mount point fails before the depot is opened (an S3 depot LISTs and GETs first). */
@@ -387,6 +391,9 @@ class DepotfsCliTest {
         assertEquals("depotfs: --record /proc/nope/rec: /proc/nope: no such directory\n", rec.err());
         Run dir = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", tmp.toString());
         assertEquals("depotfs: --record " + tmp + ": is a directory\n", dir.err());
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        Run under = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", file.resolve("rec").toString());
+        assertEquals("depotfs: --record " + file.resolve("rec") + ": " + file + ": not a directory\n", under.err());
         assertFalse(io.github.purefuse.testing.TestMount.isMounted(mp));
     }
 

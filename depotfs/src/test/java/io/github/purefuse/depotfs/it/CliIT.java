@@ -223,8 +223,12 @@ class CliIT {
         assertTrue(stat.stderr().contains("Transport endpoint is not connected")
                 || stat.stderr().contains("Software caused connection abort")
                 || stat.stderr().contains("Operation canceled"), "stat after the kill: " + stat);
-        Run r = cli("unmount", mp.toString());
+        // Through a symbolic link to it, as umount(8) follows one (it said "LINK is not mounted"), without
+        // entering the dead mount
+        Path link = Files.createSymbolicLink(work.resolve("link to dead"), mp);
+        Run r = cli("unmount", link.toString());
         assertEquals(0, r.exit(), r.err());
+        assertEquals("unmounted " + mp + "\n", r.out());
         assertFalse(TestMount.isMounted(mp));
         Run again = cli("unmount", mp.toString());
         assertEquals(1, again.exit());
