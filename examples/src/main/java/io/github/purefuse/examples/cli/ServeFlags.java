@@ -28,7 +28,7 @@ public final class ServeFlags {
     boolean stats;
     @Option(names = "--record", paramLabel = "FILE",
             description = "Record the FUSE traffic to FILE (FUSECAP1; read it with bin/fuse-decode, replay it with "
-                    + "io.github.purefuse.channel.Replay), rotated at --record-max-mib into FILE.1, FILE.2, ...")
+                    + "the channel's Replay class), rotated at --record-max-mib into FILE.1, FILE.2, ...")
     @Nullable Path record;
 
     @Option(names = "--record-max-mib", paramLabel = "MIB", defaultValue = "256",

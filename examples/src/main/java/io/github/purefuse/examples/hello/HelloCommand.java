@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code fuse-example hello MOUNTPOINT}: mounts {@link HelloFs} in the foreground until unmounted. */
 @Command(name = "hello", mixinStandardHelpOptions = true,
-        description = "Mounts the hello filesystem (hello.txt, motd.txt, hello.link, a 5 GiB large.bin).")
+        description = "Mounts the hello filesystem: hello.txt, motd.txt, hello.link and large.bin (5 GiB).")
 public final class HelloCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     private ServeFlags serve = new ServeFlags();
