@@ -267,17 +267,6 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    /** An I/O failure as a user reads it: {@code /proc/nope: no such file or directory}, not a Java class name. */
-    private static String reason(IOException e) {
-        if (!(e instanceof java.nio.file.FileSystemException f)) {
-            return String.valueOf(e.getMessage());
-        }
-        String what = e instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
-                : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-                : f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
-        return f.getFile() != null ? f.getFile() + ": " + what : what;
-    }
-
     private static FuseSession mountChecked(Path mp, ReadOnlyFileSystem fs, MountOptions options,
                                             @Nullable ShutdownGuard guard) throws MountException {
         Recorder recorder = null;
@@ -286,7 +275,11 @@ public final class FuseSession implements AutoCloseable {
             try {
                 recorder = Recorder.open(rec.file(), rec.maxBytesPerFile(), rec.keepFiles());
             } catch (IOException e) {
-                throw new MountException(Reason.OTHER, mp, "Cannot record to " + rec.file() + ": " + reason(e), e);
+                // The path that failed: the missing directory, when that is what the exception names
+                Path failed = e instanceof java.nio.file.FileSystemException f && f.getFile() != null
+                        ? Path.of(f.getFile()) : rec.file();
+                throw new MountException(Reason.OTHER, mp, "Cannot record to " + rec.file() + ": "
+                        + ErrnoException.describe(failed, e), e);
             }
         }
         try {
@@ -651,12 +644,11 @@ public final class FuseSession implements AutoCloseable {
         var u = engine.uring();
         if (u != null) {
             int bound = u.boundThreads();
-            String binding = bound == u.threads() ? (bound == 1 ? "bound to its CPU" : "bound to their CPUs")
-                    : bound == 0 ? "not bound to CPUs"
-                    : bound == 1 ? "1 of them bound to its CPU" : bound + " of them bound to their CPUs";
-            return String.format(java.util.Locale.ROOT, "io_uring: %d queues x %d entries, %d thread%s%s %s, %.1f MiB",
-                    u.queues(), u.depth(), u.threads(), u.threads() == 1 ? "" : "s",
-                    bound > 0 && bound < u.threads() ? "," : "", binding, u.memoryBytes() / 1048576.0);
+            String binding = bound == u.threads() ? (bound == 1 ? " bound to its CPU" : " bound to their CPUs")
+                    : bound == 0 ? " not bound to CPUs"
+                    : bound == 1 ? ", 1 of them bound to its CPU" : ", " + bound + " of them bound to their CPUs";
+            return String.format(java.util.Locale.ROOT, "io_uring: %d queues x %d entries, %d thread%s%s, %.1f MiB",
+                    u.queues(), u.depth(), u.threads(), u.threads() == 1 ? "" : "s", binding, u.memoryBytes() / 1048576.0);
         }
         String why = engine.uringReason();
         return "/dev/fuse: " + engine.readers() + " reader" + (engine.readers() == 1 ? "" : "s")

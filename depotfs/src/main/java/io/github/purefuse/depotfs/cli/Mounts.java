@@ -69,11 +69,12 @@ final class Mounts {
                 return abs;
             }
             try {
-                abs = parent.toRealPath().resolve(abs.getFileName());
+                Path realParent = parent.toRealPath();
+                abs = realParent.resolve(abs.getFileName());
                 if (!Files.isSymbolicLink(abs)) {
                     return abs;
                 }
-                abs = parent.toRealPath().resolve(Files.readSymbolicLink(abs)).normalize();
+                abs = realParent.resolve(Files.readSymbolicLink(abs)).normalize();
             } catch (IOException e) {
                 return abs;
             }

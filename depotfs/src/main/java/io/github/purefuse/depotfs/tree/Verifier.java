@@ -133,7 +133,7 @@ public final class Verifier {
      * @throws IOException if the roots cannot be listed
      */
     public static Report verify(Depot depot, int threads, LongConsumer totalSize, LongConsumer progress) throws IOException {
-        List<Problem> problems = Collections.synchronizedList(new ArrayList<>());
+        List<Problem> problems = new ArrayList<>(); // this thread's; the hashing threads fill brokenObjects
         Map<Hash, ObjectRef> objects = new LinkedHashMap<>();
         Set<Hash> seenBundles = new HashSet<>();
         References refs = new References();
@@ -170,9 +170,8 @@ public final class Verifier {
             }
             brokenObjects.forEach((hash, message) -> problems.add(refs.problem(hash, message)));
         }
-        List<Problem> sorted = new ArrayList<>(problems);
-        sorted.sort((a, b) -> a.path().compareTo(b.path()));
-        return new Report(seenBundles.size(), objects.size(), hashed, sorted, unsummed.get());
+        problems.sort((a, b) -> a.path().compareTo(b.path()));
+        return new Report(seenBundles.size(), objects.size(), hashed, problems, unsummed.get());
     }
 
     /** Walks each bundle once, but records every reference to it and to the objects it names. */

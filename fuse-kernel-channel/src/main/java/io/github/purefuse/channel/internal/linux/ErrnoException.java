@@ -3,6 +3,7 @@ package io.github.purefuse.channel.internal.linux;
 import io.github.purefuse.api.types.Errno;
 import java.io.IOException;
 import java.io.Serial;
+import java.nio.file.Path;
 
 /**
  * A libc call failed: which call, on what, and the {@code errno} it set (read right after the call).
@@ -44,5 +45,31 @@ public final class ErrnoException extends IOException {
      */
     public boolean is(Errno e) {
         return e.code() == errno;
+    }
+
+    /**
+     * One line for a failure to read or write a file, as a user reads it: the path and a reason named after the
+     * exception type, not a Java class name.
+     *
+     * @param file the file
+     * @param e    what went wrong
+     * @return e.g. {@code /x.fusecap: no such file or directory}
+     */
+    public static String describe(Path file, IOException e) {
+        String reason;
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            reason = "no such file or directory";
+        } else if (e instanceof java.nio.file.AccessDeniedException) {
+            reason = "permission denied";
+        } else if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            reason = f.getReason();
+        } else if (e.getMessage() == null || e.getMessage().equals(file.toString())) {
+            reason = e.getClass().getSimpleName();
+        } else if (e.getMessage().startsWith(file + ": ")) {
+            return e.getMessage();
+        } else {
+            reason = e.getMessage();
+        }
+        return file + ": " + reason;
     }
 }

@@ -28,6 +28,7 @@ import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.abi.Le;
 import io.github.purefuse.channel.internal.abi.NotifyCode;
 import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyDecoder;
@@ -65,31 +66,6 @@ public final class FuseDecode {
     }
 
     /**
-     * One line for a failure to read a file: the path and a reason named after the exception type.
-     *
-     * @param file the file
-     * @param e    what went wrong
-     * @return e.g. {@code /x.fusecap: no such file or directory}
-     */
-    static String describe(Path file, IOException e) {
-        String reason;
-        if (e instanceof java.nio.file.NoSuchFileException) {
-            reason = "no such file or directory";
-        } else if (e instanceof java.nio.file.AccessDeniedException) {
-            reason = "permission denied";
-        } else if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
-            reason = f.getReason();
-        } else if (e.getMessage() == null || e.getMessage().equals(file.toString())) {
-            reason = e.getClass().getSimpleName();
-        } else if (e.getMessage().startsWith(file + ": ")) {
-            return e.getMessage();
-        } else {
-            reason = e.getMessage();
-        }
-        return file + ": " + reason;
-    }
-
-    /**
      * Decodes the capture named by the only argument and prints it to standard output.
      *
      * @param args one capture file
@@ -104,7 +80,7 @@ public final class FuseDecode {
         try {
             frames = FuseCapture.read(Path.of(args[0]));
         } catch (IOException e) {
-            System.err.println("fuse-decode: " + describe(Path.of(args[0]), e));
+            System.err.println("fuse-decode: " + ErrnoException.describe(Path.of(args[0]), e));
             System.exit(1);
             return;
         }
