@@ -825,10 +825,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             Map<String, byte[]> x = fs.xattrs(path);
             if (x == null) {
-                // No xattrs at all: ENODATA, not ENOSYS, so that getfattr says "no attributes" rather than
-                // "Operation not supported" (ENOSYS would make the kernel answer EOPNOTSUPP forever,
-                // fuse-protocol.md 4.13). The cost: ls -l's two GETXATTR calls per file reach us.
-                return Failure.of(Errno.ENODATA);
+                // No xattrs anywhere: ENOSYS, after which the kernel answers every getxattr(2) on this mount
+                // with EOPNOTSUPP itself (fuse-protocol.md 4.13). ENODATA would bring ls -l's two GETXATTR
+                // calls per file (security.selinux, system.posix_acl_access) here for every file it lists:
+                // 200,000 round trips for a tree of 100,000 files. LISTXATTR keeps its empty list, so
+                // getfattr -d still prints nothing rather than an error.
+                return Failure.of(Errno.ENOSYS);
             }
             byte[] value = x.get(request.name());
             return value == null ? Failure.of(Errno.ENODATA) : new XattrValue(value);

@@ -146,10 +146,16 @@ public interface PathFileSystem {
      * A path's extended attributes (for {@code getfattr}, {@code getxattr(2)}, {@code listxattr(2)}).
      *
      * @param path the path
+     * <p>Return {@code null} only if no path of this filesystem ever has attributes: the
+     * {@link PathAdapter} then answers GETXATTR with ENOSYS, after which the kernel answers every
+     * {@code getxattr(2)} on the mount with EOPNOTSUPP by itself for as long as it is mounted, and never
+     * asks again (so {@code ls -l}, which asks for {@code security.selinux} and
+     * {@code system.posix_acl_access} of every file it lists, costs no request); LISTXATTR gets an empty
+     * list, so {@code getfattr -d} prints nothing rather than an error. A filesystem with attributes on
+     * some paths returns an empty map for the others (GETXATTR ENODATA, each call a request).
+     *
      * @return the attributes by name ({@code user.*} for ordinary ones), or {@code null} when this
-     *     filesystem has none at all: the default, which the {@link PathAdapter} answers like an empty
-     *     map (LISTXATTR an empty list, GETXATTR ENODATA), so tools such as {@code getfattr} report no
-     *     attributes instead of "Operation not supported"
+     *     filesystem has none at all (the default)
      * @throws IOException on an error
      */
     default @Nullable Map<String, byte[]> xattrs(FsPath path) throws IOException {
