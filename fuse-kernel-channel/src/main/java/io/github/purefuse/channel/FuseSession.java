@@ -278,8 +278,9 @@ public final class FuseSession implements AutoCloseable {
                 // The path that failed: the missing directory, when that is what the exception names
                 Path failed = e instanceof java.nio.file.FileSystemException f && f.getFile() != null
                         ? Path.of(f.getFile()) : rec.file();
-                throw new MountException(Reason.OTHER, mp, "Cannot record to " + rec.file() + ": "
-                        + ErrnoException.describe(failed, e), e);
+                String why = ErrnoException.describe(failed, e);
+                throw new MountException(Reason.OTHER, mp, "Cannot record to "
+                        + (failed.equals(rec.file()) ? why : rec.file() + ": " + why), e);
             }
         }
         try {

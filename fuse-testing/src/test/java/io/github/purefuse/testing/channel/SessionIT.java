@@ -319,6 +319,11 @@ class SessionIT {
                     MountOptions.builder().record(Path.of("/proc/nope/rec"), 1 << 20, 1).build()));
             assertEquals("Cannot record to /proc/nope/rec: /proc/nope: no such file or directory", e.getMessage());
             assertFalse(TestMount.isMounted(recordingMp));
+            // A directory that exists but takes no new file (/proc): the file and the C library's reason, once
+            e = assertThrows(MountException.class, () -> FuseSession.mount(recordingMp, new TestFs(),
+                    MountOptions.builder().record(Path.of("/proc/rec"), 1 << 20, 1).build()));
+            assertEquals("Cannot record to /proc/rec: no such file or directory", e.getMessage());
+            assertFalse(TestMount.isMounted(recordingMp));
         } finally {
             Files.delete(recordingMp);
         }

@@ -67,6 +67,11 @@ public final class ErrnoException extends IOException {
             reason = e.getClass().getSimpleName();
         } else if (e.getMessage().startsWith(file + ": ")) {
             return e.getMessage();
+        } else if (e instanceof java.io.FileNotFoundException && e.getMessage().startsWith(file + " (")
+                && e.getMessage().endsWith(")")) {
+            // java.io's form, "PATH (REASON)" with the C library's words: "No such file or directory"
+            String r = e.getMessage().substring(file.toString().length() + 2, e.getMessage().length() - 1);
+            reason = r.isEmpty() ? r : Character.toLowerCase(r.charAt(0)) + r.substring(1);
         } else {
             reason = e.getMessage();
         }
