@@ -49,6 +49,7 @@ import org.jspecify.annotations.Nullable;
  * {@snippet :
  * public ReadReply read(Read request) {
  *     try {
+ *         // remote.get throws IOException and InterruptedException, like HttpClient.send
  *         byte[] bytes = Interrupts.interruptibly(() -> remote.get(key, request.offset(), request.size()));
  *         return Data.of(bytes);
  *     } catch (InterruptedException e) {
@@ -89,11 +90,14 @@ public final class Interrupts {
      *
      * @param call what may be interrupted
      * @param <T>  what it returns
-     * @param <X>  what it throws
+     * @param <X>  what else it throws (inferred from the call: {@code IOException} for
+     *             {@code HttpClient.send}, an unchecked exception when it throws nothing else)
      * @return what {@code call} returned
-     * @throws X what {@code call} threw
+     * @throws InterruptedException when {@code call} threw it (the request was interrupted, or the thread
+     *     was interrupted for another reason)
+     * @throws X what else {@code call} threw
      */
-    public static <T, X extends Exception> T interruptibly(Call<T, X> call) throws X {
+    public static <T, X extends Exception> T interruptibly(Call<T, X> call) throws InterruptedException, X {
         Scope s = CURRENT.get();
         if (s == null) {
             return call.call();
@@ -107,10 +111,13 @@ public final class Interrupts {
     }
 
     /**
-     * A piece of a handler that may be interrupted.
+     * A piece of a handler that may be interrupted. It may throw {@link InterruptedException} beside its
+     * own checked exception {@code X}, so that a call throwing both ({@code HttpClient.send}:
+     * {@code IOException} and {@code InterruptedException}) infers {@code X = IOException} and the caller
+     * catches each by its type.
      *
      * @param <T> what it returns
-     * @param <X> what it throws
+     * @param <X> what else it throws
      */
     @FunctionalInterface
     public interface Call<T, X extends Exception> {
@@ -118,9 +125,10 @@ public final class Interrupts {
          * Runs.
          *
          * @return the result
+         * @throws InterruptedException when a blocking call inside was interrupted
          * @throws X on failure
          */
-        T call() throws X;
+        T call() throws InterruptedException, X;
     }
 
     /**

@@ -20,7 +20,7 @@ class InterruptsTest {
     Path tmp;
 
     @Test
-    void outsideARequestNothingIsRequestedAndInterruptiblyJustRuns() {
+    void outsideARequestNothingIsRequestedAndInterruptiblyJustRuns() throws InterruptedException {
         assertFalse(Interrupts.requested());
         assertEquals(7, Interrupts.interruptibly(() -> 7));
         assertFalse(Thread.currentThread().isInterrupted());
@@ -86,6 +86,34 @@ class InterruptsTest {
         } finally {
             scope.unbind();
         }
+    }
+
+    /** A store whose get throws both checked exceptions, like {@code HttpClient.send}. */
+    interface Remote {
+        byte[] get(String key, long offset, int size) throws IOException, InterruptedException;
+    }
+
+    /** The class Javadoc's example, as written there: each exception caught by its own type. */
+    static String javadocExample(Remote remote) {
+        try {
+            byte[] bytes = Interrupts.interruptibly(() -> remote.get("key", 0, 4));
+            return "data " + bytes.length;
+        } catch (InterruptedException e) {
+            return "EINTR";
+        } catch (IOException e) {
+            return "EIO";
+        }
+    }
+
+    @Test
+    void theJavadocExampleCatchesEachExceptionByItsType() {
+        assertEquals("data 4", javadocExample((k, o, n) -> new byte[n]));
+        assertEquals("EINTR", javadocExample((k, o, n) -> {
+            throw new InterruptedException();
+        }));
+        assertEquals("EIO", javadocExample((k, o, n) -> {
+            throw new IOException("gone");
+        }));
     }
 
     @Test

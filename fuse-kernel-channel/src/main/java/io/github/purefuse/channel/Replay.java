@@ -387,7 +387,12 @@ public final class Replay {
         if (i >= Math.min(a.length, b.length)) {
             return "length\u0000" + a.length + " bytes\u0000" + b.length + " bytes";
         }
-        return "bytes[" + i + "]\u0000" + a[i] + "\u0000" + b[i];
+        return "bytes[" + i + "]\u0000" + hex(a[i]) + "\u0000" + hex(b[i]);
+    }
+
+    /** A byte as a reader of a hex dump names it: {@code 0x95}, not {@code -107}. */
+    private static String hex(byte b) {
+        return String.format("0x%02x", b & 0xff);
     }
 
     /** The reply as values to compare: a page's entries, a READ's bytes, or the reply record. */
@@ -435,7 +440,7 @@ public final class Replay {
             if (i >= Math.min(x.length, y.length)) {
                 return path + ".length\u0000" + x.length + "\u0000" + y.length;
             }
-            return path + "[" + i + "]\u0000" + x[i] + "\u0000" + y[i];
+            return path + "[" + i + "]\u0000" + hex(x[i]) + "\u0000" + hex(y[i]);
         }
         if (a instanceof List<?> x) {
             List<?> y = (List<?>) b;

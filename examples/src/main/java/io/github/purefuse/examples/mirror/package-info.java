@@ -61,11 +61,9 @@
  * GETXATTR and LISTXATTR pass the {@code user.*} attributes of files and directories through
  * {@link java.nio.file.attribute.UserDefinedFileAttributeView} (the SDK answers size probes and ERANGE); the
  * other namespaces ({@code security.*}, {@code system.*}, {@code trusted.*}) have no Java API and read as
- * absent (ENODATA). STATFS reports the source's file store. Left out:
- * <ul>
- *   <li>Names that are not valid UTF-8: Java decodes file names to strings, so such a name cannot be
- *       looked up again.</li>
- * </ul>
+ * absent (ENODATA). STATFS reports the source's file store. Names that are not valid UTF-8 are served
+ * as the bytes they are ({@link io.github.purefuse.channel.LocalFiles#name} and {@code resolve} map them
+ * to the strings the API carries and back), and links as the bytes they hold.
  */
 @NullMarked
 package io.github.purefuse.examples.mirror;

@@ -66,4 +66,14 @@ class CatalogRecordingTest {
                 () -> Recordings.assertReplays(RECORDING, fs(changed)));
         assertTrue(e.getMessage().contains("FUSE_READDIRPLUS unique 10: reply.lookups[3].attr.size: recorded 2, replayed 3"), e.getMessage());
     }
+
+    @Test
+    void aChangedByteOfAFileIsNamedInHex() throws Exception {
+        Path changed = tmp.resolve("catalog.json");
+        Files.writeString(changed, Files.readString(DIR.resolve("catalog.json")).replace("\"version\": 3", "\"version\": 4"));
+        AssertionFailedError e = assertThrows(AssertionFailedError.class,
+                () -> Recordings.assertReplays(RECORDING, fs(changed)));
+        assertTrue(e.getMessage().contains("FUSE_READ unique ") && e.getMessage().contains("[0]: recorded 0x33, replayed 0x34"),
+                e.getMessage());
+    }
 }

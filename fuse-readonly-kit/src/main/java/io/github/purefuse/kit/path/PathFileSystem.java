@@ -145,7 +145,6 @@ public interface PathFileSystem {
     /**
      * A path's extended attributes (for {@code getfattr}, {@code getxattr(2)}, {@code listxattr(2)}).
      *
-     * @param path the path
      * <p>Return {@code null} only if no path of this filesystem ever has attributes: the
      * {@link PathAdapter} then answers GETXATTR with ENOSYS, after which the kernel answers every
      * {@code getxattr(2)} on the mount with EOPNOTSUPP by itself for as long as it is mounted, and never
@@ -154,6 +153,7 @@ public interface PathFileSystem {
      * list, so {@code getfattr -d} prints nothing rather than an error. A filesystem with attributes on
      * some paths returns an empty map for the others (GETXATTR ENODATA, each call a request).
      *
+     * @param path the path
      * @return the attributes by name ({@code user.*} for ordinary ones), or {@code null} when this
      *     filesystem has none at all (the default)
      * @throws IOException on an error

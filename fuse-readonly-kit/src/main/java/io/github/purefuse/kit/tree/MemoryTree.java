@@ -247,6 +247,11 @@ public final class MemoryTree implements PathFileSystem {
      * Not thread-safe.
      */
     public static final class Builder {
+        /** Linux's {@code XATTR_NAME_MAX}: the longest attribute name, in bytes. */
+        private static final int XATTR_NAME_MAX = 255;
+        /** Linux's {@code XATTR_SIZE_MAX}: the longest attribute value, in bytes. */
+        private static final int XATTR_SIZE_MAX = 65536;
+
         private final DraftDir root = new DraftDir();
         private int uid;
         private int gid;
@@ -437,7 +442,9 @@ public final class MemoryTree implements PathFileSystem {
          * @param name  the attribute's name, e.g. {@code user.origin}
          * @param value its value; kept, not copied
          * @return this builder
-         * @throws IllegalArgumentException if nothing is at the path or the name is empty
+         * @throws IllegalArgumentException if nothing is at the path, or the kernel could not pass the attribute
+         *     on: the name is empty, holds NUL or is longer than 255 bytes of UTF-8 ({@code XATTR_NAME_MAX}), or
+         *     the value is longer than 65,536 bytes ({@code XATTR_SIZE_MAX})
          */
         public Builder xattr(String path, String name, byte[] value) {
             return xattr(FsPath.of(path), name, value);
@@ -450,11 +457,20 @@ public final class MemoryTree implements PathFileSystem {
          * @param name  the attribute's name
          * @param value its value; kept, not copied
          * @return this builder
-         * @throws IllegalArgumentException if nothing is at the path or the name is empty
+         * @throws IllegalArgumentException as {@link #xattr(String, String, byte[])} says
          */
         public Builder xattr(FsPath path, String name, byte[] value) {
-            if (name.isEmpty()) {
-                throw new IllegalArgumentException("empty extended attribute name at " + path);
+            if (name.isEmpty() || name.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("extended attribute name at " + path + " is empty or holds NUL");
+            }
+            int nameBytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (nameBytes > XATTR_NAME_MAX) {
+                throw new IllegalArgumentException("extended attribute name at " + path + " is " + nameBytes
+                        + " bytes long; the kernel takes at most " + XATTR_NAME_MAX);
+            }
+            if (value.length > XATTR_SIZE_MAX) {
+                throw new IllegalArgumentException("extended attribute " + name + " at " + path + " is " + value.length
+                        + " bytes long; the kernel passes at most " + XATTR_SIZE_MAX + " (getxattr(2) would fail with E2BIG)");
             }
             Draft d = existing(path);
             if (d.xattrs == null) {

@@ -146,6 +146,13 @@ class MemoryTreeTest {
         assertEquals("no such node: /g", assertThrows(IllegalArgumentException.class, () -> b.permissions("/g", 0444)).getMessage());
         assertThrows(IllegalArgumentException.class, () -> b.mtime("/g", T));
         assertThrows(IllegalArgumentException.class, () -> b.xattr("/f", "", new byte[0]));
+        // what the kernel could not pass on fails here, not at the first getfattr (E2BIG)
+        assertThrows(IllegalArgumentException.class, () -> b.xattr("/f", "user.a\0b", new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> b.xattr("/f", "user." + "n".repeat(251), new byte[0]));
+        assertEquals("extended attribute user.big at /f is 65537 bytes long; the kernel passes at most 65536 "
+                        + "(getxattr(2) would fail with E2BIG)",
+                assertThrows(IllegalArgumentException.class, () -> b.xattr("/f", "user.big", new byte[65537])).getMessage());
+        b.xattr("/f", "user." + "n".repeat(250), new byte[65536]);
     }
 
     @Test
