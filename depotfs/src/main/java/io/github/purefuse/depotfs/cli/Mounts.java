@@ -6,8 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /** Reads {@code /proc/self/mountinfo} and unmounts, for the {@code unmount} command. */
@@ -63,6 +65,12 @@ final class Mounts {
      */
     static Path canonical(Path path) {
         Path abs = path.toAbsolutePath().normalize();
+        Set<String> mountpoints = new HashSet<>();
+        try {
+            all().forEach(m -> mountpoints.add(m.mountpoint()));
+        } catch (IOException e) {
+            // no mountinfo: every name is looked at
+        }
         for (int links = 0; links < 40; links++) { // 40: the kernel's MAXSYMLINKS
             Path parent = abs.getParent();
             if (parent == null) {
@@ -71,7 +79,9 @@ final class Mounts {
             try {
                 Path realParent = parent.toRealPath();
                 abs = realParent.resolve(abs.getFileName());
-                if (!Files.isSymbolicLink(abs)) {
+                // A mount point is no symbolic link, and its lstat would wait for its server: one that hangs
+                // (stopped, or stuck in a store) would hang the unmount meant to end it.
+                if (mountpoints.contains(abs.toString()) || !Files.isSymbolicLink(abs)) {
                     return abs;
                 }
                 abs = realParent.resolve(Files.readSymbolicLink(abs)).normalize();
@@ -96,16 +106,19 @@ final class Mounts {
         String mp = canonical(mountpoint).toString();
         boolean root = "root".equals(System.getProperty("user.name")) || uid() == 0;
         List<List<String>> attempts = root
-                ? List.of(List.of("umount", mp), List.of("umount", "-l", mp))
+                // -c: the path is canonical already; umount(8) would stat it, which waits for a server that hangs
+                ? List.of(List.of("umount", "-c", mp), List.of("umount", "-c", "-l", mp))
                 : List.of(List.of("fusermount3", "-u", mp), List.of("fusermount3", "-u", "-z", mp));
         String last = "";
         String busy = "";
         for (List<String> cmd : attempts) {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) { // its few lines of output fit in the pipe meanwhile
+                p.destroyForcibly().waitFor();
+                last = String.join(" ", cmd) + ": no answer in 30 s";
+                continue;
             }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (p.exitValue() == 0 && at(Path.of(mp)).isEmpty()) {
                 return new Unmounted(true, cmd != attempts.get(0), busy);
             }

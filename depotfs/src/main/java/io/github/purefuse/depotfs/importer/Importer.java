@@ -5,6 +5,7 @@ import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.Names;
+import io.github.purefuse.depotfs.store.StoreFiles;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
@@ -274,7 +275,7 @@ public final class Importer {
                     try {
                         target = Files.readSymbolicLink(f).toString();
                     } catch (IOException e) {
-                        fail(display, "cannot read the link: " + reason(e));
+                        fail(display, "cannot read the link: " + StoreFiles.reason(e));
                         return FileVisitResult.CONTINUE;
                     }
                     String tp = Names.targetProblem(target);
@@ -295,21 +296,21 @@ public final class Importer {
                 } else if (attrs.isDirectory()) {
                     fail(display, "directory could not be entered");
                 } else {
-                    skip(display, specialKind(f));
+                    skip(display, StoreFiles.kind(f));
                 }
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult visitFileFailed(Path f, IOException e) {
-                fail(rel(top, f), reason(e));
+                fail(rel(top, f), StoreFiles.reason(e));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
                 if (e != null) {
-                    fail(rel(top, d), "listing failed: " + reason(e));
+                    fail(rel(top, d), "listing failed: " + StoreFiles.reason(e));
                 }
                 stack.pop();
                 return FileVisitResult.CONTINUE;
@@ -435,36 +436,6 @@ public final class Importer {
         fail(display, "extended attributes not imported (a depot holds none): " + String.join(", ", sorted));
     }
 
-    /** A short reason for an I/O error, without the path the exception repeats. */
-    static String reason(IOException e) {
-        if (e instanceof AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof NoSuchFileException) {
-            return "no such file or directory";
-        }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
-            return f.getReason();
-        }
-        return String.valueOf(e.getMessage());
-    }
-
-    private static String specialKind(Path f) {
-        try {
-            Object mode = Files.getAttribute(f, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
-            int type = ((Integer) mode) & 0170000;
-            return switch (type) {
-                case 0140000 -> "socket";
-                case 0010000 -> "FIFO";
-                case 0020000 -> "character device";
-                case 0060000 -> "block device";
-                default -> "special file";
-            };
-        } catch (IOException | RuntimeException e) {
-            return "special file";
-        }
-    }
-
     // ------------------------------------------------------------------ tar
 
     /**
@@ -490,7 +461,8 @@ public final class Importer {
         } catch (DepotException e) {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
-            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": " + e.getMessage(), e);
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": "
+                    + (e instanceof IOException io ? StoreFiles.reason(io) : e.getMessage()), e);
         } finally {
             progress.end();
         }
@@ -506,14 +478,19 @@ public final class Importer {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": " + unsupported
                     + "-compressed tar archives are not supported (plain, gzip, bzip2 are)");
         }
+        String format;
         try {
-            String format = CompressorStreamFactory.detect(buffered);
+            format = CompressorStreamFactory.detect(buffered);
+        } catch (CompressorException e) {
+            return buffered; // not compressed
+        }
+        try {
             return new CompressorStreamFactory(true).createCompressorInputStream(format, buffered);
         } catch (CompressorException e) {
-            if (e.getCause() instanceof NoClassDefFoundError || String.valueOf(e.getMessage()).contains("not available")) {
-                throw new DepotException(DepotException.Reason.INVALID, "cannot read " + tar + ": " + e.getMessage(), e);
-            }
-            return buffered; // not compressed
+            // a known format whose first block cannot be read (a truncated download), or a codec not on the class path
+            String why = e.getCause() instanceof IOException io ? StoreFiles.reason(io) : String.valueOf(e.getMessage());
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": its " + format
+                    + " data cannot be read: " + why, e);
         }
     }
 
@@ -535,6 +512,10 @@ public final class Importer {
         b.mark(512);
         byte[] header = b.readNBytes(512);
         b.reset();
+        if (header.length < 512 && in instanceof org.apache.commons.compress.compressors.CompressorInputStream) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar
+                    + ": the compressed data ends before the first tar header (a truncated archive?)");
+        }
         if (header.length < 512 || !TarArchiveInputStream.matches(header, header.length)) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": neither a directory nor a tar archive");
         }

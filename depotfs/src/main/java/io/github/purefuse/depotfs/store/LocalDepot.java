@@ -110,6 +110,10 @@ public final class LocalDepot implements WritableDepot {
 
     private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
     private static final int MAX_CACHED_BUNDLES = 16384;
+    /** A manifest is read whole into one array: the largest the JVM makes. */
+    private static final long MAX_MANIFEST_BYTES = Integer.MAX_VALUE - 8;
+    /** A ref holds 64 hex digits and a newline; a file much longer holds no ref. */
+    private static final long MAX_REF_BYTES = 4096;
     private static final int COPY_BUFFER = 256 * 1024;
     private static final ThreadLocal<ByteBuffer> COPY_BUFFERS = ThreadLocal.withInitial(() -> ByteBuffer.allocate(COPY_BUFFER));
     private static final ReentrantLock ROOT_LOCK = new ReentrantLock();
@@ -256,8 +260,10 @@ public final class LocalDepot implements WritableDepot {
     @Override
     public Optional<ChunkSums> chunkSums(Hash object, long size) throws IOException {
         byte[] bytes;
+        Path p = chunkSumsPathOf(object);
         try {
-            bytes = Files.readAllBytes(chunkSumsPathOf(object));
+            StoreFiles.requireRegularFile(p, "corrupt chunk checksums of object " + object.shortHex());
+            bytes = Files.readAllBytes(p);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -278,11 +284,13 @@ public final class LocalDepot implements WritableDepot {
                     continue;
                 }
                 try {
-                    roots.put(name, readRef(name, p));
+                    roots.put(name, refHash(p));
                 } catch (DepotException e) {
-                    broken.put(name, "ref " + p + " does not hold a hash");
+                    broken.put(name, e.getMessage());
                 } catch (NoSuchFileException e) {
                     // removed meanwhile
+                } catch (IOException e) {
+                    broken.put(name, "ref " + p + ": " + StoreFiles.reason(e)); // one unreadable ref spoils no other
                 }
             }
         } catch (NoSuchFileException e) {
@@ -319,10 +327,19 @@ public final class LocalDepot implements WritableDepot {
     }
 
     private static Hash readRef(String name, Path p) throws IOException {
-        String text = Files.readString(p, StandardCharsets.US_ASCII).strip();
-        Hash h = Hash.tryParse(text);
+        try {
+            return refHash(p);
+        } catch (DepotException e) {
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** A ref's hash; a {@link DepotException} saying {@code ref PATH ...} when the ref holds none. */
+    private static Hash refHash(Path p) throws IOException {
+        BasicFileAttributes a = StoreFiles.requireRegularFile(p, "ref");
+        Hash h = a.size() > MAX_REF_BYTES ? null : Hash.tryParse(Files.readString(p, StandardCharsets.US_ASCII).strip());
         if (h == null) {
-            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + p + " does not hold a hash");
+            throw new DepotException(DepotException.Reason.CORRUPT, "ref " + p + " does not hold a hash");
         }
         return h;
     }
@@ -334,8 +351,14 @@ public final class LocalDepot implements WritableDepot {
             return b;
         }
         byte[] bytes;
+        Path p = pathOf(hash);
         try {
-            bytes = Files.readAllBytes(pathOf(hash));
+            BasicFileAttributes a = StoreFiles.requireRegularFile(p, "corrupt manifest " + hash.shortHex());
+            if (a.size() > MAX_MANIFEST_BYTES) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + hash.shortHex() + ": " + p
+                        + " holds " + a.size() + " bytes, more than one read can hold (" + MAX_MANIFEST_BYTES + ")");
+            }
+            bytes = Files.readAllBytes(p);
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + dir, e);
         }
@@ -365,6 +388,8 @@ public final class LocalDepot implements WritableDepot {
         Path p = pathOf(hash);
         FileChannel ch;
         try {
+            // before open(2): a FIFO put in an object's place would block this thread (a transport's) for good
+            StoreFiles.requireRegularFile(p, "corrupt object " + hash.shortHex());
             ch = FileChannel.open(p, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + dir, e);

@@ -222,4 +222,31 @@ class ImporterTest {
                     + "-compressed tar archives are not supported (plain, gzip, bzip2 are)", e.getMessage());
         }
     }
+
+    @Test
+    void aTruncatedCompressedArchiveSaysSoNotNull() throws Exception {
+        byte[] random = new byte[600_000];
+        new java.util.Random(5).nextBytes(random);
+        for (String format : List.of("gz", "bzip2")) {
+            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+            try (OutputStream z = format.equals("gz") ? new GzipCompressorOutputStream(whole)
+                    : new org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream(whole);
+                 TarArchiveOutputStream out = new TarArchiveOutputStream(z)) {
+                TarArchiveEntry e = new TarArchiveEntry("big.bin");
+                e.setSize(random.length);
+                out.putArchiveEntry(e);
+                out.write(random);
+                out.closeArchiveEntry();
+            }
+            // a download cut short: the gzip stream ends inside the file's data, the bzip2 one inside its first block
+            Path f = Files.write(tmp.resolve("cut." + format), java.util.Arrays.copyOf(whole.toByteArray(), format.equals("gz") ? 300_000 : 20_000));
+            DepotException e = assertThrows(DepotException.class,
+                    () -> new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(f));
+            assertEquals(DepotException.Reason.INVALID, e.reason());
+            assertTrue(e.getMessage().startsWith("cannot import " + f + ": ") && !e.getMessage().contains("null")
+                    && !e.getMessage().contains("neither a directory nor a tar archive"), e.getMessage());
+            assertTrue(format.equals("gz") ? e.getMessage().contains("(truncated?)")
+                    : e.getMessage().contains("its bzip2 data cannot be read"), e.getMessage());
+        }
+    }
 }

@@ -2,6 +2,7 @@ package io.github.purefuse.depotfs.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -233,6 +234,26 @@ class CliIT {
         Run again = cli("unmount", mp.toString());
         assertEquals(1, again.exit());
         assertEquals("depotfs: " + mp.toRealPath() + " is not mounted\n", again.err());
+    }
+
+    @Test
+    void unmountEndsAMountWhoseServerHangs() throws Exception {
+        Path mp = newMountpoint("hung");
+        Process p = startMount(mp, "--root", "main");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        String pid = Long.toString(p.pid());
+        Tools.run(work, "kill", "-STOP", pid).ok(); // alive and mounted, answering nothing: a lstat of mp would wait
+        try {
+            Run r = assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> cli("unmount", mp.toString()),
+                    "unmount must not wait for the server it ends");
+            assertEquals(0, r.exit(), r.err());
+            assertEquals("unmounted " + mp + "\n", r.out());
+            assertFalse(TestMount.isMounted(mp));
+        } finally {
+            Tools.run(work, "kill", "-CONT", pid).ok();
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the server sees the unmount once it runs again");
+        assertEquals(0, p.exitValue());
     }
 
     @Test

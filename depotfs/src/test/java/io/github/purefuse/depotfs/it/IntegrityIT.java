@@ -133,6 +133,30 @@ class IntegrityIT {
     }
 
     @Test
+    void anObjectReplacedByAFifoIsEioAndEveryOtherRequestIsServed() throws Exception {
+        // A FIFO in an object's place: open(2) of it waits for a writer. OPEN runs on the transport's threads
+        // for a local depot, so four readers of it once blocked both of them and with them the whole mount.
+        try (LocalDepot local = LocalDepot.open(tmp.resolve("depot"))) {
+            Path object = objectFile(local, "damaged.bin");
+            Files.delete(object);
+            Tools.ok(tmp, "mkfifo", object.toString());
+            PathAdapter handler = DepotFileSystem.open(local, "r", 0, 0).handler(BufferLeases.pooled(), false);
+            try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
+                Path f = m.path().resolve("damaged.bin");
+                Tools.Result four = Tools.run(tmp, java.time.Duration.ofSeconds(60), "sh", "-c",
+                        "for i in 1 2 3 4; do cat \"$0\" > /dev/null 2>> \"$1\" & done; wait", f.toString(),
+                        tmp.resolve("cat.err").toString());
+                assertEquals(0, four.exit(), four.stderr());
+                String errors = Files.readString(tmp.resolve("cat.err"));
+                assertEquals(4, errors.lines().filter(l -> l.contains("Input/output error")).count(), errors);
+                assertEquals(Tools.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],
+                        Tools.ok(tmp, "sha256sum", m.path().resolve("good.bin").toString()).split(" ")[0]);
+                assertEquals("a\nb\nf.txt\n", Tools.ok(tmp, "ls", m.path().resolve("p").toString()));
+            }
+        }
+    }
+
+    @Test
     void withoutChecksOnTheSameMountTheFlippedByteIsServed() throws Exception {
         // The control for the test above: the damage is really there and only the check finds it.
         try (LocalDepot local = LocalDepot.open(tmp.resolve("depot"))) {

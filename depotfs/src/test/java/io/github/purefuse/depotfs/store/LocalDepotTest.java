@@ -3,6 +3,7 @@ package io.github.purefuse.depotfs.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -157,6 +158,56 @@ class LocalDepotTest {
             assertEquals(DepotException.Reason.CORRUPT, e.reason());
             assertTrue(e.getMessage().startsWith("corrupt manifest " + bundle.shortHex()), e.getMessage());
         }
+    }
+
+    @Test
+    void storeFilesThatAreNoRegularFilesAreCorruptAndBlockNothing() throws Exception {
+        Path dir = tmp.resolve("depot");
+        Hash bundle;
+        WritableDepot.Stored o;
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            o = put(d, "x".getBytes(StandardCharsets.UTF_8));
+            bundle = d.putBundle(List.of(BundleEntry.object("x", o.hash(), 1, 0, false))).hash();
+            d.setRoot("good", null, bundle);
+        }
+        try (LocalDepot d = LocalDepot.open(dir)) {
+            Path object = d.pathOf(o.hash());
+            Files.delete(object);
+            mkfifo(object); // open(2) of a FIFO waits for a writer: checked before, so this returns at once
+            DepotException e = assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                    () -> assertThrows(DepotException.class, () -> d.open(o.hash(), 1)));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertEquals("corrupt object " + o.hash().shortHex() + ": " + object + " is a FIFO, not a regular file", e.getMessage());
+
+            Path manifest = d.pathOf(bundle);
+            Files.move(manifest, tmp.resolve("manifest"));
+            Files.createSymbolicLink(manifest, Path.of("/dev/zero")); // read whole, it would never end
+            DepotException m = assertThrows(DepotException.class, () -> d.bundle(bundle));
+            assertEquals("corrupt manifest " + bundle.shortHex() + ": " + manifest + " is a character device, not a regular file",
+                    m.getMessage());
+
+            // refs: each broken one is listed with its reason, the good one still counts
+            Path refs = dir.resolve("refs");
+            Files.createDirectory(refs.resolve("adir"));
+            mkfifo(refs.resolve("afifo"));
+            Files.createSymbolicLink(refs.resolve("zeros"), Path.of("/dev/zero"));
+            Files.writeString(refs.resolve("long"), "0".repeat(1 << 20));
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> {
+                assertEquals(List.of("good"), List.copyOf(d.roots().keySet()));
+                assertEquals(java.util.Map.of(
+                        "adir", "ref: " + refs.resolve("adir") + " is a directory, not a regular file",
+                        "afifo", "ref: " + refs.resolve("afifo") + " is a FIFO, not a regular file",
+                        "zeros", "ref: " + refs.resolve("zeros") + " is a character device, not a regular file",
+                        "long", "ref " + refs.resolve("long") + " does not hold a hash"), d.brokenRoots());
+                assertEquals("corrupt root 'afifo': ref: " + refs.resolve("afifo") + " is a FIFO, not a regular file",
+                        assertThrows(DepotException.class, () -> d.root("afifo")).getMessage());
+            });
+        }
+    }
+
+    private static void mkfifo(Path p) throws Exception {
+        Process mk = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start();
+        assertEquals(0, mk.waitFor());
     }
 
     @Test

@@ -1,0 +1,99 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * Local files as depotfs reads and names them: the short reason of an I/O error, the kind of a file that is not
+ * a regular one, and the check that a store file is a regular file before it is opened or read whole.
+ */
+public final class StoreFiles {
+
+    private StoreFiles() {
+    }
+
+    /**
+     * A short reason for an I/O error, without the path the exception repeats: {@code permission denied},
+     * {@code no such file or directory}, the C library's words, or the exception's own message.
+     *
+     * @param e the error
+     * @return the reason, never {@code null}
+     */
+    public static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        if (e instanceof EOFException) {
+            return e.getMessage() == null ? "the data ends early (truncated?)" : e.getMessage() + " (truncated?)";
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /**
+     * What a file is, in the words {@code ls -l} and {@code stat} use, without following a symbolic link.
+     *
+     * @param f the file
+     * @return {@code regular file}, {@code directory}, {@code symbolic link}, {@code FIFO}, {@code socket},
+     *     {@code character device}, {@code block device}, or {@code special file} when it cannot be told
+     */
+    public static String kind(Path f) {
+        try {
+            int type = ((Integer) Files.getAttribute(f, "unix:mode", LinkOption.NOFOLLOW_LINKS)) & 0170000;
+            return switch (type) {
+                case 0100000 -> "regular file";
+                case 0040000 -> "directory";
+                case 0120000 -> "symbolic link";
+                case 0140000 -> "socket";
+                case 0010000 -> "FIFO";
+                case 0020000 -> "character device";
+                case 0060000 -> "block device";
+                default -> "special file";
+            };
+        } catch (IOException | RuntimeException e) {
+            return "special file";
+        }
+    }
+
+    /**
+     * The attributes of a store file about to be opened or read whole, which must be a regular file (a
+     * symbolic link to one is followed): a FIFO would block the opening thread until some writer comes, a
+     * device ({@code /dev/zero}) would be read without end, a directory has no bytes.
+     *
+     * @param p    the file
+     * @param what what it was meant to be, for the message, e.g. {@code corrupt object 299001868fb8}
+     * @return its attributes
+     * @throws NoSuchFileException if it does not exist
+     * @throws DepotException      ({@link DepotException.Reason#CORRUPT}) if it is not a regular file: {@code what:
+     *     PATH is a FIFO, not a regular file}
+     * @throws IOException         if its attributes cannot be read
+     */
+    public static BasicFileAttributes requireRegularFile(Path p, String what) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+        if (!a.isRegularFile()) {
+            String kind = a.isDirectory() ? "directory" : kindFollowed(p);
+            throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " is a " + kind + ", not a regular file");
+        }
+        return a;
+    }
+
+    private static String kindFollowed(Path p) {
+        try {
+            return kind(p.toRealPath());
+        } catch (IOException e) {
+            return kind(p);
+        }
+    }
+}
