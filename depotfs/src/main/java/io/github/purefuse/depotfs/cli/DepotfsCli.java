@@ -15,6 +15,7 @@ import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.depotfs.tree.DepotPath;
 import io.github.purefuse.depotfs.tree.DepotTree;
 import io.github.purefuse.depotfs.tree.Verifier;
+import io.github.purefuse.kit.path.FsPath;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -378,7 +379,7 @@ public final class DepotfsCli implements Callable<Integer> {
                 case OBJECT -> e.executable() ? "-r-xr-xr-x" : "-r--r--r--";
             };
             Instant t = Instant.ofEpochSecond(Math.floorDiv(e.mtimeNs(), 1_000_000_000L));
-            String name = e.kind() == EntryKind.SYMLINK ? e.name() + " -> " + e.target() : e.name();
+            String name = FsPath.printable(e.kind() == EntryKind.SYMLINK ? e.name() + " -> " + e.target() : e.name());
             return String.format(Locale.ROOT, "%s %14d %s %s", mode, e.size(), TIME.format(t), name);
         }
     }

@@ -580,7 +580,7 @@ public final class DepotFileSystem implements PathFileSystem {
     }
 
     /**
-     * Counts a bundle's subdirectories for {@code st_nlink}. A manifest that is missing or corrupt counts 0
+     * Counts a bundle's subdirectories for {@code st_nlink}. A manifest that is missing, corrupt or unreadable counts 0
      * here (that directory is shown with {@code st_nlink} 2 and requests inside it fail with EIO), so that
      * one broken directory does not fail its parent's listing. Any other store error (a failed GET, an I/O
      * error) is thrown: the request fails with EIO rather than give the kernel a count it would cache.
@@ -589,7 +589,8 @@ public final class DepotFileSystem implements PathFileSystem {
         try {
             return depot.bundle(bundle).bundleCount();
         } catch (DepotException e) {
-            if (e.reason() != DepotException.Reason.CORRUPT && e.reason() != DepotException.Reason.NOT_FOUND) {
+            if (e.reason() != DepotException.Reason.CORRUPT && e.reason() != DepotException.Reason.NOT_FOUND
+                    && e.reason() != DepotException.Reason.UNREADABLE) {
                 throw e;
             }
             // Logged when that directory itself is accessed (EIO); only a debug line here.

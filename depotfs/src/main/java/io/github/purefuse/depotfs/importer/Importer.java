@@ -7,6 +7,7 @@ import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.Names;
 import io.github.purefuse.depotfs.store.StoreFiles;
 import io.github.purefuse.depotfs.store.WritableDepot;
+import io.github.purefuse.kit.path.FsPath;
 import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -954,16 +955,7 @@ public final class Importer {
         while (true) {
             java.nio.charset.CoderResult r = d.decode(in, chars, true);
             chars.flip();
-            while (chars.hasRemaining()) {
-                char c = chars.get();
-                if (c == '\\') {
-                    out.append("\\\\");
-                } else if (c < 0x20 || c == 0x7f) {
-                    out.append(String.format(java.util.Locale.ROOT, "\\x%02x", (int) c));
-                } else {
-                    out.append(c);
-                }
-            }
+            out.append(FsPath.printable(chars.toString()));
             chars.clear();
             if (!r.isError()) {
                 break;

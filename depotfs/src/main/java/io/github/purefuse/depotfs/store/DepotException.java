@@ -17,6 +17,8 @@ public class DepotException extends IOException {
         NOT_FOUND,
         /** Stored data does not match its hash or size, or a manifest cannot be parsed. */
         CORRUPT,
+        /** A store file is there but this process may not read it (its permissions, or its directory's). */
+        UNREADABLE,
         /** The request is invalid: a bad name, a cycle, a path that is not a bundle, an existing path. */
         INVALID,
         /** A root changed while it was being updated (compare-and-set failed). */

@@ -266,6 +266,8 @@ public final class LocalDepot implements WritableDepot {
             bytes = Files.readAllBytes(p);
         } catch (NoSuchFileException e) {
             return Optional.empty();
+        } catch (AccessDeniedException e) {
+            throw StoreFiles.unreadable("the chunk checksums of object " + object.shortHex(), p, e);
         }
         return Optional.of(ChunkSums.decode(bytes, object, size));
     }
@@ -361,6 +363,8 @@ public final class LocalDepot implements WritableDepot {
             bytes = Files.readAllBytes(p);
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + dir, e);
+        } catch (AccessDeniedException e) {
+            throw StoreFiles.unreadable("manifest " + hash.shortHex(), p, e);
         }
         b = ManifestCodec.decode(hash, bytes);
         cache(b);
@@ -393,6 +397,8 @@ public final class LocalDepot implements WritableDepot {
             ch = FileChannel.open(p, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + dir, e);
+        } catch (AccessDeniedException e) {
+            throw StoreFiles.unreadable("object " + hash.shortHex(), p, e);
         }
         long actual;
         try {

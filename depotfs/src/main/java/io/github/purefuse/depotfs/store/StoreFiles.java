@@ -89,6 +89,19 @@ public final class StoreFiles {
         return a;
     }
 
+    /**
+     * A store file this process may not read, as the store's fault: EIO for what needs it and a line naming
+     * the file, rather than EACCES that looks like the reader's own lack of permission.
+     *
+     * @param what what it is, e.g. {@code manifest 0c38ea5f51bc}
+     * @param p    the file
+     * @param e    the refusal
+     * @return {@code cannot read WHAT: PATH: permission denied}
+     */
+    public static DepotException unreadable(String what, Path p, AccessDeniedException e) {
+        return new DepotException(DepotException.Reason.UNREADABLE, "cannot read " + what + ": " + p + ": " + reason(e), e);
+    }
+
     private static String kindFollowed(Path p) {
         try {
             return kind(p.toRealPath());

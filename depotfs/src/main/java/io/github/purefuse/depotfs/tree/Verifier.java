@@ -6,6 +6,7 @@ import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.kit.path.FsPath;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
@@ -51,7 +52,7 @@ public final class Verifier {
 
         /** {@return the paths as one line: {@code a/b, c/b (and 3 more paths)}} */
         public String where() {
-            String all = paths.isEmpty() ? "?" : String.join(", ", paths);
+            String all = paths.isEmpty() ? "?" : String.join(", ", paths.stream().map(FsPath::printable).toList());
             return morePaths == 0 ? all : all + " (and " + morePaths + " more path" + (morePaths == 1 ? "" : "s") + ")";
         }
     }

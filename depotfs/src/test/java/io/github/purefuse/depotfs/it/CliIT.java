@@ -409,6 +409,33 @@ class CliIT {
         }
     }
 
+    @Test
+    void storeFilesTheServerMayNotReadAreNamedWithTheReason() throws Exception {
+        // As another user (nobody), a depot whose object and manifest files it may not read: each problem
+        // names the file and says "permission denied" (it gave the bare path), and the rest is checked.
+        Files.setPosixFilePermissions(work, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path depot = work.resolve("shared-depot");
+        Tools.ok(work, "cp", "-a", depotDir.toString(), depot.toString());
+        Tools.ok(work, "chmod", "-R", "a+rX", depot.toString());
+        Hash object;
+        Hash sub;
+        try (LocalDepot d = LocalDepot.open(depot)) {
+            Hash root = d.root("main").orElseThrow();
+            object = d.bundle(root).entry("hello.txt").orElseThrow().requireHash();
+            sub = d.bundle(root).entry("sub").orElseThrow().requireHash();
+            Tools.ok(work, "chmod", "000", d.pathOf(object).toString(), d.pathOf(sub).toString());
+        }
+        List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+                "-cp", packagedClassPath(), DepotfsCli.class.getName(), "verify", "--depot", depot.toString()));
+        Tools.Result r = Tools.run(work, cmd.toArray(String[]::new));
+        assertEquals(1, r.exit(), r.stderr());
+        assertTrue(r.stderr().contains("main/hello.txt: cannot read object " + object.shortHex() + ": "
+                + depot.resolve("objects") + "/" + object.toHex().substring(0, 2) + "/" + object.toHex().substring(2)
+                + ": permission denied"), r.stderr());
+        assertTrue(r.stderr().contains("cannot read manifest " + sub.shortHex() + ": "), r.stderr());
+    }
+
     private static void expectError(Run r, String line) {
         assertEquals(1, r.exit(), r.err());
         assertEquals(line + "\n", r.err());

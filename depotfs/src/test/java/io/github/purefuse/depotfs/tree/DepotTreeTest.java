@@ -110,5 +110,13 @@ class DepotTreeTest {
         assertEquals(Verifier.MAX_PATHS, wide.paths().size());
         assertEquals(6, wide.morePaths(), "13 copies + 3 paths above, 10 listed");
         assertTrue(wide.where().endsWith(" (and 6 more paths)"), wide.where());
+
+        // A name with a newline is printed on the problem's one line, escaped as import prints it
+        Hash oddObject = depot.putObject("odd!".getBytes(StandardCharsets.UTF_8)).hash();
+        depot.corruptForTesting(oddObject, "bad!".getBytes(StandardCharsets.UTF_8));
+        depot.setRoot("odd", null, depot.putBundle(List.of(BundleEntry.object("new\nline", oddObject, 4, 1, false))).hash());
+        Verifier.Problem odd = Verifier.verify(depot, 2, n -> { }, n -> { }).problems().stream()
+                .filter(q -> q.paths().get(0).startsWith("odd/")).findFirst().orElseThrow();
+        assertTrue(odd.where().contains("odd/new\\x0aline") && !odd.where().contains("\n"), odd.where());
     }
 }

@@ -86,7 +86,8 @@ final class FailureLog {
     }
 
     private static String line(String op, long unique, String what, Throwable e, long skipped) {
-        return op + " " + what + " (unique " + Long.toUnsignedString(unique) + ") failed: EIO: " + e
+        // one line, whatever the path or the message hold (a name with a newline)
+        return FsPath.printable(op + " " + what + " (unique " + Long.toUnsignedString(unique) + ") failed: EIO: " + e)
                 + leftOut(skipped);
     }
 

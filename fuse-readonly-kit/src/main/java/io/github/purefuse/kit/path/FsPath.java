@@ -189,6 +189,41 @@ public final class FsPath {
         return hash;
     }
 
+    /**
+     * A name, a path or a line holding them as one printable line, for logs and listings: each control
+     * character (U+0000 to U+001F, U+007F) written as {@code \xHH} and each backslash as {@code \\}, as
+     * {@code ls --quoting-style=escape} does, so that a name holding a newline stays on its line and
+     * distinct names print distinctly.
+     *
+     * @param s the text
+     * @return {@code s} itself when it needs no escape
+     */
+    public static String printable(String s) {
+        int i = 0;
+        while (i < s.length() && !needsEscape(s.charAt(i))) {
+            i++;
+        }
+        if (i == s.length()) {
+            return s;
+        }
+        StringBuilder out = new StringBuilder(s.length() + 8).append(s, 0, i);
+        for (; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\') {
+                out.append("\\\\");
+            } else if (needsEscape(c)) {
+                out.append("\\x").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean needsEscape(char c) {
+        return c < 0x20 || c == 0x7f || c == '\\';
+    }
+
     /** {@return the path with {@code '/'} separators, e.g. {@code /docs/readme.txt}; {@code /} for the root} */
     @Override
     public String toString() {

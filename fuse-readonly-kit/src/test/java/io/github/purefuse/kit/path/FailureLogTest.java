@@ -99,6 +99,13 @@ class FailureLogTest {
     }
 
     @Test
+    void aNameWithANewlineStaysOnTheLine() {
+        failures.eio("open", 7, "/odd/new\nline", new IOException("/odd/new\nline: gone"));
+        String line = log.at(Level.WARNING).get(0).message();
+        assertEquals("open /odd/new\\x0aline (unique 7) failed: EIO: java.io.IOException: /odd/new\\x0aline: gone", line);
+    }
+
+    @Test
     void onceWritesAKindAtWarningOnceAndAtDebugAfter() {
         failures.once("short /a", () -> "short a");
         failures.once("short /a", () -> "short a again");

@@ -1,6 +1,8 @@
 package io.github.purefuse.kit.path;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +10,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
-/** {@link FsPath#encoded()} keeps its documented format (stable inos depend on it byte for byte). */
+/** {@link FsPath#encoded()} keeps its documented format (stable inos depend on it byte for byte); {@link FsPath#printable}. */
 class FsPathTest {
 
     /** The format as documented: per name from the root down, 4-byte big-endian UTF-8 length, then the bytes. */
@@ -23,6 +25,13 @@ class FsPathTest {
             out.writeBytes(b);
         }
         return out.toByteArray();
+    }
+
+    @Test
+    void printableEscapesControlCharactersAndBackslashesOnly() {
+        String plain = "caf\u00e9 \ud83d\ude00 name.txt";
+        assertSame(plain, FsPath.printable(plain));
+        assertEquals("a\\x0ab\\\\tab\\x09\\\\c\\x7f\\x00", FsPath.printable("a\nb\\tab\t\\c\u007f\0"));
     }
 
     @Test
