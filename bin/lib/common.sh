@@ -9,6 +9,7 @@
 #                                   it, and write its runtime classpath to MODULE/target/runtime.classpath; tries
 #                                   offline (-o) first
 #   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
+#   purefuse_check_classpath MODULE fail with one line if this user cannot read a part of it (built by another)
 #   purefuse_jvm_flags JAVA         print the flags that keep a purefuse JVM quiet and working on that java:
 #                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
 #                                   warns otherwise) and, from JDK 23 on, --sun-misc-unsafe-memory-access=allow
@@ -121,6 +122,20 @@ purefuse_ensure_built() {
 purefuse_classpath() {
   local module="$1"
   echo "$(_purefuse_jar "$module"):$(cat "$PUREFUSE_ROOT/$module/target/runtime.classpath" 2>/dev/null)"
+}
+
+# Fails with one line when this user cannot read a part of MODULE's class path: built by another user (root,
+# whose ~/.m2 other users may not read), the JVM would stop with a NoClassDefFoundError instead.
+purefuse_check_classpath() {
+  local module="$1" entry
+  local IFS=:
+  for entry in $(purefuse_classpath "$module"); do
+    if [[ -n "$entry" && ! -r "$entry" ]]; then
+      echo "$(basename "$0"): cannot read $entry as $(id -un 2>/dev/null || id -u): $module was built by another user; build it as" \
+           "this one (PUREFUSE_REBUILD=1 $0 ..., with Maven's repository in your home) or make that file readable" >&2
+      return 1
+    fi
+  done
 }
 
 purefuse_aot_flags() {

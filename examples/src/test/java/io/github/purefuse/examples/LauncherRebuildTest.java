@@ -51,6 +51,40 @@ class LauncherRebuildTest {
         assertEquals(2, Files.readAllLines(mvnRuns).size());
     }
 
+    @Test
+    void anotherUserWhoCannotReadTheClassPathGetsOneLine(@TempDir Path tmp) throws Exception {
+        // The launcher's class path check as another user (nobody): one jar of the class path is root's alone
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path root = tmp.resolve("repo");
+        Files.createDirectories(root.resolve("bin/lib"));
+        Files.copy(Path.of("..", "bin", "lib", "common.sh"), root.resolve("bin/lib/common.sh"));
+        Path target = Files.createDirectories(root.resolve("examples/target"));
+        Files.write(target.resolve("examples-0.1.0.jar"), new byte[0]);
+        Path secret = Files.write(tmp.resolve("secret.jar"), new byte[0]);
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        Path open = Files.write(tmp.resolve("open.jar"), new byte[0]);
+        for (Path p : List.of(root, root.resolve("bin"), root.resolve("bin/lib"), root.resolve("examples"), target)) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        String check = "source '" + root.resolve("bin/lib/common.sh") + "' && purefuse_check_classpath examples";
+        Files.writeString(target.resolve("runtime.classpath"), open.toString());
+        assertEquals(0, asNobody(check).exitValue(), "every part readable");
+
+        Files.writeString(target.resolve("runtime.classpath"), open + ":" + secret);
+        Process p = asNobody(check);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(1, p.exitValue(), err);
+        assertEquals("bash: cannot read " + secret + " as nobody: examples was built by another user; build it as this one"
+                + " (PUREFUSE_REBUILD=1 bash ..., with Maven's repository in your home) or make that file readable\n", err);
+    }
+
+    private static Process asNobody(String script) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", "-c", script)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        return p;
+    }
+
     /** Runs {@code bin/fuse-example -V} (the java it starts fails on the empty jar: only the build matters). */
     private static String launch(Path root, Path fakeBin) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(root.resolve("bin/fuse-example").toString(), "-V")

@@ -436,9 +436,13 @@ public final class FuseSession implements AutoCloseable {
                     "Cannot mount on " + real + ": cannot read /proc/self/mountinfo: " + e.getMessage(), e);
         }
         if (existing.isPresent()) {
+            // A FUSE mount left there is what one unmounts; a disk's or the root's is not: choose another directory
+            String advice = existing.get().fsType().startsWith("fuse")
+                    ? "unmount it first: umount " + real
+                    : "mount on an empty directory of your own instead";
             throw new MountException(Reason.ALREADY_MOUNTED, mountpoint, "Cannot mount on " + real
                     + ": already a mount point (" + existing.get().fsType() + " from " + existing.get().source()
-                    + "; unmount it first: umount " + real + ")",
+                    + "; " + advice + ")",
                     null);
         }
         if (!nonempty) {

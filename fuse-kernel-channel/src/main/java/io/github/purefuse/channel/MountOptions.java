@@ -50,7 +50,8 @@ import org.jspecify.annotations.Nullable;
  * @param readaheadKb         when running as root, written to
  *                            {@code /sys/class/bdi/<major:minor>/read_ahead_kb} right after INIT, which
  *                            raises the readahead window beyond the kernel's offer; 0 leaves it (the
- *                            default)
+ *                            default); at most {@link #MAX_READAHEAD_KB} (1 GiB: each reader of a file may
+ *                            have a window this large in flight)
  * @param maxBackground       INIT {@code max_background}: readahead and other background requests in
  *                            flight at most (1..65535, or 0 for the kernel's 12). Default 64, so that
  *                            parallel readahead of several files is not throttled
@@ -129,6 +130,9 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
                            int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals,
                            @Nullable Recording record) {
 
+    /** The largest {@code readaheadKb}: 1 GiB, in KiB. */
+    public static final int MAX_READAHEAD_KB = 1 << 20;
+
     /**
      * Where and how much a session records ({@code --record FILE}): every request read from the kernel and
      * every reply and notification written to it, exactly as {@code /dev/fuse} carries them, in the
@@ -198,7 +202,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         requireRange("readerThreads", readerThreads, 1, 1024);
         requireRange("maxInFlight", maxInFlight, 1, Integer.MAX_VALUE);
         requireRange("maxReadahead", maxReadahead, 0, Integer.MAX_VALUE);
-        requireRange("readaheadKb", readaheadKb, 0, Integer.MAX_VALUE);
+        requireRange("readaheadKb", readaheadKb, 0, MAX_READAHEAD_KB);
         requireRange("maxBackground", maxBackground, 0, 0xFFFF);
         requireRange("congestionThreshold", congestionThreshold, 0, 0xFFFF);
         requireRange("maxPages", maxPages, 1, 0xFFFF);

@@ -495,7 +495,7 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Option(names = "--readahead-kb", paramLabel = "N",
                 description = "set the mount's read_ahead_kb (root only; default " + DEFAULT_READAHEAD_KB
-                        + "; 0 keeps the kernel's 128)")
+                        + "; 0 keeps the kernel's 128; at most " + MountOptions.MAX_READAHEAD_KB + ", 1 GiB)")
         @Nullable Integer readaheadKb;
 
         @Option(names = "--max-background", paramLabel = "N", description = "INIT max_background, 0..65535 (default 64)")
@@ -554,7 +554,7 @@ public final class DepotfsCli implements Callable<Integer> {
 
         /** {@return a one-line problem with the flags, or null} */
         @Nullable String problem() {
-            String p = rangeProblem("--readahead-kb", readaheadKb, 0, Integer.MAX_VALUE);
+            String p = rangeProblem("--readahead-kb", readaheadKb, 0, MountOptions.MAX_READAHEAD_KB);
             p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);

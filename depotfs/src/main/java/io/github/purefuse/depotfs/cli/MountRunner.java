@@ -11,6 +11,7 @@ import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.ForwardingDepot;
+import io.github.purefuse.depotfs.store.StoreFiles;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.depotfs.store.cache.CachedDepot;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
@@ -263,7 +264,7 @@ final class MountRunner {
             try {
                 writeStats(statsFile, s, allocated, seconds);
             } catch (IOException | RuntimeException e) {
-                System.err.println("depotfs: cannot write statistics to " + statsFile + ": " + e.getMessage());
+                System.err.println("depotfs: cannot write statistics to " + statsFile + ": " + why(e));
             }
         }
     }
@@ -311,7 +312,7 @@ final class MountRunner {
             try {
                 writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);
             } catch (IOException | RuntimeException e) {
-                System.err.println("depotfs: cannot write statistics to " + file + ": " + e.getMessage());
+                System.err.println("depotfs: cannot write statistics to " + file + ": " + why(e));
             }
         }
     }
@@ -432,5 +433,10 @@ final class MountRunner {
      */
     static String unmountHint(java.nio.file.Path mountpoint) {
         return Terminal.command() + " unmount " + Terminal.shellQuote(mountpoint.toString());
+    }
+
+    /** {@return an I/O failure's short reason (permission denied, ...), or what else went wrong} */
+    private static String why(Exception e) {
+        return e instanceof IOException io ? StoreFiles.reason(io) : String.valueOf(e);
     }
 }

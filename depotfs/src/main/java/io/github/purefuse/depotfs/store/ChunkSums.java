@@ -143,7 +143,8 @@ public final class ChunkSums {
     public static ChunkSums decode(byte[] bytes, Hash object, long size) throws DepotException {
         String what = "chunk checksums of object " + object.shortHex();
         if (bytes.length < HEADER + 4 || (bytes.length - HEADER - 4) % 4 != 0) {
-            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt " + what + ": " + bytes.length + " bytes");
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt " + what + ": " + bytes.length
+                    + " bytes, too short or a wrong length for a checksum file");
         }
         CRC32C c = new CRC32C();
         c.update(bytes, 0, bytes.length - 4);

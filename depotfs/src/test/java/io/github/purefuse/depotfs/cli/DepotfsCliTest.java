@@ -405,7 +405,8 @@ class DepotfsCliTest {
         String[][] cases = {
             {"--congestion-threshold", "100000", "depotfs: --congestion-threshold must be 0..65535, was 100000\n"},
             {"--max-background", "-2", "depotfs: --max-background must be 0..65535, was -2\n"},
-            {"--readahead-kb", "-5", "depotfs: --readahead-kb must be at least 0, was -5\n"},
+            {"--readahead-kb", "-5", "depotfs: --readahead-kb must be 0..1048576, was -5\n"},
+            {"--readahead-kb", "2000000000", "depotfs: --readahead-kb must be 0..1048576, was 2000000000\n"},
             {"--threads", "-1", "depotfs: --threads must be 1..1024, was -1\n"},
         };
         for (String[] c : cases) {

@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>any other {@link FileSystemException} whose {@linkplain FileSystemException#getReason() reason} is
  *       a C library message, as the JDK reports an {@code errno} it has no exception class for (e.g.
  *       {@code "Not a directory"} from {@code stat("file/x")}, {@code "Too many levels of symbolic
- *       links"}, {@code "Is a directory"})</td><td>that errno</td></tr>
+ *       links"}, {@code "Is a directory"})</td><td>that errno, except EMFILE and ENFILE ({@code "Too many open
+ *       files"}: the server's descriptors ran out, not the caller's): EIO</td></tr>
  *   <tr><td>{@link UncheckedIOException}</td><td>the errno of its cause</td></tr>
  *   <tr><td>anything else</td><td>EIO</td></tr>
  * </table>
@@ -95,7 +96,9 @@ public final class Errnos {
         }
         Errno e = BY_MESSAGE.get(reason);
         if (e != null) {
-            return e;
+            // The server out of descriptors is no answer for the caller, whose own table may be nearly empty:
+            // EIO, and the log line that says what ran out
+            return e.equals(Errno.EMFILE) || e.code() == 23 /* ENFILE */ ? Errno.EIO : e;
         }
         if (reason.startsWith("Too many levels of symbolic links")) {
             return Errno.ELOOP;   // the JDK appends " or unable to access attributes of symbolic link"

@@ -341,8 +341,15 @@ class SessionIT {
         Path mp = mount.path();
         e = assertThrows(MountException.class, () -> FuseSession.mount(mp, new TestFs(), MountOptions.defaults()));
         assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
-        assertTrue(e.getMessage().contains(mp.toString()), e.getMessage());
+        assertTrue(e.getMessage().contains(mp.toString()) && e.getMessage().endsWith("; unmount it first: umount " + mp + ")"),
+                e.getMessage());
         assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out(), "first mount unharmed");
+        // The root (a disk's mount, not a FUSE one left behind): no advice to unmount it
+        e = assertThrows(MountException.class, () -> FuseSession.mount(Path.of("/"), new TestFs(),
+                MountOptions.builder().nonempty(true).build()));
+        assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
+        assertTrue(e.getMessage().startsWith("Cannot mount on /: already a mount point (")
+                && e.getMessage().endsWith("; mount on an empty directory of your own instead)"), e.getMessage());
     }
 
     @Test
