@@ -669,7 +669,9 @@ public final class FuseSession implements AutoCloseable {
      * <p>Unmounts with {@code umount2(mountpoint, 0)}, or {@code MNT_DETACH} if that answers EBUSY
      * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
      * see ENODEV. If the connection is still alive 10 seconds later (a lazily
-     * detached mount still in use), the session aborts it through fusectl. Failures are logged, not
+     * detached mount still in use), the session aborts it through fusectl; if it has still not ended 10
+     * seconds after that (a handler stuck in a call that never returns, on a transport's thread), it counts as
+     * ended anyway, with a warning, so that {@link #awaitTermination()} returns. Failures are logged, not
      * thrown; as root, the lazy unmount of a busy mount is logged at INFO ({@code fusermount3 -u -z} detaches
      * without a word); the abort is logged at WARNING. When {@code close()} runs in the JVM
      * shutdown hook ({@link MountOptions#installShutdownHook()}), where the logging framework may already be
@@ -693,7 +695,9 @@ public final class FuseSession implements AutoCloseable {
                     report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
                 }
                 if (!awaitQuietly(UNMOUNT_GRACE)) {
-                    report(Level.WARNING, "the session on {0} did not end", mountpoint);
+                    report(Level.WARNING, "the session on {0} did not end: a thread of it is stuck in a call of the"
+                            + " filesystem that does not return; the session counts as ended without it", mountpoint);
+                    engine.abandon();
                 }
             }
         } else if (stillMounted()) {

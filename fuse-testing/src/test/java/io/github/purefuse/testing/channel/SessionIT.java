@@ -21,6 +21,7 @@ import io.github.purefuse.api.reply.OpenReply;
 import io.github.purefuse.api.reply.Opened;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.reply.ReaddirReply;
+import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Open;
@@ -95,7 +96,7 @@ class SessionIT {
     };
 
     /** The test filesystem. */
-    static final class TestFs implements ReadOnlyFileSystem {
+    static class TestFs implements ReadOnlyFileSystem {
         final AtomicInteger destroyed = new AtomicInteger();
         final AtomicInteger interrupted = new AtomicInteger();
         final CountDownLatch slowReadStarted = new CountDownLatch(1);
@@ -434,6 +435,49 @@ class SessionIT {
     private static boolean inMountinfo(Path mp) throws IOException {
         String target = " " + mp.getParent().toRealPath().resolve(mp.getFileName()) + " ";
         return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.contains(target));
+    }
+
+    @Test
+    void closeEndsASessionWhoseHandlerNeverReturns() throws Exception {
+        // An OPEN on the transport's thread that never returns, not even when interrupted (as open(2) of a
+        // FIFO): close() unmounts, aborts, and then counts the session as ended instead of waiting for good.
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        TestFs stuck = new TestFs() {
+            @Override
+            public OpenReply open(Open request) {
+                entered.countDown();
+                while (true) {
+                    try {
+                        release.await();
+                        return Failure.of(Errno.EIO);
+                    } catch (InterruptedException e) {
+                        // ignored, as a thread in a system call ignores it
+                    }
+                }
+            }
+
+            @Override
+            public boolean mayBlock(FuseRequest request) {
+                return false;
+            }
+        };
+        mount = mountTest(stuck);
+        Path mp = mount.path();
+        Process cat = new ProcessBuilder("cat", mp.resolve("hello").toString()).start();
+        try {
+            assertTrue(entered.await(20, TimeUnit.SECONDS));
+            FuseSession s = mount.session();
+            long t0 = System.nanoTime();
+            s.close();
+            assertTrue(s.isTerminated(), "close() returned: the session counts as ended");
+            assertTrue(s.awaitTermination(Duration.ofSeconds(1)));
+            assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(60).toNanos());
+            assertFalse(TestMount.isMounted(mp), "unmounted");
+        } finally {
+            release.countDown();
+            cat.destroyForcibly().waitFor();
+        }
     }
 
     @Test

@@ -366,6 +366,16 @@ public final class Engine {
         return termination;
     }
 
+    /**
+     * Counts the session as ended although a reader has not returned: its thread is stuck in a handler's call
+     * that never ends (an {@code open(2)} of a FIFO, a hung network filesystem), after the connection was
+     * aborted. Called by the session's close once its grace periods are over, so that the process can exit;
+     * should the reader return some day, it ends as usual.
+     */
+    public void abandon() {
+        termination.complete(null);
+    }
+
     /** {@return the first fatal error of a reader, if any} */
     public @Nullable Throwable failure() {
         return failure;
