@@ -60,20 +60,20 @@ class CatalogRecordingTest {
 
     @Test
     void aChangedDocumentFailsWithTheRequestAndTheField() throws Exception {
-        Path changed = tmp.resolve("catalog.json");
-        Files.writeString(changed, Files.readString(DIR.resolve("catalog.json")).replace("\"version\": 3", "\"version\": 42"));
-        AssertionFailedError e = assertThrows(AssertionFailedError.class,
-                () -> Recordings.assertReplays(RECORDING, fs(changed)));
-        assertTrue(e.getMessage().contains("FUSE_READDIRPLUS unique 10: reply.lookups[3].attr.size: recorded 2, replayed 3"), e.getMessage());
+        String m = failureWith("\"version\": 42");
+        assertTrue(m.contains("FUSE_READDIRPLUS unique 10: reply.lookups[3].attr.size: recorded 2, replayed 3"), m);
     }
 
     @Test
     void aChangedByteOfAFileIsNamedInHex() throws Exception {
+        String m = failureWith("\"version\": 4"); // same size: the first difference is a READ's byte, '3' -> '4'
+        assertTrue(m.contains("FUSE_READ unique ") && m.contains("[0]: recorded 0x33, replayed 0x34"), m);
+    }
+
+    /** {@return the message of {@code assertReplays} against the catalog with its {@code "version": 3} replaced} */
+    private String failureWith(String version) throws Exception {
         Path changed = tmp.resolve("catalog.json");
-        Files.writeString(changed, Files.readString(DIR.resolve("catalog.json")).replace("\"version\": 3", "\"version\": 4"));
-        AssertionFailedError e = assertThrows(AssertionFailedError.class,
-                () -> Recordings.assertReplays(RECORDING, fs(changed)));
-        assertTrue(e.getMessage().contains("FUSE_READ unique ") && e.getMessage().contains("[0]: recorded 0x33, replayed 0x34"),
-                e.getMessage());
+        Files.writeString(changed, Files.readString(DIR.resolve("catalog.json")).replace("\"version\": 3", version));
+        return assertThrows(AssertionFailedError.class, () -> Recordings.assertReplays(RECORDING, fs(changed))).getMessage();
     }
 }
