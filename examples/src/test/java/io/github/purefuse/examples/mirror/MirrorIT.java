@@ -155,38 +155,6 @@ class MirrorIT {
     }
 
     @Test
-    void namesThatAreNotUtf8AreServedAsTheirBytes() throws Exception {
-        Path src = Files.createDirectory(tmp.resolve("src8"));
-        // Latin-1 bytes in a file name, a directory name and a link target: no UTF-8 string holds them
-        ok(src, "python3", "-c", """
-                import os
-                open(b'bad\\xff\\xfename', 'w').write('latin-1 name\\n')
-                os.mkdir(b'caf\\xe9')
-                open(b'caf\\xe9/inside.txt', 'w').write('inside\\n')
-                os.symlink(b'bad\\xff\\xfename', b'link\\xa0')
-                """);
-        String walk = """
-                import os
-                out = []
-                for d, dirs, files in sorted(os.walk(b'.')):
-                    for n in sorted(dirs + files):
-                        p = os.path.join(d, n)
-                        st = os.lstat(p)
-                        what = os.readlink(p) if os.path.islink(p) else (open(p, 'rb').read() if os.path.isfile(p) else b'dir')
-                        out.append(repr((p, st.st_mode, what)))
-                print('\\n'.join(out))
-                """;
-        MirrorFileSystem fs = new MirrorFileSystem(src, false);
-        try (TestMount m = TestMount.mount(fs, TestMount.options().build())) {
-            String expected = ok(src, "python3", "-c", walk);
-            assertTrue(expected.contains("b'./bad\\xff\\xfename'") && expected.contains("b'./caf\\xe9/inside.txt'"), expected);
-            assertEquals(expected, ok(m.mountpoint(), "python3", "-c", walk));
-            ok(tmp, "diff", "-r", "--no-dereference", src.toString(), m.mountpoint().toString());
-        }
-        assertEquals(0, fs.leases().outstandingLeases(), "leases left open");
-    }
-
-    @Test
     void passthroughReadsTheSameBytesWithoutReadRequests() throws Exception {
         Path source = Path.of(System.getProperty("java.home"));   // a JDK: 300 MiB, big and small files
         MirrorFileSystem fs = new MirrorFileSystem(source, true);
