@@ -157,6 +157,32 @@ public final class LocalFiles {
         return PathBytes.of(path);
     }
 
+    /**
+     * A short reason for an I/O error on a local file, as a user reads it and without the path the exception
+     * repeats: {@code no such file or directory}, {@code permission denied}, the C library's words of a
+     * {@link FileSystemException} or of {@code java.io}'s {@code "PATH (REASON)"}, {@code the data ends early
+     * (truncated?)} for an {@link java.io.EOFException} without a message, else the exception's message or,
+     * without one, its class name.
+     *
+     * @param e the error
+     * @return the reason, never {@code null}
+     */
+    public static String reason(IOException e) {
+        return ErrnoException.reason(e);
+    }
+
+    /**
+     * One line for a failure to read or write a file: {@code PATH: }{@link #reason}, or the exception's message
+     * when it names the file already ({@code PATH: ...}).
+     *
+     * @param file the file
+     * @param e    what went wrong
+     * @return e.g. {@code /x.fusecap: no such file or directory}
+     */
+    public static String describe(Path file, IOException e) {
+        return ErrnoException.describe(file, e);
+    }
+
     private static IOException translate(String file, ErrnoException e) {
         int errno = e.errno();
         if (errno == Errno.ENOENT.code()) {

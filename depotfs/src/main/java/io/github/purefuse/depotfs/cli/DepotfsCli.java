@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.cli;
 
+import io.github.purefuse.channel.LocalFiles;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.MountException;
@@ -150,14 +151,8 @@ public final class DepotfsCli implements Callable<Integer> {
         if (e instanceof DepotException || e instanceof MountException) {
             return e.getMessage();
         }
-        if (e instanceof java.nio.file.NoSuchFileException n) {
-            return n.getFile() + ": no such file or directory";
-        }
-        if (e instanceof java.nio.file.AccessDeniedException a) {
-            return a.getFile() + ": permission denied";
-        }
         if (e instanceof java.nio.file.FileSystemException f) {
-            return f.getFile() + ": " + (f.getReason() != null ? f.getReason() : f.getClass().getSimpleName());
+            return f.getFile() + ": " + LocalFiles.reason(f);
         }
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.toString() : m.lines().findFirst().orElse(m);

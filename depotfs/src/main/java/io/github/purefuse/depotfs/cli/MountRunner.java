@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.LocalFiles;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.SessionStats;
@@ -11,7 +12,6 @@ import io.github.purefuse.channel.Transport;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.ForwardingDepot;
-import io.github.purefuse.depotfs.store.StoreFiles;
 import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.depotfs.store.cache.CachedDepot;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
@@ -437,6 +437,6 @@ final class MountRunner {
 
     /** {@return an I/O failure's short reason (permission denied, ...), or what else went wrong} */
     private static String why(Exception e) {
-        return e instanceof IOException io ? StoreFiles.reason(io) : String.valueOf(e);
+        return e instanceof IOException io ? LocalFiles.reason(io) : String.valueOf(e);
     }
 }

@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.importer;
 
+import io.github.purefuse.channel.LocalFiles;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
@@ -276,7 +277,7 @@ public final class Importer {
                     try {
                         target = Files.readSymbolicLink(f).toString();
                     } catch (IOException e) {
-                        fail(display, "cannot read the link: " + StoreFiles.reason(e));
+                        fail(display, "cannot read the link: " + LocalFiles.reason(e));
                         return FileVisitResult.CONTINUE;
                     }
                     String tp = Names.targetProblem(target);
@@ -304,14 +305,14 @@ public final class Importer {
 
             @Override
             public FileVisitResult visitFileFailed(Path f, IOException e) {
-                fail(rel(top, f), StoreFiles.reason(e));
+                fail(rel(top, f), LocalFiles.reason(e));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
                 if (e != null) {
-                    fail(rel(top, d), "listing failed: " + StoreFiles.reason(e));
+                    fail(rel(top, d), "listing failed: " + LocalFiles.reason(e));
                 }
                 stack.pop();
                 return FileVisitResult.CONTINUE;
@@ -463,7 +464,7 @@ public final class Importer {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": "
-                    + (e instanceof IOException io ? StoreFiles.reason(io) : e.getMessage()), e);
+                    + (e instanceof IOException io ? LocalFiles.reason(io) : e.getMessage()), e);
         } finally {
             progress.end();
         }
@@ -489,7 +490,7 @@ public final class Importer {
             return new CompressorStreamFactory(true).createCompressorInputStream(format, buffered);
         } catch (CompressorException e) {
             // a known format whose first block cannot be read (a truncated download), or a codec not on the class path
-            String why = e.getCause() instanceof IOException io ? StoreFiles.reason(io) : String.valueOf(e.getMessage());
+            String why = e.getCause() instanceof IOException io ? LocalFiles.reason(io) : String.valueOf(e.getMessage());
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": its " + format
                     + " data cannot be read: " + why, e);
         }
@@ -513,10 +514,6 @@ public final class Importer {
         b.mark(512);
         byte[] header = b.readNBytes(512);
         b.reset();
-        if (header.length < 512 && in instanceof org.apache.commons.compress.compressors.CompressorInputStream) {
-            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar
-                    + ": the compressed data ends before the first tar header (a truncated archive?)");
-        }
         if (header.length < 512 || !TarArchiveInputStream.matches(header, header.length)) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": neither a directory nor a tar archive");
         }
@@ -937,7 +934,7 @@ public final class Importer {
      * (as {@code ls --quoting-style=escape} does) and a line stays one line.
      */
     static String rel(Path top, Path p) {
-        return escaped(io.github.purefuse.channel.LocalFiles.bytes(top.relativize(p)));
+        return escaped(LocalFiles.bytes(top.relativize(p)));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.store;
 
+import io.github.purefuse.channel.LocalFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -292,7 +293,7 @@ public final class LocalDepot implements WritableDepot {
                 } catch (NoSuchFileException e) {
                     // removed meanwhile
                 } catch (IOException e) {
-                    broken.put(name, "ref " + p + ": " + StoreFiles.reason(e)); // one unreadable ref spoils no other
+                    broken.put(name, "ref " + p + ": " + LocalFiles.reason(e)); // one unreadable ref spoils no other
                 }
             }
         } catch (NoSuchFileException e) {

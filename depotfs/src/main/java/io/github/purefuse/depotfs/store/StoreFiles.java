@@ -1,9 +1,8 @@
 package io.github.purefuse.depotfs.store;
 
-import java.io.EOFException;
+import io.github.purefuse.channel.LocalFiles;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -11,35 +10,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * Local files as depotfs reads and names them: the short reason of an I/O error, the kind of a file that is not
- * a regular one, and the check that a store file is a regular file before it is opened or read whole.
+ * Local files as depotfs reads and names them: the kind of a file that is not a regular one, and the check that
+ * a store file is a regular file before it is opened or read whole (the reason of an I/O error:
+ * {@link LocalFiles#reason}).
  */
 public final class StoreFiles {
 
     private StoreFiles() {
-    }
-
-    /**
-     * A short reason for an I/O error, without the path the exception repeats: {@code permission denied},
-     * {@code no such file or directory}, the C library's words, or the exception's own message.
-     *
-     * @param e the error
-     * @return the reason, never {@code null}
-     */
-    public static String reason(IOException e) {
-        if (e instanceof AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof NoSuchFileException) {
-            return "no such file or directory";
-        }
-        if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason();
-        }
-        if (e instanceof EOFException) {
-            return e.getMessage() == null ? "the data ends early (truncated?)" : e.getMessage() + " (truncated?)";
-        }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     /**
@@ -99,7 +76,8 @@ public final class StoreFiles {
      * @return {@code cannot read WHAT: PATH: permission denied}
      */
     public static DepotException unreadable(String what, Path p, AccessDeniedException e) {
-        return new DepotException(DepotException.Reason.UNREADABLE, "cannot read " + what + ": " + p + ": " + reason(e), e);
+        return new DepotException(DepotException.Reason.UNREADABLE, "cannot read " + what + ": " + p + ": "
+                + LocalFiles.reason(e), e);
     }
 
     private static String kindFollowed(Path p) {

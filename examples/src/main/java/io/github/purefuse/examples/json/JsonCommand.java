@@ -2,6 +2,7 @@ package io.github.purefuse.examples.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.github.purefuse.channel.FuseSession;
+import io.github.purefuse.channel.LocalFiles;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.examples.cli.ServeFlags;
@@ -72,10 +73,9 @@ public final class JsonCommand implements Callable<Integer> {
     /** A one-line reason: the errno's words for a file that cannot be read, the place of a JSON error. */
     static String reason(Exception e) {
         return switch (e) {
-            case java.nio.file.NoSuchFileException x -> "no such file or directory";
-            case java.nio.file.AccessDeniedException x -> "permission denied";
             case JsonProcessingException j when j.getLocation() != null -> "not valid JSON at line "
                     + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr() + ": " + j.getOriginalMessage();
+            case java.io.IOException io -> LocalFiles.reason(io);
             default -> String.valueOf(e.getMessage());
         };
     }

@@ -48,33 +48,48 @@ public final class ErrnoException extends IOException {
     }
 
     /**
-     * One line for a failure to read or write a file, as a user reads it: the path and a reason named after the
-     * exception type, not a Java class name.
+     * The wording of {@code io.github.purefuse.channel.LocalFiles#reason}, which publishes it (here for the
+     * channel's internal tools, which do not depend on its public package).
+     *
+     * @param e the error
+     * @return the reason, never {@code null}
+     */
+    public static String reason(IOException e) {
+        String m = e.getMessage();
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f) {
+            return f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
+        }
+        if (e instanceof java.io.FileNotFoundException && m != null && m.endsWith(")") && m.contains(" (")) {
+            String r = m.substring(m.lastIndexOf(" (") + 2, m.length() - 1); // "PATH (No such file or directory)"
+            return r.isEmpty() ? m : Character.toLowerCase(r.charAt(0)) + r.substring(1);
+        }
+        if (e instanceof java.io.EOFException) {
+            return m == null ? "the data ends early (truncated?)" : m + " (truncated?)";
+        }
+        return m != null ? m : e.getClass().getSimpleName();
+    }
+
+    /**
+     * The wording of {@code io.github.purefuse.channel.LocalFiles#describe}.
      *
      * @param file the file
      * @param e    what went wrong
      * @return e.g. {@code /x.fusecap: no such file or directory}
      */
     public static String describe(Path file, IOException e) {
-        String reason;
-        if (e instanceof java.nio.file.NoSuchFileException) {
-            reason = "no such file or directory";
-        } else if (e instanceof java.nio.file.AccessDeniedException) {
-            reason = "permission denied";
-        } else if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
-            reason = f.getReason();
-        } else if (e.getMessage() == null || e.getMessage().equals(file.toString())) {
-            reason = e.getClass().getSimpleName();
-        } else if (e.getMessage().startsWith(file + ": ")) {
-            return e.getMessage();
-        } else if (e instanceof java.io.FileNotFoundException && e.getMessage().startsWith(file + " (")
-                && e.getMessage().endsWith(")")) {
-            // java.io's form, "PATH (REASON)" with the C library's words: "No such file or directory"
-            String r = e.getMessage().substring(file.toString().length() + 2, e.getMessage().length() - 1);
-            reason = r.isEmpty() ? r : Character.toLowerCase(r.charAt(0)) + r.substring(1);
-        } else {
-            reason = e.getMessage();
+        String m = e.getMessage();
+        if (e instanceof java.nio.file.FileSystemException || m == null) {
+            return file + ": " + reason(e);
         }
-        return file + ": " + reason;
+        if (m.startsWith(file + ": ")) {
+            return m; // names the file already
+        }
+        return file + ": " + (m.equals(file.toString()) ? e.getClass().getSimpleName() : reason(e));
     }
 }

@@ -80,6 +80,6 @@ class FuseDecodeTest {
         java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
                 () -> FuseCapture.read(missing));
         org.junit.jupiter.api.Assertions.assertEquals("/nonexistent.fusecap: no such file or directory",
-                io.github.purefuse.channel.internal.linux.ErrnoException.describe(missing, e));
+                io.github.purefuse.channel.LocalFiles.describe(missing, e));
     }
 }
