@@ -45,7 +45,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "depotfs", mixinStandardHelpOptions = true,
         description = "A read-only FUSE mount of a content-addressed object depot.",
         subcommands = {DepotfsCli.ImportCommand.class, DepotfsCli.LsCommand.class, DepotfsCli.LinkCommand.class,
-                DepotfsCli.VerifyCommand.class, DepotfsCli.MountCommand.class, DepotfsCli.UnmountCommand.class,
+                DepotfsCli.VerifyCommand.class, DepotfsCli.GcCommand.class, DepotfsCli.MountCommand.class, DepotfsCli.UnmountCommand.class,
                 DemoCommand.class, CommandLine.HelpCommand.class})
 public final class DepotfsCli implements Callable<Integer> {
 
@@ -474,6 +474,68 @@ public final class DepotfsCli implements Callable<Integer> {
         }
     }
 
+    // ------------------------------------------------------------------ gc
+
+    /** {@code depotfs gc --depot DIR [--min-age DURATION] [--dry-run]}. */
+    @Command(name = "gc", mixinStandardHelpOptions = true,
+            description = {"Removes the objects and manifests that no root references any more.",
+                    "What an import or link replaced, and what a failed or killed import stored, stays in the depot"
+                    + " until gc removes it. Every manifest reachable from a root is loaded first; if one cannot be"
+                    + " (or a root is broken), nothing is removed. Files younger than --min-age stay (an import may be"
+                    + " about to reference them); an import or link that moves a root meanwhile waits, and then fails"
+                    + " without changing anything if gc removed something it relies on. Refused while the depot is"
+                    + " mounted. A local depot only, for now."},
+            exitCodeListHeading = "Exit status:%n",
+            exitCodeList = {"0:collected (or counted, with --dry-run)", "1:refused or failed (one line on standard "
+                    + "error); nothing referenced was removed", "2:usage error"})
+    static final class GcCommand implements Callable<Integer> {
+        /** Unreferenced files younger than this stay by default. */
+        static final String DEFAULT_MIN_AGE = "24h";
+
+        @CommandLine.Mixin
+        DepotAddress depotAddress = new DepotAddress();
+
+        @Option(names = "--min-age", paramLabel = "DURATION", defaultValue = DEFAULT_MIN_AGE,
+                description = "remove only files older than this, by modification time (default ${DEFAULT-VALUE};"
+                        + " e.g. 30m, 7d, 0 for all)")
+        String minAge = DEFAULT_MIN_AGE;
+
+        @Option(names = {"-n", "--dry-run"}, description = "count what would be removed; remove nothing")
+        boolean dryRun;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            java.time.Duration age;
+            try {
+                age = parseDuration(minAge);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--min-age: " + e.getMessage());
+            }
+            try (WritableDepot depot = openDepot(depotAddress)) {
+                long t0 = System.nanoTime();
+                io.github.purefuse.depotfs.store.GcReport r = depot.collectGarbage(age, dryRun);
+                spec.commandLine().getOut().printf(Locale.ROOT, "%s %s %s (%s), %s %s and %s %s in %s; kept %s"
+                                + " referenced%s%n",
+                        r.dryRun() ? "would remove" : "removed", Terminal.count(r.removed()),
+                        r.removed() == 1 ? "unreferenced object or manifest" : "unreferenced objects and manifests",
+                        Terminal.bytes(r.removedBytes()), Terminal.count(r.removedChunkSums()),
+                        r.removedChunkSums() == 1 ? "chunk checksum file" : "chunk checksum files",
+                        Terminal.count(r.removedTemporary()), r.removedTemporary() == 1 ? "temporary file" : "temporary files",
+                        Terminal.seconds(java.time.Duration.ofNanos(System.nanoTime() - t0)), Terminal.count(r.reachable()),
+                        age.isZero() ? "" : ", and " + Terminal.count(r.young()) + " unreferenced younger than " + minAge.strip());
+                if (r.unknown() > 0) {
+                    spec.commandLine().getErr().printf(Locale.ROOT, "depotfs: %s %s in objects/ or chunks/ %s no part of"
+                                    + " the depot format: left alone%n", Terminal.count(r.unknown()),
+                            r.unknown() == 1 ? "file" : "files", r.unknown() == 1 ? "is" : "are");
+                }
+            }
+            return 0;
+        }
+    }
+
     // ------------------------------------------------------------------ mount
 
     /** Options shared by {@code mount} and {@code demo}. */
@@ -625,17 +687,17 @@ public final class DepotfsCli implements Callable<Integer> {
     }
 
     /**
-     * Parses a duration as users write it: a number with {@code ms}, {@code s}, {@code m} or {@code h}
-     * (seconds without a unit).
+     * Parses a duration as users write it: a number with {@code ms}, {@code s}, {@code m}, {@code h} or
+     * {@code d} (seconds without a unit).
      *
      * @param text e.g. {@code 30s}, {@code 500ms}, {@code 5m}, {@code 0}
      * @return the duration
      * @throws IllegalArgumentException with a one-line message for anything else, or a negative value
      */
     static java.time.Duration parseDuration(String text) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h)?").matcher(text.strip());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h|d)?").matcher(text.strip());
         if (!m.matches()) {
-            throw new IllegalArgumentException("not a duration: '" + text + "' (e.g. 30s, 500ms, 5m, 1h, 0)");
+            throw new IllegalArgumentException("not a duration: '" + text + "' (e.g. 30s, 500ms, 5m, 1h, 7d, 0)");
         }
         long n = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2);
@@ -643,6 +705,7 @@ public final class DepotfsCli implements Callable<Integer> {
             case "ms" -> java.time.Duration.ofMillis(n);
             case "m" -> java.time.Duration.ofMinutes(n);
             case "h" -> java.time.Duration.ofHours(n);
+            case "d" -> java.time.Duration.ofDays(n);
             default -> java.time.Duration.ofSeconds(n);
         };
     }

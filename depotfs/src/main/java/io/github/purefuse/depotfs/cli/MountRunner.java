@@ -120,7 +120,8 @@ final class MountRunner {
     }
 
     void run(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
-        AutoCloseable mark = local != null ? local.holdWhileMounted() : null;
+        AutoCloseable mark = local != null ? local.holdWhileMounted(() -> System.err.println(
+                "depotfs: a gc of " + local.describe() + " is running; the mount waits for it to end")) : null;
         try {
             serve(out, onReady);
         } finally {

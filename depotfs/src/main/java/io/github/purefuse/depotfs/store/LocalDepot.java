@@ -20,8 +20,10 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
@@ -46,6 +48,7 @@ import org.jspecify.annotations.Nullable;
  * DEPOT/tmp/                 files being written
  * DEPOT/lock                 serializes root updates between processes
  * DEPOT/mounts.lock          a shared lock held by every mount of the depot ({@link #holdWhileMounted})
+ * DEPOT/gc                   the state of the last garbage collection ({@link #collectGarbage})
  * </pre>
  *
  * <p>Reads use {@link FileChannel} positional reads ({@code pread}), which are safe in parallel. Objects
@@ -59,16 +62,23 @@ public final class LocalDepot implements WritableDepot {
     /**
      * Marks the depot as mounted for as long as the returned handle is open: a shared lock on
      * {@code DEPOT/mounts.lock} (an {@code fcntl} lock, dropped by the kernel when the process dies, so a
-     * killed mount leaves no stale mark). {@link #isMounted} sees it from any process.
+     * killed mount leaves no stale mark). {@link #isMounted} sees it from any process, and
+     * {@link #collectGarbage} refuses to run while it is held. While a garbage collection runs (it holds the
+     * lock exclusively) this waits for it to end, after calling {@code waiting} once.
      *
+     * @param waiting called before this waits for a garbage collection
      * @return the handle, or {@code null} when the depot directory is read-only (no mark, nothing fails)
      */
-    public @Nullable AutoCloseable holdWhileMounted() {
+    public @Nullable AutoCloseable holdWhileMounted(Runnable waiting) {
         try {
             FileChannel ch = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             try {
-                FileLock lock = ch.lock(0, Long.MAX_VALUE, true);
+                FileLock tried = ch.tryLock(0, Long.MAX_VALUE, true);
+                if (tried == null) {
+                    waiting.run();
+                }
+                FileLock lock = tried != null ? tried : ch.lock(0, Long.MAX_VALUE, true);
                 return () -> {
                     lock.release();
                     ch.close();
@@ -131,6 +141,14 @@ public final class LocalDepot implements WritableDepot {
     private final ConcurrentHashMap<Hash, Bundle> bundles = new ConcurrentHashMap<>();
     private final Set<Path> unsynced = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * What {@code DEPOT/gc} held when this handle was opened: {@code ""} if no gc ever ran, {@code null} if it
+     * could not be read. A root update compares it with the file's content then ({@link #setRoot}).
+     */
+    private final @Nullable String gcStateAtOpen;
+
+    /** The file that records the last garbage collection: {@code running ID} or {@code done ID}, and a newline. */
+    private static final String GC_STATE = "gc";
 
     private LocalDepot(Path dir) {
         this.dir = dir;
@@ -138,6 +156,7 @@ public final class LocalDepot implements WritableDepot {
         this.chunks = dir.resolve("chunks");
         this.refs = dir.resolve("refs");
         this.tmp = dir.resolve("tmp");
+        this.gcStateAtOpen = readGcState(dir);
     }
 
     /**
@@ -683,10 +702,123 @@ public final class LocalDepot implements WritableDepot {
             if (current.equals(Optional.of(bundle))) {
                 return;
             }
+            String gcNow = readGcState(dir);
+            if (gcNow == null || !gcNow.equals(gcStateAtOpen) || gcNow.startsWith("running")) {
+                requireStored(bundle); // a gc ran (or died) since this writer began: what it reused may be gone
+            }
             writeDurably(refs.resolve(name), (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII));
         } finally {
             ROOT_LOCK.unlock();
         }
+    }
+
+    /**
+     * Checks that every manifest and object below {@code root} is stored, as a root update after a garbage
+     * collection must: the writer may have found an unreferenced object already stored (and not written
+     * it again) just before the collection removed it.
+     */
+    private void requireStored(Hash root) throws IOException {
+        Set<Hash> seen = new HashSet<>();
+        ArrayDeque<Hash> todo = new ArrayDeque<>(List.of(root));
+        while (!todo.isEmpty()) {
+            Hash h = todo.pop();
+            if (!seen.add(h)) {
+                continue;
+            }
+            Bundle b;
+            try {
+                b = bundle(h);
+            } catch (DepotException e) {
+                throw removedMeanwhile(h, e);
+            }
+            if (!hasObject(h, b.manifestSize())) {
+                throw removedMeanwhile(h, null);
+            }
+            for (BundleEntry e : b.entries()) {
+                if (e.kind() == EntryKind.BUNDLE) {
+                    todo.push(e.requireHash());
+                } else if (e.kind() == EntryKind.OBJECT && seen.add(e.requireHash()) && !hasObject(e.requireHash(), e.size())) {
+                    throw removedMeanwhile(e.requireHash(), null);
+                }
+            }
+        }
+    }
+
+    private DepotException removedMeanwhile(Hash h, @Nullable Throwable cause) {
+        return new DepotException(DepotException.Reason.CONFLICT, "a gc of the depot removed " + dir.relativize(pathOf(h))
+                + " while this update was being prepared, and the update references it; nothing changed: run it"
+                + " again (what is stored already is not written twice)", cause);
+    }
+
+    /** {@code DEPOT/gc}'s content; {@code ""} if there is none, {@code null} if it cannot be read. */
+    private static @Nullable String readGcState(Path dir) {
+        try {
+            return Files.readString(dir.resolve(GC_STATE), StandardCharsets.US_ASCII);
+        } catch (NoSuchFileException e) {
+            return "";
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Refused while a mount holds {@code DEPOT/mounts.lock} ({@link #holdWhileMounted}); a mount that
+     * starts meanwhile waits for the collection to end. Root updates wait too ({@code DEPOT/lock} is held
+     * throughout). {@code DEPOT/gc} says {@code running ID} from the first removal on and {@code done ID}
+     * at the end: a writer that opened the depot before then, or whose collection died, checks at its root
+     * update that everything the new root references is still stored.
+     */
+    @Override
+    public GcReport collectGarbage(java.time.Duration minAge, boolean dryRun) throws IOException {
+        LocalCollector collector = new LocalCollector(this, minAge, dryRun);
+        try (FileChannel mounts = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            FileLock noMounts;
+            try {
+                noMounts = mounts.tryLock(0, Long.MAX_VALUE, false);
+            } catch (java.nio.channels.OverlappingFileLockException e) {
+                noMounts = null; // this very process mounts it
+            }
+            if (noMounts == null) {
+                throw new DepotException(DepotException.Reason.CONFLICT, "the depot " + dir + " is mounted: a mount"
+                        + " shows the roots as they were when it read them, and gc would remove what that snapshot"
+                        + " still shows; stop its mounts first");
+            }
+            ROOT_LOCK.lock();
+            try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = lockFile.lock()) {
+                collector.mark();
+                String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
+                if (!dryRun) {
+                    writeDurably(dir.resolve(GC_STATE), ("running " + id + "\n").getBytes(StandardCharsets.US_ASCII));
+                }
+                GcReport report = collector.sweep();
+                if (!dryRun) {
+                    fsyncDirectory(objects);
+                    writeDurably(dir.resolve(GC_STATE), ("done " + id + "\n").getBytes(StandardCharsets.US_ASCII));
+                }
+                return report;
+            } finally {
+                ROOT_LOCK.unlock();
+                noMounts.release();
+            }
+        } catch (AccessDeniedException e) {
+            throw new DepotException(DepotException.Reason.INVALID, "cannot collect the depot " + dir + ": permission denied", e);
+        }
+    }
+
+    Path objectsDirectory() {
+        return objects;
+    }
+
+    Path chunksDirectory() {
+        return chunks;
+    }
+
+    Path temporaryDirectory() {
+        return tmp;
     }
 
     /**

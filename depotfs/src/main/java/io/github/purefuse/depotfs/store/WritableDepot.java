@@ -102,6 +102,34 @@ public interface WritableDepot extends Depot {
     void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException;
 
     /**
+     * Removes the objects and manifests that no root references and that are older than {@code minAge}
+     * (with their chunk checksums), and the temporary files writers left behind. What a root references
+     * is found by loading every manifest reachable from every root; if one of them cannot be loaded
+     * (missing or damaged), or a root cannot be read, nothing is removed.
+     *
+     * <p>Writers may run meanwhile: an object a writer stores while the collection runs is younger than
+     * {@code minAge} and stays, and a root update waits until the collection has ended and then checks
+     * that everything the new root references is still stored (it fails with
+     * {@link DepotException.Reason#CONFLICT} otherwise, and changes nothing). The mounts of the depot must
+     * be stopped first: a mount shows a snapshot of the roots as they were when it last read them.
+     *
+     * @param minAge how old an unreferenced file must be to be removed (by its modification time); zero
+     *               removes every unreferenced file
+     * @param dryRun count only, remove nothing
+     * @return what was (or would be) removed and kept
+     * @throws DepotException {@link DepotException.Reason#CONFLICT} while the depot is mounted,
+     *     {@link DepotException.Reason#CORRUPT} or {@link DepotException.Reason#NOT_FOUND} if a root or a
+     *     manifest it references cannot be loaded (nothing was removed), {@link DepotException.Reason#INVALID}
+     *     for a depot that cannot be collected (an S3 depot, for now)
+     * @throws IOException on an I/O error (what was removed before it stays removed; nothing referenced
+     *     was)
+     */
+    default GcReport collectGarbage(java.time.Duration minAge, boolean dryRun) throws IOException {
+        throw new DepotException(DepotException.Reason.INVALID, "gc of " + describe()
+                + " is not supported: only a local depot can be collected for now");
+    }
+
+    /**
      * Refuses an invalid root name, as {@link #setRoot} does before anything else.
      *
      * @param name candidate

@@ -87,6 +87,7 @@ class DepotfsCliTest {
         }
         byte[] whole = Files.readAllBytes(tar);
         Files.write(tar, java.util.Arrays.copyOf(whole, whole.length / 2));
+        String okHash = Hash.sha256("complete\n".getBytes(StandardCharsets.UTF_8)).toHex();
         Run r = cli("import", tar.toString(), "--depot", depotDir.toString(), "--root", "r", "-q");
         assertEquals(1, r.exit());
         assertEquals(1, r.err().lines().count(), r.err());
@@ -99,6 +100,26 @@ class DepotfsCliTest {
             assertEquals(0, temp.count(), "no temporary files left");
         }
         assertEquals(0, cli("verify", "--depot", depotDir.toString(), "-q").exit());
+
+        // gc removes what the failed import stored (ok.txt and its chunk checksums), once asked to take young files too
+        Run young = cli("gc", "--depot", depotDir.toString());
+        assertEquals(0, young.exit(), young.err());
+        assertTrue(young.out().startsWith("removed 0 unreferenced objects and manifests (0 B), 0 chunk checksum files and"
+                + " 0 temporary files in "), young.out());
+        assertTrue(young.out().endsWith("; kept 2 referenced, and 1 unreferenced younger than 24h\n"), young.out());
+        Run dry = cli("gc", "--depot", depotDir.toString(), "--min-age", "0", "-n");
+        assertEquals(0, dry.exit(), dry.err());
+        assertTrue(dry.out().startsWith("would remove 1 unreferenced object or manifest (9 B), 1 chunk checksum file and"
+                + " 0 temporary files in "), dry.out());
+        Run gc = cli("gc", "--depot", depotDir.toString(), "--min-age", "0");
+        assertEquals(0, gc.exit(), gc.err());
+        assertTrue(gc.out().startsWith("removed 1 unreferenced object or manifest (9 B), 1 chunk checksum file and"
+                + " 0 temporary files in "), gc.out());
+        assertTrue(gc.out().endsWith("; kept 2 referenced\n"), gc.out());
+        assertEquals("", gc.err());
+        assertFalse(Files.exists(depotDir.resolve("objects").resolve(okHash.substring(0, 2)).resolve(okHash.substring(2))));
+        assertEquals(0, cli("verify", "--depot", depotDir.toString(), "-q").exit());
+        assertTrue(cli("ls", "--depot", depotDir.toString(), "r").out().contains(" f\n"));
     }
 
     @Test
@@ -164,7 +185,8 @@ class DepotfsCliTest {
                 new String[] {"mount", "--depot", local, m, "--cache-size", "1G"},
                 new String[] {"mount", "--depot", local, m, "--endpoint", "http://127.0.0.1:9"},
                 new String[] {"ls", "--depot", "s3://ab"},
-                new String[] {"import", "--depot", local, "--root", "bad/name", m})) {
+                new String[] {"import", "--depot", local, "--root", "bad/name", m},
+                new String[] {"gc", "--depot", local, "--min-age", "soon"})) {
             Run r2 = cli(args);
             assertEquals(2, r2.exit(), String.join(" ", args) + ": " + r2.err());
             assertEquals(1, r2.err().lines().count(), "one line: " + r2.err());

@@ -146,6 +146,38 @@ class CliIT {
         assertTrue(json.get("directBuffers").get("count").asLong() >= 0, json.toString());
     }
 
+    /**
+     * {@code depotfs gc} as a user runs it around a mount: refused while the depot is mounted (the mount may
+     * still show the replaced tree), then it removes what the new import replaced, and the depot still mounts.
+     */
+    @Test
+    void gcIsRefusedWhileMountedThenRemovesWhatANewImportReplaced() throws Exception {
+        Path mp = newMountpoint("mnt");
+        Process p = startMount(mp);
+        Files.writeString(source.resolve("hello.txt"), "hello again\n");
+        Files.delete(source.resolve("sub/big.bin"));
+        Run reimport = cli("import", source.toString(), "--depot", depotDir.toString(), "--root", "main", "-q");
+        assertEquals(0, reimport.exit(), reimport.err());
+        Run refused = cli("gc", "--depot", depotDir.toString(), "--min-age", "0");
+        assertEquals(1, refused.exit(), refused.out());
+        assertEquals("", refused.out());
+        assertTrue(refused.err().startsWith("depotfs: the depot " + depotDir.toAbsolutePath().normalize() + " is mounted: ")
+                && refused.err().endsWith("; stop its mounts first\n"), refused.err());
+        p.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertFalse(TestMount.isMounted(mp));
+
+        Run gc = cli("gc", "--depot", depotDir.toString(), "--min-age", "0");
+        assertEquals(0, gc.exit(), gc.err());
+        // the first version's two manifests, its hello.txt and big.bin (3 MiB)
+        assertTrue(gc.out().startsWith("removed 4 unreferenced objects and manifests (3.0 MiB), 2 chunk checksum files"),
+                gc.out());
+        assertEquals(0, cli("verify", "--depot", depotDir.toString(), "-q").exit());
+        Path again = newMountpoint("mnt-again");
+        startMount(again);
+        Tools.run(work, "diff", "-r", source.toString(), again.resolve("main").toString()).ok();
+    }
+
     @Test
     void statsReportTheNodeTableAndOpenHandlesWhileServing() throws Exception {
         Path mp = newMountpoint("live");

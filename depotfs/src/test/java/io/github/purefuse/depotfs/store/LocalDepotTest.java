@@ -34,7 +34,7 @@ class LocalDepotTest {
         Path dir = tmp.resolve("marked");
         try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
             assertFalse(LocalDepot.isMounted(dir), "no mount yet");
-            AutoCloseable mark = d.holdWhileMounted();
+            AutoCloseable mark = d.holdWhileMounted(() -> { });
             assertTrue(mark != null && LocalDepot.isMounted(dir), "this process mounts it");
             mark.close();
             assertFalse(LocalDepot.isMounted(dir), "the mark is gone with the mount");

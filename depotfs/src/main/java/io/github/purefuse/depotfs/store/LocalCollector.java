@@ -1,0 +1,202 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One garbage collection of a {@link LocalDepot} ({@link LocalDepot#collectGarbage}): {@link #mark} finds
+ * every object and manifest a root references, then {@link #sweep} removes the other files of the store
+ * that are older than the minimum age. The depot holds its locks around both.
+ */
+final class LocalCollector {
+    private final LocalDepot depot;
+    private final Instant cutoff;
+    private final Duration minAge;
+    private final boolean dryRun;
+    private final Set<Hash> reachable = new HashSet<>();
+    /** Objects removed by this sweep (or that a dry run would remove): their chunk checksums go too. */
+    private final Set<Hash> removedObjects = new HashSet<>();
+    private long removed;
+    private long removedBytes;
+    private long young;
+    private long removedChunkSums;
+    private long removedTemporary;
+    private long unknown;
+
+    LocalCollector(LocalDepot depot, Duration minAge, boolean dryRun) {
+        if (minAge.isNegative()) {
+            throw new IllegalArgumentException("minAge < 0: " + minAge);
+        }
+        this.depot = depot;
+        this.minAge = minAge;
+        this.dryRun = dryRun;
+        this.cutoff = Instant.now().minus(minAge);
+    }
+
+    /**
+     * Loads every manifest reachable from the roots (each checked against its hash) and collects the hashes
+     * of those manifests and of the objects they name.
+     *
+     * @throws DepotException if a root is broken or a manifest cannot be loaded: then nothing may be
+     *     removed, since what it references is unknown
+     */
+    void mark() throws IOException {
+        SortedMap<String, String> broken = depot.brokenRoots();
+        if (!broken.isEmpty()) {
+            Map.Entry<String, String> first = broken.entrySet().iterator().next();
+            throw new DepotException(DepotException.Reason.CORRUPT, "root '" + first.getKey() + "' cannot be read ("
+                    + first.getValue() + "): gc removes nothing while a root's references are unknown; repair or"
+                    + " remove refs/" + first.getKey() + " first");
+        }
+        ArrayDeque<Hash> todo = new ArrayDeque<>(depot.roots().values());
+        while (!todo.isEmpty()) {
+            Hash h = todo.pop();
+            if (!reachable.add(h)) {
+                continue;
+            }
+            Bundle bundle;
+            try {
+                bundle = depot.bundle(h);
+            } catch (DepotException e) {
+                throw new DepotException(e.reason(), e.getMessage() + " (gc removed nothing: run depotfs verify)", e);
+            }
+            for (BundleEntry e : bundle.entries()) {
+                switch (e.kind()) {
+                    case OBJECT -> reachable.add(e.requireHash());
+                    case BUNDLE -> todo.push(e.requireHash());
+                    case SYMLINK -> { }
+                }
+            }
+        }
+    }
+
+    /**
+     * Removes (or, in a dry run, counts) the unreferenced objects and manifests older than the minimum age,
+     * then the chunk checksums without their object, then old temporary files.
+     *
+     * @return the report
+     * @throws IOException if a directory cannot be listed or a file cannot be removed
+     */
+    GcReport sweep() throws IOException {
+        for (Path shard : list(depot.objectsDirectory())) {
+            String prefix = shard.getFileName().toString();
+            if (!isShard(prefix, shard)) {
+                unknown++;
+                continue;
+            }
+            for (Path file : list(shard)) {
+                Hash h = storedName(prefix, file);
+                BasicFileAttributes a = attributes(file);
+                if (h == null || a == null || !a.isRegularFile()) {
+                    unknown += a == null ? 0 : 1;
+                    continue;
+                }
+                if (reachable.contains(h)) {
+                    continue;
+                }
+                if (isYoung(a)) {
+                    young++;
+                    continue;
+                }
+                remove(file);
+                removedObjects.add(h);
+                removed++;
+                removedBytes += a.size();
+            }
+        }
+        for (Path shard : list(depot.chunksDirectory())) {
+            String prefix = shard.getFileName().toString();
+            if (!isShard(prefix, shard)) {
+                unknown++;
+                continue;
+            }
+            for (Path file : list(shard)) {
+                Hash h = storedName(prefix, file);
+                BasicFileAttributes a = attributes(file);
+                if (h == null || a == null || !a.isRegularFile()) {
+                    unknown += a == null ? 0 : 1;
+                    continue;
+                }
+                boolean objectGone = removedObjects.contains(h) || !Files.exists(depot.pathOf(h), LinkOption.NOFOLLOW_LINKS);
+                // A writer stores an object's checksums before the object: young ones wait for it.
+                if (objectGone && (removedObjects.contains(h) || !isYoung(a))) {
+                    remove(file);
+                    removedChunkSums++;
+                }
+            }
+        }
+        for (Path file : list(depot.temporaryDirectory())) {
+            BasicFileAttributes a = attributes(file);
+            if (a != null && a.isRegularFile() && !isYoung(a)) {
+                remove(file);
+                removedTemporary++;
+            }
+        }
+        return new GcReport(reachable.size(), removed, removedBytes, young, removedChunkSums, removedTemporary, unknown,
+                minAge, dryRun);
+    }
+
+    private boolean isYoung(BasicFileAttributes a) {
+        return a.lastModifiedTime().toInstant().isAfter(cutoff);
+    }
+
+    private void remove(Path file) throws IOException {
+        if (!dryRun) {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static boolean isShard(String name, Path dir) {
+        return name.length() == 2 && isLowerHex(name) && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The hash a store file is named by ({@code ab/cdef...}, lower-case hex only), or {@code null}. */
+    private static @Nullable Hash storedName(String shard, Path file) {
+        String hex = shard + file.getFileName();
+        return hex.length() == 2 * Hash.BYTES && isLowerHex(hex) ? Hash.parse(hex) : null;
+    }
+
+    private static boolean isLowerHex(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The file's attributes (not following links), or {@code null} if it went away meanwhile. */
+    private static @Nullable BasicFileAttributes attributes(Path file) throws IOException {
+        try {
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /** The entries of {@code dir}, sorted; none if it does not exist. */
+    private static java.util.List<Path> list(Path dir) throws IOException {
+        java.util.List<Path> all = new java.util.ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            s.forEach(all::add);
+        } catch (NoSuchFileException e) {
+            return all;
+        }
+        all.sort(null);
+        return all;
+    }
+}
