@@ -164,6 +164,15 @@ class ConsumerProjectIT {
             assertTrue(bom.contains("<artifactId>" + a + "</artifactId>"), "the BOM manages " + a);
         }
         assertFalse(bom.contains("junit") || bom.contains("jackson"), "the BOM manages purefuse's artifacts only");
+        // A user's build resolves the parent's imported BOMs with the library's poms: JUnit's only (fuse-testing
+        // needs it anyway), not depotfs's AWS SDK BOM (a consumer building offline failed on it).
+        Matcher imported = Pattern.compile("<dependency>\\s*<groupId>([^<]+)</groupId>\\s*<artifactId>([^<]+)</artifactId>"
+                + "((?!</dependency>).)*?<scope>import</scope>", Pattern.DOTALL).matcher(parent);
+        List<String> imports = new java.util.ArrayList<>();
+        while (imported.find()) {
+            imports.add(imported.group(1) + ":" + imported.group(2));
+        }
+        assertEquals(List.of("org.junit:junit-bom"), imports, "BOMs the published parent imports");
         for (String unpublished : List.of("depotfs", "purefuse-examples", "purefuse-bench", "purefuse-site")) {
             assertFalse(Files.exists(group.resolve(unpublished)), unpublished + " is not published");
         }
