@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * File data for a READ: the bytes between the lease buffer's position and limit. Fewer bytes than
- * asked for tell the kernel the file ends there; never more than asked for (the kernel answers EIO).
+ * asked for tell the kernel the file ends there. More than asked for is never sent: the SDK answers the
+ * READ with EIO instead and logs it (once per opcode), as it does for every reply it cannot encode.
  *
  * @param lease the data; transferred to the SDK when the reply is returned
  * @fuse.ownership the SDK closes the lease exactly once, after writing the reply or failing to

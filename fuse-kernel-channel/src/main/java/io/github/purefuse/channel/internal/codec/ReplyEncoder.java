@@ -112,7 +112,8 @@ public final class ReplyEncoder {
      * @return the number of {@code iov} entries to write: 1, or 2 when a non-empty payload follows
      * @throws IllegalArgumentException if the reply needs a request type or page it did not get (Data for a
      *     request other than READ, PageReady without a page or for another opcode, an xattr reply for the
-     *     wrong opcode), or {@code scratch} is too small
+     *     wrong opcode), Data or a directory page longer than the request's size, or {@code scratch} is too
+     *     small
      */
     public int encode(FuseRequest request, FuseReply reply, ByteBuffer scratch, ByteBuffer[] iov, @Nullable DirentPage page) {
         long unique = request.header().unique();
@@ -185,8 +186,8 @@ public final class ReplyEncoder {
                 }
                 ByteBuffer payload = page.payload();
                 if (Integer.toUnsignedLong(payload.remaining()) > Integer.toUnsignedLong(size)) {
-                    error(unique, Errno.EIO, scratch);
-                    return 1;
+                    throw new IllegalArgumentException("a directory page of " + payload.remaining() + " bytes, more than the "
+                            + Integer.toUnsignedString(size) + " that " + Opcodes.name(request.header().opcode()) + " asked for");
                 }
                 return withPayload(scratch, iov, payload, unique);
             }
@@ -219,7 +220,8 @@ public final class ReplyEncoder {
      * @param scratch receives the header; cleared first, flipped after
      * @param iov     at least 2 long; receives {@code scratch} in {@code iov[0]} and the data in {@code iov[1]}
      * @return the number of {@code iov} entries to write: 1, or 2 when data follow
-     * @throws IllegalArgumentException for any other reply (a {@link FileRange} is sent by the transport)
+     * @throws IllegalArgumentException for any other reply (a {@link FileRange} is sent by the transport), or
+     *     Data longer than {@code size}
      */
     public int read(long unique, int size, FuseReply reply, ByteBuffer scratch, ByteBuffer[] iov) {
         iov[0] = scratch;
@@ -235,14 +237,17 @@ public final class ReplyEncoder {
 
     /**
      * A READ's {@link Data}: {@code fuse_out_header}, then the lease's buffer itself (position to limit,
-     * not copied) in {@code iov[1]}; data longer than the READ's size is never sent: the kernel gets an EIO
-     * error frame instead (it would refuse the whole reply, EINVAL, and fail the read with EIO).
+     * not copied) in {@code iov[1]}. Data longer than the READ's size is never sent (the kernel would refuse
+     * the whole reply, EINVAL, and fail the read with EIO): it throws, and the exchange answers EIO and logs
+     * it.
+     *
+     * @throws IllegalArgumentException if the data are longer than {@code size}
      */
     private int data(long unique, int size, Data data, ByteBuffer scratch, ByteBuffer[] iov) {
         ByteBuffer bytes = data.lease().bytes();
         if (Integer.toUnsignedLong(bytes.remaining()) > Integer.toUnsignedLong(size)) {
-            error(unique, Errno.EIO, scratch);
-            return 1;
+            throw new IllegalArgumentException("Data of " + bytes.remaining() + " bytes, more than the "
+                    + Integer.toUnsignedString(size) + " that FUSE_READ asked for");
         }
         return withPayload(scratch, iov, bytes, unique);
     }

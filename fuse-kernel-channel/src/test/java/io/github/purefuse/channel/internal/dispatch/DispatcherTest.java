@@ -372,6 +372,47 @@ class DispatcherTest {
         assertEquals(List.of(), sink.files);
     }
 
+    /** A handler that answers a READ with more bytes than asked: EIO, and a log line saying what was wrong. */
+    @Test
+    void dataLongerThanTheReadIsAnsweredWithEioAndLogged() throws Exception {
+        Fs fs = new Fs() {
+            @Override
+            public ReadReply read(Read request) {
+                return Data.of(new byte[request.size() + 4096]);
+            }
+        };
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(
+                io.github.purefuse.channel.internal.transport.ReplyContext.class.getName());
+        List<String> lines = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(capture);
+        try {
+            Sink sink = new Sink(true);
+            run(dispatcher(fs), new Read(header(15, 26, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
+            assertEquals(List.of(Errno.EIO), sink.errors);
+            assertEquals(List.of(16), sink.lengths, "a bare error frame, none of the data");
+            assertEquals(1, lines.size(), lines.toString());
+            assertTrue(lines.get(0).startsWith("reply to FUSE_READ failed: cannot encode the reply Data to unique 26"
+                    + " (java.lang.IllegalArgumentException: Data of 8192 bytes, more than the 4096 that FUSE_READ asked"
+                    + " for); answered EIO"), lines.get(0));
+        } finally {
+            log.removeHandler(capture);
+        }
+    }
+
     /** A port with a bug: its next {@code throwing} sends throw (a {@code sendFile} as its LocalFile would). */
     static final class ThrowingSink extends Sink {
         final AtomicInteger throwing = new AtomicInteger();
