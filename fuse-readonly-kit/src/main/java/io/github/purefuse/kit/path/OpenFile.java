@@ -31,7 +31,7 @@ public interface OpenFile extends Closeable {
      * @param into   where to put the bytes: from its position up to its limit, advancing the position (the
      *               bytes up to it are what the reader gets); borrowed for the call
      * @return the number of bytes put, which must be how far the position moved (else EIO), or -1 (or 0)
-     *     at end of file
+     *     at end of file (another negative number: EIO)
      * @throws IOException on an error (see {@link Errnos} for the errno the reader gets)
      */
     int read(long offset, ByteBuffer into) throws IOException;

@@ -386,7 +386,11 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Failure.of(Errno.ENOENT);
         }
         try {
-            return LinkTarget.of(fs.readlink(path));
+            String target = fs.readlink(path);
+            if (target == null) { // a filesystem's bug, named as such (an NPE deep in the encoder named neither)
+                throw new NullPointerException("PathFileSystem.readlink returned null");
+            }
+            return LinkTarget.of(target);
         } catch (IOException | RuntimeException e) {
             return failure("readlink", request.header().unique(), path.toString(), e);
         }
@@ -491,7 +495,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     long at = offset + before;
                     int got = local != null ? local.read(into, at)
                             : state != null ? state.read(at, into) : fs.read(file.path(), at, into);
-                    if (got <= 0) {
+                    if (endOfFile(got)) {
                         break;
                     }
                     checkAdvanced(into, before, got);
@@ -614,7 +618,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             while (into.hasRemaining()) {
                 int before = into.position();
                 int got = state.read(offset + before, into);
-                if (got <= 0) {
+                if (endOfFile(got)) {
                     break;
                 }
                 checkAdvanced(into, before, got);
@@ -636,6 +640,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         failures.once("short read " + path, () -> "read of " + path + " reached end of file at " + at + ", before the"
                 + " size stat gave at open (" + size + "): readers see a short file, or zeros past its end where the"
                 + " kernel's readahead replies completed out of order (further short reads of it are logged at DEBUG)");
+    }
+
+    /** Whether a read's count says end of file (0 or -1); another negative count is an error of the filesystem. */
+    private static boolean endOfFile(int got) throws IOException {
+        if (got < -1) {
+            throw new IOException("read returned " + got + ": a count of bytes, or -1 (or 0) at end of file");
+        }
+        return got <= 0;
     }
 
     /**

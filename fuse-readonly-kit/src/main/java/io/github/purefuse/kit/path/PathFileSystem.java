@@ -112,7 +112,8 @@ public interface PathFileSystem {
      *               are what the reader gets; borrowed for the call (a window on a pooled buffer: do not
      *               keep it)
      * @return the number of bytes put, which must be how far the position moved (else the READ fails with
-     *     EIO and a log line), or -1 (or 0) at end of file
+     *     EIO and a log line), or -1 (or 0) at end of file; another negative number fails the READ with EIO
+     *     and a log line
      * @throws IOException on an error
      */
     int read(FsPath file, long offset, ByteBuffer into) throws IOException;

@@ -1016,6 +1016,58 @@ class PathAdapterTest {
         a.release(Requests.release(f, o.fh()));
     }
 
+    /** A negative count other than -1 is a bug of the filesystem: EIO, not a file that seems to end there (a user's trial). */
+    @Test
+    void aNegativeCountOtherThanMinusOneFailsWithEioInsteadOfEndingTheFile() {
+        MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
+        PathFileSystem negative = new Over(files) {
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return -7;
+            }
+
+            @Override
+            public OpenFile open(FsPath file) {
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) {
+                        return -7;
+                    }
+
+                    @Override
+                    public boolean readMayBlock() {
+                        return false;
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(negative).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16)), "the leased path");
+        assertEquals(0, leases.outstandingLeases());
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16), new Target(64)), "the inline path");
+        a.release(Requests.release(f, o.fh()));
+    }
+
+    /** A readlink that returns null (a filesystem's bug) is EIO, and the log line says which call returned it. */
+    @Test
+    void aReadlinkThatReturnsNullIsEioNamedInTheLog() {
+        PathAdapter a = PathAdapter.builder(new Over(fs) {
+            @Override
+            public @org.jspecify.annotations.Nullable String readlink(FsPath link) {
+                return null;
+            }
+        }).build();
+        NodeId link = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "link"))).nodeId();
+        List<java.util.logging.LogRecord> records = captureLogs(
+                () -> assertEquals(Failure.of(Errno.EIO), a.readlink(Requests.readlink(link))));
+        assertEquals(1, records.size());
+        assertTrue(records.get(0).getMessage().startsWith("readlink /link (unique ")
+                && records.get(0).getMessage().endsWith(") failed: EIO: java.lang.NullPointerException:"
+                + " PathFileSystem.readlink returned null"), records.get(0).getMessage());
+    }
+
     /** Puts DATA's bytes from {@code offset} with absolute puts (the position stays) and returns the count. */
     private static int putAbsolute(long offset, ByteBuffer into) {
         int n = Math.min(into.remaining(), DATA.length - (int) offset);
