@@ -351,64 +351,132 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
             return p == null || p.isBlank() ? Transport.AUTO : parseTransport(p);
         }
 
-        /** @param v the transport @return this builder */
+        /**
+         * @param v the transport; default and range: {@link MountOptions#transport()}
+         * @return this builder
+         */
         public Builder transport(Transport v) { transport = v; return this; }
 
-        /** @param v io_uring entries per queue, 0 for the default @return this builder */
+        /**
+         * @param v io_uring entries per queue, 0 for the default;
+         *          default and range: {@link MountOptions#uringQueueDepth()}
+         * @return this builder
+         */
         public Builder uringQueueDepth(int v) { uringQueueDepth = v; return this; }
 
-        /** @param v io_uring serving threads, 0 for one per queue @return this builder */
+        /**
+         * @param v io_uring serving threads, 0 for one per queue;
+         *          default and range: {@link MountOptions#uringThreads()}
+         * @return this builder
+         */
         public Builder uringThreads(int v) { uringThreads = v; return this; }
 
-        /** @param v the mount source shown by {@code df} @return this builder */
+        /**
+         * @param v the mount source shown by {@code df}; default and range: {@link MountOptions#fsname()}
+         * @return this builder
+         */
         public Builder fsname(String v) { fsname = v; return this; }
 
-        /** @param v the type is {@code fuse.<v>} @return this builder */
+        /**
+         * @param v the type is {@code fuse.<v>}; default and range: {@link MountOptions#subtype()}
+         * @return this builder
+         */
         public Builder subtype(String v) { subtype = v; return this; }
 
-        /** @param v {@code allow_other} @return this builder */
+        /**
+         * @param v {@code allow_other}; default and range: {@link MountOptions#allowOther()}
+         * @return this builder
+         */
         public Builder allowOther(boolean v) { allowOther = v; return this; }
 
-        /** @param v {@code default_permissions} @return this builder */
+        /**
+         * @param v {@code default_permissions}; default and range: {@link MountOptions#defaultPermissions()}
+         * @return this builder
+         */
         public Builder defaultPermissions(boolean v) { defaultPermissions = v; return this; }
 
-        /** @param v {@code max_read} in bytes, 0 for none @return this builder */
+        /**
+         * @param v {@code max_read} in bytes, 0 for none; default and range: {@link MountOptions#maxRead()}
+         * @return this builder
+         */
         public Builder maxRead(int v) { maxRead = v; return this; }
 
-        /** @param v mount through {@code fusermount3 -o auto_unmount} @return this builder */
+        /**
+         * @param v mount through {@code fusermount3 -o auto_unmount};
+         *          default and range: {@link MountOptions#autoUnmount()}
+         * @return this builder
+         */
         public Builder autoUnmount(boolean v) { autoUnmount = v; return this; }
 
-        /** @param v reader threads (descriptors) @return this builder */
+        /**
+         * @param v reader threads (descriptors); default and range: {@link MountOptions#readerThreads()}
+         * @return this builder
+         */
         public Builder readerThreads(int v) { readerThreads = v; return this; }
 
-        /** @param v the most handler calls at once @return this builder */
+        /**
+         * @param v the most handler calls at once; default and range: {@link MountOptions#maxInFlight()}
+         * @return this builder
+         */
         public Builder maxInFlight(int v) { maxInFlight = v; return this; }
 
-        /** @param v INIT {@code max_readahead} in bytes, 0 for the kernel's offer @return this builder */
+        /**
+         * @param v INIT {@code max_readahead} in bytes, 0 for the kernel's offer;
+         *          default and range: {@link MountOptions#maxReadahead()}
+         * @return this builder
+         */
         public Builder maxReadahead(int v) { maxReadahead = v; return this; }
 
-        /** @param v {@code read_ahead_kb} to set as root, 0 to leave it @return this builder */
+        /**
+         * @param v {@code read_ahead_kb} to set as root, 0 to leave it;
+         *          default and range: {@link MountOptions#readaheadKb()}
+         * @return this builder
+         */
         public Builder readaheadKb(int v) { readaheadKb = v; return this; }
 
-        /** @param v INIT {@code max_background}, 0 for the kernel's default @return this builder */
+        /**
+         * @param v INIT {@code max_background}, 0 for the kernel's default;
+         *          default and range: {@link MountOptions#maxBackground()}
+         * @return this builder
+         */
         public Builder maxBackground(int v) { maxBackground = v; return this; }
 
-        /** @param v INIT {@code congestion_threshold}, 0 for the kernel's default @return this builder */
+        /**
+         * @param v INIT {@code congestion_threshold}, 0 for the kernel's default;
+         *          default and range: {@link MountOptions#congestionThreshold()}
+         * @return this builder
+         */
         public Builder congestionThreshold(int v) { congestionThreshold = v; return this; }
 
-        /** @param v INIT {@code max_pages} @return this builder */
+        /**
+         * @param v INIT {@code max_pages}; default and range: {@link MountOptions#maxPages()}
+         * @return this builder
+         */
         public Builder maxPages(int v) { maxPages = v; return this; }
 
-        /** @param v request FUSE passthrough @return this builder */
+        /**
+         * @param v request FUSE passthrough; default and range: {@link MountOptions#passthrough()}
+         * @return this builder
+         */
         public Builder passthrough(boolean v) { passthrough = v; return this; }
 
-        /** @param v unmount on JVM shutdown @return this builder */
+        /**
+         * @param v unmount on JVM shutdown; default and range: {@link MountOptions#installShutdownHook()}
+         * @return this builder
+         */
         public Builder installShutdownHook(boolean v) { installShutdownHook = v; return this; }
 
-        /** @param v mount over a non-empty directory @return this builder */
+        /**
+         * @param v mount over a non-empty directory; default and range: {@link MountOptions#nonempty()}
+         * @return this builder
+         */
         public Builder nonempty(boolean v) { nonempty = v; return this; }
 
-        /** @param v end the session on SIGTERM, SIGINT, SIGHUP (exit status then up to the program) @return this builder */
+        /**
+         * @param v end the session on SIGTERM, SIGINT, SIGHUP (exit status then up to the program);
+         *          default and range: {@link MountOptions#handleSignals()}
+         * @return this builder
+         */
         public Builder handleSignals(boolean v) { handleSignals = v; return this; }
 
         /**

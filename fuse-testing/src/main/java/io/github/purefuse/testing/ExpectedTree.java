@@ -26,6 +26,16 @@ import org.jspecify.annotations.Nullable;
  * SHA-256, for symbolic links their target, and optionally extended attributes. Build one by hand, or
  * from a reference directory with {@link #fromDirectory}. Immutable.
  *
+ * <p>Names are the names {@code readdir} lists. A filesystem on the kit's {@code PathAdapter} lists a
+ * name longer than 255 bytes (or not valid in Linux) in its short form; expect that form, as the kit's
+ * {@code NameShortener} computes it from the directory's real names:
+ * {@snippet :
+ * // realNames: every name of the directory, as the filesystem has them
+ * String listed = NameShortener.standard().directory(realNames).displayName(realName);
+ * }
+ * and give a file too large to hash (a generated 10 GiB file) its real size with any hash, and
+ * {@code ReadOnlyConformanceSuite.maxFileSizeToRead()} below its size.
+ *
  * {@snippet :
  * ExpectedTree tree = ExpectedTree.builder()
  *         .file("hello.txt", "Hello, world!\n".getBytes(StandardCharsets.UTF_8))
