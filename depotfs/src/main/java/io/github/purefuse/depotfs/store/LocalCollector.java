@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -61,25 +60,17 @@ final class LocalCollector {
                     + first.getValue() + "): gc removes nothing while a root's references are unknown; repair or"
                     + " remove refs/" + first.getKey() + " first");
         }
-        ArrayDeque<Hash> todo = new ArrayDeque<>(depot.roots().values());
-        while (!todo.isEmpty()) {
-            Hash h = todo.pop();
-            if (!reachable.add(h)) {
-                continue;
-            }
-            Bundle bundle;
-            try {
-                bundle = depot.bundle(h);
-            } catch (DepotException e) {
-                throw new DepotException(e.reason(), e.getMessage() + " (gc removed nothing: run depotfs verify)", e);
-            }
-            for (BundleEntry e : bundle.entries()) {
-                switch (e.kind()) {
-                    case OBJECT -> reachable.add(e.requireHash());
-                    case BUNDLE -> todo.push(e.requireHash());
-                    case SYMLINK -> { }
+        try {
+            BundleWalk.from(depot, depot.roots().values(), bundle -> {
+                reachable.add(bundle.hash());
+                for (BundleEntry e : bundle.entries()) {
+                    if (e.kind() == EntryKind.OBJECT) {
+                        reachable.add(e.requireHash());
+                    }
                 }
-            }
+            });
+        } catch (DepotException e) {
+            throw new DepotException(e.reason(), e.getMessage() + " (gc removed nothing: run depotfs verify)", e);
         }
     }
 
@@ -91,53 +82,27 @@ final class LocalCollector {
      * @throws IOException if a directory cannot be listed or a file cannot be removed
      */
     GcReport sweep() throws IOException {
-        for (Path shard : list(depot.objectsDirectory())) {
-            String prefix = shard.getFileName().toString();
-            if (!isShard(prefix, shard)) {
-                unknown++;
-                continue;
+        forEachStored(depot.objectsDirectory(), (h, file, a) -> {
+            if (reachable.contains(h)) {
+                return;
             }
-            for (Path file : list(shard)) {
-                Hash h = storedName(prefix, file);
-                BasicFileAttributes a = attributes(file);
-                if (h == null || a == null || !a.isRegularFile()) {
-                    unknown += a == null ? 0 : 1;
-                    continue;
-                }
-                if (reachable.contains(h)) {
-                    continue;
-                }
-                if (isYoung(a)) {
-                    young++;
-                    continue;
-                }
+            if (isYoung(a)) {
+                young++;
+                return;
+            }
+            remove(file);
+            removedObjects.add(h);
+            removed++;
+            removedBytes += a.size();
+        });
+        forEachStored(depot.chunksDirectory(), (h, file, a) -> {
+            boolean objectGone = removedObjects.contains(h) || !Files.exists(depot.pathOf(h), LinkOption.NOFOLLOW_LINKS);
+            // A writer stores an object's checksums before the object: young ones wait for it.
+            if (objectGone && (removedObjects.contains(h) || !isYoung(a))) {
                 remove(file);
-                removedObjects.add(h);
-                removed++;
-                removedBytes += a.size();
+                removedChunkSums++;
             }
-        }
-        for (Path shard : list(depot.chunksDirectory())) {
-            String prefix = shard.getFileName().toString();
-            if (!isShard(prefix, shard)) {
-                unknown++;
-                continue;
-            }
-            for (Path file : list(shard)) {
-                Hash h = storedName(prefix, file);
-                BasicFileAttributes a = attributes(file);
-                if (h == null || a == null || !a.isRegularFile()) {
-                    unknown += a == null ? 0 : 1;
-                    continue;
-                }
-                boolean objectGone = removedObjects.contains(h) || !Files.exists(depot.pathOf(h), LinkOption.NOFOLLOW_LINKS);
-                // A writer stores an object's checksums before the object: young ones wait for it.
-                if (objectGone && (removedObjects.contains(h) || !isYoung(a))) {
-                    remove(file);
-                    removedChunkSums++;
-                }
-            }
-        }
+        });
         for (Path file : list(depot.temporaryDirectory())) {
             BasicFileAttributes a = attributes(file);
             if (a != null && a.isRegularFile() && !isYoung(a)) {
@@ -147,6 +112,38 @@ final class LocalCollector {
         }
         return new GcReport(reachable.size(), removed, removedBytes, young, removedChunkSums, removedTemporary, unknown,
                 minAge, dryRun);
+    }
+
+    /** A file of the store, named by the hash of what it holds. */
+    @FunctionalInterface
+    private interface StoredFile {
+        void visit(Hash hash, Path file, BasicFileAttributes attributes) throws IOException;
+    }
+
+    /**
+     * Calls {@code each} for every regular file {@code dir/ab/cdef...} named by a hash in lower-case hex;
+     * every other entry of {@code dir} or of its shards is counted as unknown and left alone.
+     */
+    private void forEachStored(Path dir, StoredFile each) throws IOException {
+        for (Path shard : list(dir)) {
+            String prefix = shard.getFileName().toString();
+            if (!isShard(prefix, shard)) {
+                unknown++;
+                continue;
+            }
+            for (Path file : list(shard)) {
+                Hash h = storedName(prefix, file);
+                BasicFileAttributes a = attributes(file);
+                if (a == null) {
+                    continue; // gone meanwhile
+                }
+                if (h == null || !a.isRegularFile()) {
+                    unknown++;
+                    continue;
+                }
+                each.visit(h, file, a);
+            }
+        }
     }
 
     private boolean isYoung(BasicFileAttributes a) {

@@ -20,7 +20,6 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -718,34 +717,25 @@ public final class LocalDepot implements WritableDepot {
      * it again) just before the collection removed it.
      */
     private void requireStored(Hash root) throws IOException {
-        Set<Hash> seen = new HashSet<>();
-        ArrayDeque<Hash> todo = new ArrayDeque<>(List.of(root));
-        while (!todo.isEmpty()) {
-            Hash h = todo.pop();
-            if (!seen.add(h)) {
-                continue;
-            }
-            Bundle b;
-            try {
-                b = bundle(h);
-            } catch (DepotException e) {
-                throw removedMeanwhile(h, e);
-            }
-            if (!hasObject(h, b.manifestSize())) {
-                throw removedMeanwhile(h, null);
-            }
-            for (BundleEntry e : b.entries()) {
-                if (e.kind() == EntryKind.BUNDLE) {
-                    todo.push(e.requireHash());
-                } else if (e.kind() == EntryKind.OBJECT && seen.add(e.requireHash()) && !hasObject(e.requireHash(), e.size())) {
-                    throw removedMeanwhile(e.requireHash(), null);
+        Set<Hash> objectsSeen = new HashSet<>();
+        try {
+            BundleWalk.from(this, List.of(root), b -> {
+                if (!hasObject(b.hash(), b.manifestSize())) { // loaded before, from the cache
+                    throw removedMeanwhile(dir.relativize(pathOf(b.hash())).toString(), null);
                 }
-            }
+                for (BundleEntry e : b.entries()) {
+                    if (e.kind() == EntryKind.OBJECT && objectsSeen.add(e.requireHash()) && !hasObject(e.requireHash(), e.size())) {
+                        throw removedMeanwhile(dir.relativize(pathOf(e.requireHash())).toString(), null);
+                    }
+                }
+            });
+        } catch (DepotException e) {
+            throw e.reason() == DepotException.Reason.CONFLICT ? e : removedMeanwhile("a manifest (" + e.getMessage() + ")", e);
         }
     }
 
-    private DepotException removedMeanwhile(Hash h, @Nullable Throwable cause) {
-        return new DepotException(DepotException.Reason.CONFLICT, "a gc of the depot removed " + dir.relativize(pathOf(h))
+    private static DepotException removedMeanwhile(String what, @Nullable Throwable cause) {
+        return new DepotException(DepotException.Reason.CONFLICT, "a gc of the depot removed " + what
                 + " while this update was being prepared, and the update references it; nothing changed: run it"
                 + " again (what is stored already is not written twice)", cause);
     }

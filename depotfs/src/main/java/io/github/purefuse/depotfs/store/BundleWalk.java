@@ -1,0 +1,46 @@
+package io.github.purefuse.depotfs.store;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+
+/** Visits every bundle reachable from some roots once, each loaded (and so checked) by the depot. */
+final class BundleWalk {
+
+    /** What is done with each bundle. */
+    @FunctionalInterface
+    interface Visit {
+        void bundle(Bundle bundle) throws IOException;
+    }
+
+    private BundleWalk() {
+    }
+
+    /**
+     * Walks the bundles below {@code roots}, depth first, each once however many paths reach it.
+     *
+     * @param depot where the manifests are loaded from ({@link Depot#bundle})
+     * @param roots the bundles to start from
+     * @param visit called once per bundle
+     * @throws IOException what loading a manifest or {@code visit} threw; the walk stops there
+     */
+    static void from(Depot depot, Collection<Hash> roots, Visit visit) throws IOException {
+        Set<Hash> seen = new HashSet<>();
+        ArrayDeque<Hash> todo = new ArrayDeque<>(roots);
+        while (!todo.isEmpty()) {
+            Hash h = todo.pop();
+            if (!seen.add(h)) {
+                continue;
+            }
+            Bundle bundle = depot.bundle(h);
+            visit.bundle(bundle);
+            for (BundleEntry e : bundle.entries()) {
+                if (e.kind() == EntryKind.BUNDLE) {
+                    todo.push(e.requireHash());
+                }
+            }
+        }
+    }
+}
