@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.store;
 
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A depot operation failed for a reason the depot can name. Its message is one line meant for a user.
@@ -53,5 +54,20 @@ public class DepotException extends IOException {
     /** {@return why the operation failed} */
     public Reason reason() {
         return reason;
+    }
+
+    /**
+     * The failure of a {@link WritableDepot#setRoot} whose root is not what the caller read: one wording for
+     * every depot.
+     *
+     * @param name     the root
+     * @param expected what the caller read ({@code null}: no root)
+     * @param current  what the root is now ({@code null}: no root)
+     * @return a {@link DepotException.Reason#CONFLICT}
+     */
+    public static DepotException rootChanged(String name, @Nullable Hash expected, @Nullable Hash current) {
+        return new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' "
+                + (expected == null ? "was created meanwhile" : "changed meanwhile") + " (now "
+                + (current == null ? "absent" : current.shortHex()) + "); try again");
     }
 }

@@ -694,9 +694,8 @@ public final class LocalDepot implements WritableDepot {
         try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
              FileLock ignored = lockFile.lock()) {
             Optional<Hash> current = root(name);
-            if (expected != null && !current.equals(Optional.of(expected))) {
-                throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile (now "
-                        + current.map(Hash::shortHex).orElse("absent") + "); try again");
+            if (!current.equals(Optional.ofNullable(expected))) {
+                throw DepotException.rootChanged(name, expected, current.orElse(null));
             }
             if (current.equals(Optional.of(bundle))) {
                 return;

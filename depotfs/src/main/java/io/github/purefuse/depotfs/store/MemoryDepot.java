@@ -173,8 +173,8 @@ public final class MemoryDepot implements WritableDepot {
         rootLock.lock();
         try {
             Hash current = roots.get(name);
-            if (expected != null && !expected.equals(current)) {
-                throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile");
+            if (!java.util.Objects.equals(expected, current)) {
+                throw DepotException.rootChanged(name, expected, current);
             }
             roots.put(name, bundle);
         } finally {

@@ -91,11 +91,13 @@ public interface WritableDepot extends Depot {
      *
      * @param name     the root's name: 1 to 255 characters of {@code [A-Za-z0-9._-]}, not starting with
      *                 {@code .}
-     * @param expected the value the caller read before (compare-and-set), or {@code null} to set
-     *                 unconditionally
+     * @param expected the value the caller read before, or {@code null} if it found no such root: the update
+     *                 is a compare-and-set, so of two writers that read the same value (or that both create
+     *                 the root) one fails instead of being lost
      * @param bundle   the bundle the root points at afterwards; must be stored
      * @throws DepotException with {@link DepotException.Reason#CONFLICT} if the root's value is not
-     *     {@code expected}, {@link DepotException.Reason#INVALID} for a bad name,
+     *     {@code expected} (or the root exists when {@code expected} is {@code null}),
+     *     {@link DepotException.Reason#INVALID} for a bad name,
      *     {@link DepotException.Reason#NOT_FOUND} if the bundle is not stored
      * @throws IOException on an I/O error
      */

@@ -192,6 +192,12 @@ class S3DepotIT {
             assertEquals(bundle.hash(), d.root("main").orElseThrow());
             DepotException conflict = assertThrows(DepotException.class, () -> d.setRoot("main", s.hash(), bundle.hash()));
             assertEquals(DepotException.Reason.CONFLICT, conflict.reason());
+            // a second writer that also found no root 'main' (two imports creating it at once) fails, not overwrites
+            Hash empty = d.putBundle(List.of()).hash();
+            DepotException created = assertThrows(DepotException.class, () -> d.setRoot("main", null, empty));
+            assertEquals(DepotException.Reason.CONFLICT, created.reason());
+            assertEquals("root 'main' was created meanwhile (now " + bundle.hash().shortHex() + "); try again", created.getMessage());
+            assertEquals(bundle.hash(), d.root("main").orElseThrow());
         }
         try (S3Depot d = S3Depot.open(loc, server.options())) {
             Hash root = d.roots().get("main");

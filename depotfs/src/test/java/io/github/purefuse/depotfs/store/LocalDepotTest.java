@@ -235,6 +235,11 @@ class LocalDepotTest {
             assertEquals(DepotException.Reason.CONFLICT, conflict.reason());
             d.setRoot("main", empty, one);
             assertEquals(one, d.roots().get("main"));
+            // null says "there was no root": a second creator (two imports of a new root at once) fails, not overwrites
+            DepotException created = assertThrows(DepotException.class, () -> d.setRoot("main", null, empty));
+            assertEquals(DepotException.Reason.CONFLICT, created.reason());
+            assertEquals("root 'main' was created meanwhile (now " + one.shortHex() + "); try again", created.getMessage());
+            assertEquals(one, d.roots().get("main"));
             assertEquals(1, d.roots().size());
             try (var files = Files.list(d.directory().resolve("refs"))) {
                 assertEquals(List.of("main"), files.map(p -> p.getFileName().toString()).toList());

@@ -1073,9 +1073,8 @@ public final class S3Depot implements WritableDepot {
         lockRootUpdates();
         try {
             Optional<Ref> current = readRef(name);
-            if (expected != null && !current.map(Ref::hash).equals(Optional.of(expected))) {
-                throw new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' changed meanwhile (now "
-                        + current.map(r -> r.hash().shortHex()).orElse("absent") + "); try again");
+            if (!current.map(Ref::hash).equals(Optional.ofNullable(expected))) {
+                throw DepotException.rootChanged(name, expected, current.map(Ref::hash).orElse(null));
             }
             if (current.map(Ref::hash).equals(Optional.of(bundle))) {
                 return;
