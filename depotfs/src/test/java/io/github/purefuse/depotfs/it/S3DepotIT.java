@@ -100,6 +100,33 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * A depot with many roots lists them all, reading a bounded number of refs at once (a tester's 1,084 roots,
+     * read all at once, overran the client's queue and could not be listed or mounted).
+     */
+    @Test
+    void manyRootsAreListedWithABoundedNumberOfReadsAtOnce() throws Exception {
+        S3Location loc = S3Location.parse("s3://depot-unit/many-roots");
+        int n = 200;
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            Hash empty = d.putBundle(List.of()).hash();
+            for (int i = 0; i < n; i++) {
+                d.setRoot(String.format(java.util.Locale.ROOT, "root%03d", i), null, empty);
+            }
+        }
+        try (ThrottlingProxy counting = new ThrottlingProxy(server.endpoint());
+             S3Depot d = S3Depot.open(loc, io.github.purefuse.depotfs.store.s3.S3Options.defaults(counting.endpoint())
+                     .withRegion("us-east-1"))) {
+            int before = counting.passed();
+            var roots = d.roots();
+            assertEquals(n, roots.size());
+            assertEquals("root000", roots.firstKey());
+            assertEquals("root199", roots.lastKey());
+            assertTrue(counting.passed() - before <= S3Depot.REF_READS + 1 && S3Depot.REF_READS <= 16,
+                    "connections for one LIST and " + n + " GETs: " + (counting.passed() - before));
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");

@@ -425,32 +425,46 @@ public final class S3Depot implements WritableDepot {
             }
             token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
         } while (token != null);
-        Map<String, CompletableFuture<byte[]>> values = new LinkedHashMap<>();
+        // At most REF_READS GETs in flight: a thousand at once overran the client's queue, whose waits
+        // count against each request's timeout (a tester's depot of 1,084 roots could not be listed).
+        java.util.ArrayDeque<Map.Entry<String, CompletableFuture<byte[]>>> inFlight = new java.util.ArrayDeque<>();
         for (String name : names) {
             String problem = WritableDepot.rootNameProblem(name);
             if (problem != null) {
                 broken.put(name, "bad root name (" + problem + ")");
                 continue;
             }
-            values.put(name, client.getObject(r -> r.bucket(location.bucket()).key(prefix + name),
-                    AsyncResponseTransformer.toBytes()).thenApply(b -> b.asByteArray()));
+            if (inFlight.size() >= REF_READS) {
+                takeRef(inFlight.pop(), prefix, roots, broken);
+            }
+            inFlight.add(Map.entry(name, client.getObject(r -> r.bucket(location.bucket()).key(prefix + name),
+                    AsyncResponseTransformer.toBytes()).thenApply(b -> b.asByteArray())));
         }
-        for (Map.Entry<String, CompletableFuture<byte[]>> e : values.entrySet()) {
-            byte[] bytes;
-            try {
-                bytes = await(e.getValue(), "read root " + prefix + e.getKey());
-            } catch (DepotException x) {
-                if (x.reason() == DepotException.Reason.NOT_FOUND) {
-                    continue; // removed meanwhile
-                }
-                throw x;
+        while (!inFlight.isEmpty()) {
+            takeRef(inFlight.pop(), prefix, roots, broken);
+        }
+    }
+
+    /** How many refs {@link #roots()} and {@link #brokenRoots()} read at once (GETs in flight). */
+    public static final int REF_READS = 16;
+
+    /** Waits for one ref's GET of {@link #scanRefs} and files its root as good or broken. */
+    private void takeRef(Map.Entry<String, CompletableFuture<byte[]>> ref, String prefix, SortedMap<String, Hash> roots,
+                         SortedMap<String, String> broken) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = await(ref.getValue(), "read root " + prefix + ref.getKey());
+        } catch (DepotException x) {
+            if (x.reason() == DepotException.Reason.NOT_FOUND) {
+                return; // removed meanwhile
             }
-            Hash h = Hash.tryParse(new String(bytes, StandardCharsets.US_ASCII).strip());
-            if (h == null) {
-                broken.put(e.getKey(), "ref " + prefix + e.getKey() + " does not hold a hash");
-            } else {
-                roots.put(e.getKey(), h);
-            }
+            throw x;
+        }
+        Hash h = Hash.tryParse(new String(bytes, StandardCharsets.US_ASCII).strip());
+        if (h == null) {
+            broken.put(ref.getKey(), "ref " + prefix + ref.getKey() + " does not hold a hash");
+        } else {
+            roots.put(ref.getKey(), h);
         }
     }
 
