@@ -96,7 +96,10 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         try {
             // Keep the checksums beside the object, for its checks after a remount; off the open's path.
             cache.background("depotfs-cache-chunks", () -> storedSums(hash, size));
-            return new Filling(remote, cache.fill(hash, size));
+            return new Filling(remote, cache.fill(hash, size), hash, cache);
+        } catch (Fill.CacheFailure e) {
+            cache.bypassed(hash, e);
+            return remote;                        // the cache is only a copy: read the store
         } catch (IOException | RuntimeException e) {
             remote.close();
             throw e;
@@ -339,15 +342,25 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         }
     }
 
-    /** An object read from the store into the cache as it is read. */
+    /**
+     * An object read from the store into the cache as it is read. When the cache's disk fails it, or the
+     * store's bytes of a part fail their check, the open reads the store directly from then on: the cache is
+     * only a copy, and a direct read is checked chunk by chunk, so a damaged chunk fails only the reads that
+     * cover it (a part holds many chunks).
+     */
     private static final class Filling implements DepotObject {
         private final DepotObject remote;
         private final Fill fill;
+        private final Hash hash;
+        private final DiskCache cache;
         private final AtomicBoolean closed = new AtomicBoolean();
+        private volatile boolean direct;
 
-        Filling(DepotObject remote, Fill fill) {
+        Filling(DepotObject remote, Fill fill, Hash hash, DiskCache cache) {
             this.remote = remote;
             this.fill = fill;
+            this.hash = hash;
+            this.cache = cache;
         }
 
         @Override
@@ -360,7 +373,23 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
             if (offset < 0) {
                 throw new IllegalArgumentException("negative offset " + offset);
             }
-            return fill.read(remote, dst, offset);
+            if (direct) {
+                return remote.read(dst, offset);
+            }
+            int start = dst.position();
+            try {
+                return fill.read(remote, dst, offset);
+            } catch (Fill.CacheFailure e) {
+                direct = true;
+                cache.bypassed(hash, e);
+            } catch (DepotException e) {
+                if (e.reason() != DepotException.Reason.CORRUPT) {
+                    throw e;
+                }
+                direct = true;                    // damaged in the store: the check logged it; not cached
+            }
+            dst.position(start);
+            return remote.read(dst, offset);
         }
 
         @Override

@@ -75,6 +75,8 @@ import org.jspecify.annotations.Nullable;
 public final class DiskCache implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DiskCache.class.getName());
+    private final java.util.concurrent.atomic.LongAdder bypasses = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.AtomicBoolean bypassLogged = new java.util.concurrent.atomic.AtomicBoolean();
     /** Objects are fetched and filled in parts of this many bytes. */
     public static final int PART = 4 << 20;
     private static final int BUFFERS = 16;
@@ -173,17 +175,19 @@ public final class DiskCache implements AutoCloseable {
      * @param evictions      files (objects, manifests) deleted to stay under the size
      * @param bytesEvicted   their bytes
      * @param corruptDropped cached files found not to match their hash, deleted (fetched again when used)
+     * @param bypassed       opens that read their object from the store without the cache, its disk having
+     *                       failed them (full, a directory removed under the mount)
      * @param bytesOnDisk    bytes the directory holds now, as this process counts them
      * @param maxBytes       the size bound
      */
     public record Stats(long hits, long misses, long bytesFilled, long objectsFilled, long evictions,
-                        long bytesEvicted, long corruptDropped, long bytesOnDisk, long maxBytes) {
+                        long bytesEvicted, long corruptDropped, long bypassed, long bytesOnDisk, long maxBytes) {
     }
 
     /** {@return the counters now} */
     public Stats stats() {
         return new Stats(hits.sum(), misses.sum(), bytesFilled.sum(), objectsFilled.sum(), evictions.sum(),
-                bytesEvicted.sum(), corruptDropped.sum(), used.get(), maxBytes);
+                bytesEvicted.sum(), corruptDropped.sum(), bypasses.sum(), used.get(), maxBytes);
     }
 
     /** Counts an open: served from a cached file, or read from the store. */
@@ -436,7 +440,19 @@ public final class DiskCache implements AutoCloseable {
         while (true) {
             Fill f = fills.get(hash);
             if (f == null) {
-                Fill created = new Fill(this, hash, size, partialPath(hash));
+                Fill created;
+                try {
+                    created = new Fill(this, hash, size, partialPath(hash));
+                } catch (java.nio.file.NoSuchFileException e) {
+                    Files.createDirectories(partial); // removed under the mount: make it again, once
+                    try {
+                        created = new Fill(this, hash, size, partialPath(hash));
+                    } catch (IOException again) {
+                        throw new Fill.CacheFailure("cannot create a file in " + partial + ": " + again.getMessage(), again);
+                    }
+                } catch (IOException e) {
+                    throw new Fill.CacheFailure("cannot create a file in " + partial + ": " + e.getMessage(), e);
+                }
                 f = fills.putIfAbsent(hash, created);
                 if (f == null) {
                     return created;          // holds one reference already
@@ -448,6 +464,20 @@ public final class DiskCache implements AutoCloseable {
             }
             fills.remove(hash, f);
         }
+    }
+
+    /**
+     * An object is read from the store directly because the cache's disk failed it (logged at WARNING the
+     * first time, at DEBUG after that: a full disk fails every fill).
+     *
+     * @param hash the object
+     * @param e    what failed
+     */
+    void bypassed(Hash hash, IOException e) {
+        bypasses.increment();
+        boolean first = bypassLogged.compareAndSet(false, true);
+        LOG.log(first ? Level.WARNING : Level.DEBUG, "cache: " + e.getMessage() + "; object " + hash.shortHex()
+                + " is read from the store without the cache" + (first ? " (further such failures are logged at DEBUG)" : ""));
     }
 
     /**

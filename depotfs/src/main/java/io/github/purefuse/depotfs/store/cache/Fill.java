@@ -56,6 +56,18 @@ final class Fill {
                 StandardOpenOption.WRITE);
     }
 
+    /**
+     * The cache's own disk failed a fill (full, a directory removed under the mount, a file cut short): the
+     * object can still be read from the store, only not through the cache. A store's failure is never one.
+     */
+    static final class CacheFailure extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        CacheFailure(String message, @org.jspecify.annotations.Nullable IOException cause) {
+            super(message, cause);
+        }
+    }
+
     Hash hash() {
         return hash;
     }
@@ -155,7 +167,8 @@ final class Fill {
      * @param dst    where the bytes go
      * @param offset where to start
      * @return bytes read; fewer than asked only at the end of the object
-     * @throws IOException from the store, or if the partial file cannot be written
+     * @throws CacheFailure if the partial file cannot be written or read
+     * @throws IOException from the store
      */
     int read(DepotObject store, ByteBuffer dst, long offset) throws IOException {
         int total = 0;
@@ -167,9 +180,14 @@ final class Fill {
                 long partEnd = Math.min(size, (long) (part + 1) * DiskCache.PART);
                 dst.limit((int) Math.min(oldLimit, dst.position() + (partEnd - offset)));
                 while (dst.hasRemaining()) {
-                    int n = channel.read(dst, offset);
+                    int n;
+                    try {
+                        n = channel.read(dst, offset);
+                    } catch (IOException e) {
+                        throw new CacheFailure("cannot read " + path + ": " + e.getMessage(), e);
+                    }
                     if (n <= 0) {
-                        throw new DepotException(DepotException.Reason.CORRUPT, "cache file " + path + " ends at " + offset);
+                        throw new CacheFailure("cache file " + path + " ends at " + offset, null);
                     }
                     offset += n;
                     total += n;
@@ -234,12 +252,16 @@ final class Fill {
             }
             b.flip();
             long end = start + length;
-            cache.change(() -> {
-                while (b.hasRemaining()) {
-                    channel.write(b, start + b.position());
-                }
-                return Math.max(0, end - fileLength.getAndAccumulate(end, Math::max));
-            });
+            try {
+                cache.change(() -> {
+                    while (b.hasRemaining()) {
+                        channel.write(b, start + b.position());
+                    }
+                    return Math.max(0, end - fileLength.getAndAccumulate(end, Math::max));
+                });
+            } catch (IOException e) {
+                throw new CacheFailure("cannot write " + path + ": " + e.getMessage(), e);
+            }
         } finally {
             cache.returnBuffer(b);
         }

@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
 import io.github.purefuse.depotfs.store.MemoryDepot;
 import io.github.purefuse.depotfs.store.WritableDepot;
+import io.github.purefuse.testing.Tools;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -240,6 +242,64 @@ class DiskCacheTest {
         assertArrayEquals(bytes, readAll(new CachedDepot(store, fresh), o), "fetched again");
         cache.close();
         fresh.close();
+    }
+
+    /** {@code rm -rf} of the cache directory under a running mount (a tester's trial): the next open makes it again. */
+    @Test
+    void aPartialDirectoryRemovedUnderTheCacheIsMadeAgain() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        byte[] bytes = random(5 << 20, 4);
+        WritableDepot.Stored o = store.putObject(bytes);
+        Tools.run(Path.of("/"), "rm", "-rf", dir.toString()).ok();
+        assertArrayEquals(bytes, readAll(new CachedDepot(store, cache), o));
+        assertTrue(Files.isDirectory(dir.resolve("partial")));
+        assertEquals(0, cache.stats().bypassed());
+        cache.close();
+    }
+
+    /** A cache whose disk fails an object is read past: the store's bytes, counted and logged, never an error. */
+    @Test
+    void anObjectTheCacheCannotHoldIsReadFromTheStore() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        byte[] bytes = random(5 << 20, 5);
+        WritableDepot.Stored o = store.putObject(bytes);
+        Tools.run(Path.of("/"), "rm", "-rf", dir.resolve("partial").toString()).ok();
+        Files.writeString(dir.resolve("partial"), "a file where the directory was: nothing can be created in it");
+        CachedDepot d = new CachedDepot(store, cache);
+        assertArrayEquals(bytes, readAll(d, o));
+        assertArrayEquals(bytes, readAll(d, o));
+        assertEquals(2, cache.stats().bypassed());
+        assertEquals(0, files("objects").size(), "nothing cached");
+        cache.close();
+    }
+
+    /**
+     * Through the cache, a damaged chunk fails only the reads that cover it, as without one (a tester found
+     * every read of the object failing: the cache fetches 4 MiB parts, and the part held the damaged chunk).
+     */
+    @Test
+    void aDamagedChunkInTheStoreFailsOnlyTheReadsThatCoverIt() throws Exception {
+        byte[] bytes = random(1 << 20, 6);
+        WritableDepot.Stored o = store.putObject(bytes);
+        byte[] damaged = bytes.clone();
+        int bad = 7 * 65536 + 100;                              // in chunk 7 of 16
+        damaged[bad] ^= 1;
+        store.corruptForTesting(o.hash(), damaged);
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        CachedDepot d = new CachedDepot(new io.github.purefuse.depotfs.store.VerifyingDepot(store), cache);
+        try (DepotObject obj = d.open(o.hash(), o.size())) {
+            ByteBuffer first = ByteBuffer.allocate(4096);
+            assertEquals(4096, obj.read(first, 0));
+            assertArrayEquals(java.util.Arrays.copyOf(bytes, 4096), first.array(), "chunk 0 is served");
+            ByteBuffer last = ByteBuffer.allocate(65536);
+            assertEquals(65536, obj.read(last, 15 * 65536));
+            assertArrayEquals(java.util.Arrays.copyOfRange(bytes, 15 * 65536, 16 * 65536), last.array());
+            DepotException e = org.junit.jupiter.api.Assertions.assertThrows(DepotException.class,
+                    () -> obj.read(ByteBuffer.allocate(10), bad - 5));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+        }
+        assertEquals(0, files("objects").size(), "a damaged object is not cached");
+        cache.close();
     }
 
     /** Waits for the object's chunk checksums to be kept beside it (written off the open's path). */
