@@ -692,7 +692,7 @@ public final class LocalDepot implements WritableDepot {
         Files.createDirectories(refs);
         ROOT_LOCK.lock();
         try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock ignored = lockFile.lock()) {
+             FileLock ignored = lockWaitingVisibly(lockFile)) {
             Optional<Hash> current = root(name);
             if (!current.equals(Optional.ofNullable(expected))) {
                 throw DepotException.rootChanged(name, expected, current.orElse(null));
@@ -708,6 +708,22 @@ public final class LocalDepot implements WritableDepot {
         } finally {
             ROOT_LOCK.unlock();
         }
+    }
+
+    private static final System.Logger LOG = System.getLogger(LocalDepot.class.getName());
+
+    /**
+     * Takes {@code DEPOT/lock} for a root update; if another process holds it (a writer, or a gc for its whole
+     * run), says so once and waits.
+     */
+    private FileLock lockWaitingVisibly(FileChannel lockFile) throws IOException {
+        FileLock lock = lockFile.tryLock();
+        if (lock != null) {
+            return lock;
+        }
+        LOG.log(System.Logger.Level.INFO, "waiting for " + dir.resolve("lock") + ": another process updates a root of"
+                + " the depot, or collects its garbage (depotfs gc)");
+        return lockFile.lock();
     }
 
     /**

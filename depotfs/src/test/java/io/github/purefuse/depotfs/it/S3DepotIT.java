@@ -127,6 +127,51 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * A root-update lock left by a writer that died is removed after a minute, and the writer that removes it
+     * says so (a tester's import waited 62 s without a word).
+     */
+    @Test
+    void aStaleRootUpdateLockIsRemovedWithALogLine() throws Exception {
+        S3Location loc = S3Location.parse("s3://depot-unit/stale-lock");
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            Hash empty = d.putBundle(List.of()).hash();
+            try (var admin = server.adminClient()) {
+                admin.putObject(r -> r.bucket("depot-unit").key("stale-lock/lock"),
+                        software.amazon.awssdk.core.sync.RequestBody.fromString("dead writer\n"));
+            }
+            // S3Proxy's filesystem backend gives the file's mtime as LastModified: the lock was taken 2 minutes ago
+            java.nio.file.Files.setLastModifiedTime(tmp.resolve("data/depot-unit/stale-lock/lock"),
+                    java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(120)));
+            java.util.logging.Logger log = java.util.logging.Logger.getLogger(S3Depot.class.getName());
+            List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.logging.Handler capture = new java.util.logging.Handler() {
+                @Override
+                public void publish(java.util.logging.LogRecord r) {
+                    lines.add(r.getLevel() + " " + r.getMessage());
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            log.addHandler(capture);
+            try {
+                d.setRoot("main", null, empty);
+            } finally {
+                log.removeHandler(capture);
+            }
+            assertEquals(empty, d.root("main").orElseThrow());
+            assertEquals(1, lines.size(), lines.toString());
+            assertTrue(lines.get(0).startsWith("WARNING removed the root-update lock stale-lock/lock of s3://depot-unit/stale-lock")
+                    && lines.get(0).endsWith("by a writer that did not release it within 60 s"), lines.get(0));
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");

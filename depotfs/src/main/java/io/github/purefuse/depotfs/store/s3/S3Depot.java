@@ -1131,6 +1131,7 @@ public final class S3Depot implements WritableDepot {
                 + java.time.Instant.now() + "\n";
         long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
         long pause = 20;
+        boolean told = false;
         while (true) {
             try {
                 await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifNoneMatch("*"),
@@ -1146,7 +1147,16 @@ public final class S3Depot implements WritableDepot {
                 if (held.lastModified() != null
                         && held.lastModified().plus(LOCK_STALE).isBefore(java.time.Instant.now())) {
                     await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "remove stale " + key);
+                    LOG.log(System.Logger.Level.WARNING, "removed the root-update lock " + key + " of " + description
+                            + ", taken at " + held.lastModified() + " by a writer that did not release it within "
+                            + LOCK_STALE.toSeconds() + " s");
                     continue;
+                }
+                if (!told) {
+                    told = true;
+                    LOG.log(System.Logger.Level.INFO, "waiting for the root-update lock " + key + " of " + description
+                            + " (taken at " + held.lastModified() + " by another writer; one older than "
+                            + LOCK_STALE.toSeconds() + " s is taken to be left by a dead writer)");
                 }
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.NOT_FOUND) {
