@@ -113,7 +113,11 @@ purefuse_ensure_built() {
     local quiet=(-B -q --no-transfer-progress -Dstyle.color=never)
     local started="$PUREFUSE_ROOT/$module/target/.launcher-build-started"
     touch "$started"   # what changes during the build is newer than the stamp, and builds again next time
-    { JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -o -pl "$module" -am "${goals[@]}" >&2 \
+    # Offline first (fast, no network); its errors are kept out of sight ("Cannot access central in offline
+    # mode" when a dependency is missing): the online build that follows says what matters.
+    local offline_log="$PUREFUSE_ROOT/$module/target/.launcher-offline-build.log"
+    { JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -o -pl "$module" -am "${goals[@]}" \
+        >"$offline_log" 2>&1 \
       || JAVA_HOME="$java_home" MAVEN_OPTS="$maven_opts" mvn "${quiet[@]}" -pl "$module" -am "${goals[@]}" >&2; } \
       && mv -f "$started" "$PUREFUSE_ROOT/$module/target/.launcher-built"
   ) || { echo "build failed: cd $PUREFUSE_ROOT && mvn -B -pl $module -am package -DskipTests" >&2; return 1; }
