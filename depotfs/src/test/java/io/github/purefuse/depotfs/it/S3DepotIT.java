@@ -172,6 +172,29 @@ class S3DepotIT {
         }
     }
 
+    /** Storing the same bytes again repairs an object's damaged chunk checksums, as on a local depot. */
+    @Test
+    void storingAnObjectAgainRepairsItsDamagedChunkSums() throws Exception {
+        S3Location loc = S3Location.parse("s3://depot-unit/repair");
+        byte[] bytes = new byte[200_000];
+        new Random(9).nextBytes(bytes);
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            WritableDepot.Stored o = d.putObject(Channels.newChannel(new ByteArrayInputStream(bytes)), null);
+            byte[] good;
+            try (var admin = server.adminClient()) {
+                String key = loc.chunkSumsKey(o.hash());
+                good = admin.getObjectAsBytes(r -> r.bucket("depot-unit").key(key)).asByteArray();
+                byte[] bad = good.clone();
+                bad[60] ^= 1;                                      // same length: a HEAD would not see it
+                admin.putObject(r -> r.bucket("depot-unit").key(key), software.amazon.awssdk.core.sync.RequestBody.fromBytes(bad));
+                assertThrows(DepotException.class, () -> d.chunkSums(o.hash(), bytes.length));
+                assertFalse(d.putObject(Channels.newChannel(new ByteArrayInputStream(bytes)), null).created());
+                assertArrayEquals(good, admin.getObjectAsBytes(r -> r.bucket("depot-unit").key(key)).asByteArray());
+            }
+            assertTrue(d.chunkSums(o.hash(), bytes.length).isPresent());
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");
