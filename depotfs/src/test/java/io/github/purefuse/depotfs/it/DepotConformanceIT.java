@@ -77,7 +77,7 @@ class DepotConformanceIT extends ReadOnlyConformanceSuite {
         List<BundleEntry> top = new ArrayList<>(depot.bundle(imported.bundle()).entries());
         top.add(longBundle.withName("long-names"));
         WritableDepot.Stored root = depot.putBundle(top);
-        depot.setRoot("tree", null, root.hash());
+        depot.setRoot("tree", depot.root("tree").orElse(null), root.hash());
 
         ExpectedTree.Builder b = ExpectedTree.builder();
         Files.walkFileTree(ref, new SimpleFileVisitor<>() {

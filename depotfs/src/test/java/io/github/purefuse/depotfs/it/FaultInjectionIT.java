@@ -64,7 +64,7 @@ class FaultInjectionIT {
         Hash root;
         try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             ImportResult r = new Importer(depot, 2, Progress.NONE, Set.of()).importPath(src);
-            depot.setRoot("r", null, r.bundle());
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
             root = r.bundle();
         }
         try (LocalDepot local = LocalDepot.open(tmp.resolve("depot"))) {

@@ -95,7 +95,7 @@ class LargeDepotIT {
                 dirs.add(BundleEntry.bundle(String.format("dir-%04d", k), b.hash(), b.size(), 0));
             }
             WritableDepot.Stored top = d.putBundle(dirs);
-            d.setRoot("big", null, top.hash());
+            d.setRoot("big", d.root("big").orElse(null), top.hash());
         }
         CountingDepot depot = new CountingDepot(LocalDepot.open(dir));
         try (depot) {

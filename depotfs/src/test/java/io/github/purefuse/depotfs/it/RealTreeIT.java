@@ -164,7 +164,7 @@ class RealTreeIT {
         try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
             for (Source s : sources) {
                 ImportResult r = new Importer(depot, 2, Progress.NONE, Set.of()).importPath(s.dir());
-                depot.setRoot(s.root(), null, r.bundle());
+                depot.setRoot(s.root(), depot.root(s.root()).orElse(null), r.bundle());
                 roots.put(s.root(), r.bundle());
                 assertEquals(expectedSkips(s.dir()), r.skipped(), "skipped in " + s.dir());
                 files += r.files();

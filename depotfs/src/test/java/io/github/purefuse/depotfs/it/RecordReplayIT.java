@@ -65,7 +65,7 @@ class RecordReplayIT {
         Path depotDir = tmp.resolve("depot");
         try (LocalDepot depot = LocalDepot.openOrCreate(depotDir)) {
             ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(src);
-            depot.setRoot("r", null, r.bundle());
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
         }
         Path recording = tmp.resolve("rec/" + transport.name().toLowerCase() + ".fusecap");
         long interrupts;

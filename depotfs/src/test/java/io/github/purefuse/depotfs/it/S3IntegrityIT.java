@@ -61,7 +61,7 @@ class S3IntegrityIT {
             Hash root;
             try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
                 ImportResult r = new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
-                s3.setRoot("r", null, r.bundle());
+                s3.setRoot("r", s3.root("r").orElse(null), r.bundle());
                 root = r.bundle();
                 damaged = s3.stat(root, "damaged.bin").orElseThrow().requireHash();
                 assertTrue(s3.chunkSums(damaged, SIZE).isPresent(), "stored by the import (one PUT)");

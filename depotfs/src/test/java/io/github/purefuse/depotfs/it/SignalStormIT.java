@@ -42,7 +42,7 @@ class SignalStormIT {
         Files.write(src.resolve("big.bin"), big);
         try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(src);
-            depot.setRoot("r", null, r.bundle());
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
         }
         try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
             PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);

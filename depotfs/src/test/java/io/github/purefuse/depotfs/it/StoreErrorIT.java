@@ -35,7 +35,7 @@ class StoreErrorIT {
         BundleEntry dir;
         try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tmp.resolve("src"));
-            depot.setRoot("r", null, r.bundle());
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
             bad = depot.stat(r.bundle(), "bad.txt").orElseThrow();
             dir = depot.stat(r.bundle(), "dir").orElseThrow();
             // The manifest of dir/ is damaged on disk before the mount's depot ever loads it.

@@ -43,7 +43,7 @@ class UringSmallFilesIT {
         }
         try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(src);
-            depot.setRoot("r", null, r.bundle());
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
         }
         try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
             PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
