@@ -52,32 +52,13 @@ class BrokenRootsTest {
         depot.setRoot("moves", null, one);
         depot.setRoot("goes", null, one);
         DepotFileSystem fs = DepotFileSystem.open(depot, null, 0, 0);
-        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(DepotFileSystem.class.getName());
-        java.util.logging.Handler h = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                lines.add(r.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        log.addHandler(h);
-        try {
+        java.util.List<String> lines = io.github.purefuse.depotfs.LogLines.during(DepotFileSystem.class, () -> {
             assertEquals(List.of(), fs.refresh(), "nothing moved");
             depot.setRoot("moves", one, two);
             depot.setRoot("new", null, two);
             depot.removeRootForTesting("goes");
             assertEquals(List.of(FsPath.of("/goes"), FsPath.of("/moves"), FsPath.of("/new")), fs.refresh());
-            assertTrue(lines.contains("new snapshot: /goes removed, /moves moved, /new added"), lines.toString());
-        } finally {
-            log.removeHandler(h);
-        }
+        });
+        assertTrue(lines.contains("INFO new snapshot: /goes removed, /moves moved, /new added"), lines.toString());
     }
 }

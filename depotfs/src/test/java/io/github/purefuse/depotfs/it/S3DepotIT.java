@@ -143,28 +143,7 @@ class S3DepotIT {
             // S3Proxy's filesystem backend gives the file's mtime as LastModified: the lock was taken 2 minutes ago
             java.nio.file.Files.setLastModifiedTime(tmp.resolve("data/depot-unit/stale-lock/lock"),
                     java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(120)));
-            java.util.logging.Logger log = java.util.logging.Logger.getLogger(S3Depot.class.getName());
-            List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-            java.util.logging.Handler capture = new java.util.logging.Handler() {
-                @Override
-                public void publish(java.util.logging.LogRecord r) {
-                    lines.add(r.getLevel() + " " + r.getMessage());
-                }
-
-                @Override
-                public void flush() {
-                }
-
-                @Override
-                public void close() {
-                }
-            };
-            log.addHandler(capture);
-            try {
-                d.setRoot("main", null, empty);
-            } finally {
-                log.removeHandler(capture);
-            }
+            List<String> lines = io.github.purefuse.depotfs.LogLines.during(S3Depot.class, () -> d.setRoot("main", null, empty));
             assertEquals(empty, d.root("main").orElseThrow());
             assertEquals(1, lines.size(), lines.toString());
             assertTrue(lines.get(0).startsWith("WARNING removed the root-update lock stale-lock/lock of s3://depot-unit/stale-lock")

@@ -221,33 +221,16 @@ class LocalDepotGcTest {
         try (LocalDepot depot = LocalDepot.openOrCreate(dir)) {
             Hash v1 = importInto(depot, tree("v1"));
             Files.writeString(dir.resolve("lock"), "");
-            java.util.logging.Logger log = java.util.logging.Logger.getLogger(LocalDepot.class.getName());
-            List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-            java.util.logging.Handler capture = new java.util.logging.Handler() {
-                @Override
-                public void publish(java.util.logging.LogRecord r) {
-                    lines.add(r.getMessage());
-                }
-
-                @Override
-                public void flush() {
-                }
-
-                @Override
-                public void close() {
-                }
-            };
-            log.addHandler(capture);
             Process gc = lockInAnotherProcess(dir.resolve("lock"), "LOCK_EX", 1);
+            List<String> lines;
             try {
                 long t0 = System.nanoTime();
-                depot.setRoot("data", null, v1);
+                lines = io.github.purefuse.depotfs.LogLines.during(LocalDepot.class, () -> depot.setRoot("data", null, v1));
                 assertTrue(System.nanoTime() - t0 > Duration.ofMillis(300).toNanos(), "it waited");
             } finally {
-                log.removeHandler(capture);
                 gc.destroyForcibly().waitFor();
             }
-            assertEquals(List.of("waiting for " + dir.resolve("lock") + ": another process updates a root of the depot,"
+            assertEquals(List.of("INFO waiting for " + dir.resolve("lock") + ": another process updates a root of the depot,"
                     + " or collects its garbage (depotfs gc)"), lines);
             assertEquals(v1, depot.root("data").orElseThrow());
         }
