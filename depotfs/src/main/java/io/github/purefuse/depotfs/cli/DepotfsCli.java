@@ -497,7 +497,7 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Option(names = "--min-age", paramLabel = "DURATION", defaultValue = DEFAULT_MIN_AGE,
                 description = "remove only files older than this, by modification time (default ${DEFAULT-VALUE};"
-                        + " e.g. 30m, 7d, 0 for all)")
+                        + " e.g. 30m, 7d, 0 for all; a bare number is seconds)")
         String minAge = DEFAULT_MIN_AGE;
 
         @Option(names = {"-n", "--dry-run"}, description = "count what would be removed; remove nothing")
@@ -525,7 +525,7 @@ public final class DepotfsCli implements Callable<Integer> {
                         r.removedChunkSums() == 1 ? "chunk checksum file" : "chunk checksum files",
                         Terminal.count(r.removedTemporary()), r.removedTemporary() == 1 ? "temporary file" : "temporary files",
                         Terminal.seconds(java.time.Duration.ofNanos(System.nanoTime() - t0)), Terminal.count(r.reachable()),
-                        age.isZero() ? "" : ", and " + Terminal.count(r.young()) + " unreferenced younger than " + minAge.strip());
+                        age.isZero() ? "" : ", and " + Terminal.count(r.young()) + " unreferenced younger than " + compact(age));
                 if (r.unknown() > 0) {
                     spec.commandLine().getErr().printf(Locale.ROOT, "depotfs: %s %s in objects/ or chunks/ %s no part of"
                                     + " the depot format: left alone%n", Terminal.count(r.unknown()),
@@ -684,6 +684,22 @@ public final class DepotfsCli implements Callable<Integer> {
             throw new UsageException(flag + ": too large: " + text);
         }
         return n << shift;
+    }
+
+    /**
+     * Writes a duration as {@link #parseDuration} reads it, in its largest whole unit.
+     *
+     * @param d a duration of zero or more
+     * @return e.g. {@code 24h}, {@code 90m}, {@code 10s}, {@code 7d}, {@code 500ms} (days from two on)
+     */
+    static String compact(java.time.Duration d) {
+        long ms = d.toMillis();
+        for (long[] unit : new long[][] {{86_400_000L, 'd'}, {3_600_000L, 'h'}, {60_000L, 'm'}, {1000L, 's'}}) {
+            if (ms != 0 && ms % unit[0] == 0 && !(unit[1] == 'd' && ms < 2 * unit[0])) { // 24h, not 1d
+                return ms / unit[0] + String.valueOf((char) unit[1]);
+            }
+        }
+        return ms == 0 ? "0" : ms + "ms";
     }
 
     /**

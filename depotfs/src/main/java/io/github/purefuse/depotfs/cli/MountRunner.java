@@ -122,6 +122,11 @@ final class MountRunner {
     void run(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
         AutoCloseable mark = local != null ? local.holdWhileMounted(() -> System.err.println(
                 "depotfs: a gc of " + local.describe() + " is running; the mount waits for it to end")) : null;
+        if (local != null && mark == null) {
+            System.err.println("depotfs: cannot mark " + local.describe() + " as mounted (" + local.directory().resolve("mounts.lock")
+                    + " can be neither read nor created): a depotfs gc of it would not see this mount and could remove"
+                    + " what it shows");
+        }
         try {
             serve(out, onReady);
         } finally {

@@ -66,12 +66,12 @@ public final class LocalDepot implements WritableDepot {
      * lock exclusively) this waits for it to end, after calling {@code waiting} once.
      *
      * @param waiting called before this waits for a garbage collection
-     * @return the handle, or {@code null} when the depot directory is read-only (no mark, nothing fails)
+     * @return the handle, or {@code null} when no mark can be taken ({@code mounts.lock} is missing and the
+     *     directory read-only, or unreadable): nothing fails, but a gc cannot see this mount
      */
     public @Nullable AutoCloseable holdWhileMounted(Runnable waiting) {
         try {
-            FileChannel ch = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
+            FileChannel ch = openMountsLock();
             try {
                 FileLock tried = ch.tryLock(0, Long.MAX_VALUE, true);
                 if (tried == null) {
@@ -88,6 +88,20 @@ public final class LocalDepot implements WritableDepot {
             }
         } catch (IOException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /**
+     * Opens {@code DEPOT/mounts.lock} for a shared lock, which needs only read access: a mount of a depot it
+     * may not write (a read-only bind mount, another user's depot) must mark it all the same, or a gc run by a
+     * writer would remove what it shows. Created (by a writer) when missing.
+     */
+    private FileChannel openMountsLock() throws IOException {
+        Path f = dir.resolve(MOUNTS_LOCK);
+        try {
+            return FileChannel.open(f, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            return FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
     }
 
@@ -232,6 +246,7 @@ public final class LocalDepot implements WritableDepot {
             Files.createDirectories(abs.resolve("objects"));
             Files.createDirectories(abs.resolve("refs"));
             Files.createDirectories(abs.resolve("tmp"));
+            Files.createFile(abs.resolve(MOUNTS_LOCK)); // so that a mount that may not write can lock it
             writeDurably(abs.resolve(MARKER), MARKER_CONTENT.getBytes(StandardCharsets.UTF_8));
         } catch (AccessDeniedException e) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot create a depot at " + dir + ": permission denied", e);
@@ -309,7 +324,11 @@ public final class LocalDepot implements WritableDepot {
                 } catch (DepotException e) {
                     broken.put(name, e.getMessage());
                 } catch (NoSuchFileException e) {
-                    // removed meanwhile
+                    if (Files.isSymbolicLink(p)) { // listed, and still there: a link whose target is gone
+                        broken.put(name, "ref " + p + " is a symbolic link to " + Files.readSymbolicLink(p)
+                                + ", which does not exist");
+                    }
+                    // else removed meanwhile
                 } catch (IOException e) {
                     broken.put(name, "ref " + p + ": " + LocalFiles.reason(e)); // one unreadable ref spoils no other
                 }
@@ -677,7 +696,17 @@ public final class LocalDepot implements WritableDepot {
 
     @Override
     public Stored putBundle(List<BundleEntry> entries) throws IOException {
-        ManifestDraft draft = ManifestDraft.of(this, entries);
+        ManifestDraft draft;
+        try {
+            draft = ManifestDraft.of(this, entries);
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND && gcRanSinceOpen()) { // not damage: a gc's doing
+                throw new DepotException(DepotException.Reason.CONFLICT, "a gc of the depot ran while this update was"
+                        + " being prepared and removed what it reuses (" + e.getMessage() + "); nothing changed: run it"
+                        + " again (what is stored already is not written twice)", e);
+            }
+            throw e;
+        }
         byte[] bytes = draft.encode();
         Stored stored = putBytes(bytes);
         cache(new Bundle(stored.hash(), bytes.length, draft.totalBytes(), draft.totalNodes(), draft.entries()));
@@ -700,8 +729,7 @@ public final class LocalDepot implements WritableDepot {
             if (current.equals(Optional.of(bundle))) {
                 return;
             }
-            String gcNow = readGcState(dir);
-            if (gcNow == null || !gcNow.equals(gcStateAtOpen) || gcNow.startsWith("running")) {
+            if (gcRanSinceOpen()) {
                 requireStored(bundle); // a gc ran (or died) since this writer began: what it reused may be gone
             }
             writeDurably(refs.resolve(name), (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -755,6 +783,12 @@ public final class LocalDepot implements WritableDepot {
                 + " again (what is stored already is not written twice)", cause);
     }
 
+    /** Whether a gc ran since this handle was opened, or one died while removing, or that cannot be told. */
+    private boolean gcRanSinceOpen() {
+        String now = readGcState(dir);
+        return now == null || !now.equals(gcStateAtOpen) || now.startsWith("running");
+    }
+
     /** {@code DEPOT/gc}'s content; {@code ""} if there is none, {@code null} if it cannot be read. */
     private static @Nullable String readGcState(Path dir) {
         try {
@@ -769,48 +803,58 @@ public final class LocalDepot implements WritableDepot {
     /**
      * {@inheritDoc}
      *
-     * <p>Refused while a mount holds {@code DEPOT/mounts.lock} ({@link #holdWhileMounted}); a mount that
-     * starts meanwhile waits for the collection to end. Root updates wait too ({@code DEPOT/lock} is held
-     * throughout). {@code DEPOT/gc} says {@code running ID} from the first removal on and {@code done ID}
+     * <p>Takes {@code DEPOT/lock} first (root updates and another collection wait, and this waits for them,
+     * saying so once), then refuses if a mount holds {@code DEPOT/mounts.lock} ({@link #holdWhileMounted}); a
+     * mount that starts meanwhile waits for the collection to end. A dry run takes no lock and needs only
+     * read access: it counts what a collection would remove now. {@code DEPOT/gc} says {@code running ID} from the first removal on and {@code done ID}
      * at the end: a writer that opened the depot before then, or whose collection died, checks at its root
      * update that everything the new root references is still stored.
      */
     @Override
     public GcReport collectGarbage(java.time.Duration minAge, boolean dryRun) throws IOException {
         LocalCollector collector = new LocalCollector(this, minAge, dryRun);
-        try (FileChannel mounts = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE,
-                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            FileLock noMounts;
-            try {
-                noMounts = mounts.tryLock(0, Long.MAX_VALUE, false);
-            } catch (java.nio.channels.OverlappingFileLockException e) {
-                noMounts = null; // this very process mounts it
-            }
-            if (noMounts == null) {
-                throw new DepotException(DepotException.Reason.CONFLICT, "the depot " + dir + " is mounted: a mount"
-                        + " shows the roots as they were when it read them, and gc would remove what that snapshot"
-                        + " still shows; stop its mounts first");
-            }
-            ROOT_LOCK.lock();
-            try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock ignored = lockFile.lock()) {
+        try {
+            if (dryRun) { // counts only: no lock, read access is enough
                 collector.mark();
-                String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
-                if (!dryRun) {
-                    writeDurably(dir.resolve(GC_STATE), ("running " + id + "\n").getBytes(StandardCharsets.US_ASCII));
+                return collector.sweep();
+            }
+            ROOT_LOCK.lock(); // root updates, and a second gc, wait for this one (and it for them)
+            try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = lockWaitingVisibly(lockFile);
+                 FileChannel mounts = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE,
+                         StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                FileLock noMounts;
+                try {
+                    noMounts = mounts.tryLock(0, Long.MAX_VALUE, false);
+                } catch (java.nio.channels.OverlappingFileLockException e) {
+                    noMounts = null; // this very process mounts it
                 }
-                GcReport report = collector.sweep();
-                if (!dryRun) {
+                if (noMounts == null) {
+                    throw new DepotException(DepotException.Reason.CONFLICT, "the depot " + dir + " is mounted: a mount"
+                            + " shows the roots as they were when it read them, and gc would remove what that snapshot"
+                            + " still shows; stop its mounts first");
+                }
+                try {
+                    collector.mark();
+                    String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
+                    writeDurably(dir.resolve(GC_STATE), ("running " + id + "\n").getBytes(StandardCharsets.US_ASCII));
+                    GcReport report = collector.sweep();
                     fsyncDirectory(objects);
                     writeDurably(dir.resolve(GC_STATE), ("done " + id + "\n").getBytes(StandardCharsets.US_ASCII));
+                    return report;
+                } finally {
+                    noMounts.release();
                 }
-                return report;
             } finally {
                 ROOT_LOCK.unlock();
-                noMounts.release();
             }
-        } catch (AccessDeniedException e) {
-            throw new DepotException(DepotException.Reason.INVALID, "cannot collect the depot " + dir + ": permission denied", e);
+        } catch (java.nio.file.FileSystemException e) {
+            if (e instanceof NoSuchFileException) {
+                throw e;
+            }
+            Path file = e.getFile() != null ? Path.of(e.getFile()) : dir;
+            throw new DepotException(DepotException.Reason.INVALID, "cannot collect the depot " + dir + ": "
+                    + LocalFiles.describe(file, e), e);
         }
     }
 

@@ -160,6 +160,12 @@ class LocalDepotGcTest {
             assertTrue(brokenRoot.getMessage().startsWith("root 'broken' cannot be read"), brokenRoot.getMessage());
             assertTrue(brokenRoot.getMessage().contains("gc removes nothing"), brokenRoot.getMessage());
             Files.delete(ref);
+            Files.createSymbolicLink(ref, dir.resolve("refs/moved-away"));   // a ref whose target is gone
+            DepotException dangling = assertThrows(DepotException.class, () -> depot.collectGarbage(Duration.ZERO, false));
+            assertEquals(DepotException.Reason.CORRUPT, dangling.reason());
+            assertTrue(dangling.getMessage().startsWith("root 'broken' cannot be read (ref " + ref
+                    + " is a symbolic link to " + dir.resolve("refs/moved-away") + ", which does not exist)"), dangling.getMessage());
+            Files.delete(ref);
 
             Hash v2Dir = depot.bundle(depot.root("data").orElseThrow()).entry("d").orElseThrow().requireHash();
             Path manifest = depot.pathOf(v2Dir);
@@ -233,6 +239,48 @@ class LocalDepotGcTest {
             assertEquals(List.of("INFO waiting for " + dir.resolve("lock") + ": another process updates a root of the depot,"
                     + " or collects its garbage (depotfs gc)"), lines);
             assertEquals(v1, depot.root("data").orElseThrow());
+        }
+    }
+
+    /** A second gc (or a root update) holding {@code DEPOT/lock} makes a gc wait and say so, not call the depot mounted. */
+    @Test
+    void aGcWaitsForAnotherOneAndSaysSo() throws Exception {
+        Path dir = tmp.resolve("depot");
+        try (LocalDepot depot = LocalDepot.openOrCreate(dir)) {
+            twoVersions(depot);
+            Process other = lockInAnotherProcess(dir.resolve("lock"), "LOCK_EX", 1);
+            List<String> lines;
+            try {
+                lines = io.github.purefuse.depotfs.LogLines.during(LocalDepot.class,
+                        () -> assertEquals(4, depot.collectGarbage(Duration.ZERO, false).removed()));
+            } finally {
+                other.destroyForcibly().waitFor();
+            }
+            assertEquals(List.of("INFO waiting for " + dir.resolve("lock") + ": another process updates a root of the depot,"
+                    + " or collects its garbage (depotfs gc)"), lines);
+        }
+    }
+
+    /** A writer that builds a manifest on an object a gc removed is told so, not that the depot is damaged. */
+    @Test
+    void aManifestNamingWhatAGcRemovedSaysSo() throws Exception {
+        Path dir = tmp.resolve("depot");
+        try (LocalDepot depot = LocalDepot.openOrCreate(dir)) {
+            twoVersions(depot);
+        }
+        age(dir);
+        Hash gone = objectOf("only in v1\n");
+        try (LocalDepot writer = LocalDepot.open(dir)) {
+            assertTrue(writer.hasObject(gone, "only in v1\n".length()), "found stored: not written again");
+            try (LocalDepot collector = LocalDepot.open(dir)) {
+                collector.collectGarbage(Duration.ZERO, false);
+            }
+            DepotException e = assertThrows(DepotException.class, () -> writer.putBundle(List.of(
+                    BundleEntry.object("only-v1.txt", gone, "only in v1\n".length(), 0, false))));
+            assertEquals(DepotException.Reason.CONFLICT, e.reason());
+            assertTrue(e.getMessage().startsWith("a gc of the depot ran while this update was being prepared and removed"
+                    + " what it reuses (entry 'only-v1.txt' names object " + gone.shortHex()), e.getMessage());
+            assertTrue(e.getMessage().endsWith("nothing changed: run it again (what is stored already is not written twice)"));
         }
     }
 

@@ -502,7 +502,9 @@ public final class DiskCache implements AutoCloseable {
                 f.delete();
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": " + e.getMessage());
+            String why = e instanceof java.nio.file.FileSystemException fse && fse.getFile() != null
+                    ? io.github.purefuse.channel.LocalFiles.describe(Path.of(fse.getFile()), e) : e.getMessage();
+            LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": " + why);
             f.delete();
         } finally {
             fills.remove(f.hash(), f);

@@ -145,7 +145,10 @@ final class Fill {
     /** Deletes the partial file (its length no longer counts in the cache's size). */
     void delete() {
         try {
-            cache.change(() -> Files.deleteIfExists(path) ? -fileLength.getAndSet(0) : 0);
+            cache.change(() -> {
+                Files.deleteIfExists(path);        // gone already (removed under the cache): its bytes are gone too
+                return -fileLength.getAndSet(0);
+            });
         } catch (IOException e) {
             // nothing to do: the next eviction counts the file as it is
         }

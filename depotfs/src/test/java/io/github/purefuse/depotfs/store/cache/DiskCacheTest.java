@@ -257,6 +257,23 @@ class DiskCacheTest {
         cache.close();
     }
 
+    /** A fill whose partial file was removed under it no longer counts in the cache's size once given up. */
+    @Test
+    void aFillWhosePartialFileWasRemovedNoLongerCountsInTheSize() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        byte[] bytes = random(9 << 20, 7);
+        WritableDepot.Stored o = store.putObject(bytes);
+        CachedDepot d = new CachedDepot(store, cache);
+        try (DepotObject obj = d.open(o.hash(), o.size())) {
+            assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));   // one 4 MiB part written
+            assertTrue(cache.stats().bytesOnDisk() >= DiskCache.PART, cache.stats().toString());
+            Tools.run(Path.of("/"), "rm", "-rf", dir.resolve("partial").toString()).ok();
+        }                                                                   // the last open of an incomplete fill gives it up
+        // what stays counted is the object's chunk checksums (632 bytes, kept beside it), not its 4 MiB part
+        assertTrue(cache.stats().bytesOnDisk() < 4096, cache.stats().toString());
+        cache.close();
+    }
+
     /** A cache whose disk fails an object is read past: the store's bytes, counted and logged, never an error. */
     @Test
     void anObjectTheCacheCannotHoldIsReadFromTheStore() throws Exception {
