@@ -123,7 +123,7 @@ final class MountRunner {
         AutoCloseable mark = local != null ? local.holdWhileMounted(() -> System.err.println(
                 "depotfs: a gc of " + local.describe() + " is running; the mount waits for it to end")) : null;
         if (local != null && mark == null) {
-            System.err.println("depotfs: cannot mark " + local.describe() + " as mounted (" + local.directory().resolve("mounts.lock")
+            System.err.println("depotfs: cannot mark " + local.describe() + " as mounted (" + local.directory().resolve(io.github.purefuse.depotfs.store.LocalDepot.MOUNTS_LOCK)
                     + " can be neither read nor created): a depotfs gc of it would not see this mount and could remove"
                     + " what it shows");
         }

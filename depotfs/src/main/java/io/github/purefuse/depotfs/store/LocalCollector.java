@@ -96,9 +96,8 @@ final class LocalCollector {
             removedBytes += a.size();
         });
         forEachStored(depot.chunksDirectory(), (h, file, a) -> {
-            boolean objectGone = removedObjects.contains(h) || !Files.exists(depot.pathOf(h), LinkOption.NOFOLLOW_LINKS);
             // A writer stores an object's checksums before the object: young ones wait for it.
-            if (objectGone && (removedObjects.contains(h) || !isYoung(a))) {
+            if (removedObjects.contains(h) || !isYoung(a) && !Files.exists(depot.pathOf(h), LinkOption.NOFOLLOW_LINKS)) {
                 remove(file);
                 removedChunkSums++;
             }

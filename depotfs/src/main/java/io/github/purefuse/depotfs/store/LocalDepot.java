@@ -56,7 +56,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LocalDepot implements WritableDepot {
 
-    private static final String MOUNTS_LOCK = "mounts.lock";
+    /** Name of the file every mount of the depot holds a shared lock on ({@link #holdWhileMounted}). */
+    public static final String MOUNTS_LOCK = "mounts.lock";
 
     /**
      * Marks the depot as mounted for as long as the returned handle is open: a shared lock on
@@ -118,14 +119,21 @@ public final class LocalDepot implements WritableDepot {
             return false;
         }
         try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            FileLock lock = ch.tryLock(0, Long.MAX_VALUE, false);
+            FileLock lock = lockUnlessMounted(ch);
             if (lock == null) {
                 return true;
             }
             lock.release();
             return false;
+        }
+    }
+
+    /** The exclusive lock on an open {@code mounts.lock}, or {@code null} if a mount (of any process) holds it. */
+    private static @Nullable FileLock lockUnlessMounted(FileChannel mountsLock) throws IOException {
+        try {
+            return mountsLock.tryLock(0, Long.MAX_VALUE, false);
         } catch (java.nio.channels.OverlappingFileLockException e) {
-            return true; // this very process mounts it
+            return null; // this very process mounts it
         }
     }
 
@@ -719,9 +727,7 @@ public final class LocalDepot implements WritableDepot {
         bundle(bundle); // must exist and be intact
         sync();
         Files.createDirectories(refs);
-        ROOT_LOCK.lock();
-        try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock ignored = lockWaitingVisibly(lockFile)) {
+        try (java.io.Closeable ignored = lockRootUpdates()) {
             Optional<Hash> current = root(name);
             if (!current.equals(Optional.ofNullable(expected))) {
                 throw DepotException.rootChanged(name, expected, current.orElse(null));
@@ -733,25 +739,44 @@ public final class LocalDepot implements WritableDepot {
                 requireStored(bundle); // a gc ran (or died) since this writer began: what it reused may be gone
             }
             writeDurably(refs.resolve(name), (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII));
-        } finally {
-            ROOT_LOCK.unlock();
         }
     }
 
     private static final System.Logger LOG = System.getLogger(LocalDepot.class.getName());
 
     /**
-     * Takes {@code DEPOT/lock} for a root update; if another process holds it (a writer, or a gc for its whole
-     * run), says so once and waits.
+     * Holds the depot's root updates (and collections) until closed: {@link #ROOT_LOCK} in this process,
+     * {@code DEPOT/lock} across processes. If another process holds it (a writer, or a gc for its whole run),
+     * says so once and waits.
      */
-    private FileLock lockWaitingVisibly(FileChannel lockFile) throws IOException {
-        FileLock lock = lockFile.tryLock();
-        if (lock != null) {
-            return lock;
+    private java.io.Closeable lockRootUpdates() throws IOException {
+        ROOT_LOCK.lock();
+        FileChannel lockFile = null;
+        try {
+            lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            if (lockFile.tryLock() == null) { // released when the channel closes
+                LOG.log(System.Logger.Level.INFO, "waiting for " + dir.resolve("lock") + ": another process updates a"
+                        + " root of the depot, or collects its garbage (depotfs gc)");
+                lockFile.lock();
+            }
+            FileChannel held = lockFile;
+            return () -> {
+                try {
+                    held.close(); // releases the lock
+                } finally {
+                    ROOT_LOCK.unlock();
+                }
+            };
+        } catch (IOException | RuntimeException e) {
+            try {
+                if (lockFile != null) {
+                    lockFile.close();
+                }
+            } finally {
+                ROOT_LOCK.unlock();
+            }
+            throw e;
         }
-        LOG.log(System.Logger.Level.INFO, "waiting for " + dir.resolve("lock") + ": another process updates a root of"
-                + " the depot, or collects its garbage (depotfs gc)");
-        return lockFile.lock();
     }
 
     /**
@@ -818,17 +843,11 @@ public final class LocalDepot implements WritableDepot {
                 collector.mark();
                 return collector.sweep();
             }
-            ROOT_LOCK.lock(); // root updates, and a second gc, wait for this one (and it for them)
-            try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock ignored = lockWaitingVisibly(lockFile);
+            // root updates, and a second gc, wait for this one (and it for them)
+            try (java.io.Closeable ignored = lockRootUpdates();
                  FileChannel mounts = FileChannel.open(dir.resolve(MOUNTS_LOCK), StandardOpenOption.CREATE,
                          StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                FileLock noMounts;
-                try {
-                    noMounts = mounts.tryLock(0, Long.MAX_VALUE, false);
-                } catch (java.nio.channels.OverlappingFileLockException e) {
-                    noMounts = null; // this very process mounts it
-                }
+                FileLock noMounts = lockUnlessMounted(mounts);
                 if (noMounts == null) {
                     throw new DepotException(DepotException.Reason.CONFLICT, "the depot " + dir + " is mounted: a mount"
                             + " shows the roots as they were when it read them, and gc would remove what that snapshot"
@@ -845,16 +864,13 @@ public final class LocalDepot implements WritableDepot {
                 } finally {
                     noMounts.release();
                 }
-            } finally {
-                ROOT_LOCK.unlock();
             }
         } catch (java.nio.file.FileSystemException e) {
             if (e instanceof NoSuchFileException) {
                 throw e;
             }
-            Path file = e.getFile() != null ? Path.of(e.getFile()) : dir;
             throw new DepotException(DepotException.Reason.INVALID, "cannot collect the depot " + dir + ": "
-                    + LocalFiles.describe(file, e), e);
+                    + StoreFiles.describe(e, dir), e);
         }
     }
 

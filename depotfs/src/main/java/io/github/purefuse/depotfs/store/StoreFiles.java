@@ -80,6 +80,19 @@ public final class StoreFiles {
                 + LocalFiles.reason(e), e);
     }
 
+    /**
+     * An I/O failure as {@link LocalFiles#describe} words it, naming the file the failure itself names (a
+     * {@link java.nio.file.FileSystemException}'s), else {@code fallback}.
+     *
+     * @param e        the failure
+     * @param fallback the file to name when the failure names none
+     * @return e.g. {@code /depot/lock: permission denied}
+     */
+    public static String describe(IOException e, Path fallback) {
+        Path file = e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? Path.of(f.getFile()) : fallback;
+        return LocalFiles.describe(file, e);
+    }
+
     private static String kindFollowed(Path p) {
         try {
             return kind(p.toRealPath());

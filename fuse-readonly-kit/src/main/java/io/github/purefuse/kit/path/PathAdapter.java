@@ -386,11 +386,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Failure.of(Errno.ENOENT);
         }
         try {
-            String target = fs.readlink(path);
-            if (target == null) { // a filesystem's bug, named as such (an NPE deep in the encoder named neither)
-                throw new NullPointerException("PathFileSystem.readlink returned null");
-            }
-            return LinkTarget.of(target);
+            // a filesystem's bug, named as such (an NPE deep in the encoder named neither)
+            return LinkTarget.of(java.util.Objects.requireNonNull(fs.readlink(path), "PathFileSystem.readlink returned null"));
         } catch (IOException | RuntimeException e) {
             return failure("readlink", request.header().unique(), path.toString(), e);
         }

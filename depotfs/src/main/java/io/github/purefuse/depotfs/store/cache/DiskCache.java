@@ -5,6 +5,7 @@ import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
+import io.github.purefuse.depotfs.store.StoreFiles;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -440,19 +441,7 @@ public final class DiskCache implements AutoCloseable {
         while (true) {
             Fill f = fills.get(hash);
             if (f == null) {
-                Fill created;
-                try {
-                    created = new Fill(this, hash, size, partialPath(hash));
-                } catch (java.nio.file.NoSuchFileException e) {
-                    Files.createDirectories(partial); // removed under the mount: make it again, once
-                    try {
-                        created = new Fill(this, hash, size, partialPath(hash));
-                    } catch (IOException again) {
-                        throw new Fill.CacheFailure("cannot create a file in " + partial + ": " + again.getMessage(), again);
-                    }
-                } catch (IOException e) {
-                    throw new Fill.CacheFailure("cannot create a file in " + partial + ": " + e.getMessage(), e);
-                }
+                Fill created = newFill(hash, size);
                 f = fills.putIfAbsent(hash, created);
                 if (f == null) {
                     return created;          // holds one reference already
@@ -463,6 +452,21 @@ public final class DiskCache implements AutoCloseable {
                 return f;
             }
             fills.remove(hash, f);
+        }
+    }
+
+    /** A fill's partial file, in {@code partial/}, which is made again if it was removed under the cache. */
+    private Fill newFill(Hash hash, long size) throws Fill.CacheFailure {
+        Path p = partialPath(hash);
+        try {
+            try {
+                return new Fill(this, hash, size, p);
+            } catch (java.nio.file.NoSuchFileException e) {
+                Files.createDirectories(partial);
+                return new Fill(this, hash, size, p);
+            }
+        } catch (IOException e) {
+            throw new Fill.CacheFailure("cannot create " + StoreFiles.describe(e, p), e);
         }
     }
 
@@ -502,9 +506,8 @@ public final class DiskCache implements AutoCloseable {
                 f.delete();
             }
         } catch (IOException e) {
-            String why = e instanceof java.nio.file.FileSystemException fse && fse.getFile() != null
-                    ? io.github.purefuse.channel.LocalFiles.describe(Path.of(fse.getFile()), e) : e.getMessage();
-            LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": " + why);
+            LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": "
+                    + StoreFiles.describe(e, f.path()));
             f.delete();
         } finally {
             fills.remove(f.hash(), f);

@@ -3,6 +3,7 @@ package io.github.purefuse.depotfs.store.cache;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.StoreFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -187,7 +188,7 @@ final class Fill {
                     try {
                         n = channel.read(dst, offset);
                     } catch (IOException e) {
-                        throw new CacheFailure("cannot read " + path + ": " + e.getMessage(), e);
+                        throw new CacheFailure("cannot read " + StoreFiles.describe(e, path), e);
                     }
                     if (n <= 0) {
                         throw new CacheFailure("cache file " + path + " ends at " + offset, null);
@@ -263,7 +264,7 @@ final class Fill {
                     return Math.max(0, end - fileLength.getAndAccumulate(end, Math::max));
                 });
             } catch (IOException e) {
-                throw new CacheFailure("cannot write " + path + ": " + e.getMessage(), e);
+                throw new CacheFailure("cannot write " + StoreFiles.describe(e, path), e);
             }
         } finally {
             cache.returnBuffer(b);
