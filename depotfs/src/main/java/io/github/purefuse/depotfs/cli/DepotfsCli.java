@@ -481,10 +481,14 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Removes the objects and manifests that no root references any more.",
                     "What an import or link replaced, and what a failed or killed import stored, stays in the depot"
                     + " until gc removes it. Every manifest reachable from a root is loaded first; if one cannot be"
-                    + " (or a root is broken), nothing is removed. Files younger than --min-age stay (an import may be"
-                    + " about to reference them); an import or link that moves a root meanwhile waits, and then fails"
-                    + " without changing anything if gc removed something it relies on. Refused while the depot is"
-                    + " mounted. A local depot only, for now."},
+                    + " (or a root is broken), nothing is removed. An import or link that moves a root meanwhile"
+                    + " waits, and then fails without changing anything if gc removed something it relies on.",
+                    "Local depot: files younger than --min-age stay (an import may be about to reference them);"
+                    + " refused while the depot is mounted.",
+                    "S3 depot: its mounts run elsewhere and may still serve a replaced snapshot, so gc first records"
+                    + " what it finds unreferenced (PREFIX/gc-pending) and a later gc removes it once it has been"
+                    + " unreferenced for --min-age: the first gc removes nothing. Unfinished multipart uploads older"
+                    + " than --min-age are aborted."},
             exitCodeListHeading = "Exit status:%n",
             exitCodeList = {"0:collected (or counted, with --dry-run)", "1:refused or failed (one line on standard "
                     + "error); nothing referenced was removed", "2:usage error"})
@@ -496,8 +500,9 @@ public final class DepotfsCli implements Callable<Integer> {
         DepotAddress depotAddress = new DepotAddress();
 
         @Option(names = "--min-age", paramLabel = "DURATION", defaultValue = DEFAULT_MIN_AGE,
-                description = "remove only files older than this, by modification time (default ${DEFAULT-VALUE};"
-                        + " e.g. 30m, 7d, 0 for all; a bare number is seconds)")
+                description = "local depot: remove only files older than this, by modification time; S3 depot:"
+                        + " only keys that gc runs have found unreferenced for this long (default ${DEFAULT-VALUE};"
+                        + " e.g. 30m, 7d, 0 for all at once; a bare number is seconds)")
         String minAge = DEFAULT_MIN_AGE;
 
         @Option(names = {"-n", "--dry-run"}, description = "count what would be removed; remove nothing")
@@ -517,15 +522,26 @@ public final class DepotfsCli implements Callable<Integer> {
             try (WritableDepot depot = openDepot(depotAddress)) {
                 long t0 = System.nanoTime();
                 io.github.purefuse.depotfs.store.GcReport r = depot.collectGarbage(age, dryRun);
+                boolean s3 = depotAddress.isS3();
+                String leftBehind = s3 ? (r.removedTemporary() == 1 ? "unfinished upload" : "unfinished uploads")
+                        : (r.removedTemporary() == 1 ? "temporary file" : "temporary files");
+                String kept = "";
+                if (!age.isZero()) {
+                    kept = ", and " + Terminal.count(r.young()) + " unreferenced "
+                            + (s3 ? "for less than " : "younger than ") + compact(age)
+                            + (r.earliestRemoval() == null ? ""
+                                    : " (the first removable by a gc from " + r.earliestRemoval().truncatedTo(
+                                            java.time.temporal.ChronoUnit.SECONDS) + ")");
+                }
                 spec.commandLine().getOut().printf(Locale.ROOT, "%s %s %s (%s), %s %s and %s %s in %s; kept %s"
                                 + " referenced%s%n",
                         r.dryRun() ? "would remove" : "removed", Terminal.count(r.removed()),
                         r.removed() == 1 ? "unreferenced object or manifest" : "unreferenced objects and manifests",
                         Terminal.bytes(r.removedBytes()), Terminal.count(r.removedChunkSums()),
                         r.removedChunkSums() == 1 ? "chunk checksum file" : "chunk checksum files",
-                        Terminal.count(r.removedTemporary()), r.removedTemporary() == 1 ? "temporary file" : "temporary files",
+                        Terminal.count(r.removedTemporary()), leftBehind,
                         Terminal.seconds(java.time.Duration.ofNanos(System.nanoTime() - t0)), Terminal.count(r.reachable()),
-                        age.isZero() ? "" : ", and " + Terminal.count(r.young()) + " unreferenced younger than " + compact(age));
+                        kept);
                 if (r.unknown() > 0) {
                     spec.commandLine().getErr().printf(Locale.ROOT, "depotfs: %s %s in objects/ or chunks/ %s no part of"
                                     + " the depot format: left alone%n", Terminal.count(r.unknown()),

@@ -83,6 +83,26 @@ public final class Hash implements Comparable<Hash> {
     }
 
     /**
+     * The hash a file or key of the store is named by: 64 lower-case hexadecimal digits exactly, as the
+     * format writes them (a file {@code objects/ab/cdef…} gives {@code "ab" + "cdef…"}).
+     *
+     * @param hex candidate name
+     * @return the hash, or {@code null} if {@code hex} is anything else (upper case included)
+     */
+    public static @Nullable Hash ofStoreName(String hex) {
+        if (hex.length() != 2 * BYTES) {
+            return null;
+        }
+        for (int i = 0; i < hex.length(); i++) {
+            char c = hex.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return null;
+            }
+        }
+        return parse(hex);
+    }
+
+    /**
      * Computes the SHA-256 of {@code bytes}.
      *
      * @param bytes the content

@@ -31,6 +31,7 @@ final class LocalCollector {
     private long removed;
     private long removedBytes;
     private long young;
+    private @Nullable Instant earliestRemoval;
     private long removedChunkSums;
     private long removedTemporary;
     private long unknown;
@@ -53,25 +54,7 @@ final class LocalCollector {
      *     removed, since what it references is unknown
      */
     void mark() throws IOException {
-        SortedMap<String, String> broken = depot.brokenRoots();
-        if (!broken.isEmpty()) {
-            Map.Entry<String, String> first = broken.entrySet().iterator().next();
-            throw new DepotException(DepotException.Reason.CORRUPT, "root '" + first.getKey() + "' cannot be read ("
-                    + first.getValue() + "): gc removes nothing while a root's references are unknown; repair or"
-                    + " remove refs/" + first.getKey() + " first");
-        }
-        try {
-            BundleWalk.from(depot, depot.roots().values(), bundle -> {
-                reachable.add(bundle.hash());
-                for (BundleEntry e : bundle.entries()) {
-                    if (e.kind() == EntryKind.OBJECT) {
-                        reachable.add(e.requireHash());
-                    }
-                }
-            });
-        } catch (DepotException e) {
-            throw new DepotException(e.reason(), e.getMessage() + " (gc removed nothing: run depotfs verify)", e);
-        }
+        reachable.addAll(GcMark.reachableFromRoots(depot));
     }
 
     /**
@@ -88,6 +71,10 @@ final class LocalCollector {
             }
             if (isYoung(a)) {
                 young++;
+                Instant removable = a.lastModifiedTime().toInstant().plus(minAge);
+                if (earliestRemoval == null || removable.isBefore(earliestRemoval)) {
+                    earliestRemoval = removable;
+                }
                 return;
             }
             remove(file);
@@ -110,7 +97,7 @@ final class LocalCollector {
             }
         }
         return new GcReport(reachable.size(), removed, removedBytes, young, removedChunkSums, removedTemporary, unknown,
-                minAge, dryRun);
+                minAge, dryRun, earliestRemoval);
     }
 
     /** A file of the store, named by the hash of what it holds. */
@@ -156,23 +143,13 @@ final class LocalCollector {
     }
 
     private static boolean isShard(String name, Path dir) {
-        return name.length() == 2 && isLowerHex(name) && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS);
+        return name.length() == 2 && Hash.ofStoreName(name.repeat(Hash.BYTES)) != null
+                && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS);
     }
 
     /** The hash a store file is named by ({@code ab/cdef...}, lower-case hex only), or {@code null}. */
     private static @Nullable Hash storedName(String shard, Path file) {
-        String hex = shard + file.getFileName();
-        return hex.length() == 2 * Hash.BYTES && isLowerHex(hex) ? Hash.parse(hex) : null;
-    }
-
-    private static boolean isLowerHex(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-                return false;
-            }
-        }
-        return true;
+        return Hash.ofStoreName(shard + file.getFileName());
     }
 
     /** The file's attributes (not following links), or {@code null} if it went away meanwhile. */

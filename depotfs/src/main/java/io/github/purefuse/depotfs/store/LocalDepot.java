@@ -22,9 +22,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -709,9 +709,7 @@ public final class LocalDepot implements WritableDepot {
             draft = ManifestDraft.of(this, entries);
         } catch (DepotException e) {
             if (e.reason() == DepotException.Reason.NOT_FOUND && gcRanSinceOpen()) { // not damage: a gc's doing
-                throw new DepotException(DepotException.Reason.CONFLICT, "a gc of the depot ran while this update was"
-                        + " being prepared and removed what it reuses (" + e.getMessage() + "); nothing changed: run it"
-                        + " again (what is stored already is not written twice)", e);
+                throw GcMark.removedBeforeManifest(e);
             }
             throw e;
         }
@@ -785,33 +783,16 @@ public final class LocalDepot implements WritableDepot {
      * it again) just before the collection removed it.
      */
     private void requireStored(Hash root) throws IOException {
-        Set<Hash> objectsSeen = new HashSet<>();
-        try {
-            BundleWalk.from(this, List.of(root), b -> {
-                if (!hasObject(b.hash(), b.manifestSize())) { // loaded before, from the cache
-                    throw removedMeanwhile(dir.relativize(pathOf(b.hash())).toString(), null);
-                }
-                for (BundleEntry e : b.entries()) {
-                    if (e.kind() == EntryKind.OBJECT && objectsSeen.add(e.requireHash()) && !hasObject(e.requireHash(), e.size())) {
-                        throw removedMeanwhile(dir.relativize(pathOf(e.requireHash())).toString(), null);
-                    }
-                }
-            });
-        } catch (DepotException e) {
-            throw e.reason() == DepotException.Reason.CONFLICT ? e : removedMeanwhile("a manifest (" + e.getMessage() + ")", e);
+        for (Map.Entry<Hash, Long> e : GcMark.below(this, root).entrySet()) {
+            if (!hasObject(e.getKey(), e.getValue())) {
+                throw GcMark.removedMeanwhile(dir.relativize(pathOf(e.getKey())).toString(), null);
+            }
         }
-    }
-
-    private static DepotException removedMeanwhile(String what, @Nullable Throwable cause) {
-        return new DepotException(DepotException.Reason.CONFLICT, "a gc of the depot removed " + what
-                + " while this update was being prepared, and the update references it; nothing changed: run it"
-                + " again (what is stored already is not written twice)", cause);
     }
 
     /** Whether a gc ran since this handle was opened, or one died while removing, or that cannot be told. */
     private boolean gcRanSinceOpen() {
-        String now = readGcState(dir);
-        return now == null || !now.equals(gcStateAtOpen) || now.startsWith("running");
+        return GcMark.ranSince(gcStateAtOpen, readGcState(dir));
     }
 
     /** {@code DEPOT/gc}'s content; {@code ""} if there is none, {@code null} if it cannot be read. */

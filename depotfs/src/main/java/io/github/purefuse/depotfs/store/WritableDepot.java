@@ -112,23 +112,26 @@ public interface WritableDepot extends Depot {
      * <p>Writers may run meanwhile: an object a writer stores while the collection runs is younger than
      * {@code minAge} and stays, and a root update waits until the collection has ended and then checks
      * that everything the new root references is still stored (it fails with
-     * {@link DepotException.Reason#CONFLICT} otherwise, and changes nothing). The mounts of the depot must
-     * be stopped first: a mount shows a snapshot of the roots as they were when it last read them.
+     * {@link DepotException.Reason#CONFLICT} otherwise, and changes nothing). A mount shows a snapshot of
+     * the roots as they were when it last read them: a local depot refuses while it is mounted; an S3
+     * depot, whose mounts run on other hosts, removes an object only once collections have found it
+     * unreferenced for {@code minAge} (the first finding is recorded, nothing is removed).
      *
-     * @param minAge how old an unreferenced file must be to be removed (by its modification time); zero
+     * @param minAge local depot: how old an unreferenced file must be to be removed (by its modification
+     *               time); S3 depot: for how long collections must have found it unreferenced; zero
      *               removes every unreferenced file
      * @param dryRun count only, remove nothing
      * @return what was (or would be) removed and kept
-     * @throws DepotException {@link DepotException.Reason#CONFLICT} while the depot is mounted,
+     * @throws DepotException {@link DepotException.Reason#CONFLICT} while a local depot is mounted,
      *     {@link DepotException.Reason#CORRUPT} or {@link DepotException.Reason#NOT_FOUND} if a root or a
      *     manifest it references cannot be loaded (nothing was removed), {@link DepotException.Reason#INVALID}
-     *     for a depot that cannot be collected (an S3 depot, for now)
+     *     for a depot that cannot be collected (one in memory)
      * @throws IOException on an I/O error (what was removed before it stays removed; nothing referenced
      *     was)
      */
     default GcReport collectGarbage(java.time.Duration minAge, boolean dryRun) throws IOException {
         throw new DepotException(DepotException.Reason.INVALID, "gc of " + describe()
-                + " is not supported: only a local depot can be collected for now");
+                + " is not supported: only local and S3 depots can be collected");
     }
 
     /**

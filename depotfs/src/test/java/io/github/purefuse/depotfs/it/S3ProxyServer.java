@@ -22,10 +22,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  * filesystem backend, run as a child JVM on a loopback port, so that a test can kill it
  * ({@code SIGKILL}), freeze it ({@code SIGSTOP}) and start it again on the same port and data.
  */
-final class S3ProxyServer implements AutoCloseable {
+public final class S3ProxyServer implements AutoCloseable {
 
-    static final String IDENTITY = "depotfs-test-key";
-    static final String CREDENTIAL = "depotfs-test-secret";
+    public static final String IDENTITY = "depotfs-test-key";
+    public static final String CREDENTIAL = "depotfs-test-secret";
 
     private final Path dir;
     private final int port;
@@ -44,7 +44,7 @@ final class S3ProxyServer implements AutoCloseable {
      * @param dir           a fresh directory
      * @param authorization {@code aws-v2-or-v4} (signed requests with {@link #IDENTITY}) or {@code none}
      */
-    static S3ProxyServer start(Path dir, String authorization) throws IOException, InterruptedException {
+    public static S3ProxyServer start(Path dir, String authorization) throws IOException, InterruptedException {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
@@ -125,12 +125,12 @@ final class S3ProxyServer implements AutoCloseable {
     }
 
     /** {@return depot options for this server with the test credentials in the environment's place} */
-    S3Options options() {
+    public S3Options options() {
         return S3Options.defaults(endpoint()).withRegion("us-east-1");
     }
 
     /** {@return a plain synchronous client with the test credentials, for set-up (buckets)} */
-    S3Client adminClient() {
+    public S3Client adminClient() {
         return S3Client.builder().endpointOverride(endpoint()).forcePathStyle(true).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(IDENTITY, CREDENTIAL)))
                 .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
@@ -138,7 +138,7 @@ final class S3ProxyServer implements AutoCloseable {
     }
 
     /** Creates a bucket. */
-    void createBucket(String bucket) {
+    public void createBucket(String bucket) {
         try (S3Client c = adminClient()) {
             c.createBucket(b -> b.bucket(bucket));
         }

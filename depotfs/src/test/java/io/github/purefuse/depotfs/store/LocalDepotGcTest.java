@@ -365,6 +365,6 @@ class LocalDepotGcTest {
     void aDepotThatCannotBeCollectedSaysSo() {
         DepotException e = assertThrows(DepotException.class, () -> new MemoryDepot().collectGarbage(Duration.ZERO, false));
         assertEquals(DepotException.Reason.INVALID, e.reason());
-        assertTrue(e.getMessage().contains("only a local depot can be collected"), e.getMessage());
+        assertTrue(e.getMessage().contains("only local and S3 depots can be collected"), e.getMessage());
     }
 }

@@ -5,6 +5,8 @@ import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.GcMark;
+import io.github.purefuse.depotfs.store.GcReport;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
 import io.github.purefuse.depotfs.store.ManifestDraft;
@@ -824,6 +826,7 @@ public final class S3Depot implements WritableDepot {
 
     @Override
     public boolean hasObject(Hash hash, long size) throws IOException {
+        beginWriting();
         Long k = known.get(hash);
         if (k != null && k == size) {
             return true;
@@ -852,6 +855,7 @@ public final class S3Depot implements WritableDepot {
 
     @Override
     public Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException {
+        beginWriting();
         if (source instanceof SeekableByteChannel s) {
             long length = s.size() - s.position();
             if (expected == null && length > MULTIPART_THRESHOLD) {
@@ -1051,7 +1055,16 @@ public final class S3Depot implements WritableDepot {
 
     @Override
     public Stored putBundle(List<BundleEntry> entries) throws IOException {
-        ManifestDraft draft = ManifestDraft.of(this, entries);
+        beginWriting();
+        ManifestDraft draft;
+        try {
+            draft = ManifestDraft.of(this, entries);
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND && GcMark.ranSince(gcStateAtStart, readGcState())) {
+                throw GcMark.removedBeforeManifest(e); // not damage: a gc's doing
+            }
+            throw e;
+        }
         byte[] bytes = draft.encode();
         Hash h = Hash.sha256(bytes);
         Stored stored;
@@ -1082,11 +1095,12 @@ public final class S3Depot implements WritableDepot {
     @Override
     public void setRoot(String name, @Nullable Hash expected, Hash bundle) throws IOException {
         WritableDepot.requireRootName(name);
+        beginWriting();
         bundle(bundle); // must exist and be intact
         requireConditionalWrites();
         String key = location.refsPrefix() + name;
         byte[] value = (bundle.toHex() + "\n").getBytes(StandardCharsets.US_ASCII);
-        lockRootUpdates();
+        HeldLock lock = lockRootUpdates("root update");
         try {
             Optional<Ref> current = readRef(name);
             if (!current.map(Ref::hash).equals(Optional.ofNullable(expected))) {
@@ -1095,6 +1109,10 @@ public final class S3Depot implements WritableDepot {
             if (current.map(Ref::hash).equals(Optional.of(bundle))) {
                 return;
             }
+            if (GcMark.ranSince(gcStateAtStart, readGcState())) {
+                requireStored(bundle); // a gc ran (or died) since this writer began: what it reused may be gone
+            }
+            lock.check();
             try {
                 await(client.putObject(r -> {
                     r.bucket(location.bucket()).key(key).contentLength((long) value.length);
@@ -1112,7 +1130,128 @@ public final class S3Depot implements WritableDepot {
             }
         } finally {
             pairedScan.set(null); // a roots()/brokenRoots() after this write reads the refs anew
-            unlockRootUpdates();
+            lock.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- garbage collection
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On S3 an unreferenced object is first recorded, with the time a collection first found it so (the
+     * server's clock), in {@code PREFIX/gc-pending}; a later collection removes it once it has been
+     * unreferenced for {@code minAge} — the first collection removes nothing unless {@code minAge} is zero.
+     * The depot's mounts cannot be seen from here: a mount that serves a snapshot of the roots replaced
+     * longer than {@code minAge} ago may find objects gone. The collection holds the root-update lock
+     * throughout (a dry run takes none); incomplete multipart uploads older than {@code minAge} are aborted
+     * ({@link GcReport#removedTemporary}). See {@link S3Collector}.
+     */
+    @Override
+    public GcReport collectGarbage(java.time.Duration minAge, boolean dryRun) throws IOException {
+        if (!dryRun) {
+            requireConditionalWrites(); // the lock's refresh is a conditional write
+        }
+        return new S3Collector(this, client, location, minAge, dryRun).run();
+    }
+
+    /** The collection state a writer saw when it began ({@link #beginWriting}); see {@link GcMark#ranSince}. */
+    private volatile @Nullable String gcStateAtStart;
+    private volatile boolean writing;
+
+    /**
+     * Reads {@code PREFIX/gc} the first time this depot is used to write (or to ask what is stored, which a
+     * writer relies on): a collection that runs after this point makes the root update check what it
+     * references ({@link #requireStored}).
+     */
+    private void beginWriting() {
+        if (!writing) {
+            synchronized (this) {
+                if (!writing) {
+                    gcStateAtStart = readGcState();
+                    writing = true;
+                }
+            }
+        }
+    }
+
+    /** {@code PREFIX/gc}'s content; {@code ""} if there is none, {@code null} if it cannot be read. */
+    private @Nullable String readGcState() {
+        String key = location.key(S3Collector.STATE);
+        try {
+            return new String(await(client.getObject(r -> r.bucket(location.bucket()).key(key),
+                    AsyncResponseTransformer.toBytes()), "read " + key).asByteArray(), StandardCharsets.US_ASCII);
+        } catch (DepotException e) {
+            return e.reason() == DepotException.Reason.NOT_FOUND ? "" : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Checks with a HEAD per key (not this process's record of what it wrote) that every manifest and object
+     * below {@code root} is stored, as a root update after a collection must.
+     */
+    private void requireStored(Hash root) throws IOException {
+        java.util.ArrayDeque<Map.Entry<Hash, CompletableFuture<HeadObjectResponse>>> inFlight = new java.util.ArrayDeque<>();
+        try {
+            for (Map.Entry<Hash, Long> e : GcMark.below(this, root).entrySet()) {
+                if (inFlight.size() >= REF_READS) {
+                    requireHeld(inFlight.pop());
+                }
+                inFlight.add(Map.entry(e.getKey(), client.headObject(r -> r.bucket(location.bucket())
+                        .key(location.objectKey(e.getKey())))));
+            }
+            while (!inFlight.isEmpty()) {
+                requireHeld(inFlight.pop());
+            }
+        } finally {
+            inFlight.forEach(e -> e.getValue().cancel(true));
+        }
+    }
+
+    private void requireHeld(Map.Entry<Hash, CompletableFuture<HeadObjectResponse>> head) throws IOException {
+        String key = location.objectKey(head.getKey());
+        try {
+            await(head.getValue(), "check " + key);
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                forgetAll(); // what this process wrote or saw may be gone too: running the update again asks anew
+                throw GcMark.removedMeanwhile(key, e);
+            }
+            throw e;
+        }
+    }
+
+    /** Writes a small text object {@code PREFIX/relative} (a collection's state and records). */
+    void writeText(String relative, String content) throws IOException {
+        String key = location.key(relative);
+        await(client.putObject(r -> r.bucket(location.bucket()).key(key),
+                AsyncRequestBody.fromString(content, StandardCharsets.US_ASCII)), "write " + key);
+    }
+
+    private void forgetAll() {
+        known.clear();
+        cacheLock.lock();
+        try {
+            bundles.clear();
+            cachedBytes = 0;
+        } finally {
+            cacheLock.unlock();
+        }
+    }
+
+    /** Drops what this process knows of an object a collection removed. */
+    void forget(Hash hash) {
+        known.remove(hash);
+        cacheLock.lock();
+        try {
+            Bundle b = bundles.remove(hash);
+            if (b != null) {
+                cachedBytes -= b.manifestSize();
+            }
+        } finally {
+            cacheLock.unlock();
         }
     }
 
@@ -1125,20 +1264,28 @@ public final class S3Depot implements WritableDepot {
      * Takes the depot's root-update lock: the object {@code PREFIX/lock}, created with
      * {@code If-None-Match: *}, which S3-compatible servers decide atomically (S3Proxy's filesystem
      * backend included, whose {@code If-Match} is only emulated, check then write). A lock older than
-     * {@link #LOCK_STALE} is removed as left behind by a dead writer.
+     * {@link #LOCK_STALE} is removed as left behind by a dead writer; the holder rewrites it every
+     * {@link S3Collector#LOCK_REFRESH} (with {@code If-Match} of its last write) so that it never looks so.
+     *
+     * @param holder what takes it ("root update", "gc"), written into the lock for whoever waits
      */
-    private void lockRootUpdates() throws IOException {
+    HeldLock lockRootUpdates(String holder) throws IOException {
+        return lockRootUpdates(holder, S3Collector.LOCK_REFRESH);
+    }
+
+    /** {@link #lockRootUpdates(String)}, rewritten every {@code refreshEvery} (tests use a short one). */
+    HeldLock lockRootUpdates(String holder, java.time.Duration refreshEvery) throws IOException {
         String key = location.key("lock");
         String token = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()) + " "
-                + java.time.Instant.now() + "\n";
+                + java.time.Instant.now() + " " + holder + "\n";
         long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
         long pause = 20;
         boolean told = false;
         while (true) {
             try {
-                await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifNoneMatch("*"),
-                        AsyncRequestBody.fromString(token)), "lock root updates");
-                return;
+                String etag = await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifNoneMatch("*"),
+                        AsyncRequestBody.fromString(token)), "lock root updates").eTag();
+                return new HeldLock(key, token, etag, refreshEvery);
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.CONFLICT) {
                     throw e;
@@ -1157,8 +1304,8 @@ public final class S3Depot implements WritableDepot {
                 if (!told) {
                     told = true;
                     LOG.log(System.Logger.Level.INFO, "waiting for the root-update lock " + key + " of " + description
-                            + " (taken at " + held.lastModified() + " by another writer; one older than "
-                            + LOCK_STALE.toSeconds() + " s is taken to be left by a dead writer)");
+                            + " (held since " + held.lastModified() + " by another writer or a depotfs gc; one not"
+                            + " rewritten for " + LOCK_STALE.toSeconds() + " s is taken to be left by a dead writer)");
                 }
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.NOT_FOUND) {
@@ -1168,7 +1315,7 @@ public final class S3Depot implements WritableDepot {
             }
             if (System.nanoTime() > deadline) {
                 throw new DepotException(DepotException.Reason.CONFLICT, "root updates of " + description
-                        + " are locked by another writer (" + key + "); try again");
+                        + " are locked by another writer or a depotfs gc (" + key + "); try again");
             }
             try {
                 Thread.sleep(pause + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause));
@@ -1180,9 +1327,68 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
-    private void unlockRootUpdates() throws IOException {
-        String key = location.key("lock");
-        await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "unlock root updates");
+    /**
+     * The root-update lock while this process holds it: rewritten every {@link S3Collector#LOCK_REFRESH}
+     * by a virtual thread; {@link #check} fails once a rewrite failed (another writer may take the lock
+     * {@link #LOCK_STALE} after the last good one); {@link #close} stops the rewrites and removes it, unless
+     * a rewrite failed (it may be another writer's lock by then).
+     */
+    final class HeldLock implements AutoCloseable {
+        private final String key;
+        private final String token;
+        private volatile String etag;
+        private volatile @Nullable IOException lost;
+        private final java.time.Duration refreshEvery;
+        private final Thread refresher;
+
+        private HeldLock(String key, String token, String etag, java.time.Duration refreshEvery) {
+            this.key = key;
+            this.token = token;
+            this.etag = etag;
+            this.refreshEvery = refreshEvery;
+            this.refresher = Thread.ofVirtual().name("depotfs-s3-lock").start(this::refreshUntilClosed);
+        }
+
+        private void refreshUntilClosed() {
+            while (lost == null) {
+                try {
+                    Thread.sleep(refreshEvery);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                try {
+                    String tag = etag;
+                    etag = await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifMatch(tag),
+                            AsyncRequestBody.fromString(token)), "refresh the root-update lock " + key).eTag();
+                } catch (InterruptedIOException e) {
+                    return;
+                } catch (IOException e) {
+                    lost = e;
+                }
+            }
+        }
+
+        /** Fails if the lock may have been taken by another writer: a rewrite of it failed. */
+        void check() throws IOException {
+            IOException e = lost;
+            if (e != null) {
+                throw new IOException("the root-update lock " + key + " of " + description + " could not be kept ("
+                        + e.getMessage() + "); stopped before another writer could take it", e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            refresher.interrupt();
+            try {
+                refresher.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (lost == null) { // else it may be another writer's by now
+                await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "unlock root updates");
+            }
+        }
     }
 
     /**

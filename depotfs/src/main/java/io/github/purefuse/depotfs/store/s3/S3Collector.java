@@ -1,0 +1,321 @@
+package io.github.purefuse.depotfs.store.s3;
+
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.GcMark;
+import io.github.purefuse.depotfs.store.GcReport;
+import io.github.purefuse.depotfs.store.Hash;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * One garbage collection of an {@link S3Depot} ({@link S3Depot#collectGarbage}).
+ *
+ * <p>The mounts of an S3 depot run on other hosts and hold no lock a collection could see, and a mount
+ * serves the snapshot of the roots it last read (files open on an older one keep reading it). So an object
+ * is not removed when it is first found unreferenced: the collection records it, with the time it was
+ * first found so (the server's clock, from the {@code Date} of its listing), in {@code PREFIX/gc-pending},
+ * and a later collection removes it once it has been unreferenced for the minimum age — if no root
+ * references it again by then. A mount that serves a snapshot replaced longer ago than that (a file held
+ * open that long, a mount with {@code --root-refresh 0}) may then find an object gone.
+ *
+ * <p>Against writers it works as the local collection does: it holds the root-update lock for its whole
+ * run (refreshing it, so that it is never taken for stale; a refresh that fails stops the removals), writes
+ * {@code running ID} to {@code PREFIX/gc} before it removes anything and {@code done ID} after, and a
+ * writer whose update began before checks under the lock that its new root's objects are still stored.
+ */
+final class S3Collector {
+    private static final System.Logger LOG = System.getLogger(S3Collector.class.getName());
+    static final String PENDING = "gc-pending";
+    static final String STATE = "gc";
+    /** Requests of a collection in flight at once (deletes, aborts). */
+    private static final int IN_FLIGHT = 16;
+    /** How often the root-update lock is rewritten while a collection holds it. */
+    static final Duration LOCK_REFRESH = S3Depot.LOCK_STALE.dividedBy(4);
+
+    private final S3Depot depot;
+    private final S3AsyncClient client;
+    private final S3Location location;
+    private final Duration minAge;
+    private final boolean dryRun;
+    private @Nullable Instant serverNow;
+
+    private long removed;
+    private long removedBytes;
+    private long young;
+    private long removedChunkSums;
+    private long abortedUploads;
+    private long unknown;
+    private @Nullable Instant earliestRemoval;
+
+    S3Collector(S3Depot depot, S3AsyncClient client, S3Location location, Duration minAge, boolean dryRun) {
+        if (minAge.isNegative()) {
+            throw new IllegalArgumentException("minAge < 0: " + minAge);
+        }
+        this.depot = depot;
+        this.client = client;
+        this.location = location;
+        this.minAge = minAge;
+        this.dryRun = dryRun;
+    }
+
+    /** A key under {@code objects/} or {@code chunks/}: its path inside the depot, its hash, its size. */
+    private record Stored(String relative, @Nullable Hash hash, long size) {}
+
+    GcReport run() throws IOException {
+        if (dryRun) { // counts only: no lock, read access is enough
+            return collect(null);
+        }
+        S3Depot.HeldLock lock = depot.lockRootUpdates("gc");
+        try {
+            return collect(lock);
+        } finally {
+            lock.close();
+        }
+    }
+
+    private GcReport collect(S3Depot.@Nullable HeldLock lock) throws IOException {
+        Set<Hash> reachable = GcMark.reachableFromRoots(depot);
+        List<Stored> objects = list("objects/");
+        List<Stored> chunks = list("chunks/");
+        Instant now = serverNow == null ? Instant.now() : serverNow;
+        SortedMap<String, Instant> pending = readPending();
+        SortedMap<String, Instant> stillPending = new TreeMap<>();
+        List<Stored> removals = new ArrayList<>();
+        Set<Hash> removedObjects = new HashSet<>();
+        Set<Hash> storedObjects = new HashSet<>();
+        for (Stored o : objects) {
+            if (o.hash() == null) {
+                unknown++;
+                continue;
+            }
+            storedObjects.add(o.hash());
+            if (reachable.contains(o.hash())) {
+                continue;
+            }
+            Instant since = pending.getOrDefault(o.relative(), now);
+            if (!since.plus(minAge).isAfter(now)) {
+                removals.add(o);
+                removedObjects.add(o.hash());
+                removed++;
+                removedBytes += o.size();
+            } else {
+                stillPending.put(o.relative(), since);
+                young++;
+                Instant at = since.plus(minAge);
+                if (earliestRemoval == null || at.isBefore(earliestRemoval)) {
+                    earliestRemoval = at;
+                }
+            }
+        }
+        for (Stored c : chunks) {
+            if (c.hash() == null) {
+                unknown++;
+                continue;
+            }
+            if (reachable.contains(c.hash())) {
+                continue;
+            }
+            if (removedObjects.contains(c.hash())) {
+                removals.add(c);
+                removedChunkSums++;
+                continue;
+            }
+            if (storedObjects.contains(c.hash())) {
+                continue; // its object is pending: they go together
+            }
+            // A writer stores an object's checksums before the object: wait as long for it to come.
+            Instant since = pending.getOrDefault(c.relative(), now);
+            if (!since.plus(minAge).isAfter(now)) {
+                removals.add(c);
+                removedChunkSums++;
+            } else {
+                stillPending.put(c.relative(), since);
+            }
+        }
+        List<MultipartUpload> unfinished = unfinishedUploads(now);
+        abortedUploads = unfinished.size();
+        if (lock != null) {
+            String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
+            lock.check();
+            depot.writeText(STATE, "running " + id + "\n");
+            forEach(removals, s -> {
+                lock.check();
+                return client.deleteObject(r -> r.bucket(location.bucket()).key(location.key(s.relative())));
+            }, "remove");
+            for (Hash h : removedObjects) {
+                depot.forget(h);
+            }
+            forEach(unfinished, u -> {
+                lock.check();
+                return client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
+            }, "abort the unfinished upload");
+            writePending(stillPending, now);
+            lock.check();
+            depot.writeText(STATE, "done " + id + "\n");
+        }
+        return new GcReport(reachable.size(), removed, removedBytes, young, removedChunkSums, abortedUploads, unknown,
+                minAge, dryRun, earliestRemoval);
+    }
+
+    /** Lists {@code PREFIX/DIR}: every key with its size; the server's time is taken from the first answer. */
+    private List<Stored> list(String dir) throws IOException {
+        String prefix = location.key(dir);
+        List<Stored> all = new ArrayList<>();
+        String token = null;
+        do {
+            String t = token;
+            ListObjectsV2Response page = depot.await(client.listObjectsV2(r -> r.bucket(location.bucket())
+                    .prefix(prefix).continuationToken(t)), "list " + prefix);
+            if (serverNow == null) {
+                serverNow = page.sdkHttpResponse().firstMatchingHeader("Date").map(S3Collector::httpDate).orElse(null);
+            }
+            for (S3Object o : page.contents()) {
+                String rest = o.key().substring(prefix.length()); // "ab/cdef…"
+                Hash h = rest.length() == 2 * Hash.BYTES + 1 && rest.charAt(2) == '/'
+                        ? Hash.ofStoreName(rest.substring(0, 2) + rest.substring(3)) : null;
+                all.add(new Stored(dir + rest, h, o.size() == null ? 0 : o.size()));
+            }
+            token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
+        } while (token != null);
+        return all;
+    }
+
+    private static @Nullable Instant httpDate(String value) {
+        try {
+            return ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The multipart uploads under {@code PREFIX/objects/} started more than the minimum age ago: what a
+     * writer that died left (S3 keeps, and bills, their parts until they are aborted). None if the server
+     * cannot list uploads.
+     */
+    private List<MultipartUpload> unfinishedUploads(Instant now) throws IOException {
+        String prefix = location.key("objects/");
+        List<MultipartUpload> old = new ArrayList<>();
+        String keyMarker = null;
+        String idMarker = null;
+        try {
+            do {
+                String k = keyMarker;
+                String i = idMarker;
+                ListMultipartUploadsResponse page = depot.await(client.listMultipartUploads(r -> r
+                        .bucket(location.bucket()).prefix(prefix).keyMarker(k).uploadIdMarker(i)), "list uploads " + prefix);
+                for (MultipartUpload u : page.uploads()) {
+                    // the Date of an answer has whole seconds: so has the age of an upload
+                    if (u.initiated() != null && !u.initiated().truncatedTo(ChronoUnit.SECONDS).plus(minAge).isAfter(now)) {
+                        old.add(u);
+                    }
+                }
+                boolean more = Boolean.TRUE.equals(page.isTruncated());
+                keyMarker = more ? page.nextKeyMarker() : null;
+                idMarker = more ? page.nextUploadIdMarker() : null;
+            } while (keyMarker != null);
+        } catch (IOException e) {
+            if (e.getCause() instanceof S3Exception s3 && (s3.statusCode() == 501 || s3.statusCode() == 400
+                    || s3.statusCode() == 405)) {
+                LOG.log(System.Logger.Level.INFO, "the server cannot list multipart uploads ({0}): unfinished uploads are not aborted", e.getMessage());
+                return List.of();
+            }
+            throw e;
+        }
+        return old;
+    }
+
+    /** {@code PREFIX/gc-pending}: key, then when a collection first found it unreferenced (epoch seconds). */
+    private SortedMap<String, Instant> readPending() throws IOException {
+        SortedMap<String, Instant> pending = new TreeMap<>();
+        byte[] bytes;
+        try {
+            bytes = depot.await(client.getObject(r -> r.bucket(location.bucket()).key(location.key(PENDING)),
+                    AsyncResponseTransformer.toBytes()), "read " + location.key(PENDING)).asByteArray();
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                return pending;
+            }
+            throw e;
+        }
+        int bad = 0;
+        for (String line : new String(bytes, StandardCharsets.US_ASCII).split("\n")) {
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            int space = line.indexOf(' ');
+            try {
+                pending.put(line.substring(0, space), Instant.ofEpochSecond(Long.parseLong(line.substring(space + 1))));
+            } catch (RuntimeException e) {
+                bad++;
+            }
+        }
+        if (bad > 0) { // their keys count as found unreferenced now: removed later, never earlier
+            LOG.log(System.Logger.Level.WARNING, bad + " lines of " + location.key(PENDING) + " could not be read");
+        }
+        return pending;
+    }
+
+    private void writePending(SortedMap<String, Instant> pending, Instant now) throws IOException {
+        if (pending.isEmpty()) {
+            depot.await(client.deleteObject(r -> r.bucket(location.bucket()).key(location.key(PENDING))),
+                    "remove " + location.key(PENDING));
+            return;
+        }
+        StringBuilder b = new StringBuilder("# depotfs gc, " + now + ": unreferenced keys and when a gc first found"
+                + " them so (epoch seconds, the server's clock)\n");
+        for (Map.Entry<String, Instant> e : pending.entrySet()) {
+            b.append(e.getKey()).append(' ').append(e.getValue().getEpochSecond()).append('\n');
+        }
+        depot.writeText(PENDING, b.toString());
+    }
+
+    /** One request per item, at most {@link #IN_FLIGHT} at once; the first failure ends the loop. */
+    private <T> void forEach(List<T> items, Request<T> request, String what) throws IOException {
+        ArrayDeque<CompletableFuture<?>> inFlight = new ArrayDeque<>();
+        try {
+            for (T item : items) {
+                if (inFlight.size() >= IN_FLIGHT) {
+                    depot.await(inFlight.pop(), what);
+                }
+                inFlight.add(request.send(item));
+            }
+            while (!inFlight.isEmpty()) {
+                depot.await(inFlight.pop(), what);
+            }
+        } finally {
+            for (CompletableFuture<?> f : inFlight) {
+                f.cancel(true);
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Request<T> {
+        CompletableFuture<?> send(T item) throws IOException;
+    }
+}

@@ -1,0 +1,225 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.cli.DepotfsCli;
+import io.github.purefuse.depotfs.store.BundleEntry;
+import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.DepotObject;
+import io.github.purefuse.depotfs.store.GcReport;
+import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.WritableDepot;
+import io.github.purefuse.depotfs.store.s3.S3Depot;
+import io.github.purefuse.depotfs.store.s3.S3Location;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+
+/**
+ * {@code depotfs gc} of an S3 depot against a real S3 server (S3Proxy): what a gc finds unreferenced is
+ * recorded first and removed by a later gc once unreferenced for {@code --min-age}; a root update that reuses
+ * what a gc removed fails and changes nothing.
+ */
+class S3GcIT {
+    private static final String BUCKET = "depot-gc";
+
+    @TempDir
+    static Path tmp;
+    static S3ProxyServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = S3ProxyServer.start(tmp, "aws-v2-or-v4");
+        server.createBucket(BUCKET);
+        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = DepotfsCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static Run cliOn(String depot, String... args) {
+        List<String> all = new java.util.ArrayList<>(List.of(args));
+        all.addAll(List.of("--depot", depot, "--endpoint", server.endpoint().toString(), "--region", "us-east-1"));
+        return cli(all.toArray(String[]::new));
+    }
+
+    private static boolean exists(S3Client admin, String key) {
+        try {
+            admin.headObject(r -> r.bucket(BUCKET).key(key));
+            return true;
+        } catch (NoSuchKeyException e) {
+            return false;
+        } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+            if (e.statusCode() == 404) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Test
+    void whatAnImportReplacedIsRecordedFirstAndRemovedOnceUnreferencedForMinAge() throws Exception {
+        String depot = "s3://" + BUCKET + "/replaced";
+        S3Location loc = S3Location.parse(depot);
+        Path src = Files.createDirectories(tmp.resolve("replaced/data"));
+        Files.writeString(src.resolve("a.txt"), "first version of a\n");
+        Files.writeString(src.resolve("b.txt"), "b stays\n");
+        Run first = cliOn(depot, "import", src.toString(), "--root", "r");
+        assertEquals(0, first.exit(), first.err());
+        Hash oldA = Hash.sha256("first version of a\n".getBytes(StandardCharsets.UTF_8));
+        Files.writeString(src.resolve("a.txt"), "second version of a\n");
+        Run second = cliOn(depot, "import", src.toString(), "--root", "r");
+        assertEquals(0, second.exit(), second.err());
+        try (S3Client admin = server.adminClient()) {
+            admin.putObject(r -> r.bucket(BUCKET).key("replaced/objects/NOTES.txt"), RequestBody.fromString("mine\n"));
+
+            // The first gc removes nothing: the old a.txt and the old manifest are recorded with the time found
+            Run record = cliOn(depot, "gc", "--min-age", "1h");
+            assertEquals(0, record.exit(), record.err());
+            assertTrue(record.out().startsWith("removed 0 unreferenced objects and manifests (0 B), 0 chunk checksum"
+                    + " files and 0 unfinished uploads in "), record.out());
+            assertTrue(record.out().matches("(?s).*; kept 3 referenced, and 2 unreferenced for less than 1h \\(the first"
+                    + " removable by a gc from 20\\d\\d-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\n"), record.out());
+            assertEquals("depotfs: 1 file in objects/ or chunks/ is no part of the depot format: left alone\n", record.err());
+            assertTrue(exists(admin, loc.objectKey(oldA)), "still there: a mount may serve the replaced snapshot");
+            String pending = admin.getObjectAsBytes(r -> r.bucket(BUCKET).key("replaced/gc-pending")).asUtf8String();
+            List<String> keys = pending.lines().filter(l -> !l.startsWith("#")).map(l -> l.substring(0, l.indexOf(' ')))
+                    .collect(Collectors.toList());
+            assertEquals(2, keys.size(), pending);
+            assertTrue(keys.contains("objects/" + oldA.toHex().substring(0, 2) + "/" + oldA.toHex().substring(2)), pending);
+
+            // A second gc within the hour keeps them, and keeps the time they were first found unreferenced
+            Run again = cliOn(depot, "gc", "--min-age", "1h");
+            assertEquals(0, again.exit(), again.err());
+            assertTrue(again.out().startsWith("removed 0 "), again.out());
+            String pendingAgain = admin.getObjectAsBytes(r -> r.bucket(BUCKET).key("replaced/gc-pending")).asUtf8String();
+            assertEquals(pending.lines().skip(1).toList(), pendingAgain.lines().skip(1).toList());
+
+            // Two hours pass (the record is moved back, as a clock would): a dry run counts, the gc removes
+            String aged = pendingAgain.lines().map(l -> {
+                if (l.startsWith("#")) {
+                    return l;
+                }
+                int sp = l.indexOf(' ');
+                return l.substring(0, sp + 1) + (Long.parseLong(l.substring(sp + 1)) - 7200);
+            }).collect(Collectors.joining("\n", "", "\n"));
+            admin.putObject(r -> r.bucket(BUCKET).key("replaced/gc-pending"), RequestBody.fromString(aged));
+            Run dry = cliOn(depot, "gc", "--min-age", "1h", "--dry-run");
+            assertEquals(0, dry.exit(), dry.err());
+            assertTrue(dry.out().startsWith("would remove 2 unreferenced objects and manifests ("), dry.out());
+            assertTrue(exists(admin, loc.objectKey(oldA)), "a dry run removes nothing");
+            assertEquals(aged, admin.getObjectAsBytes(r -> r.bucket(BUCKET).key("replaced/gc-pending")).asUtf8String());
+
+            Run gc = cliOn(depot, "gc", "--min-age", "1h");
+            assertEquals(0, gc.exit(), gc.err());
+            assertTrue(gc.out().startsWith("removed 2 unreferenced objects and manifests ("), gc.out());
+            assertTrue(gc.out().endsWith("; kept 3 referenced, and 0 unreferenced for less than 1h\n"), gc.out());
+            assertFalse(exists(admin, loc.objectKey(oldA)));
+            assertFalse(exists(admin, "replaced/gc-pending"), "nothing left to wait for");
+            assertTrue(exists(admin, "replaced/objects/NOTES.txt"), "keys that are no part of the format stay");
+            assertTrue(admin.getObjectAsBytes(r -> r.bucket(BUCKET).key("replaced/gc")).asUtf8String().startsWith("done "));
+            assertFalse(exists(admin, "replaced/lock"), "the root-update lock is released");
+        }
+        Run verify = cliOn(depot, "verify", "-q");
+        assertEquals(0, verify.exit(), verify.out() + verify.err());
+        try (S3Depot d = S3Depot.open(loc, server.options())) {
+            Hash newA = Hash.sha256("second version of a\n".getBytes(StandardCharsets.UTF_8));
+            try (DepotObject o = d.open(newA, 20)) {
+                ByteBuffer b = ByteBuffer.allocate(20);
+                o.read(b, 0);
+                assertEquals("second version of a\n", new String(b.array(), StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    @Test
+    void aRootUpdateThatReusesWhatAGcRemovedFailsAndChangesNothing() throws Exception {
+        S3Location loc = S3Location.parse("s3://" + BUCKET + "/race");
+        byte[] x = "an object that was unreferenced, then reused\n".getBytes(StandardCharsets.UTF_8);
+        Hash empty;
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            WritableDepot.Stored o = d.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null);
+            Hash b1 = d.putBundle(List.of(BundleEntry.object("x", o.hash(), x.length, 0, false))).hash();
+            d.setRoot("r", null, b1);
+            empty = d.putBundle(List.of()).hash();
+            d.setRoot("r", b1, empty); // x and b1 are unreferenced now
+        }
+        try (S3Depot writer = S3Depot.open(loc, server.options());
+             S3Depot collector = S3Depot.open(loc, server.options())) {
+            // The writer finds x and its manifest stored and does not write them again...
+            assertFalse(writer.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null).created());
+            WritableDepot.Stored b1 = writer.putBundle(List.of(BundleEntry.object("x", Hash.sha256(x), x.length, 0, false)));
+            assertFalse(b1.created());
+            // ...a gc removes them before the writer moves the root...
+            GcReport r = collector.collectGarbage(Duration.ZERO, false);
+            assertEquals(2, r.removed(), r.toString());
+            // ...and the root update sees it, and changes nothing
+            DepotException e = assertThrows(DepotException.class, () -> writer.setRoot("r", empty, b1.hash()));
+            assertEquals(DepotException.Reason.CONFLICT, e.reason());
+            assertTrue(e.getMessage().startsWith("a gc of the depot removed race/objects/")
+                    && e.getMessage().endsWith("nothing changed: run it again (what is stored already is not written twice)"),
+                    e.getMessage());
+            assertEquals(empty, writer.root("r").orElseThrow());
+            // Running it again stores what is missing, and the root moves
+            assertTrue(writer.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null).created());
+            assertTrue(writer.putBundle(List.of(BundleEntry.object("x", Hash.sha256(x), x.length, 0, false))).created());
+            writer.setRoot("r", empty, b1.hash());
+            try (DepotObject o = collector.open(Hash.sha256(x), x.length)) {
+                ByteBuffer b = ByteBuffer.allocate(x.length);
+                o.read(b, 0);
+                assertArrayEquals(x, b.array());
+            }
+        }
+    }
+
+    @Test
+    void anUploadAWriterLeftUnfinishedIsAbortedOnceOld() throws Exception {
+        S3Location loc = S3Location.parse("s3://" + BUCKET + "/uploads");
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options());
+             S3Client admin = server.adminClient()) {
+            d.setRoot("r", null, d.putBundle(List.of()).hash());
+            String key = "uploads/objects/00/" + "0".repeat(62);
+            String id = admin.createMultipartUpload(r -> r.bucket(BUCKET).key(key)).uploadId();
+            admin.uploadPart(r -> r.bucket(BUCKET).key(key).uploadId(id).partNumber(1), RequestBody.fromString("part\n"));
+            GcReport young = d.collectGarbage(Duration.ofHours(1), false);
+            assertEquals(0, young.removedTemporary(), young.toString());
+            assertEquals(1, admin.listMultipartUploads(r -> r.bucket(BUCKET).prefix("uploads/")).uploads().size());
+            GcReport old = d.collectGarbage(Duration.ZERO, false);
+            assertEquals(1, old.removedTemporary(), old.toString());
+            assertTrue(admin.listMultipartUploads(r -> r.bucket(BUCKET).prefix("uploads/")).uploads().isEmpty());
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.github.purefuse.depotfs.store.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.depotfs.it.S3ProxyServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+
+/**
+ * The root-update lock held for a long time (a gc's whole run) against a real S3 server (S3Proxy): the holder
+ * rewrites it, so that it never looks stale, and stops trusting it once a rewrite fails.
+ */
+class S3LockIT {
+    @TempDir
+    static Path tmp;
+    static S3ProxyServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = S3ProxyServer.start(tmp, "aws-v2-or-v4");
+        server.createBucket("locks");
+        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    /** S3Proxy's filesystem backend gives a file's mtime as LastModified. */
+    private static Path lockFile() {
+        return tmp.resolve("data/locks/held/lock");
+    }
+
+    private static void waitUntil(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!done.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "not within 10 s: " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void aHeldLockIsRewrittenAndAFailedRewriteIsReported() throws Exception {
+        try (S3Depot d = S3Depot.openOrCreate(S3Location.parse("s3://locks/held"), server.options())) {
+            S3Depot.HeldLock lock = d.lockRootUpdates("gc", Duration.ofMillis(200));
+            try {
+                assertTrue(Files.readString(lockFile()).endsWith(" gc\n"), "the lock says who holds it");
+                Instant old = Instant.now().minusSeconds(120);
+                Files.setLastModifiedTime(lockFile(), FileTime.from(old));
+                waitUntil("the lock rewritten", () -> {
+                    try {
+                        return Files.getLastModifiedTime(lockFile()).toInstant().isAfter(old.plusSeconds(60));
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
+                lock.check();
+                // Another writer took it for stale and wrote its own: the next rewrite's If-Match fails
+                try (var admin = server.adminClient()) {
+                    admin.putObject(r -> r.bucket("locks").key("held/lock"), RequestBody.fromString("another writer\n"));
+                }
+                waitUntil("the lost lock noticed", () -> {
+                    try {
+                        lock.check();
+                        return false;
+                    } catch (IOException e) {
+                        return true;
+                    }
+                });
+                IOException e = assertThrows(IOException.class, lock::check);
+                assertTrue(e.getMessage().startsWith("the root-update lock held/lock of s3://locks/held")
+                        && e.getMessage().contains("could not be kept (refresh the root-update lock held/lock: precondition"
+                        + " failed"), e.getMessage());
+                assertEquals("another writer\n", Files.readString(lockFile()), "a lost lock is not written over");
+            } finally {
+                lock.close();
+            }
+            assertEquals("another writer\n", Files.readString(lockFile()), "a lost lock is not removed either");
+            Files.delete(lockFile());
+            S3Depot.HeldLock again = d.lockRootUpdates("root update");
+            again.close();
+            assertFalse(Files.exists(lockFile()), "a lock released normally is removed");
+        }
+    }
+}
