@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * {@link io.github.purefuse.channel.FuseSession#mount FuseSession.mount}:
  *
  * {@snippet :
- * Mounter mounter = TestMount.mounter(() -> PathAdapter.builder(new Hello()).immutable().build());
+ * Mounter mounter = TestMount.mounter(() -> PathAdapter.builder(new HelloPath()).immutable().build()); // PathFileSystem's hello
  * }
  *
  * Write your own when the mount needs more than a filesystem, e.g. to close a resource after unmounting:

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.TestInstance;
  * {@snippet :
  * class HelloConformanceIT extends ReadOnlyConformanceSuite {
  *     protected Mounter mounter() {
- *         return TestMount.mounter(() -> PathAdapter.builder(new Hello()).immutable().build());
+ *         return TestMount.mounter(() -> PathAdapter.builder(new HelloPath()).immutable().build()); // PathFileSystem's hello
  *     }
  *     protected ExpectedTree expectedTree() {
  *         return ExpectedTree.builder().file("hello.txt", "Hello, world!\n".getBytes(UTF_8)).build();

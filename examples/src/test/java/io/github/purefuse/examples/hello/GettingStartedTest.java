@@ -49,4 +49,14 @@ class GettingStartedTest {
         assertTrue(Files.readString(kit).contains(" * {@snippet :\n" + javadoc + "\n * }"),
                 "PathFileSystem's hello differs from region \"hello\" of " + SOURCE + "; it should read:\n" + javadoc);
     }
+
+    /** The site's "Use it from your project" pom pins the same plugins as the README's (without them it does not build). */
+    @Test
+    void theSiteShowsTheReadmesBuildBlock() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        String build = readme.substring(readme.indexOf("<build>\n"), readme.indexOf("</build>") + "</build>".length());
+        String site = Files.readString(ROOT.resolve("site/src/main/javadoc/overview.html"));
+        assertTrue(site.contains(build) && site.contains("<maven.compiler.release>21</maven.compiler.release>"),
+                "site/src/main/javadoc/overview.html's pom lacks README.md's build block:\n" + build);
+    }
 }

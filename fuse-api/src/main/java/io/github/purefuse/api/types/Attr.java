@@ -145,7 +145,7 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
          * @throws IllegalArgumentException if a value is out of range (see {@link Attr})
          */
         public Attr build() {
-            long b = blocks >= 0 ? blocks : (size + 511) / 512;
+            long b = blocks >= 0 ? blocks : size < 0 ? 0 : Math.ceilDiv(size, 512L); // size + 511 overflows near Long.MAX_VALUE
             return new Attr(ino, size, b, atime, mtime, ctime, type.modeBits() | permissions, nlink, uid, gid, rdev, blksize);
         }
     }

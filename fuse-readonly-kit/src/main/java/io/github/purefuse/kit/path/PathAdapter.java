@@ -81,7 +81,7 @@ import org.jspecify.annotations.Nullable;
  * become calls by path.
  *
  * {@snippet :
- * ReadOnlyFileSystem fs = PathAdapter.builder(new Hello())   // Hello: see PathFileSystem
+ * ReadOnlyFileSystem fs = PathAdapter.builder(new HelloPath())   // HelloPath: see PathFileSystem
  *         .immutable()                                      // long timeouts, page cache kept
  *         .build();
  * }
@@ -318,9 +318,33 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public void init(FuseConnection connection) {
+        checkRoot();
         this.connection = connection;
         if (passthroughWanted) {
             backings = PassthroughFiles.of(connection);   // off, with a warning, if the session does not offer it
+        }
+    }
+
+    /**
+     * Fails the mount if the root is missing or not a directory: the kernel would show no mount point at all
+     * (ENOENT) or fail every access with EIO, without a word. A failure to stat it (a store not reachable yet)
+     * is only logged: the mount serves, and the kernel asks again.
+     */
+    private void checkRoot() {
+        Optional<Attr> root;
+        try {
+            root = fs.stat(FsPath.ROOT);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, () -> "stat of the root failed: " + e);
+            return;
+        }
+        if (root.isEmpty()) {
+            throw new IllegalStateException(fs.getClass().getName() + ".stat(FsPath.ROOT) found nothing: the root must"
+                    + " exist and be a directory");
+        }
+        if (root.get().type() != FileType.DIRECTORY) {
+            throw new IllegalStateException(fs.getClass().getName() + ".stat(FsPath.ROOT) gave a " + root.get().type()
+                    + ": the root must be a directory");
         }
     }
 
@@ -371,12 +395,24 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             Optional<Attr> attr = fs.stat(path);
             if (attr.isEmpty()) {
-                return Failure.of(Errno.ENOENT);
+                return vanished(path);
             }
             return new Attributes(table.attr(path, attr.get()), attrTimeout);
         } catch (IOException | RuntimeException e) {
             return failure("getattr", request.header().unique(), path.toString(), e);
         }
+    }
+
+    /**
+     * ENOENT for a node the kernel holds (it was listed or looked up) but {@link PathFileSystem#stat} no longer
+     * finds: removed meanwhile, or {@code list} and {@code stat} disagree (a bug: {@code ls -l} shows the
+     * file, {@code cat} says it does not exist). Logged once.
+     */
+    private Failure vanished(FsPath path) {
+        failures.once("vanished", () -> "stat of " + path + " found nothing, though the kernel holds it as a node (listed"
+                + " or looked up before): removed meanwhile, or list and stat disagree (answered ENOENT; further cases"
+                + " are logged at DEBUG)");
+        return Failure.of(Errno.ENOENT);
     }
 
     @Override
@@ -388,6 +424,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             // a filesystem's bug, named as such (an NPE deep in the encoder named neither)
             return LinkTarget.of(java.util.Objects.requireNonNull(fs.readlink(path), "PathFileSystem.readlink returned null"));
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.EINVAL) {
+                failures.once("readlink EINVAL", () -> "readlink of " + path + " failed (" + e.getMessage()
+                        + "), though stat gives it as a symbolic link: does the PathFileSystem implement readlink?");
+            }
+            return failure("readlink", request.header().unique(), path.toString(), e);
         } catch (IOException | RuntimeException e) {
             return failure("readlink", request.header().unique(), path.toString(), e);
         }
@@ -407,7 +449,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             Optional<Attr> attr = fs.stat(path);
             if (attr.isEmpty()) {
-                return Failure.of(Errno.ENOENT);
+                return vanished(path);
             }
             if (attr.get().type() == FileType.DIRECTORY) {
                 return Failure.of(Errno.EISDIR);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.api.reply.Attributes;
@@ -848,6 +849,58 @@ class PathAdapterTest {
         });
         assertEquals(List.of("list of / gave the name \"dup\" more than once: only its first entry is listed (further"
                         + " duplicates in this directory are logged at DEBUG)"),
+                records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).map(r -> r.getMessage()).toList());
+    }
+
+    /** A root that is missing or not a directory fails the mount at INIT, named, instead of a silent dead mount. */
+    @Test
+    void aMissingOrNonDirectoryRootFailsInit() {
+        PathAdapter missing = PathAdapter.builder(new Over(fs) {
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+                return java.util.Optional.empty();
+            }
+        }).build();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> missing.init(new FakeConnection()));
+        assertTrue(e.getMessage().endsWith(".stat(FsPath.ROOT) found nothing: the root must exist and be a directory"),
+                e.getMessage());
+        PathAdapter file = PathAdapter.builder(new Over(fs) {
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) {
+                return java.util.Optional.of(io.github.purefuse.api.types.Attr.builder(FileType.REGULAR).build());
+            }
+        }).build();
+        e = assertThrows(IllegalStateException.class, () -> file.init(new FakeConnection()));
+        assertTrue(e.getMessage().endsWith(".stat(FsPath.ROOT) gave a REGULAR: the root must be a directory"), e.getMessage());
+        adapter.init(new FakeConnection()); // a good root passes
+    }
+
+    /**
+     * A filesystem whose list and stat disagree (ls -l shows a file, cat says it does not exist) and one whose
+     * links cannot be read: ENOENT and EINVAL as before, and one WARNING each that names the likely bug.
+     */
+    @Test
+    void listAndStatThatDisagreeAndALinkWithoutReadlinkAreLogged() {
+        java.util.Set<FsPath> hidden = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        PathAdapter a = PathAdapter.builder(new Over(fs) {
+            @Override
+            public java.util.Optional<io.github.purefuse.api.types.Attr> stat(FsPath path) throws java.io.IOException {
+                return hidden.contains(path) ? java.util.Optional.empty() : super.stat(path);
+            }
+        }).build();
+        NodeId hello = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "hello.txt"))).nodeId();
+        NodeId link = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "link"))).nodeId();
+        hidden.add(FsPath.of("/hello.txt"));
+        List<java.util.logging.LogRecord> records = captureLogs(() -> {
+            assertEquals(Errno.ENOENT, assertInstanceOf(Failure.class, a.open(Requests.open(hello, O_RDONLY))).errno());
+            assertEquals(Errno.ENOENT, assertInstanceOf(Failure.class, a.getattr(Requests.getattr(hello))).errno());
+            assertEquals(Errno.EINVAL, assertInstanceOf(Failure.class, a.readlink(Requests.readlink(link))).errno());
+        });
+        assertEquals(List.of("stat of /hello.txt found nothing, though the kernel holds it as a node (listed or looked up"
+                        + " before): removed meanwhile, or list and stat disagree (answered ENOENT; further cases are logged"
+                        + " at DEBUG)",
+                "readlink of /link failed (EINVAL: not a symbolic link: /link), though stat gives it as a symbolic"
+                        + " link: does the PathFileSystem implement readlink?"),
                 records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).map(r -> r.getMessage()).toList());
     }
 
