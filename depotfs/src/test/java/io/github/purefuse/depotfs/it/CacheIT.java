@@ -50,10 +50,7 @@ class CacheIT {
             Files.write(source.resolve("sub/one-" + i + ".bin"), random(1 << 20, 100 + i));
         }
         Files.writeString(source.resolve("sub/deeper/leaf.txt"), "leaf\n");
-        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")), "aws-v2-or-v4");
-        server.createBucket("cache-it");
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        server = S3ProxyServer.signed(Files.createDirectories(work.resolve("s3")), "cache-it");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int rc = DepotfsCli.run(new String[] {"import", source.toString(), "--depot", DEPOT, "--endpoint",
                 server.endpoint().toString(), "--root", "data", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);

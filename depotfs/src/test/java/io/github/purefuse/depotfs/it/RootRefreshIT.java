@@ -69,10 +69,7 @@ class RootRefreshIT {
 
     @Test
     void aNewSnapshotOfAnS3RootAppearsWhileOpenFilesKeepTheirs() throws Exception {
-        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")), "aws-v2-or-v4");
-        server.createBucket("refresh");
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        server = S3ProxyServer.signed(Files.createDirectories(work.resolve("s3")), "refresh");
         List<String> depot = List.of("--depot", "s3://refresh/depot", "--endpoint", server.endpoint().toString());
         switchAndCheck(depot, S3ProxyServer.credentialsEnvironment(), true);
     }

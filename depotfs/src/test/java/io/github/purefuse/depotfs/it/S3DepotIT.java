@@ -40,10 +40,7 @@ class S3DepotIT {
 
     @BeforeAll
     static void start() throws Exception {
-        server = S3ProxyServer.start(tmp, "aws-v2-or-v4");
-        server.createBucket("depot-unit");
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        server = S3ProxyServer.signed(tmp, "depot-unit");
     }
 
     @AfterAll

@@ -48,10 +48,7 @@ class S3GcIT {
 
     @BeforeAll
     static void start() throws Exception {
-        server = S3ProxyServer.start(tmp, "aws-v2-or-v4");
-        server.createBucket(BUCKET);
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        server = S3ProxyServer.signed(tmp, BUCKET);
     }
 
     @AfterAll

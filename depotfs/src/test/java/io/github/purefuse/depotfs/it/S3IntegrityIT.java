@@ -52,10 +52,7 @@ class S3IntegrityIT {
         rnd.nextBytes(big);
         Files.write(src.resolve("damaged.bin"), data);
         Files.write(src.resolve("big.bin"), big);
-        try (S3ProxyServer server = S3ProxyServer.start(Files.createDirectories(tmp.resolve("s3")), "aws-v2-or-v4")) {
-            server.createBucket(BUCKET);
-            System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-            System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        try (S3ProxyServer server = S3ProxyServer.signed(Files.createDirectories(tmp.resolve("s3")), BUCKET)) {
             S3Location location = S3Location.parse("s3://" + BUCKET + "/d");
             Hash damaged;
             Hash root;

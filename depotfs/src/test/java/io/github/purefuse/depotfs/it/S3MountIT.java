@@ -64,10 +64,7 @@ class S3MountIT {
     @BeforeAll
     void importIntoS3() throws Exception {
         work = Files.createTempDirectory("depotfs-s3-");
-        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")), "aws-v2-or-v4");
-        server.createBucket(BUCKET);
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        server = S3ProxyServer.signed(Files.createDirectories(work.resolve("s3")), BUCKET);
         // A hard-link snapshot: packages installed meanwhile do not change the tree between import and diff.
         snapshot = Tools.snapshot(Path.of("/usr/share/doc").toRealPath(), work.resolve("doc"));
         location = S3Location.parse("s3://" + BUCKET + "/team/depot");

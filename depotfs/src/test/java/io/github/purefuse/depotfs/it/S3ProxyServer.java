@@ -39,6 +39,23 @@ public final class S3ProxyServer implements AutoCloseable {
     }
 
     /**
+     * Starts a server that checks signatures ({@code aws-v2-or-v4}), creates {@code bucket}, and gives this
+     * JVM's default credential chain the test credentials ({@code aws.accessKeyId}/{@code aws.secretAccessKey}
+     * system properties) for the depots and CLI runs of the test; a child process needs
+     * {@link #credentialsEnvironment()}.
+     *
+     * @param dir    a fresh directory for the server's data
+     * @param bucket the bucket to create
+     */
+    public static S3ProxyServer signed(Path dir, String bucket) throws IOException, InterruptedException {
+        S3ProxyServer server = start(dir, "aws-v2-or-v4");
+        server.createBucket(bucket);
+        System.setProperty("aws.accessKeyId", IDENTITY);
+        System.setProperty("aws.secretAccessKey", CREDENTIAL);
+        return server;
+    }
+
+    /**
      * Starts a server whose data lives under {@code dir}.
      *
      * @param dir           a fresh directory

@@ -29,10 +29,7 @@ class S3LockIT {
 
     @BeforeAll
     static void start() throws Exception {
-        server = S3ProxyServer.start(tmp, "aws-v2-or-v4");
-        server.createBucket("locks");
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        server = S3ProxyServer.signed(tmp, "locks");
     }
 
     @AfterAll
