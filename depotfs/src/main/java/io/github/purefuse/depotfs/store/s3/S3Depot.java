@@ -1364,6 +1364,8 @@ public final class S3Depot implements WritableDepot {
                     return;
                 } catch (IOException e) {
                     lost = e;
+                } catch (RuntimeException e) { // the lock is not kept either: say so, do not die silently
+                    lost = new IOException(e.toString(), e);
                 }
             }
         }
