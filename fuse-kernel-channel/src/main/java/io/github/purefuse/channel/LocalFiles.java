@@ -123,6 +123,73 @@ public final class LocalFiles {
     }
 
     /**
+     * Opens a local file for reading if, and only if, it is a regular file (a symbolic link to one is followed),
+     * without the race of a check before the open: the file is opened with {@code O_NONBLOCK}, so that a FIFO
+     * in its place (put there before the call or swapped in meanwhile) neither blocks the caller until a
+     * writer comes nor is read, and the kind checked is that of the file actually opened. For servers whose
+     * files can be replaced under them by someone else (a shared store directory): {@code FileChannel.open}
+     * of a FIFO blocks its thread, a transport's thread when the open serves a FUSE request.
+     *
+     * <p>The returned channel is a second open of the same file (through {@code /proc/self/fd}), in blocking
+     * mode; the first descriptor is closed before this returns. Thread-safe.
+     *
+     * @param file a local file
+     * @return a channel for reading it
+     * @throws NoSuchFileException    if it does not exist (ENOENT)
+     * @throws AccessDeniedException  if it cannot be opened for reading (EACCES)
+     * @throws FileSystemException    if it is not a regular file (reason {@code not a regular file
+     *                                (directory)}, {@code (FIFO)}, {@code (character device)}, ...), or for
+     *                                another errno (ELOOP: {@code Too many levels of symbolic links}), with
+     *                                the C library's message as its reason
+     */
+    public static java.nio.channels.FileChannel openRegularFile(Path file) throws IOException {
+        String name = file.toString();
+        int fd;
+        try {
+            fd = Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
+        } catch (ErrnoException e) {
+            throw NativeFile.translate(name, e);
+        }
+        try {
+            Path opened = Path.of("/proc/self/fd/" + fd);
+            java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(opened,
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            if (!a.isRegularFile()) {
+                throw new FileSystemException(name, null, "not a regular file (" + kind(opened) + ")");
+            }
+            return java.nio.channels.FileChannel.open(opened, java.nio.file.StandardOpenOption.READ);
+        } finally {
+            Native.close(fd);
+        }
+    }
+
+    /**
+     * What a file is, in the words {@code ls -l} and {@code stat} use.
+     *
+     * @param file    the file
+     * @param options {@link java.nio.file.LinkOption#NOFOLLOW_LINKS} to tell of a symbolic link itself
+     * @return {@code regular file}, {@code directory}, {@code symbolic link}, {@code FIFO}, {@code socket},
+     *     {@code character device}, {@code block device}, or {@code special file} when it cannot be told
+     */
+    public static String kind(Path file, java.nio.file.LinkOption... options) {
+        try {
+            int type = ((Integer) java.nio.file.Files.getAttribute(file, "unix:mode", options)) & 0170000;
+            return switch (type) {
+                case 0100000 -> "regular file";
+                case 0040000 -> "directory";
+                case 0120000 -> "symbolic link";
+                case 0140000 -> "socket";
+                case 0010000 -> "FIFO";
+                case 0020000 -> "character device";
+                case 0060000 -> "block device";
+                default -> "special file";
+            };
+        } catch (IOException | RuntimeException e) {
+            return "special file";
+        }
+    }
+
+    /**
      * The last name of a local path, as a {@link FileNames} string.
      *
      * @param file a path with at least one name

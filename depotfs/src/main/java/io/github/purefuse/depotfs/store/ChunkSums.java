@@ -131,6 +131,17 @@ public final class ChunkSums {
     }
 
     /**
+     * The most bytes the stored checksums of an object of {@code size} bytes can take (those of the smallest
+     * chunk size): a larger file is damaged, and is refused before it is read.
+     *
+     * @param size the object's size in bytes
+     * @return {@value #HEADER} + 4 × the number of 4 KiB chunks + 4
+     */
+    public static long maxStoredBytes(long size) {
+        return HEADER + 4 * ((size + MIN_CHUNK - 1) / MIN_CHUNK) + 4;
+    }
+
+    /**
      * Parses and checks the stored form.
      *
      * @param bytes  the stored bytes

@@ -304,8 +304,8 @@ public final class LocalDepot implements WritableDepot {
         byte[] bytes;
         Path p = chunkSumsPathOf(object);
         try {
-            StoreFiles.requireRegularFile(p, "corrupt chunk checksums of object " + object.shortHex());
-            bytes = Files.readAllBytes(p);
+            String what = "corrupt chunk checksums of object " + object.shortHex();
+            bytes = StoreFiles.readAll(StoreFiles.openRegularFile(p, what), p, ChunkSums.maxStoredBytes(size), what);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (AccessDeniedException e) {
@@ -342,8 +342,26 @@ public final class LocalDepot implements WritableDepot {
                 }
             }
         } catch (NoSuchFileException e) {
-            // no refs yet
+            DepotException lost = lostRefs();
+            throw lost != null ? lost : e;
         }
+    }
+
+    /**
+     * Why {@code refs/} cannot be read when it is not there: every depot has it from its creation on, so its
+     * absence means the roots are unknown (moved away, or the whole depot gone: a disk unmounted), not that
+     * there are none; a gc or a mount's refresh must not take it for "no roots". {@code null} if it is there.
+     */
+    private @Nullable DepotException lostRefs() {
+        if (Files.isDirectory(refs)) {
+            return null;
+        }
+        if (!Files.isRegularFile(dir.resolve(MARKER))) {
+            return new DepotException(DepotException.Reason.NOT_A_DEPOT, "the depot " + dir + " is gone (no " + MARKER
+                    + " there any more: moved, removed, or its disk unmounted?)");
+        }
+        return new DepotException(DepotException.Reason.CORRUPT, refs + " is missing: the depot's roots are unknown;"
+                + " restore it (an empty refs/ directory says that the depot has no roots)");
     }
 
     /** {@inheritDoc} Refs that are broken are left out; see {@link #brokenRoots()}. */
@@ -370,6 +388,10 @@ public final class LocalDepot implements WritableDepot {
         try {
             return Optional.of(readRef(name, p));
         } catch (NoSuchFileException e) {
+            DepotException lost = lostRefs();
+            if (lost != null) {
+                throw lost;
+            }
             return Optional.empty();
         }
     }
@@ -384,8 +406,11 @@ public final class LocalDepot implements WritableDepot {
 
     /** A ref's hash; a {@link DepotException} saying {@code ref PATH ...} when the ref holds none. */
     private static Hash refHash(Path p) throws IOException {
-        BasicFileAttributes a = StoreFiles.requireRegularFile(p, "ref");
-        Hash h = a.size() > MAX_REF_BYTES ? null : Hash.tryParse(Files.readString(p, StandardCharsets.US_ASCII).strip());
+        Hash h;
+        try (FileChannel ch = StoreFiles.openRegularFile(p, "ref")) {
+            h = ch.size() > MAX_REF_BYTES ? null
+                    : Hash.tryParse(new String(StoreFiles.readAll(ch, p, MAX_REF_BYTES, "ref"), StandardCharsets.US_ASCII).strip());
+        }
         if (h == null) {
             throw new DepotException(DepotException.Reason.CORRUPT, "ref " + p + " does not hold a hash");
         }
@@ -401,12 +426,8 @@ public final class LocalDepot implements WritableDepot {
         byte[] bytes;
         Path p = pathOf(hash);
         try {
-            BasicFileAttributes a = StoreFiles.requireRegularFile(p, "corrupt manifest " + hash.shortHex());
-            if (a.size() > MAX_MANIFEST_BYTES) {
-                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + hash.shortHex() + ": " + p
-                        + " holds " + a.size() + " bytes, more than one read can hold (" + MAX_MANIFEST_BYTES + ")");
-            }
-            bytes = Files.readAllBytes(p);
+            String what = "corrupt manifest " + hash.shortHex();
+            bytes = StoreFiles.readAll(StoreFiles.openRegularFile(p, what), p, MAX_MANIFEST_BYTES, what);
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + dir, e);
         } catch (AccessDeniedException e) {
@@ -438,9 +459,8 @@ public final class LocalDepot implements WritableDepot {
         Path p = pathOf(hash);
         FileChannel ch;
         try {
-            // before open(2): a FIFO put in an object's place would block this thread (a transport's) for good
-            StoreFiles.requireRegularFile(p, "corrupt object " + hash.shortHex());
-            ch = FileChannel.open(p, StandardOpenOption.READ);
+            // not a plain open(2): a FIFO put in an object's place would block this thread (a transport's) for good
+            ch = StoreFiles.openRegularFile(p, "corrupt object " + hash.shortHex());
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing object " + hash.shortHex() + " in " + dir, e);
         } catch (AccessDeniedException e) {
@@ -724,7 +744,6 @@ public final class LocalDepot implements WritableDepot {
         WritableDepot.requireRootName(name);
         bundle(bundle); // must exist and be intact
         sync();
-        Files.createDirectories(refs);
         try (java.io.Closeable ignored = lockRootUpdates()) {
             Optional<Hash> current = root(name);
             if (!current.equals(Optional.ofNullable(expected))) {

@@ -2,16 +2,17 @@ package io.github.purefuse.depotfs.store;
 
 import io.github.purefuse.channel.LocalFiles;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
+import java.nio.file.FileSystemException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * Local files as depotfs reads and names them: the kind of a file that is not a regular one, and the check that
- * a store file is a regular file before it is opened or read whole (the reason of an I/O error:
+ * Local files as depotfs reads and names them: the kind of a file that is not a regular one, the open of a
+ * store file that must be a regular one, and its read whole within a bound (the reason of an I/O error:
  * {@link LocalFiles#reason}).
  */
 public final class StoreFiles {
@@ -27,43 +28,67 @@ public final class StoreFiles {
      *     {@code character device}, {@code block device}, or {@code special file} when it cannot be told
      */
     public static String kind(Path f) {
+        return LocalFiles.kind(f, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * Opens a store file for reading, which must be a regular file (a symbolic link to one is followed): a
+     * FIFO would block the opening thread until some writer comes, a device ({@code /dev/zero}) would be read
+     * without end, a directory has no bytes, a loop of links leads nowhere. The kind is that of the file
+     * actually opened ({@link LocalFiles#openRegularFile}: no window between a check and the open in which
+     * a FIFO swapped in would block a transport's thread).
+     *
+     * @param p    the file
+     * @param what what it was meant to be, for the message, e.g. {@code corrupt object 299001868fb8}
+     * @return a channel for reading it
+     * @throws NoSuchFileException   if it does not exist
+     * @throws AccessDeniedException if it may not be read
+     * @throws DepotException        ({@link DepotException.Reason#CORRUPT}) if it is not a regular file or a
+     *     loop of symbolic links: {@code what: PATH is a FIFO, not a regular file}
+     * @throws IOException           if it cannot be opened otherwise
+     */
+    public static FileChannel openRegularFile(Path p, String what) throws IOException {
         try {
-            int type = ((Integer) Files.getAttribute(f, "unix:mode", LinkOption.NOFOLLOW_LINKS)) & 0170000;
-            return switch (type) {
-                case 0100000 -> "regular file";
-                case 0040000 -> "directory";
-                case 0120000 -> "symbolic link";
-                case 0140000 -> "socket";
-                case 0010000 -> "FIFO";
-                case 0020000 -> "character device";
-                case 0060000 -> "block device";
-                default -> "special file";
-            };
-        } catch (IOException | RuntimeException e) {
-            return "special file";
+            return LocalFiles.openRegularFile(p);
+        } catch (NoSuchFileException | AccessDeniedException e) {
+            throw e;
+        } catch (FileSystemException e) {
+            String reason = e.getReason() == null ? "" : e.getReason();
+            if (reason.startsWith("not a regular file")) {
+                throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " is a "
+                        + reason.substring(reason.indexOf('(') + 1, reason.length() - 1) + ", not a regular file", e);
+            }
+            if (reason.contains("symbolic links")) { // ELOOP
+                throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + ": " + reason, e);
+            }
+            throw e;
         }
     }
 
     /**
-     * The attributes of a store file about to be opened or read whole, which must be a regular file (a
-     * symbolic link to one is followed): a FIFO would block the opening thread until some writer comes, a
-     * device ({@code /dev/zero}) would be read without end, a directory has no bytes.
+     * Reads a store file whole, at most {@code max} bytes: a larger one is damaged (and would exhaust the heap).
      *
-     * @param p    the file
-     * @param what what it was meant to be, for the message, e.g. {@code corrupt object 299001868fb8}
-     * @return its attributes
-     * @throws NoSuchFileException if it does not exist
-     * @throws DepotException      ({@link DepotException.Reason#CORRUPT}) if it is not a regular file: {@code what:
-     *     PATH is a FIFO, not a regular file}
-     * @throws IOException         if its attributes cannot be read
+     * @param ch   the open file ({@link #openRegularFile}), closed by this call
+     * @param p    its path, for the message
+     * @param max  the most bytes it may hold
+     * @param what what it is, for the message, e.g. {@code corrupt manifest 0c38ea5f51bc}
+     * @return its bytes
+     * @throws DepotException ({@link DepotException.Reason#CORRUPT}) if it holds more than {@code max} bytes
+     * @throws IOException    if it cannot be read
      */
-    public static BasicFileAttributes requireRegularFile(Path p, String what) throws IOException {
-        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-        if (!a.isRegularFile()) {
-            String kind = a.isDirectory() ? "directory" : kindFollowed(p);
-            throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " is a " + kind + ", not a regular file");
+    public static byte[] readAll(FileChannel ch, Path p, long max, String what) throws IOException {
+        try (ch) {
+            long size = ch.size();
+            if (size > max) {
+                throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " holds " + size
+                        + " bytes, more than it can (" + max + ")");
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) size);
+            while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
+                // a file cut short meanwhile ends the loop: what was read is checked by the caller
+            }
+            return b.position() == b.capacity() ? b.array() : java.util.Arrays.copyOf(b.array(), b.position());
         }
-        return a;
     }
 
     /**
@@ -91,13 +116,5 @@ public final class StoreFiles {
     public static String describe(IOException e, Path fallback) {
         Path file = e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? Path.of(f.getFile()) : fallback;
         return LocalFiles.describe(file, e);
-    }
-
-    private static String kindFollowed(Path p) {
-        try {
-            return kind(p.toRealPath());
-        } catch (IOException e) {
-            return kind(p);
-        }
     }
 }

@@ -361,6 +361,47 @@ class LocalDepotGcTest {
         }
     }
 
+    /**
+     * A depot whose refs/ went away (moved by hand) or that is gone altogether (its disk unmounted) has unknown
+     * roots, not none: gc removes nothing, and reading the roots fails (a tester's gc removed a whole depot).
+     */
+    @Test
+    void aDepotWhoseRefsOrWholeDirectoryWentAwayIsNotCollected() throws Exception {
+        Path dir = tmp.resolve("depot");
+        try (LocalDepot depot = LocalDepot.openOrCreate(dir)) {
+            depot.setRoot("r", null, importInto(depot, tree("1")));
+        }
+        age(dir);
+        long stored = files(dir.resolve("objects"));
+        Files.move(dir.resolve("refs"), tmp.resolve("refs.bak"));
+        try (LocalDepot depot = LocalDepot.open(dir)) {
+            DepotException e = assertThrows(DepotException.class, () -> depot.collectGarbage(Duration.ZERO, false));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertEquals(dir.toAbsolutePath().resolve("refs") + " is missing: the depot's roots are unknown; restore it"
+                    + " (an empty refs/ directory says that the depot has no roots)", e.getMessage());
+            assertThrows(DepotException.class, depot::roots);
+            assertThrows(DepotException.class, () -> depot.root("r"));
+            assertThrows(DepotException.class, () -> depot.setRoot("s", null, importInto(depot, tree("2"))),
+                    "a root update does not make a new refs/ with one root in it");
+            assertFalse(Files.exists(dir.resolve("refs")));
+        }
+        assertTrue(files(dir.resolve("objects")) >= stored, "nothing removed");
+        Files.move(tmp.resolve("refs.bak"), dir.resolve("refs"));
+        try (LocalDepot depot = LocalDepot.open(dir)) {
+            Files.move(dir, tmp.resolve("moved"));
+            assertThrows(java.io.IOException.class, () -> depot.collectGarbage(Duration.ZERO, false)); // no DEPOT/lock
+            DepotException e = assertThrows(DepotException.class, () -> depot.collectGarbage(Duration.ZERO, true));
+            assertEquals(DepotException.Reason.NOT_A_DEPOT, e.reason());
+            assertTrue(e.getMessage().startsWith("the depot " + dir.toAbsolutePath() + " is gone (no depotfs-depot.json"),
+                    e.getMessage());
+        }
+        try (LocalDepot depot = LocalDepot.open(tmp.resolve("moved"))) {
+            // only what the refused root update stored goes: version.txt, d/only-2.txt and tree 2's two manifests
+            assertEquals(4, depot.collectGarbage(Duration.ZERO, false).removed());
+            assertIntact(depot);
+        }
+    }
+
     @Test
     void aDepotThatCannotBeCollectedSaysSo() {
         DepotException e = assertThrows(DepotException.class, () -> new MemoryDepot().collectGarbage(Duration.ZERO, false));

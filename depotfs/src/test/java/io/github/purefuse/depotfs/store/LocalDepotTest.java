@@ -173,7 +173,7 @@ class LocalDepotTest {
         try (LocalDepot d = LocalDepot.open(dir)) {
             Path object = d.pathOf(o.hash());
             Files.delete(object);
-            mkfifo(object); // open(2) of a FIFO waits for a writer: checked before, so this returns at once
+            mkfifo(object); // open(2) of a FIFO waits for a writer: opened O_NONBLOCK and checked, so this returns at once
             DepotException e = assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
                     () -> assertThrows(DepotException.class, () -> d.open(o.hash(), 1)));
             assertEquals(DepotException.Reason.CORRUPT, e.reason());
@@ -202,6 +202,89 @@ class LocalDepotTest {
                 assertEquals("corrupt root 'afifo': ref: " + refs.resolve("afifo") + " is a FIFO, not a regular file",
                         assertThrows(DepotException.class, () -> d.root("afifo")).getMessage());
             });
+        }
+    }
+
+    /**
+     * From a tester's trial: an object swapped back and forth between itself and a FIFO while it is opened
+     * (a check, then an open, blocked the mount's reader threads for good). Every open returns: the object or
+     * CORRUPT.
+     */
+    @Test
+    void anObjectSwappedForAFifoWhileOpenedNeverBlocks() throws Exception {
+        Path dir = tmp.resolve("depot");
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            WritableDepot.Stored o = put(d, "swapped".getBytes(StandardCharsets.UTF_8));
+            Path object = d.pathOf(o.hash());
+            Path keep = Files.createLink(tmp.resolve("keep"), object);
+            Path fifo = tmp.resolve("fifo");
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread swapper = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; !stop.get(); i++) {
+                        Path next = tmp.resolve("next");
+                        if (i % 2 == 0) {
+                            mkfifo(fifo);
+                            Files.move(fifo, object, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        } else {
+                            Files.createLink(next, keep);
+                            Files.move(next, object, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        }
+                    }
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            int opened = 0;
+            int refused = 0;
+            try {
+                for (int i = 0; i < 300; i++) {
+                    try (DepotObject ignored = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                            () -> d.open(o.hash(), 7))) {
+                        opened++;
+                    } catch (DepotException e) {
+                        assertEquals(DepotException.Reason.CORRUPT, e.reason(), e.getMessage());
+                        refused++;
+                    }
+                }
+            } finally {
+                stop.set(true);
+                swapper.join();
+            }
+            assertEquals(300, opened + refused);
+        }
+    }
+
+    /**
+     * From a tester's trial: a loop of symbolic links in an object's place, and a chunk checksum file of 3 GiB
+     * (sparse), are damaged store files (CORRUPT, so EIO and a line), not ELOOP or an OutOfMemoryError.
+     */
+    @Test
+    void aLinkLoopAndAnOversizedChecksumFileAreCorrupt() throws Exception {
+        Path dir = tmp.resolve("depot");
+        byte[] bytes = new byte[200_000];
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            WritableDepot.Stored o = put(d, bytes);
+            Path object = d.pathOf(o.hash());
+            Files.move(object, tmp.resolve("saved"));
+            Files.createSymbolicLink(object, object.getFileName()); // points at itself
+            DepotException e = assertThrows(DepotException.class, () -> d.open(o.hash(), bytes.length));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertEquals("corrupt object " + o.hash().shortHex() + ": " + object + ": Too many levels of symbolic links",
+                    e.getMessage());
+            Files.delete(object);
+            Files.move(tmp.resolve("saved"), object);
+
+            Path sums = d.chunkSumsPathOf(o.hash());
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(sums, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(0);
+                ch.write(java.nio.ByteBuffer.wrap(new byte[1]), 3L << 30); // 3 GiB, sparse
+            }
+            DepotException big = assertThrows(DepotException.class, () -> d.chunkSums(o.hash(), bytes.length));
+            assertEquals(DepotException.Reason.CORRUPT, big.reason());
+            assertEquals("corrupt chunk checksums of object " + o.hash().shortHex() + ": " + sums + " holds "
+                    + ((3L << 30) + 1) + " bytes, more than it can (" + ChunkSums.maxStoredBytes(bytes.length) + ")",
+                    big.getMessage());
         }
     }
 
