@@ -237,7 +237,7 @@ public final class Importer {
                     skip(rel(top, d), "excluded (the depot itself)");
                     return FileVisitResult.SKIP_SUBTREE;
                 }
-                String name = d.getFileName().toString();
+                String name = LocalFiles.name(d); // its bytes exactly: Path.toString() makes U+FFFD of bytes that are not UTF-8
                 String problem = Names.problem(name);
                 if (problem != null) {
                     fail(rel(top, d), problem);
@@ -260,7 +260,7 @@ public final class Importer {
 
             @Override
             public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
-                String name = f.getFileName().toString();
+                String name = LocalFiles.name(f);
                 String display = rel(top, f);
                 String problem = Names.problem(name);
                 if (problem != null) {
@@ -275,7 +275,7 @@ public final class Importer {
                 if (attrs.isSymbolicLink()) {
                     String target;
                     try {
-                        target = Files.readSymbolicLink(f).toString();
+                        target = io.github.purefuse.api.types.FileNames.decode(LocalFiles.bytes(Files.readSymbolicLink(f)));
                     } catch (IOException e) {
                         fail(display, "cannot read the link: " + LocalFiles.reason(e));
                         return FileVisitResult.CONTINUE;
@@ -345,6 +345,8 @@ public final class Importer {
                     first = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
                     futures.forEach(x -> x.cancel(false));
                 }
+            } catch (java.util.concurrent.CancellationException e) {
+                // cancelled after the first failure, which is the one to report
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("import interrupted");
@@ -563,6 +565,12 @@ public final class Importer {
 
     private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in) throws IOException {
         String rawName = e.getName();
+        if (rawName.indexOf('\uFFFD') >= 0 || (e.isSymbolicLink() && e.getLinkName().indexOf('\uFFFD') >= 0)) {
+            // the archive reader decodes bytes that are not UTF-8 to U+FFFD: two such names would collide
+            fail(rawName, "a name or link target that is not valid UTF-8 (or holds U+FFFD, which the archive"
+                    + " reader makes of such bytes, so the two cannot be told apart)");
+            return;
+        }
         List<String> parts = new ArrayList<>();
         for (String p : rawName.split("/")) {
             if (p.isEmpty() || p.equals(".")) {

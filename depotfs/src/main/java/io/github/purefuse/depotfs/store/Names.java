@@ -125,8 +125,9 @@ public final class Names {
     }
 
     /**
-     * Tells whether a string has no unpaired surrogates (so that it encodes to UTF-8 and back unchanged),
-     * and no U+FFFD, which is what the JDK makes of file names that were not valid UTF-8.
+     * Tells whether a string has no unpaired surrogates, so that it encodes to UTF-8 and back unchanged. A
+     * local name's bytes that are not UTF-8 decode to such surrogates ({@code FileNames.decode}, which
+     * {@code LocalFiles.name} uses); U+FFFD is a character like any other (a name may hold it).
      *
      * @param s the string
      * @return whether it is well formed
@@ -134,9 +135,6 @@ public final class Names {
     public static boolean wellFormed(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '\uFFFD') {
-                return false;
-            }
             if (Character.isHighSurrogate(c)) {
                 if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
                     return false;

@@ -10,8 +10,10 @@ import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
+import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.depotfs.store.MemoryDepot;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -148,6 +150,50 @@ class ImporterTest {
         out.putArchiveEntry(e);
         out.write(bytes);
         out.closeArchiveEntry();
+    }
+
+    /**
+     * From a tester's trial: a name holding U+FFFD as valid UTF-8 ({@code EF BF BD}) is imported as it is; a name
+     * whose bytes are not UTF-8 is still refused (before, both were, since the JDK's Path.toString() makes
+     * U+FFFD of the latter).
+     */
+    @Test
+    void aValidNameWithUfffdIsImportedAndInvalidBytesAreRefused() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("names"));
+        Files.writeString(src.resolve("rep\uFFFDx"), "valid\n");
+        Path bad = io.github.purefuse.channel.LocalFiles.resolve(src,
+                io.github.purefuse.api.types.FileNames.decode(new byte[] {'b', 'a', 'd', (byte) 0xE9}));
+        Files.writeString(bad, "latin-1\n");
+        Files.createSymbolicLink(src.resolve("link"), Path.of("rep\uFFFDx"));
+        try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            ImportResult r = new Importer(depot, 2, Progress.NONE, Set.of()).importPath(src);
+            List<String> names = depot.bundle(r.bundle()).entries().stream().map(BundleEntry::name).toList();
+            assertEquals(List.of("link", "rep\uFFFDx"), names);
+            List<ImportResult.Skipped> errors = r.skipped().stream().filter(ImportResult.Skipped::error).toList();
+            assertEquals(1, errors.size(), r.skipped().toString());
+            assertEquals("bad\\xe9", errors.get(0).path());
+            assertTrue(errors.get(0).reason().startsWith("a name must be valid Unicode"), errors.get(0).reason());
+        }
+    }
+
+    /**
+     * From a tester's trial: when storing one file fails (here: a directory in its object's place; a full disk
+     * did the same), the import says why, not "java.util.concurrent.CancellationException" (the other files'
+     * cancelled tasks hid the failure).
+     */
+    @Test
+    void aFailureToStoreOneFileIsReportedNotTheCancellationOfTheOthers() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("many"));
+        for (int i = 0; i < 64; i++) {
+            Files.writeString(src.resolve("f" + i), "file " + i + "\n");
+        }
+        try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            Path blocked = depot.pathOf(Hash.sha256("file 7\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            Files.createDirectories(blocked.resolve("in-the-way"));
+            IOException e = assertThrows(IOException.class,
+                    () -> new Importer(depot, 4, Progress.NONE, Set.of()).importPath(src));
+            assertTrue(String.valueOf(e.getMessage()).contains(blocked.getParent().toString()), e.toString());
+        }
     }
 
     @Test

@@ -225,10 +225,10 @@ class LocalDepotTest {
                         Path next = tmp.resolve("next");
                         if (i % 2 == 0) {
                             mkfifo(fifo);
-                            Files.move(fifo, object, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                            Files.move(fifo, object, java.nio.file.StandardCopyOption.ATOMIC_MOVE); // rename(2): the path never goes missing
                         } else {
                             Files.createLink(next, keep);
-                            Files.move(next, object, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                            Files.move(next, object, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
                         }
                     }
                 } catch (Exception e) {

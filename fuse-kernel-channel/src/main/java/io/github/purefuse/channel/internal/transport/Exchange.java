@@ -513,7 +513,7 @@ public final class Exchange {
      */
     public void fileEndedEarly(LocalFile file, long offset, int got) {
         context.logFileOnce(file.path().toString(), "READ unique " + Long.toUnsignedString(unique) + ": "
-                + file.path() + " ends at byte " + (offset + got) + ", before the " + file.expectedSize()
+                + file.path() + (got > 0 ? " ends at byte " : " ends at or before byte ") + (offset + got) + ", before the " + file.expectedSize()
                 + " bytes it was opened with (cut short while open); answered EIO");
     }
 
