@@ -48,10 +48,10 @@ class ConsumerProjectIT {
     static final List<String> PUBLISHED = List.of("fuse-api", "fuse-kernel-channel", "fuse-readonly-kit", "fuse-testing");
     static final Duration BUILD = Duration.ofMinutes(10);
     /**
-     * The consumer's JVMs serve over /dev/fuse: with the FUSE module parameter enable_uring=Y (which other
-     * tests on this machine may have set), the default transport AUTO tries io_uring, the REGISTER fails
-     * (EFAULT) on this kernel, and the fallback then fails its replies (EBADF) and the mount hangs. io_uring
-     * has its own tests (UringIT); this test is about the artifacts.
+     * The consumer's JVMs serve over /dev/fuse whatever the FUSE module parameter enable_uring says (other
+     * tests on this machine set it), so that this test, which is about the artifacts, runs the same way in
+     * every run. io_uring has its own tests (UringIT), and AUTO picks it in the examples' (an early version of
+     * this note said the REGISTER failed with EFAULT here: that was the ring's iovecs freed by the GC, fixed).
      */
     static final String TRANSPORT = "-Dpurefuse.transport=dev";
     static final String FLAGS = "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow";
