@@ -50,7 +50,7 @@ class ConsumerProjectIT {
     /**
      * The consumer's JVMs serve over /dev/fuse whatever the FUSE module parameter enable_uring says (other
      * tests on this machine set it), so that this test, which is about the artifacts, runs the same way in
-     * every run. io_uring has its own tests (UringIT), and AUTO picks it in the examples' (an early version of
+     * every run. io_uring has its own tests (UringIT, where AUTO picks it once the kernel offers it; an early version of
      * this note said the REGISTER failed with EFAULT here: that was the ring's iovecs freed by the GC, fixed).
      */
     static final String TRANSPORT = "-Dpurefuse.transport=dev";
