@@ -104,12 +104,7 @@ public final class LocalFiles {
             return -1;
         }
         String name = file.toString();
-        int fd;
-        try {
-            fd = Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
-        } catch (ErrnoException e) {
-            throw NativeFile.translate(name, e);
-        }
+        int fd = openNonBlocking(file);
         try {
             return Native.lseek(fd, offset, whence);
         } catch (ErrnoException e) {
@@ -119,6 +114,15 @@ public final class LocalFiles {
             throw NativeFile.translate(name, e);
         } finally {
             Native.close(fd);
+        }
+    }
+
+    /** {@code open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)} by the path's bytes; errors as Java's exceptions. */
+    private static int openNonBlocking(Path file) throws IOException {
+        try {
+            return Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, file.toString());
+        } catch (ErrnoException e) {
+            throw NativeFile.translate(file.toString(), e);
         }
     }
 
@@ -144,12 +148,7 @@ public final class LocalFiles {
      */
     public static java.nio.channels.FileChannel openRegularFile(Path file) throws IOException {
         String name = file.toString();
-        int fd;
-        try {
-            fd = Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, name);
-        } catch (ErrnoException e) {
-            throw NativeFile.translate(name, e);
-        }
+        int fd = openNonBlocking(file);
         try {
             Path opened = Path.of("/proc/self/fd/" + fd);
             java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(opened,
