@@ -147,16 +147,9 @@ public final class LocalFiles {
      *                                the C library's message as its reason
      */
     public static java.nio.channels.FileChannel openRegularFile(Path file) throws IOException {
-        String name = file.toString();
-        int fd = openNonBlocking(file);
+        int fd = NativeFile.openRegular(file);
         try {
-            Path opened = Path.of("/proc/self/fd/" + fd);
-            java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(opened,
-                    java.nio.file.attribute.BasicFileAttributes.class);
-            if (!a.isRegularFile()) {
-                throw new FileSystemException(name, null, "not a regular file (" + kind(opened) + ")");
-            }
-            return java.nio.channels.FileChannel.open(opened, java.nio.file.StandardOpenOption.READ);
+            return java.nio.channels.FileChannel.open(Path.of("/proc/self/fd/" + fd), java.nio.file.StandardOpenOption.READ);
         } finally {
             Native.close(fd);
         }

@@ -151,8 +151,9 @@ public final class DepotfsCli implements Callable<Integer> {
         if (e instanceof DepotException || e instanceof MountException) {
             return e.getMessage();
         }
-        if (e instanceof java.nio.file.FileSystemException f) {
-            return f.getFile() + ": " + LocalFiles.reason(f);
+        if (e instanceof java.nio.file.FileSystemException f) { // a move names both files: say both
+            return (f.getFile() == null ? "" : f.getFile() + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile())
+                    + ": ") + LocalFiles.reason(f);
         }
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.toString() : m.lines().findFirst().orElse(m);

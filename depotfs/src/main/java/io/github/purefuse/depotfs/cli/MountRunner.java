@@ -297,7 +297,9 @@ final class MountRunner {
                 if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
                     return;                                   // unmounting
                 }
-                String problem = String.valueOf(e.getMessage());
+                String problem = e instanceof java.nio.file.FileSystemException f && f.getFile() != null
+                        ? LocalFiles.describe(java.nio.file.Path.of(f.getFile()), f) // the path and why, not the path alone
+                        : String.valueOf(e.getMessage());
                 if (!problem.equals(lastProblem) && !finished.get()) {
                     System.err.println("depotfs: cannot re-read the roots of " + depot.describe() + " (" + problem
                             + "); the mount keeps its snapshot");

@@ -140,6 +140,8 @@ public final class LocalDepot implements WritableDepot {
     /** Name of the marker file that makes a directory a depot. */
     public static final String MARKER = "depotfs-depot.json";
 
+    /** The marker holds a line of JSON; a larger file is not one. */
+    private static final long MAX_MARKER_BYTES = 4096;
     private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
     private static final int MAX_CACHED_BUNDLES = 16384;
     /** A manifest is read whole into one array: the largest the JVM makes. */
@@ -214,7 +216,10 @@ public final class LocalDepot implements WritableDepot {
         }
         String content;
         try {
-            content = Files.readString(marker, StandardCharsets.UTF_8);
+            content = new String(StoreFiles.readAll(StoreFiles.openRegularFile(marker, "marker"), marker, MAX_MARKER_BYTES,
+                    "marker"), StandardCharsets.UTF_8);
+        } catch (DepotException e) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT, dir + " is not a version-1 depot (" + e.getMessage() + ")", e);
         } catch (AccessDeniedException e) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot read " + marker + ": permission denied", e);
         }
@@ -316,6 +321,10 @@ public final class LocalDepot implements WritableDepot {
 
     /** Refs that hold a hash and have a valid name go to {@code roots}, the others to {@code broken}. */
     private void scanRefs(SortedMap<String, Hash> roots, SortedMap<String, String> broken) throws IOException {
+        if (Files.isDirectory(refs) && !Files.isExecutable(refs)) { // listable, but no ref in it can be read
+            throw new DepotException(DepotException.Reason.UNREADABLE, "cannot read the roots: " + refs
+                    + ": permission denied (the directory cannot be searched)");
+        }
         try (DirectoryStream<Path> s = Files.newDirectoryStream(refs)) {
             for (Path p : s) {
                 String name = p.getFileName().toString();
@@ -341,7 +350,7 @@ public final class LocalDepot implements WritableDepot {
                     broken.put(name, "ref " + p + ": " + LocalFiles.reason(e)); // one unreadable ref spoils no other
                 }
             }
-        } catch (NoSuchFileException e) {
+        } catch (NoSuchFileException | java.nio.file.NotDirectoryException e) {
             DepotException lost = lostRefs();
             throw lost != null ? lost : e;
         }
@@ -360,7 +369,9 @@ public final class LocalDepot implements WritableDepot {
             return new DepotException(DepotException.Reason.NOT_A_DEPOT, "the depot " + dir + " is gone (no " + MARKER
                     + " there any more: moved, removed, or its disk unmounted?)");
         }
-        return new DepotException(DepotException.Reason.CORRUPT, refs + " is missing: the depot's roots are unknown;"
+        String state = Files.exists(refs, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(refs)
+                ? " is a " + StoreFiles.kind(refs) + ", not a directory" : " is missing";
+        return new DepotException(DepotException.Reason.CORRUPT, refs + state + ": the depot's roots are unknown;"
                 + " restore it (an empty refs/ directory says that the depot has no roots)");
     }
 
@@ -536,7 +547,8 @@ public final class LocalDepot implements WritableDepot {
     @Override
     public boolean hasObject(Hash hash, long size) throws IOException {
         try {
-            return Files.size(pathOf(hash)) == size;
+            BasicFileAttributes a = Files.readAttributes(pathOf(hash), BasicFileAttributes.class);
+            return a.isRegularFile() && a.size() == size; // a directory or a FIFO in its place is not the object
         } catch (NoSuchFileException e) {
             return false;
         }
@@ -606,11 +618,15 @@ public final class LocalDepot implements WritableDepot {
         byte[] bytes = sums.encode();
         if (!objectIsNew) {
             try {
-                if (Arrays.equals(Files.readAllBytes(target), bytes)) {
+                String what = "chunk checksums of object " + sums.object().shortHex();
+                // bounded and non-blocking: a damaged file (huge, a FIFO) is replaced, not read whole or waited on
+                if (Arrays.equals(StoreFiles.readAll(StoreFiles.openRegularFile(target, what), target, bytes.length, what), bytes)) {
                     return;
                 }
             } catch (NoSuchFileException e) {
                 // not there yet
+            } catch (DepotException e) {
+                // damaged (not a regular file, or longer than these checksums): replaced below
             }
         }
         Path temp = newTempFile("chunks-");

@@ -21,6 +21,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Random;
@@ -186,6 +187,51 @@ class IntegrityIT {
                     assertEquals(0, m.session().stats().requests("FUSE_READ"), "the kernel read good.bin itself");
                 }
                 assertEio(Tools.run(tmp, "cat", m.path().resolve("damaged.bin").toString()));
+                assertTrue(TestMount.isMounted(m.path()));
+            }
+        }
+    }
+
+    /**
+     * From a tester's trial: with passthrough, an object swapped back and forth between itself and a FIFO while
+     * readers open it hung the whole mount (the backing file was opened with a plain blocking open(2) on a
+     * reader thread). Every open now returns, with the bytes or EIO, and the mount keeps serving.
+     */
+    @Test
+    void withPassthroughAnObjectSwappedForAFifoWhileOpenedBlocksNothing() throws Exception {
+        try (LocalDepot local = LocalDepot.open(tmp.resolve("depot"))) {
+            Path object = objectFile(local, "damaged.bin");
+            Path keep = Files.createLink(tmp.resolve("keep"), object);
+            PathAdapter handler = DepotFileSystem.open(local, "r", 0, 0).handler(BufferLeases.pooled(), true);
+            try (TestMount m = TestMount.mount(handler, TestMount.options().passthrough(true).build())) {
+                java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                Thread swapper = Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; !stop.get(); i++) {
+                            Path next = tmp.resolve("next");
+                            if (i % 2 == 0) {
+                                Tools.ok(tmp, "mkfifo", next.toString());
+                            } else {
+                                Files.createLink(next, keep);
+                            }
+                            Files.move(next, object, StandardCopyOption.ATOMIC_MOVE);
+                        }
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                });
+                Tools.Result readers;
+                try {
+                    readers = Tools.run(tmp, java.time.Duration.ofSeconds(60), "sh", "-c",
+                            "end=$(($(date +%s) + 3)); for i in 1 2 3 4 5 6; do (while [ $(date +%s) -lt $end ]; do"
+                                    + " cat \"$0\" > /dev/null 2>&1; done) & done; wait", m.path().resolve("damaged.bin").toString());
+                } finally {
+                    stop.set(true);
+                    swapper.join();
+                }
+                assertEquals(0, readers.exit(), readers.stderr());
+                assertEquals(Tools.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],
+                        Tools.ok(tmp, "sha256sum", m.path().resolve("good.bin").toString()).split(" ")[0]);
                 assertTrue(TestMount.isMounted(m.path()));
             }
         }

@@ -206,6 +206,53 @@ class LocalDepotTest {
     }
 
     /**
+     * From a tester's second trial: what an import checks or reads of the store is bounded and never blocks —
+     * an object "already stored" must be a regular file of its size, a damaged chunk checksum file (a FIFO,
+     * 3 GiB) is replaced, a 3 GiB marker is not a depot, and a refs/ that is a file says so.
+     */
+    @Test
+    void whatImportChecksOfTheStoreIsBoundedAndNeverBlocks() throws Exception {
+        Path dir = tmp.resolve("depot");
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            Hash empty = Hash.sha256(new byte[0]);
+            Files.createDirectories(d.pathOf(empty).getParent());
+            mkfifo(d.pathOf(empty));
+            assertFalse(d.hasObject(empty, 0), "a FIFO of size 0 is not the empty object");
+            Hash page = Hash.sha256(new byte[4096]);
+            Files.createDirectories(d.pathOf(page)); // a directory's size is 4096 here
+            assertFalse(d.hasObject(page, 4096), "a directory is not a 4096-byte object");
+
+            byte[] bytes = new byte[100_000];
+            WritableDepot.Stored o = put(d, bytes);
+            Path sums = d.chunkSumsPathOf(o.hash());
+            Files.delete(sums);
+            mkfifo(sums);
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> put(d, bytes)); // replaces, does not wait
+            assertTrue(Files.isRegularFile(sums) && d.chunkSums(o.hash(), bytes.length).isPresent());
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(sums, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.wrap(new byte[1]), 3L << 30);
+            }
+            put(d, bytes); // not read whole: replaced
+            assertTrue(Files.size(sums) < 1000 && d.chunkSums(o.hash(), bytes.length).isPresent());
+        }
+        Path refs = dir.resolve("refs");
+        Files.move(refs, tmp.resolve("refs.bak"));
+        Files.writeString(refs, "not a directory\n");
+        try (LocalDepot d = LocalDepot.open(dir)) {
+            assertEquals(refs.toAbsolutePath() + " is a regular file, not a directory: the depot's roots are unknown;"
+                    + " restore it (an empty refs/ directory says that the depot has no roots)",
+                    assertThrows(DepotException.class, d::roots).getMessage());
+        }
+        Path marker = dir.resolve(LocalDepot.MARKER);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(marker, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[1]), 3L << 30);
+        }
+        DepotException e = assertThrows(DepotException.class, () -> LocalDepot.open(dir));
+        assertEquals(DepotException.Reason.NOT_A_DEPOT, e.reason());
+        assertTrue(e.getMessage().contains("holds " + ((3L << 30) + 1) + " bytes"), e.getMessage());
+    }
+
+    /**
      * From a tester's trial: an object swapped back and forth between itself and a FIFO while it is opened
      * (a check, then an open, blocked the mount's reader threads for good). Every open returns: the object or
      * CORRUPT.

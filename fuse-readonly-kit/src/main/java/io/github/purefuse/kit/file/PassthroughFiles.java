@@ -3,8 +3,11 @@ package io.github.purefuse.kit.file;
 import io.github.purefuse.api.FuseConnection;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -171,9 +174,18 @@ public final class PassthroughFiles<K> {
         return backings.size();
     }
 
-    /** Throws the JDK's exception (NoSuchFileException, AccessDeniedException, ...) if the file cannot be opened. */
+    /**
+     * Throws the JDK's exception (NoSuchFileException, AccessDeniedException, ...) if the file is missing, not
+     * a regular file or not readable: a refusal of that file, not of passthrough. Opens nothing (a FIFO in its
+     * place would block the caller, a transport's thread).
+     */
     private static void checkReadable(Path file) throws IOException {
-        FileChannel.open(file).close();
+        if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
+            throw new FileSystemException(file.toString(), null, "not a regular file");
+        }
+        if (!Files.isReadable(file)) {
+            throw new AccessDeniedException(file.toString());
+        }
     }
 
     private static final class Backing {

@@ -65,20 +65,10 @@ public final class NativeFile implements LocalFile {
         if (expectedSize < -1) {
             throw new IllegalArgumentException("negative expected size " + expectedSize + " of " + path);
         }
-        int fd;
-        try {
-            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (a READ stuck in D)
-            fd = Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK, path.toString());
-        } catch (ErrnoException e) {
-            throw translate(path.toString(), e);
-        }
+        int fd = openRegular(path);
         NativeFile f = new NativeFile(path, fd, expectedSize);
         try {
             long size = Native.regularFileSize(fd);
-            if (size < 0) {
-                throw new FileSystemException(path.toString(), null, "not a regular file");
-            }
-            Native.clearNonBlocking(fd);
             if (size < expectedSize) {
                 throw new FileSystemException(path.toString(), null, "holds " + size + " bytes, fewer than the "
                         + expectedSize + " expected");
@@ -89,6 +79,41 @@ public final class NativeFile implements LocalFile {
             throw translate(path.toString(), e);
         } catch (IOException | RuntimeException e) {
             f.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code open(2)} of a regular file (a symbolic link to one is followed), read-only and close-on-exec, left
+     * in blocking mode. Anything else is refused without waiting: the open is non-blocking until the type of
+     * the file actually opened is checked, so a FIFO in its place (there before, or swapped in meanwhile)
+     * neither blocks the caller until a writer comes nor is read.
+     *
+     * @param path the file
+     * @return the new descriptor; the caller closes it
+     * @throws IOException NoSuchFileException, AccessDeniedException, FileSystemException with the C library's
+     *     message, or {@code not a regular file (FIFO)} (the kind as {@link io.github.purefuse.channel.LocalFiles#kind}
+     *     words it)
+     */
+    public static int openRegular(Path path) throws IOException {
+        int fd;
+        try {
+            fd = Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK, path.toString());
+        } catch (ErrnoException e) {
+            throw translate(path.toString(), e);
+        }
+        try {
+            if (Native.regularFileSize(fd) < 0) {
+                throw new FileSystemException(path.toString(), null, "not a regular file ("
+                        + io.github.purefuse.channel.LocalFiles.kind(Path.of("/proc/self/fd/" + fd)) + ")");
+            }
+            Native.clearNonBlocking(fd);
+            return fd;
+        } catch (ErrnoException e) {
+            Native.close(fd);
+            throw translate(path.toString(), e);
+        } catch (IOException | RuntimeException e) {
+            Native.close(fd);
             throw e;
         }
     }

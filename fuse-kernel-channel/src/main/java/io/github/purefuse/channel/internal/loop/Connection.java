@@ -108,7 +108,7 @@ final class Connection implements FuseConnection {
     }
 
     private static BackingFile open(DevFuse device, Path file) throws IOException {
-        int fd = Native.open(file.toString(), Native.O_RDONLY | Native.O_CLOEXEC);
+        int fd = io.github.purefuse.channel.internal.linux.NativeFile.openRegular(file); // a FIFO put there blocks no reader
         int id;
         try {
             id = device.withFd(dev -> Native.backingOpen(dev, fd));
