@@ -164,21 +164,7 @@ public final class LocalFiles {
      *     {@code character device}, {@code block device}, or {@code special file} when it cannot be told
      */
     public static String kind(Path file, java.nio.file.LinkOption... options) {
-        try {
-            int type = ((Integer) java.nio.file.Files.getAttribute(file, "unix:mode", options)) & 0170000;
-            return switch (type) {
-                case 0100000 -> "regular file";
-                case 0040000 -> "directory";
-                case 0120000 -> "symbolic link";
-                case 0140000 -> "socket";
-                case 0010000 -> "FIFO";
-                case 0020000 -> "character device";
-                case 0060000 -> "block device";
-                default -> "special file";
-            };
-        } catch (IOException | RuntimeException e) {
-            return "special file";
-        }
+        return NativeFile.kind(file, options);
     }
 
     /**

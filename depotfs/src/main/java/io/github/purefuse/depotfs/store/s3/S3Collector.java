@@ -51,6 +51,8 @@ final class S3Collector {
     private static final System.Logger LOG = System.getLogger(S3Collector.class.getName());
     static final String PENDING = "gc-pending";
     static final String STATE = "gc";
+    /** No gc-pending line written by this code is older than this (2026-01-01): earlier times are damage. */
+    private static final long MIN_PENDING_SECONDS = 1_767_225_600L;
     /** Requests of a collection in flight at once (deletes, aborts). */
     private static final int IN_FLIGHT = 16;
     /** How often the root-update lock is rewritten while a collection holds it. */
@@ -90,11 +92,19 @@ final class S3Collector {
             return collect(null);
         }
         S3Depot.HeldLock lock = depot.lockRootUpdates("gc");
+        GcReport report;
         try {
-            return collect(lock);
-        } finally {
-            lock.close();
+            report = collect(lock);
+        } catch (IOException | RuntimeException e) {
+            try {
+                lock.close();
+            } catch (IOException | RuntimeException unlock) {
+                e.addSuppressed(unlock); // the failure that stopped the gc is the one to report
+            }
+            throw e;
         }
+        lock.close();
+        return report;
     }
 
     private GcReport collect(S3Depot.@Nullable HeldLock lock) throws IOException {
@@ -204,7 +214,7 @@ final class S3Collector {
         return all;
     }
 
-    private static @Nullable Instant httpDate(String value) {
+    static @Nullable Instant httpDate(String value) {
         try {
             return ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
         } catch (DateTimeParseException e) {
@@ -269,7 +279,12 @@ final class S3Collector {
             }
             int space = line.indexOf(' ');
             try {
-                pending.put(line.substring(0, space), Instant.ofEpochSecond(Long.parseLong(line.substring(space + 1))));
+                long seconds = Long.parseLong(line.substring(space + 1));
+                if (seconds < MIN_PENDING_SECONDS || seconds > Instant.now().getEpochSecond() + 86_400) {
+                    bad++; // not a time a gc wrote: counts as found now, so removed later, never earlier
+                    continue;
+                }
+                pending.put(line.substring(0, space), Instant.ofEpochSecond(seconds));
             } catch (RuntimeException e) {
                 bad++;
             }

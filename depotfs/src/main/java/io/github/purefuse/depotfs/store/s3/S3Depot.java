@@ -1293,8 +1293,11 @@ public final class S3Depot implements WritableDepot {
             }
             try {
                 HeadObjectResponse held = await(client.headObject(r -> r.bucket(location.bucket()).key(key)), "check " + key);
-                if (held.lastModified() != null
-                        && held.lastModified().plus(LOCK_STALE).isBefore(java.time.Instant.now())) {
+                // the server's clock on both sides: a writer whose own clock runs ahead took a live lock for stale
+                java.time.Instant serverNow = held.sdkHttpResponse().firstMatchingHeader("Date")
+                        .map(S3Collector::httpDate).orElse(null);
+                if (held.lastModified() != null && serverNow != null
+                        && held.lastModified().plus(LOCK_STALE).isBefore(serverNow)) {
                     await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "remove stale " + key);
                     LOG.log(System.Logger.Level.WARNING, "removed the root-update lock " + key + " of " + description
                             + ", taken at " + held.lastModified() + " by a writer that did not release it within "

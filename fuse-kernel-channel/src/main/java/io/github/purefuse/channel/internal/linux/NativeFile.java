@@ -92,8 +92,7 @@ public final class NativeFile implements LocalFile {
      * @param path the file
      * @return the new descriptor; the caller closes it
      * @throws IOException NoSuchFileException, AccessDeniedException, FileSystemException with the C library's
-     *     message, or {@code not a regular file (FIFO)} (the kind as {@link io.github.purefuse.channel.LocalFiles#kind}
-     *     words it)
+     *     message, or {@code not a regular file (FIFO)} (the kind as {@link #kind} words it)
      */
     public static int openRegular(Path path) throws IOException {
         int fd;
@@ -105,7 +104,7 @@ public final class NativeFile implements LocalFile {
         try {
             if (Native.regularFileSize(fd) < 0) {
                 throw new FileSystemException(path.toString(), null, "not a regular file ("
-                        + io.github.purefuse.channel.LocalFiles.kind(Path.of("/proc/self/fd/" + fd)) + ")");
+                        + kind(Path.of("/proc/self/fd/" + fd)) + ")");
             }
             Native.clearNonBlocking(fd);
             return fd;
@@ -115,6 +114,32 @@ public final class NativeFile implements LocalFile {
         } catch (IOException | RuntimeException e) {
             Native.close(fd);
             throw e;
+        }
+    }
+
+    /**
+     * What a file is, in the words {@code ls -l} and {@code stat} use ({@code LocalFiles.kind}).
+     *
+     * @param file    the file
+     * @param options {@link java.nio.file.LinkOption#NOFOLLOW_LINKS} to tell of a symbolic link itself
+     * @return {@code regular file}, {@code directory}, {@code symbolic link}, {@code FIFO}, {@code socket},
+     *     {@code character device}, {@code block device}, or {@code special file} when it cannot be told
+     */
+    public static String kind(Path file, java.nio.file.LinkOption... options) {
+        try {
+            int type = ((Integer) java.nio.file.Files.getAttribute(file, "unix:mode", options)) & 0170000;
+            return switch (type) {
+                case 0100000 -> "regular file";
+                case 0040000 -> "directory";
+                case 0120000 -> "symbolic link";
+                case 0140000 -> "socket";
+                case 0010000 -> "FIFO";
+                case 0020000 -> "character device";
+                case 0060000 -> "block device";
+                default -> "special file";
+            };
+        } catch (IOException | RuntimeException e) {
+            return "special file";
         }
     }
 
