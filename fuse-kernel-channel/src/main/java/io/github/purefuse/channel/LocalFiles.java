@@ -104,7 +104,7 @@ public final class LocalFiles {
             return -1;
         }
         String name = file.toString();
-        int fd = openNonBlocking(file);
+        int fd = NativeFile.openNonBlocking(file);
         try {
             return Native.lseek(fd, offset, whence);
         } catch (ErrnoException e) {
@@ -114,15 +114,6 @@ public final class LocalFiles {
             throw NativeFile.translate(name, e);
         } finally {
             Native.close(fd);
-        }
-    }
-
-    /** {@code open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)} by the path's bytes; errors as Java's exceptions. */
-    private static int openNonBlocking(Path file) throws IOException {
-        try {
-            return Native.open(PathBytes.of(file), Native.O_RDONLY | Native.O_NONBLOCK | Native.O_CLOEXEC, file.toString());
-        } catch (ErrnoException e) {
-            throw NativeFile.translate(file.toString(), e);
         }
     }
 

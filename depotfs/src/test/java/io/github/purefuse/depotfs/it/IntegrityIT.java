@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.purefuse.depotfs.FifoSwap;
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
 import io.github.purefuse.depotfs.importer.ImportResult;
 import io.github.purefuse.depotfs.importer.Importer;
@@ -21,7 +22,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Random;
@@ -201,33 +201,13 @@ class IntegrityIT {
     void withPassthroughAnObjectSwappedForAFifoWhileOpenedBlocksNothing() throws Exception {
         try (LocalDepot local = LocalDepot.open(tmp.resolve("depot"))) {
             Path object = objectFile(local, "damaged.bin");
-            Path keep = Files.createLink(tmp.resolve("keep"), object);
             PathAdapter handler = DepotFileSystem.open(local, "r", 0, 0).handler(BufferLeases.pooled(), true);
             try (TestMount m = TestMount.mount(handler, TestMount.options().passthrough(true).build())) {
-                java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-                Thread swapper = Thread.ofPlatform().start(() -> {
-                    try {
-                        for (int i = 0; !stop.get(); i++) {
-                            Path next = tmp.resolve("next");
-                            if (i % 2 == 0) {
-                                Tools.ok(tmp, "mkfifo", next.toString());
-                            } else {
-                                Files.createLink(next, keep);
-                            }
-                            Files.move(next, object, StandardCopyOption.ATOMIC_MOVE);
-                        }
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                });
                 Tools.Result readers;
-                try {
+                try (FifoSwap ignored = FifoSwap.start(object, tmp)) {
                     readers = Tools.run(tmp, java.time.Duration.ofSeconds(60), "sh", "-c",
                             "end=$(($(date +%s) + 3)); for i in 1 2 3 4 5 6; do (while [ $(date +%s) -lt $end ]; do"
                                     + " cat \"$0\" > /dev/null 2>&1; done) & done; wait", m.path().resolve("damaged.bin").toString());
-                } finally {
-                    stop.set(true);
-                    swapper.join();
                 }
                 assertEquals(0, readers.exit(), readers.stderr());
                 assertEquals(Tools.ok(tmp, "sha256sum", tmp.resolve("src/good.bin").toString()).split(" ")[0],

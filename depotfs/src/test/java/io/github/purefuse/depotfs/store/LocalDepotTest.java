@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.purefuse.depotfs.FifoSwap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -263,30 +264,11 @@ class LocalDepotTest {
         try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
             WritableDepot.Stored o = put(d, "swapped".getBytes(StandardCharsets.UTF_8));
             Path object = d.pathOf(o.hash());
-            Path keep = Files.createLink(tmp.resolve("keep"), object);
-            Path fifo = tmp.resolve("fifo");
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread swapper = Thread.ofPlatform().start(() -> {
-                try {
-                    for (int i = 0; !stop.get(); i++) {
-                        Path next = tmp.resolve("next");
-                        if (i % 2 == 0) {
-                            mkfifo(fifo);
-                            Files.move(fifo, object, java.nio.file.StandardCopyOption.ATOMIC_MOVE); // rename(2): the path never goes missing
-                        } else {
-                            Files.createLink(next, keep);
-                            Files.move(next, object, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                        }
-                    }
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            });
             int opened = 0;
             int refused = 0;
-            try {
+            try (FifoSwap ignored = FifoSwap.start(object, tmp)) {
                 for (int i = 0; i < 300; i++) {
-                    try (DepotObject ignored = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                    try (DepotObject ignored2 = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
                             () -> d.open(o.hash(), 7))) {
                         opened++;
                     } catch (DepotException e) {
@@ -294,9 +276,6 @@ class LocalDepotTest {
                         refused++;
                     }
                 }
-            } finally {
-                stop.set(true);
-                swapper.join();
             }
             assertEquals(300, opened + refused);
         }

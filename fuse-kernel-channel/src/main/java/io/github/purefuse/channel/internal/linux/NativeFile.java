@@ -95,12 +95,7 @@ public final class NativeFile implements LocalFile {
      *     message, or {@code not a regular file (FIFO)} (the kind as {@link #kind} words it)
      */
     public static int openRegular(Path path) throws IOException {
-        int fd;
-        try {
-            fd = Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK, path.toString());
-        } catch (ErrnoException e) {
-            throw translate(path.toString(), e);
-        }
+        int fd = openNonBlocking(path);
         try {
             if (Native.regularFileSize(fd) < 0) {
                 throw new FileSystemException(path.toString(), null, "not a regular file ("
@@ -114,6 +109,22 @@ public final class NativeFile implements LocalFile {
         } catch (IOException | RuntimeException e) {
             Native.close(fd);
             throw e;
+        }
+    }
+
+    /**
+     * {@code open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)} by the path's bytes: whatever the file is, the call
+     * returns at once (a FIFO does not wait for a writer).
+     *
+     * @param path the file
+     * @return the new descriptor, non-blocking; the caller closes it
+     * @throws IOException as {@link #translate} words an errno
+     */
+    public static int openNonBlocking(Path path) throws IOException {
+        try {
+            return Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK, path.toString());
+        } catch (ErrnoException e) {
+            throw translate(path.toString(), e);
         }
     }
 
