@@ -27,7 +27,14 @@ final class BundleWalk {
      * @throws IOException what loading a manifest or {@code visit} threw; the walk stops there
      */
     static void from(Depot depot, Collection<Hash> roots, Visit visit) throws IOException {
-        Set<Hash> seen = new HashSet<>();
+        from(depot, roots, new HashSet<>(), visit);
+    }
+
+    /**
+     * {@link #from(Depot, Collection, Visit)}, skipping the bundles in {@code seen} and what only they reach,
+     * and adding each bundle visited to it: walks that share it visit each bundle once in all.
+     */
+    static void from(Depot depot, Collection<Hash> roots, Set<Hash> seen, Visit visit) throws IOException {
         ArrayDeque<Hash> todo = new ArrayDeque<>(roots);
         while (!todo.isEmpty()) {
             Hash h = todo.pop();

@@ -1,6 +1,9 @@
 package io.github.purefuse.depotfs.store;
 
 import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +54,45 @@ public final class GcMark {
             throw new DepotException(e.reason(), e.getMessage() + " (gc removed nothing: run depotfs verify)", e);
         }
         return reachable;
+    }
+
+    /**
+     * When each manifest and object below some replaced roots was last referenced by a root: for a
+     * collection that cannot see the depot's mounts, the time from which a snapshot some mount may still
+     * serve counts as unreferenced (a collection that ran while it was current again found it referenced
+     * only if it ran then).
+     *
+     * @param depot    the depot
+     * @param replaced bundles that were roots, each with the time it stopped being one
+     * @return hash to the latest time of a replaced root that reaches it (manifests and objects)
+     * @throws DepotException what loading a manifest threw, its message saying that nothing may be removed
+     *     while what the snapshot references is unknown
+     * @throws IOException if the depot cannot be read
+     */
+    public static Map<Hash, Instant> lastReferenced(Depot depot, Map<Hash, Instant> replaced) throws IOException {
+        Map<Hash, Instant> last = new HashMap<>();
+        Set<Hash> seen = new HashSet<>();
+        List<Map.Entry<Hash, Instant>> latestFirst = new ArrayList<>(replaced.entrySet());
+        latestFirst.sort(Map.Entry.<Hash, Instant>comparingByValue().reversed());
+        // Latest first, sharing what was walked: a bundle reached again is below a root replaced earlier
+        for (Map.Entry<Hash, Instant> r : latestFirst) {
+            Instant at = r.getValue();
+            try {
+                BundleWalk.from(depot, List.of(r.getKey()), seen, bundle -> {
+                    last.putIfAbsent(bundle.hash(), at);
+                    for (BundleEntry e : bundle.entries()) {
+                        if (e.kind() == EntryKind.OBJECT) {
+                            last.putIfAbsent(e.requireHash(), at);
+                        }
+                    }
+                });
+            } catch (DepotException e) {
+                throw new DepotException(e.reason(), "the snapshot " + r.getKey().toHex() + ", a root until " + at
+                        + ", cannot be read (" + e.getMessage() + "): gc removes nothing while what a mount may still"
+                        + " read is unknown", e);
+            }
+        }
+        return last;
     }
 
     /**

@@ -125,15 +125,8 @@ class S3GcIT {
             String pendingAgain = admin.getObjectAsBytes(r -> r.bucket(BUCKET).key("replaced/gc-pending")).asUtf8String();
             assertEquals(pending.lines().skip(1).toList(), pendingAgain.lines().skip(1).toList());
 
-            // Two hours pass (the record is moved back, as a clock would): a dry run counts, the gc removes
-            String aged = pendingAgain.lines().map(l -> {
-                if (l.startsWith("#")) {
-                    return l;
-                }
-                int sp = l.indexOf(' ');
-                return l.substring(0, sp + 1) + (Long.parseLong(l.substring(sp + 1)) - 7200);
-            }).collect(Collectors.joining("\n", "", "\n"));
-            admin.putObject(r -> r.bucket(BUCKET).key("replaced/gc-pending"), RequestBody.fromString(aged));
+            // Two hours pass (the records are moved back, as a clock would): a dry run counts, the gc removes
+            String aged = twoHoursPass(admin, "replaced/");
             Run dry = cliOn(depot, "gc", "--min-age", "1h", "--dry-run");
             assertEquals(0, dry.exit(), dry.err());
             assertTrue(dry.out().startsWith("would remove 2 unreferenced objects and manifests ("), dry.out());
@@ -159,6 +152,109 @@ class S3GcIT {
                 o.read(b, 0);
                 assertEquals("second version of a\n", new String(b.array(), StandardCharsets.UTF_8));
             }
+        }
+    }
+
+    /**
+     * Moves what a gc reads back two hours, as a clock would: the times in {@code PREFIX/gc-pending} and the
+     * {@code LastModified} of the records of replaced roots (their files in the server's data).
+     *
+     * @return the new {@code gc-pending}
+     */
+    private static String twoHoursPass(S3Client admin, String prefix) throws java.io.IOException {
+        String pending = admin.getObjectAsBytes(r -> r.bucket(BUCKET).key(prefix + "gc-pending")).asUtf8String();
+        String aged = pending.lines().map(l -> {
+            if (l.startsWith("#")) {
+                return l;
+            }
+            int sp = l.indexOf(' ');
+            return l.substring(0, sp + 1) + (Long.parseLong(l.substring(sp + 1)) - 7200);
+        }).collect(Collectors.joining("\n", "", "\n"));
+        admin.putObject(r -> r.bucket(BUCKET).key(prefix + "gc-pending"), RequestBody.fromString(aged));
+        Path records = tmp.resolve("data/" + BUCKET + "/" + prefix + "replaced");
+        if (Files.isDirectory(records)) {
+            try (var files = Files.list(records)) {
+                for (Path f : files.toList()) {
+                    Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.from(
+                            Files.getLastModifiedTime(f).toInstant().minusSeconds(7200)));
+                }
+            }
+        }
+        return aged;
+    }
+
+    private static long pendingSince(S3Client admin, String prefix, String key) {
+        return admin.getObjectAsBytes(r -> r.bucket(BUCKET).key(prefix + "gc-pending")).asUtf8String().lines()
+                .filter(l -> l.startsWith(key + " ")).mapToLong(l -> Long.parseLong(l.substring(key.length() + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError(key + " is not in " + prefix + "gc-pending"));
+    }
+
+    @Test
+    void aSnapshotMadeCurrentAgainAndReplacedAgainIsKeptForMinAgeFromThen() throws Exception {
+        S3Location loc = S3Location.parse("s3://" + BUCKET + "/rollback");
+        byte[] x = "an object of a snapshot that is rolled back to, then replaced again\n".getBytes(StandardCharsets.UTF_8);
+        String xKey = "objects/" + Hash.sha256(x).toHex().substring(0, 2) + "/" + Hash.sha256(x).toHex().substring(2);
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options());
+             S3Client admin = server.adminClient()) {
+            WritableDepot.Stored o = d.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null);
+            Hash b1 = d.putBundle(List.of(BundleEntry.object("x", o.hash(), x.length, 0, false))).hash();
+            d.setRoot("r", null, b1);
+            Hash b2 = d.putBundle(List.of()).hash();
+            d.setRoot("r", b1, b2);
+            assertTrue(exists(admin, "rollback/replaced/" + b1.toHex()), "the root update records what it replaced");
+            GcReport first = d.collectGarbage(Duration.ofHours(1), false);
+            assertEquals(2, first.young(), "x and b1 found unreferenced: " + first);
+
+            // Two hours later b1 is made current again (a rollback), then replaced again: a mount may serve it
+            twoHoursPass(admin, "rollback/");
+            long beforeRollback = java.time.Instant.now().getEpochSecond();
+            d.setRoot("r", b2, b1);
+            d.setRoot("r", b1, b2);
+            GcReport kept = d.collectGarbage(Duration.ofHours(1), false);
+            assertEquals(0, kept.removed(), "b1 was current a moment ago: " + kept);
+            assertEquals(2, kept.young(), kept.toString());
+            assertTrue(exists(admin, loc.objectKey(o.hash())));
+            assertTrue(pendingSince(admin, "rollback/", xKey) >= beforeRollback - 1,
+                    "x counts as unreferenced from b1's second replacement on");
+
+            // Two more hours: now they go, with the records that kept them
+            twoHoursPass(admin, "rollback/");
+            GcReport gone = d.collectGarbage(Duration.ofHours(1), false);
+            assertEquals(2, gone.removed(), gone.toString());
+            assertFalse(exists(admin, loc.objectKey(o.hash())));
+            assertFalse(exists(admin, "rollback/replaced/" + b1.toHex()), "a record older than --min-age is removed");
+            assertEquals(b2, d.root("r").orElseThrow());
+        }
+    }
+
+    @Test
+    void aRootUpdateWhoseObjectLostItsChunkChecksumsToAGcFailsAndRunningItAgainRestoresThem() throws Exception {
+        S3Location loc = S3Location.parse("s3://" + BUCKET + "/chunksums");
+        byte[] x = "an object whose checksums a gc removed while the writer stored it again\n".getBytes(StandardCharsets.UTF_8);
+        Hash empty;
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            empty = d.putBundle(List.of()).hash();
+            d.setRoot("r", null, empty);
+        }
+        try (S3Depot writer = S3Depot.open(loc, server.options());
+             S3Depot collector = S3Depot.open(loc, server.options());
+             S3Client admin = server.adminClient()) {
+            WritableDepot.Stored o = writer.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null);
+            WritableDepot.Stored b = writer.putBundle(List.of(BundleEntry.object("x", o.hash(), x.length, 0, false)));
+            // A gc runs meanwhile (it keeps the new objects), and x's checksum key goes: what a gc that found
+            // it without its object does if the writer stores both between its listings (done here directly)
+            assertEquals(0, collector.collectGarbage(Duration.ofHours(1), false).removed());
+            admin.deleteObject(r -> r.bucket(BUCKET).key(loc.chunkSumsKey(o.hash())));
+            DepotException e = assertThrows(DepotException.class, () -> writer.setRoot("r", empty, b.hash()));
+            assertEquals(DepotException.Reason.CONFLICT, e.reason());
+            assertTrue(e.getMessage().startsWith("a gc of the depot removed " + loc.chunkSumsKey(o.hash()) + " while"),
+                    e.getMessage());
+            assertEquals(empty, writer.root("r").orElseThrow(), "nothing changed");
+            // Running it again stores the checksums again, and the root moves
+            assertFalse(writer.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null).created());
+            writer.putBundle(List.of(BundleEntry.object("x", o.hash(), x.length, 0, false)));
+            writer.setRoot("r", empty, b.hash());
+            assertTrue(collector.chunkSums(o.hash(), x.length).isPresent(), "the object is read checked");
         }
     }
 

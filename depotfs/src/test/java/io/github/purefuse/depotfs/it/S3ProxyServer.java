@@ -112,7 +112,7 @@ public final class S3ProxyServer implements AutoCloseable {
         return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + port);
     }
 
@@ -162,7 +162,7 @@ public final class S3ProxyServer implements AutoCloseable {
     }
 
     /** The environment a depotfs child process needs to sign requests with the default credential chain. */
-    static java.util.Map<String, String> credentialsEnvironment() {
+    public static java.util.Map<String, String> credentialsEnvironment() {
         return java.util.Map.of("AWS_ACCESS_KEY_ID", IDENTITY, "AWS_SECRET_ACCESS_KEY", CREDENTIAL, "AWS_REGION", "us-east-1");
     }
 

@@ -4,8 +4,13 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.GcMark;
 import io.github.purefuse.depotfs.store.GcReport;
 import io.github.purefuse.depotfs.store.Hash;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
@@ -14,6 +19,7 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +29,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
@@ -39,8 +46,12 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * is not removed when it is first found unreferenced: the collection records it, with the time it was
  * first found so (the server's clock, from the {@code Date} of its listing), in {@code PREFIX/gc-pending},
  * and a later collection removes it once it has been unreferenced for the minimum age — if no root
- * references it again by then. A mount that serves a snapshot replaced longer ago than that (a file held
- * open that long, a mount with {@code --root-refresh 0}) may then find an object gone.
+ * references it again by then. A collection sees the roots only as they are when it runs, so a root update
+ * records the snapshot it replaces ({@link #REPLACED}, just before the root moves): what such a snapshot
+ * references counts as unreferenced only from that moment, even if an earlier collection found it so (the
+ * snapshot was made current again in between: a rollback). A mount that serves a snapshot replaced longer
+ * ago than the minimum age (a file held open that long, a mount with {@code --root-refresh 0}) may then find
+ * an object gone.
  *
  * <p>Against writers it works as the local collection does: it holds the root-update lock for its whole
  * run (refreshing it, so that it is never taken for stale; a refresh that fails stops the removals), writes
@@ -51,6 +62,11 @@ final class S3Collector {
     private static final System.Logger LOG = System.getLogger(S3Collector.class.getName());
     static final String PENDING = "gc-pending";
     static final String STATE = "gc";
+    /**
+     * {@code REPLACED + HASH}: written by a root update just before it moves a root away from bundle HASH; its
+     * {@code LastModified} (the server's clock) is when that snapshot stopped being current.
+     */
+    static final String REPLACED = "replaced/";
     /** No gc-pending line written by this code is older than this (2026-01-01): earlier times are damage. */
     private static final long MIN_PENDING_SECONDS = 1_767_225_600L;
     /** Requests of a collection in flight at once (deletes, aborts). */
@@ -112,6 +128,27 @@ final class S3Collector {
         List<Stored> objects = list("objects/");
         List<Stored> chunks = list("chunks/");
         Instant now = serverNow == null ? Instant.now() : serverNow;
+        // Snapshots replaced less than minAge ago: what they reference counts as unreferenced only since then
+        Map<Hash, Instant> recent = new HashMap<>();
+        List<String> agedRecords = new ArrayList<>();
+        listKeys(REPLACED, o -> {
+            Hash h = Hash.tryParse(o.key().substring(location.key(REPLACED).length()));
+            if (h == null || o.lastModified() == null) {
+                return; // no record of ours: left alone
+            }
+            if (o.lastModified().plus(minAge).isAfter(now)) {
+                recent.merge(h, o.lastModified(), (a, b) -> a.isAfter(b) ? a : b);
+            } else {
+                agedRecords.add(o.key());
+            }
+        });
+        Map<Hash, Instant> lastReferenced;
+        try {
+            lastReferenced = GcMark.lastReferenced(depot, recent);
+        } catch (DepotException e) {
+            throw new DepotException(e.reason(), e.getMessage() + "; its record is under " + location.key(REPLACED)
+                    + " (removing it lets gc go on, at that snapshot's risk)", e);
+        }
         SortedMap<String, Instant> pending = readPending();
         SortedMap<String, Instant> stillPending = new TreeMap<>();
         List<Stored> removals = new ArrayList<>();
@@ -126,7 +163,7 @@ final class S3Collector {
             if (reachable.contains(o.hash())) {
                 continue;
             }
-            Instant since = pending.getOrDefault(o.relative(), now);
+            Instant since = unreferencedSince(o, pending, lastReferenced, now);
             if (!since.plus(minAge).isAfter(now)) {
                 removals.add(o);
                 removedObjects.add(o.hash());
@@ -158,7 +195,7 @@ final class S3Collector {
                 continue; // its object is pending: they go together
             }
             // A writer stores an object's checksums before the object: wait as long for it to come.
-            Instant since = pending.getOrDefault(c.relative(), now);
+            Instant since = unreferencedSince(c, pending, lastReferenced, now);
             if (!since.plus(minAge).isAfter(now)) {
                 removals.add(c);
                 removedChunkSums++;
@@ -170,6 +207,7 @@ final class S3Collector {
         abortedUploads = unfinished.size();
         if (lock != null) {
             String id = Long.toHexString(ThreadLocalRandom.current().nextLong());
+            lock.keepOnExit(); // from here a writer must not take the lock before the removals stop: it goes stale
             lock.check();
             depot.writeText(STATE, "running " + id + "\n");
             forEach(removals, s -> {
@@ -183,6 +221,10 @@ final class S3Collector {
                 lock.check();
                 return client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
             }, "abort the unfinished upload");
+            forEach(agedRecords, key -> {
+                lock.check();
+                return client.deleteObject(r -> r.bucket(location.bucket()).key(key));
+            }, "remove the record");
             writePending(stillPending, now);
             lock.check();
             depot.writeText(STATE, "done " + id + "\n");
@@ -191,10 +233,34 @@ final class S3Collector {
                 minAge, dryRun, earliestRemoval);
     }
 
-    /** Lists {@code PREFIX/DIR}: every key with its size; the server's time is taken from the first answer. */
+    /**
+     * Since when a key no root references has been unreferenced, as far as collections know: when a
+     * collection first found it so ({@code now} if none did), or later if a snapshot replaced since then
+     * referenced it.
+     */
+    private static Instant unreferencedSince(Stored s, Map<String, Instant> pending, Map<Hash, Instant> lastReferenced,
+                                             Instant now) {
+        Instant since = pending.getOrDefault(s.relative(), now);
+        Instant last = s.hash() == null ? null : lastReferenced.get(s.hash());
+        return last != null && last.isAfter(since) ? last : since;
+    }
+
+    /** Lists {@code PREFIX/DIR} ({@code objects/} or {@code chunks/}): every key with its hash, if any, and size. */
     private List<Stored> list(String dir) throws IOException {
         String prefix = location.key(dir);
         List<Stored> all = new ArrayList<>();
+        listKeys(dir, o -> {
+            String rest = o.key().substring(prefix.length()); // "ab/cdef…"
+            Hash h = rest.length() == 2 * Hash.BYTES + 1 && rest.charAt(2) == '/'
+                    ? Hash.ofStoreName(rest.substring(0, 2) + rest.substring(3)) : null;
+            all.add(new Stored(dir + rest, h, o.size() == null ? 0 : o.size()));
+        });
+        return all;
+    }
+
+    /** Every key under {@code PREFIX/DIR}, page by page; the server's time is taken from the first answer. */
+    private void listKeys(String dir, java.util.function.Consumer<S3Object> each) throws IOException {
+        String prefix = location.key(dir);
         String token = null;
         do {
             String t = token;
@@ -203,15 +269,9 @@ final class S3Collector {
             if (serverNow == null) {
                 serverNow = page.sdkHttpResponse().firstMatchingHeader("Date").map(S3Collector::httpDate).orElse(null);
             }
-            for (S3Object o : page.contents()) {
-                String rest = o.key().substring(prefix.length()); // "ab/cdef…"
-                Hash h = rest.length() == 2 * Hash.BYTES + 1 && rest.charAt(2) == '/'
-                        ? Hash.ofStoreName(rest.substring(0, 2) + rest.substring(3)) : null;
-                all.add(new Stored(dir + rest, h, o.size() == null ? 0 : o.size()));
-            }
+            page.contents().forEach(each);
             token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
         } while (token != null);
-        return all;
     }
 
     static @Nullable Instant httpDate(String value) {
@@ -262,32 +322,33 @@ final class S3Collector {
     /** {@code PREFIX/gc-pending}: key, then when a collection first found it unreferenced (epoch seconds). */
     private SortedMap<String, Instant> readPending() throws IOException {
         SortedMap<String, Instant> pending = new TreeMap<>();
-        byte[] bytes;
-        try {
-            bytes = depot.await(client.getObject(r -> r.bucket(location.bucket()).key(location.key(PENDING)),
-                    AsyncResponseTransformer.toBytes()), "read " + location.key(PENDING)).asByteArray();
+        int bad = 0;
+        // Read as it arrives, line by line: a depot with millions of pending keys has a gc-pending of GBs
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(depot.await(client.getObject(
+                r -> r.bucket(location.bucket()).key(location.key(PENDING)), AsyncResponseTransformer.toBlockingInputStream()),
+                "read " + location.key(PENDING)), StandardCharsets.US_ASCII), 1 << 16)) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isEmpty() || line.startsWith("#")) {
+                    continue;
+                }
+                int space = line.indexOf(' ');
+                try {
+                    long seconds = Long.parseLong(line.substring(space + 1));
+                    if (seconds < MIN_PENDING_SECONDS || seconds > Instant.now().getEpochSecond() + 86_400) {
+                        bad++; // not a time a gc wrote: counts as found now, so removed later, never earlier
+                        continue;
+                    }
+                    pending.put(line.substring(0, space), Instant.ofEpochSecond(seconds));
+                } catch (RuntimeException e) {
+                    bad++;
+                }
+            }
         } catch (DepotException e) {
             if (e.reason() == DepotException.Reason.NOT_FOUND) {
                 return pending;
             }
             throw e;
-        }
-        int bad = 0;
-        for (String line : new String(bytes, StandardCharsets.US_ASCII).split("\n")) {
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            int space = line.indexOf(' ');
-            try {
-                long seconds = Long.parseLong(line.substring(space + 1));
-                if (seconds < MIN_PENDING_SECONDS || seconds > Instant.now().getEpochSecond() + 86_400) {
-                    bad++; // not a time a gc wrote: counts as found now, so removed later, never earlier
-                    continue;
-                }
-                pending.put(line.substring(0, space), Instant.ofEpochSecond(seconds));
-            } catch (RuntimeException e) {
-                bad++;
-            }
         }
         if (bad > 0) { // their keys count as found unreferenced now: removed later, never earlier
             LOG.log(System.Logger.Level.WARNING, bad + " lines of " + location.key(PENDING) + " could not be read");
@@ -301,12 +362,20 @@ final class S3Collector {
                     "remove " + location.key(PENDING));
             return;
         }
-        StringBuilder b = new StringBuilder("# depotfs gc, " + now + ": unreferenced keys and when a gc first found"
-                + " them so (epoch seconds, the server's clock)\n");
-        for (Map.Entry<String, Instant> e : pending.entrySet()) {
-            b.append(e.getKey()).append(' ').append(e.getValue().getEpochSecond()).append('\n');
+        Path file = Files.createTempFile("depotfs-gc-pending-", ".txt"); // it may be GBs: not a String
+        try {
+            try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
+                out.write("# depotfs gc, " + now + ": unreferenced keys and since when they are (epoch seconds,"
+                        + " the server's clock)\n");
+                for (Map.Entry<String, Instant> e : pending.entrySet()) {
+                    out.write(e.getKey() + ' ' + e.getValue().getEpochSecond() + '\n');
+                }
+            }
+            depot.await(client.putObject(r -> r.bucket(location.bucket()).key(location.key(PENDING)),
+                    AsyncRequestBody.fromFile(file)), "write " + location.key(PENDING));
+        } finally {
+            Files.deleteIfExists(file);
         }
-        depot.writeText(PENDING, b.toString());
     }
 
     /** One request per item, at most {@link #IN_FLIGHT} at once; the first failure ends the loop. */

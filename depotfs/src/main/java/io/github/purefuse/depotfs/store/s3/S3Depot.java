@@ -44,6 +44,7 @@ import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.crt.CRT;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
@@ -119,6 +120,8 @@ public final class S3Depot implements WritableDepot {
     private final ConcurrentHashMap<Hash, CompletableFuture<Bundle>> loading = new ConcurrentHashMap<>();
     /** Objects known to be stored (written or seen by this process), with their sizes. */
     private final ConcurrentHashMap<Hash, Long> known = new ConcurrentHashMap<>();
+    /** Objects whose chunk checksum key this process wrote or found stored ({@link #requireStored}). */
+    private final java.util.Set<Hash> chunkSumsWritten = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable Boolean conditionalWrites;
     private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
@@ -580,6 +583,7 @@ public final class S3Depot implements WritableDepot {
                 byte[] stored = await(client.getObject(r -> r.bucket(location.bucket()).key(key),
                         AsyncResponseTransformer.toBytes()), "check " + key).asByteArray();
                 if (java.util.Arrays.equals(stored, bytes)) {
+                    chunkSumsWritten.add(sums.object());
                     return;
                 }
             } catch (DepotException e) {
@@ -590,6 +594,7 @@ public final class S3Depot implements WritableDepot {
         }
         await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength((long) bytes.length),
                 AsyncRequestBody.fromBytesUnsafe(bytes)), "upload " + key);
+        chunkSumsWritten.add(sums.object());
     }
 
     private static ChunkSums chunkSumsOf(ByteBuffer all, Hash hash) {
@@ -1112,6 +1117,12 @@ public final class S3Depot implements WritableDepot {
             if (GcMark.ranSince(gcStateAtStart, readGcState())) {
                 requireStored(bundle); // a gc ran (or died) since this writer began: what it reused may be gone
             }
+            if (current.isPresent()) {
+                // Before the root moves: a gc keeps what the replaced snapshot references for --min-age from
+                // now (its record's LastModified), whatever it found unreferenced before (a rollback, replaced again)
+                lock.check();
+                writeText(S3Collector.REPLACED + current.get().hash().toHex(), name + "\n");
+            }
             lock.check();
             try {
                 await(client.putObject(r -> {
@@ -1190,17 +1201,22 @@ public final class S3Depot implements WritableDepot {
 
     /**
      * Checks with a HEAD per key (not this process's record of what it wrote) that every manifest and object
-     * below {@code root} is stored, as a root update after a collection must.
+     * below {@code root} is stored, as a root update after a collection must; and the chunk checksum key of
+     * every object whose checksums this process wrote or found stored (a collection may have removed the
+     * key while this writer stored it again with its object: the object would then be read unchecked).
      */
     private void requireStored(Hash root) throws IOException {
-        java.util.ArrayDeque<Map.Entry<Hash, CompletableFuture<HeadObjectResponse>>> inFlight = new java.util.ArrayDeque<>();
+        java.util.ArrayDeque<Map.Entry<String, CompletableFuture<HeadObjectResponse>>> inFlight = new java.util.ArrayDeque<>();
         try {
-            for (Map.Entry<Hash, Long> e : GcMark.below(this, root).entrySet()) {
-                if (inFlight.size() >= REF_READS) {
-                    requireHeld(inFlight.pop());
+            for (Hash h : GcMark.below(this, root).keySet()) {
+                List<String> keys = chunkSumsWritten.contains(h)
+                        ? List.of(location.objectKey(h), location.chunkSumsKey(h)) : List.of(location.objectKey(h));
+                for (String key : keys) {
+                    if (inFlight.size() >= REF_READS) {
+                        requireHeld(inFlight.pop());
+                    }
+                    inFlight.add(Map.entry(key, client.headObject(r -> r.bucket(location.bucket()).key(key))));
                 }
-                inFlight.add(Map.entry(e.getKey(), client.headObject(r -> r.bucket(location.bucket())
-                        .key(location.objectKey(e.getKey())))));
             }
             while (!inFlight.isEmpty()) {
                 requireHeld(inFlight.pop());
@@ -1210,8 +1226,8 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
-    private void requireHeld(Map.Entry<Hash, CompletableFuture<HeadObjectResponse>> head) throws IOException {
-        String key = location.objectKey(head.getKey());
+    private void requireHeld(Map.Entry<String, CompletableFuture<HeadObjectResponse>> head) throws IOException {
+        String key = head.getKey();
         try {
             await(head.getValue(), "check " + key);
         } catch (DepotException e) {
@@ -1232,6 +1248,7 @@ public final class S3Depot implements WritableDepot {
 
     private void forgetAll() {
         known.clear();
+        chunkSumsWritten.clear();
         cacheLock.lock();
         try {
             bundles.clear();
@@ -1244,6 +1261,7 @@ public final class S3Depot implements WritableDepot {
     /** Drops what this process knows of an object a collection removed. */
     void forget(Hash hash) {
         known.remove(hash);
+        chunkSumsWritten.remove(hash);
         cacheLock.lock();
         try {
             Bundle b = bundles.remove(hash);
@@ -1334,15 +1352,21 @@ public final class S3Depot implements WritableDepot {
      * The root-update lock while this process holds it: rewritten every {@link S3Collector#LOCK_REFRESH}
      * by a virtual thread; {@link #check} fails once a rewrite failed (another writer may take the lock
      * {@link #LOCK_STALE} after the last good one); {@link #close} stops the rewrites and removes it, unless
-     * a rewrite failed (it may be another writer's lock by then).
+     * a rewrite failed (it may be another writer's lock by then). If the process ends first (SIGTERM, Ctrl-C)
+     * the lock is removed on the way out, so that the next writer need not wait for it to go stale — unless
+     * the holder said {@link #keepOnExit} (a collection that began to remove).
      */
     final class HeldLock implements AutoCloseable {
         private final String key;
         private final String token;
         private volatile String etag;
         private volatile @Nullable IOException lost;
+        private volatile boolean keepOnExit;
         private final java.time.Duration refreshEvery;
         private final Thread refresher;
+        private final Thread onExit;
+        /** Whether this lock holds a shutdown ref of the CRT (released once: by close or by the hook). */
+        private final AtomicBoolean crtRef = new AtomicBoolean();
 
         private HeldLock(String key, String token, String etag, java.time.Duration refreshEvery) {
             this.key = key;
@@ -1350,6 +1374,62 @@ public final class S3Depot implements WritableDepot {
             this.etag = etag;
             this.refreshEvery = refreshEvery;
             this.refresher = Thread.ofVirtual().name("depotfs-s3-lock").start(this::refreshUntilClosed);
+            this.onExit = new Thread(this::releaseOnExit, "depotfs-s3-unlock-on-exit");
+            if (options.httpClient() == S3Options.HttpClientKind.CRT) {
+                // The CRT's own shutdown hook ends every request in flight unless someone holds a ref
+                CRT.acquireShutdownRef();
+                crtRef.set(true);
+            }
+            Runtime.getRuntime().addShutdownHook(onExit);
+        }
+
+        private void releaseCrt() {
+            if (crtRef.compareAndSet(true, false)) {
+                CRT.releaseShutdownRef();
+            }
+        }
+
+        /**
+         * From now on, a process that ends before {@link #close} leaves the lock to go stale instead of
+         * removing it: what it began (a collection's removals, in flight) may go on for a moment without it,
+         * and a writer that took the lock then could check its new root before they land.
+         */
+        void keepOnExit() {
+            keepOnExit = true;
+        }
+
+        /** The shutdown hook: nothing more is done under the lock ({@link #check} fails), then it goes. */
+        private void releaseOnExit() {
+            try {
+                removeOnExit();
+            } finally {
+                releaseCrt();
+            }
+        }
+
+        private void removeOnExit() {
+            if (lost != null) {
+                return; // not ours any more
+            }
+            lost = new IOException("the process is ending");
+            // after lost is set (a holder that said keepOnExit after this read fails its next check)
+            // Said on stderr, not logged: the logging's own shutdown hook closes its handlers meanwhile
+            if (keepOnExit) {
+                System.err.println("depotfs: stopped while holding the root-update lock " + key + " of " + description
+                        + " for a gc that began to remove: it is left, and taken for stale by the next writer after "
+                        + LOCK_STALE.toSeconds() + " s");
+                return;
+            }
+            refresher.interrupt();
+            try {
+                client.deleteObject(r -> r.bucket(location.bucket()).key(key)).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                System.err.println("depotfs: could not remove the root-update lock " + key + " of " + description
+                        + " on the way out (" + e + "): the next writer takes it for stale after "
+                        + LOCK_STALE.toSeconds() + " s");
+            }
         }
 
         private void refreshUntilClosed() {
@@ -1384,6 +1464,12 @@ public final class S3Depot implements WritableDepot {
 
         @Override
         public void close() throws IOException {
+            try {
+                Runtime.getRuntime().removeShutdownHook(onExit);
+                releaseCrt();
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs (or ran): it removes the lock, or leaves it as it must, then releases the CRT
+            }
             refresher.interrupt();
             try {
                 refresher.join();

@@ -93,4 +93,40 @@ class S3LockIT {
             assertFalse(Files.exists(lockFile()), "a lock released normally is removed");
         }
     }
+
+    @Test
+    void aHolderStoppedBySigtermRemovesTheLockUnlessItBeganToRemove() throws Exception {
+        for (String mode : new String[] {"release", "keep"}) {
+            Path out = tmp.resolve("holder-" + mode + ".out");
+            Path lock = tmp.resolve("data/locks/exit-" + mode + "/lock");
+            ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                    "-cp", System.getProperty("java.class.path"), LockHolderMain.class.getName(),
+                    server.endpoint().toString(), "s3://locks/exit-" + mode, mode)
+                    .redirectErrorStream(true).redirectOutput(out.toFile());
+            pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+            Process p = pb.start();
+            try {
+                waitUntil("the holder locked", () -> {
+                    try {
+                        return Files.exists(out) && Files.readString(out).contains("locked\n");
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
+                assertTrue(Files.exists(lock));
+                p.destroy(); // SIGTERM, as a user's kill or a service stop sends
+                assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the holder did not end on SIGTERM");
+                String said = Files.readString(out);
+                if (mode.equals("release")) {
+                    assertFalse(Files.exists(lock), "the next writer need not wait for it to go stale: " + said);
+                } else {
+                    assertTrue(Files.exists(lock), "a gc that began to remove leaves it to go stale: " + said);
+                    assertTrue(said.contains("it is left, and taken for stale by the next writer after 60 s"), said);
+                }
+            } finally {
+                p.destroyForcibly();
+                p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
 }
