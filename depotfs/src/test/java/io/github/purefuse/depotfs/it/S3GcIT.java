@@ -228,6 +228,32 @@ class S3GcIT {
     }
 
     @Test
+    void replacingABrokenRootRecordsNothingAGcWouldStopAt() throws Exception {
+        S3Location loc = S3Location.parse("s3://" + BUCKET + "/broken");
+        Hash b1;
+        Hash b2;
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            byte[] x = "in the snapshot whose manifest goes\n".getBytes(StandardCharsets.UTF_8);
+            WritableDepot.Stored o = d.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null);
+            b1 = d.putBundle(List.of(BundleEntry.object("x", o.hash(), x.length, 0, false))).hash();
+            d.setRoot("r", null, b1);
+            b2 = d.putBundle(List.of()).hash();
+        }
+        try (S3Client admin = server.adminClient()) {
+            admin.deleteObject(r -> r.bucket(BUCKET).key(loc.objectKey(b1))); // the root is broken now
+            try (S3Depot d = S3Depot.open(loc, server.options())) {
+                DepotException refused = assertThrows(DepotException.class, () -> d.collectGarbage(Duration.ofHours(1), false));
+                assertTrue(refused.getMessage().startsWith("missing manifest ")
+                        && refused.getMessage().endsWith("(gc removed nothing: run depotfs verify)"), refused.getMessage());
+                d.setRoot("r", b1, b2); // the repair
+                assertFalse(exists(admin, "broken/replaced/" + b1.toHex()), "no mount can open that snapshot afresh");
+                GcReport r = d.collectGarbage(Duration.ofHours(1), false);
+                assertEquals(1, r.young(), "the object of the broken snapshot is found unreferenced: " + r);
+            }
+        }
+    }
+
+    @Test
     void aRootUpdateWhoseObjectLostItsChunkChecksumsToAGcFailsAndRunningItAgainRestoresThem() throws Exception {
         S3Location loc = S3Location.parse("s3://" + BUCKET + "/chunksums");
         byte[] x = "an object whose checksums a gc removed while the writer stored it again\n".getBytes(StandardCharsets.UTF_8);

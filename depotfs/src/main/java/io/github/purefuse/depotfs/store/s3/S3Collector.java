@@ -115,7 +115,9 @@ final class S3Collector {
             try {
                 lock.close();
             } catch (IOException | RuntimeException unlock) {
-                e.addSuppressed(unlock); // the failure that stopped the gc is the one to report
+                if (unlock != e) {
+                    e.addSuppressed(unlock); // the failure that stopped the gc is the one to report
+                }
             }
             throw e;
         }
@@ -132,7 +134,7 @@ final class S3Collector {
         Map<Hash, Instant> recent = new HashMap<>();
         List<String> agedRecords = new ArrayList<>();
         listKeys(REPLACED, o -> {
-            Hash h = Hash.tryParse(o.key().substring(location.key(REPLACED).length()));
+            Hash h = Hash.ofStoreName(o.key().substring(location.key(REPLACED).length()));
             if (h == null || o.lastModified() == null) {
                 return; // no record of ours: left alone
             }
@@ -149,7 +151,15 @@ final class S3Collector {
             throw new DepotException(e.reason(), e.getMessage() + "; its record is under " + location.key(REPLACED)
                     + " (removing it lets gc go on, at that snapshot's risk)", e);
         }
-        SortedMap<String, Instant> pending = readPending();
+        Set<String> unreferenced = new HashSet<>(); // what gc-pending may say something about
+        for (List<Stored> dir : List.of(objects, chunks)) {
+            for (Stored st : dir) {
+                if (st.hash() != null && !reachable.contains(st.hash())) {
+                    unreferenced.add(st.relative());
+                }
+            }
+        }
+        SortedMap<String, Instant> pending = readPending(unreferenced);
         SortedMap<String, Instant> stillPending = new TreeMap<>();
         List<Stored> removals = new ArrayList<>();
         Set<Hash> removedObjects = new HashSet<>();
@@ -210,6 +220,13 @@ final class S3Collector {
             lock.keepOnExit(); // from here a writer must not take the lock before the removals stop: it goes stale
             lock.check();
             depot.writeText(STATE, "running " + id + "\n");
+            // Records this gc no longer walks go first: a gc stopped during the removals would otherwise
+            // leave a record whose snapshot it had partly removed, and a later gc with a longer --min-age
+            // would stop at it
+            forEach(agedRecords, key -> {
+                lock.check();
+                return client.deleteObject(r -> r.bucket(location.bucket()).key(key));
+            }, "remove the record");
             forEach(removals, s -> {
                 lock.check();
                 return client.deleteObject(r -> r.bucket(location.bucket()).key(location.key(s.relative())));
@@ -221,10 +238,6 @@ final class S3Collector {
                 lock.check();
                 return client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
             }, "abort the unfinished upload");
-            forEach(agedRecords, key -> {
-                lock.check();
-                return client.deleteObject(r -> r.bucket(location.bucket()).key(key));
-            }, "remove the record");
             writePending(stillPending, now);
             lock.check();
             depot.writeText(STATE, "done " + id + "\n");
@@ -319,14 +332,28 @@ final class S3Collector {
         return old;
     }
 
-    /** {@code PREFIX/gc-pending}: key, then when a collection first found it unreferenced (epoch seconds). */
-    private SortedMap<String, Instant> readPending() throws IOException {
+    /**
+     * {@code PREFIX/gc-pending}: key, then since when it is unreferenced (epoch seconds); only the keys in
+     * {@code wanted} (listed now, and unreferenced) are kept, so memory follows the depot, not the file.
+     */
+    private SortedMap<String, Instant> readPending(Set<String> wanted) throws IOException {
         SortedMap<String, Instant> pending = new TreeMap<>();
         int bad = 0;
         // Read as it arrives, line by line: a depot with millions of pending keys has a gc-pending of GBs
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(depot.await(client.getObject(
-                r -> r.bucket(location.bucket()).key(location.key(PENDING)), AsyncResponseTransformer.toBlockingInputStream()),
-                "read " + location.key(PENDING)), StandardCharsets.US_ASCII), 1 << 16)) {
+        java.io.InputStream body;
+        try {
+            body = depot.await(client.getObject(r -> r.bucket(location.bucket()).key(location.key(PENDING)),
+                    AsyncResponseTransformer.toBlockingInputStream()), "read " + location.key(PENDING));
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                return pending;
+            }
+            throw e;
+        }
+        // Not try-with-resources: the SDK's stream throws the failure that ended a read again on close, and
+        // the JDK's self-suppression of it would replace the failure with "Self-suppression not permitted"
+        BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.US_ASCII), 1 << 16);
+        try {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.isEmpty() || line.startsWith("#")) {
@@ -339,16 +366,20 @@ final class S3Collector {
                         bad++; // not a time a gc wrote: counts as found now, so removed later, never earlier
                         continue;
                     }
-                    pending.put(line.substring(0, space), Instant.ofEpochSecond(seconds));
+                    String key = line.substring(0, space);
+                    if (wanted.contains(key)) { // a key gone meanwhile (removed, or never ours) is dropped
+                        pending.put(key, Instant.ofEpochSecond(seconds));
+                    }
                 } catch (RuntimeException e) {
                     bad++;
                 }
             }
-        } catch (DepotException e) {
-            if (e.reason() == DepotException.Reason.NOT_FOUND) {
-                return pending;
+        } finally {
+            try {
+                in.close();
+            } catch (IOException | RuntimeException e) {
+                // what ended the read, if anything, is already on its way; after a whole read nothing is lost
             }
-            throw e;
         }
         if (bad > 0) { // their keys count as found unreferenced now: removed later, never earlier
             LOG.log(System.Logger.Level.WARNING, bad + " lines of " + location.key(PENDING) + " could not be read");

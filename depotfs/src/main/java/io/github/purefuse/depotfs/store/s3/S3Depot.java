@@ -1117,9 +1117,11 @@ public final class S3Depot implements WritableDepot {
             if (GcMark.ranSince(gcStateAtStart, readGcState())) {
                 requireStored(bundle); // a gc ran (or died) since this writer began: what it reused may be gone
             }
-            if (current.isPresent()) {
+            if (current.isPresent() && loads(current.get().hash())) {
                 // Before the root moves: a gc keeps what the replaced snapshot references for --min-age from
-                // now (its record's LastModified), whatever it found unreferenced before (a rollback, replaced again)
+                // now (its record's LastModified), whatever it found unreferenced before (a rollback, replaced
+                // again). A snapshot whose manifest is gone or damaged is not recorded: no mount can open it
+                // afresh, and gc would stop at it (this update is often the repair of a broken root).
                 lock.check();
                 writeText(S3Collector.REPLACED + current.get().hash().toHex(), name + "\n");
             }
@@ -1142,6 +1144,21 @@ public final class S3Depot implements WritableDepot {
         } finally {
             pairedScan.set(null); // a roots()/brokenRoots() after this write reads the refs anew
             lock.close();
+        }
+    }
+
+    /** Whether the manifest {@code hash} can be loaded (it is stored and intact). */
+    private boolean loads(Hash hash) throws IOException {
+        try {
+            bundle(hash);
+            return true;
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND || e.reason() == DepotException.Reason.CORRUPT) {
+                LOG.log(System.Logger.Level.INFO, "the replaced root's manifest cannot be loaded (" + e.getMessage()
+                        + "): not recorded for gc");
+                return false;
+            }
+            throw e;
         }
     }
 
@@ -1301,9 +1318,10 @@ public final class S3Depot implements WritableDepot {
         boolean told = false;
         while (true) {
             try {
+                long before = System.nanoTime();
                 String etag = await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifNoneMatch("*"),
                         AsyncRequestBody.fromString(token)), "lock root updates").eTag();
-                return new HeldLock(key, token, etag, refreshEvery);
+                return new HeldLock(key, token, etag, refreshEvery, before);
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.CONFLICT) {
                     throw e;
@@ -1362,13 +1380,16 @@ public final class S3Depot implements WritableDepot {
         private volatile String etag;
         private volatile @Nullable IOException lost;
         private volatile boolean keepOnExit;
+        /** {@link System#nanoTime} of this holder's last good write of the lock (its creation or a rewrite). */
+        private volatile long writtenAt;
         private final java.time.Duration refreshEvery;
         private final Thread refresher;
         private final Thread onExit;
         /** Whether this lock holds a shutdown ref of the CRT (released once: by close or by the hook). */
         private final AtomicBoolean crtRef = new AtomicBoolean();
 
-        private HeldLock(String key, String token, String etag, java.time.Duration refreshEvery) {
+        private HeldLock(String key, String token, String etag, java.time.Duration refreshEvery, long writtenAt) {
+            this.writtenAt = writtenAt;
             this.key = key;
             this.token = token;
             this.etag = etag;
@@ -1408,8 +1429,9 @@ public final class S3Depot implements WritableDepot {
         }
 
         private void removeOnExit() {
+            boolean ours = surelyOurs(); // else another writer may hold it by now: left to go stale
             if (lost != null) {
-                return; // not ours any more
+                return;
             }
             lost = new IOException("the process is ending");
             // after lost is set (a holder that said keepOnExit after this read fails its next check)
@@ -1421,6 +1443,9 @@ public final class S3Depot implements WritableDepot {
                 return;
             }
             refresher.interrupt();
+            if (!ours) {
+                return;
+            }
             try {
                 client.deleteObject(r -> r.bucket(location.bucket()).key(key)).get(10, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -1441,8 +1466,10 @@ public final class S3Depot implements WritableDepot {
                 }
                 try {
                     String tag = etag;
+                    long before = System.nanoTime();
                     etag = await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifMatch(tag),
                             AsyncRequestBody.fromString(token)), "refresh the root-update lock " + key).eTag();
+                    writtenAt = before; // the server's LastModified is no earlier than the request
                 } catch (InterruptedIOException e) {
                     return;
                 } catch (IOException e) {
@@ -1453,12 +1480,27 @@ public final class S3Depot implements WritableDepot {
             }
         }
 
-        /** Fails if the lock may have been taken by another writer: a rewrite of it failed. */
+        /**
+         * Whether the lock is surely still this holder's: no rewrite failed, and the last good write was less
+         * than two rewrite intervals ago, at most half of {@link #LOCK_STALE} (a process stopped longer, by
+         * SIGSTOP or a frozen VM, may find its lock taken for stale and another writer's in its place).
+         */
+        private boolean surelyOurs() {
+            long within = Math.min(2 * refreshEvery.toNanos(), LOCK_STALE.toNanos() / 2);
+            return lost == null && System.nanoTime() - writtenAt < within;
+        }
+
+        /** Fails if the lock may have been taken by another writer: a rewrite of it failed, or is overdue. */
         void check() throws IOException {
             IOException e = lost;
             if (e != null) {
                 throw new IOException("the root-update lock " + key + " of " + description + " could not be kept ("
                         + e.getMessage() + "); stopped before another writer could take it", e);
+            }
+            if (!surelyOurs()) {
+                throw new IOException("the root-update lock " + key + " of " + description + " was not rewritten for "
+                        + (System.nanoTime() - writtenAt) / 1_000_000_000L + " s (the process was stopped, or the"
+                        + " server is slow); stopped before another writer could take it");
             }
         }
 
@@ -1476,8 +1518,12 @@ public final class S3Depot implements WritableDepot {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            if (lost == null) { // else it may be another writer's by now
+            if (surelyOurs()) { // else it may be another writer's by now: it goes stale
                 await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "unlock root updates");
+            } else if (lost == null) {
+                LOG.log(System.Logger.Level.INFO, "left the root-update lock " + key + " of " + description
+                        + ": not rewritten for " + (System.nanoTime() - writtenAt) / 1_000_000_000L
+                        + " s, it may be another writer's by now");
             }
         }
     }

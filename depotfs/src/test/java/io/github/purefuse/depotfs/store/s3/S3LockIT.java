@@ -94,25 +94,70 @@ class S3LockIT {
         }
     }
 
+    /** Starts {@link LockHolderMain} and waits until it holds the lock; its output goes to {@code out}. */
+    private static Process holder(Path out, String... args) throws Exception {
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(
+                ProcessHandle.current().info().command().orElse("java"), "-cp", System.getProperty("java.class.path"),
+                LockHolderMain.class.getName(), server.endpoint().toString()));
+        cmd.addAll(java.util.List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+        Process p = pb.start();
+        try {
+            waitUntil("the holder locked", () -> {
+                try {
+                    return Files.exists(out) && Files.readString(out).contains("locked\n");
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+        } catch (AssertionError | RuntimeException e) {
+            p.destroyForcibly();
+            throw e;
+        }
+        return p;
+    }
+
+    private static void signal(Process p, String name) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).start().waitFor());
+    }
+
+    @Test
+    void aHolderStoppedLongerThanTheLockLivesLeavesTheLockItsSuccessorTook() throws Exception {
+        Path out = tmp.resolve("holder-stopped.out");
+        Path lock = tmp.resolve("data/locks/stopped/lock");
+        Process p = holder(out, "s3://locks/stopped", "release", "200");
+        try (S3Depot other = S3Depot.open(S3Location.parse("s3://locks/stopped"), server.options())) {
+            signal(p, "STOP"); // Ctrl-Z, a frozen VM: its lock is no longer rewritten...
+            Thread.sleep(1000); // (five of its rewrite intervals)
+            Files.setLastModifiedTime(lock, FileTime.from(Instant.now().minusSeconds(120))); // ...and goes stale
+            S3Depot.HeldLock successor = other.lockRootUpdates("root update"); // takes it for stale
+            try {
+                String theirs = Files.readString(lock);
+                assertTrue(theirs.endsWith(" root update\n"), theirs);
+                signal(p, "TERM"); // `kill %1` of a stopped job: TERM, then CONT
+                signal(p, "CONT");
+                assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the holder did not end on SIGTERM");
+                assertEquals(theirs, Files.readString(lock), "the stopped holder leaves its successor's lock alone: "
+                        + Files.readString(out));
+                successor.check();
+            } finally {
+                successor.close();
+            }
+            assertFalse(Files.exists(lock), "the successor releases it");
+        } finally {
+            p.destroyForcibly();
+            p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     void aHolderStoppedBySigtermRemovesTheLockUnlessItBeganToRemove() throws Exception {
         for (String mode : new String[] {"release", "keep"}) {
             Path out = tmp.resolve("holder-" + mode + ".out");
             Path lock = tmp.resolve("data/locks/exit-" + mode + "/lock");
-            ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
-                    "-cp", System.getProperty("java.class.path"), LockHolderMain.class.getName(),
-                    server.endpoint().toString(), "s3://locks/exit-" + mode, mode)
-                    .redirectErrorStream(true).redirectOutput(out.toFile());
-            pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
-            Process p = pb.start();
+            Process p = holder(out, "s3://locks/exit-" + mode, mode);
             try {
-                waitUntil("the holder locked", () -> {
-                    try {
-                        return Files.exists(out) && Files.readString(out).contains("locked\n");
-                    } catch (IOException e) {
-                        return false;
-                    }
-                });
                 assertTrue(Files.exists(lock));
                 p.destroy(); // SIGTERM, as a user's kill or a service stop sends
                 assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the holder did not end on SIGTERM");
