@@ -62,14 +62,19 @@ public final class GcMark {
      * serve counts as unreferenced (a collection that ran while it was current again found it referenced
      * only if it ran then).
      *
-     * @param depot    the depot
-     * @param replaced bundles that were roots, each with the time it stopped being one
+     * <p>A manifest of such a snapshot that is missing or damaged (removed by hand; the snapshot was broken
+     * when it was replaced) does not stop the walk: it goes to {@code unloadable}, and what only it
+     * references gets no time here (a collection then keeps it by the time it first found it unreferenced).
+     *
+     * @param depot      the depot
+     * @param replaced   bundles that were roots, each with the time it stopped being one
+     * @param unloadable told of each manifest below them that is missing or damaged
      * @return hash to the latest time of a replaced root that reaches it (manifests and objects)
-     * @throws DepotException what loading a manifest threw, its message saying that nothing may be removed
-     *     while what the snapshot references is unknown
-     * @throws IOException if the depot cannot be read
+     * @throws IOException if the depot cannot be read (a manifest fails to load for another reason)
      */
-    public static Map<Hash, Instant> lastReferenced(Depot depot, Map<Hash, Instant> replaced) throws IOException {
+    public static Map<Hash, Instant> lastReferenced(Depot depot, Map<Hash, Instant> replaced,
+                                                    java.util.function.Consumer<DepotException> unloadable)
+            throws IOException {
         Map<Hash, Instant> last = new HashMap<>();
         Set<Hash> seen = new HashSet<>();
         List<Map.Entry<Hash, Instant>> latestFirst = new ArrayList<>(replaced.entrySet());
@@ -77,20 +82,14 @@ public final class GcMark {
         // Latest first, sharing what was walked: a bundle reached again is below a root replaced earlier
         for (Map.Entry<Hash, Instant> r : latestFirst) {
             Instant at = r.getValue();
-            try {
-                BundleWalk.from(depot, List.of(r.getKey()), seen, bundle -> {
-                    last.putIfAbsent(bundle.hash(), at);
-                    for (BundleEntry e : bundle.entries()) {
-                        if (e.kind() == EntryKind.OBJECT) {
-                            last.putIfAbsent(e.requireHash(), at);
-                        }
+            BundleWalk.from(depot, List.of(r.getKey()), seen, unloadable, bundle -> {
+                last.putIfAbsent(bundle.hash(), at);
+                for (BundleEntry e : bundle.entries()) {
+                    if (e.kind() == EntryKind.OBJECT) {
+                        last.putIfAbsent(e.requireHash(), at);
                     }
-                });
-            } catch (DepotException e) {
-                throw new DepotException(e.reason(), "the snapshot " + r.getKey().toHex() + ", a root until " + at
-                        + ", cannot be read (" + e.getMessage() + "): gc removes nothing while what a mount may still"
-                        + " read is unknown", e);
-            }
+                }
+            });
         }
         return last;
     }

@@ -162,6 +162,10 @@ class S3GcIT {
      * @return the new {@code gc-pending}
      */
     private static String twoHoursPass(S3Client admin, String prefix) throws java.io.IOException {
+        return twoHoursPass(admin, prefix, true);
+    }
+
+    private static String twoHoursPass(S3Client admin, String prefix, boolean records) throws java.io.IOException {
         String pending = admin.getObjectAsBytes(r -> r.bucket(BUCKET).key(prefix + "gc-pending")).asUtf8String();
         String aged = pending.lines().map(l -> {
             if (l.startsWith("#")) {
@@ -171,9 +175,9 @@ class S3GcIT {
             return l.substring(0, sp + 1) + (Long.parseLong(l.substring(sp + 1)) - 7200);
         }).collect(Collectors.joining("\n", "", "\n"));
         admin.putObject(r -> r.bucket(BUCKET).key(prefix + "gc-pending"), RequestBody.fromString(aged));
-        Path records = tmp.resolve("data/" + BUCKET + "/" + prefix + "replaced");
-        if (Files.isDirectory(records)) {
-            try (var files = Files.list(records)) {
+        Path dir = tmp.resolve("data/" + BUCKET + "/" + prefix + "replaced");
+        if (records && Files.isDirectory(dir)) {
+            try (var files = Files.list(dir)) {
                 for (Path f : files.toList()) {
                     Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.from(
                             Files.getLastModifiedTime(f).toInstant().minusSeconds(7200)));
@@ -250,6 +254,35 @@ class S3GcIT {
                 GcReport r = d.collectGarbage(Duration.ofHours(1), false);
                 assertEquals(1, r.young(), "the object of the broken snapshot is found unreferenced: " + r);
             }
+        }
+    }
+
+    @Test
+    void aReplacedSnapshotWithAManifestGoneIsKeptAsFarAsItLoads() throws Exception {
+        S3Location loc = S3Location.parse("s3://" + BUCKET + "/deep");
+        byte[] x = "below the manifest that goes\n".getBytes(StandardCharsets.UTF_8);
+        byte[] y = "beside it\n".getBytes(StandardCharsets.UTF_8);
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options());
+             S3Client admin = server.adminClient()) {
+            WritableDepot.Stored ox = d.putObject(Channels.newChannel(new ByteArrayInputStream(x)), null);
+            WritableDepot.Stored oy = d.putObject(Channels.newChannel(new ByteArrayInputStream(y)), null);
+            WritableDepot.Stored sub = d.putBundle(List.of(BundleEntry.object("x", ox.hash(), x.length, 0, false)));
+            Hash top = d.putBundle(List.of(BundleEntry.bundle("sub", sub.hash(), sub.size(), 0),
+                    BundleEntry.object("y", oy.hash(), y.length, 0, false))).hash();
+            d.setRoot("r", null, top);
+            assertEquals(0, d.collectGarbage(Duration.ofHours(1), false).young());
+            d.setRoot("r", top, d.putBundle(List.of()).hash()); // records top
+            assertEquals(4, d.collectGarbage(Duration.ofHours(1), false).young(), "top, sub, x, y found unreferenced");
+            admin.deleteObject(r -> r.bucket(BUCKET).key(loc.objectKey(sub.hash()))); // damage below the snapshot
+            twoHoursPass(admin, "deep/", false); // found unreferenced two hours ago; replaced just now
+            GcReport r;
+            try (S3Depot fresh = S3Depot.open(loc, server.options())) { // no manifest in memory
+                r = fresh.collectGarbage(Duration.ofHours(1), false);
+            }
+            assertEquals(1, r.removed(), "x: known only by when it was found unreferenced: " + r);
+            assertFalse(exists(admin, loc.objectKey(ox.hash())));
+            assertTrue(exists(admin, loc.objectKey(oy.hash())), "y: the snapshot was current a moment ago");
+            assertTrue(exists(admin, loc.objectKey(top)));
         }
     }
 

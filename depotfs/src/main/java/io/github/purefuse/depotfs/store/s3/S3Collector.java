@@ -144,12 +144,13 @@ final class S3Collector {
                 agedRecords.add(o.key());
             }
         });
-        Map<Hash, Instant> lastReferenced;
-        try {
-            lastReferenced = GcMark.lastReferenced(depot, recent);
-        } catch (DepotException e) {
-            throw new DepotException(e.reason(), e.getMessage() + "; its record is under " + location.key(REPLACED)
-                    + " (removing it lets gc go on, at that snapshot's risk)", e);
+        List<DepotException> unloadable = new ArrayList<>();
+        Map<Hash, Instant> lastReferenced = GcMark.lastReferenced(depot, recent, unloadable::add);
+        if (!unloadable.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, unloadable.size() + " manifests of snapshots replaced less than "
+                    + minAge + " ago (records under " + location.key(REPLACED) + ") cannot be loaded, e.g. "
+                    + unloadable.get(0).getMessage() + ": what only they reference is kept by the time a gc first"
+                    + " found it unreferenced, not by the replacement's");
         }
         Set<String> unreferenced = new HashSet<>(); // what gc-pending may say something about
         for (List<Stored> dir : List.of(objects, chunks)) {
@@ -374,6 +375,8 @@ final class S3Collector {
                     bad++;
                 }
             }
+        } catch (IOException | RuntimeException e) { // the stream's own failures name no key
+            throw new IOException("read " + location.key(PENDING) + ": " + e.getMessage(), e);
         } finally {
             try {
                 in.close();
