@@ -115,9 +115,7 @@ final class S3Collector {
             try {
                 lock.close();
             } catch (IOException | RuntimeException unlock) {
-                if (unlock != e) {
-                    e.addSuppressed(unlock); // the failure that stopped the gc is the one to report
-                }
+                e.addSuppressed(unlock); // the failure that stopped the gc is the one to report
             }
             throw e;
         }
@@ -139,7 +137,7 @@ final class S3Collector {
                 return; // no record of ours: left alone
             }
             if (o.lastModified().plus(minAge).isAfter(now)) {
-                recent.merge(h, o.lastModified(), (a, b) -> a.isAfter(b) ? a : b);
+                recent.put(h, o.lastModified()); // one key per hash: a later update rewrites it
             } else {
                 agedRecords.add(o.key());
             }

@@ -44,11 +44,11 @@ import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
-import software.amazon.awssdk.crt.CRT;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.crt.CRT;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
@@ -1490,6 +1490,10 @@ public final class S3Depot implements WritableDepot {
             return lost == null && System.nanoTime() - writtenAt < within;
         }
 
+        private long secondsSinceWritten() {
+            return (System.nanoTime() - writtenAt) / 1_000_000_000L;
+        }
+
         /** Fails if the lock may have been taken by another writer: a rewrite of it failed, or is overdue. */
         void check() throws IOException {
             IOException e = lost;
@@ -1499,7 +1503,7 @@ public final class S3Depot implements WritableDepot {
             }
             if (!surelyOurs()) {
                 throw new IOException("the root-update lock " + key + " of " + description + " was not rewritten for "
-                        + (System.nanoTime() - writtenAt) / 1_000_000_000L + " s (the process was stopped, or the"
+                        + secondsSinceWritten() + " s (the process was stopped, or the"
                         + " server is slow); stopped before another writer could take it");
             }
         }
@@ -1522,7 +1526,7 @@ public final class S3Depot implements WritableDepot {
                 await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "unlock root updates");
             } else if (lost == null) {
                 LOG.log(System.Logger.Level.INFO, "left the root-update lock " + key + " of " + description
-                        + ": not rewritten for " + (System.nanoTime() - writtenAt) / 1_000_000_000L
+                        + ": not rewritten for " + secondsSinceWritten()
                         + " s, it may be another writer's by now");
             }
         }

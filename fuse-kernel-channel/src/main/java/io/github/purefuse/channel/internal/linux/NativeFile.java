@@ -65,10 +65,10 @@ public final class NativeFile implements LocalFile {
         if (expectedSize < -1) {
             throw new IllegalArgumentException("negative expected size " + expectedSize + " of " + path);
         }
-        int fd = openRegular(path);
+        int fd = openNonBlocking(path);
         NativeFile f = new NativeFile(path, fd, expectedSize);
         try {
-            long size = Native.regularFileSize(fd);
+            long size = makeRegular(fd, path);
             if (size < expectedSize) {
                 throw new FileSystemException(path.toString(), null, "holds " + size + " bytes, fewer than the "
                         + expectedSize + " expected");
@@ -97,11 +97,7 @@ public final class NativeFile implements LocalFile {
     public static int openRegular(Path path) throws IOException {
         int fd = openNonBlocking(path);
         try {
-            if (Native.regularFileSize(fd) < 0) {
-                throw new FileSystemException(path.toString(), null, "not a regular file ("
-                        + kind(Path.of("/proc/self/fd/" + fd)) + ")");
-            }
-            Native.clearNonBlocking(fd);
+            makeRegular(fd, path);
             return fd;
         } catch (ErrnoException e) {
             Native.close(fd);
@@ -110,6 +106,23 @@ public final class NativeFile implements LocalFile {
             Native.close(fd);
             throw e;
         }
+    }
+
+    /**
+     * Refuses a descriptor from {@link #openNonBlocking} that is not a regular file, else puts it back in
+     * blocking mode: one {@code fstat} and one {@code fcntl}.
+     *
+     * @return the file's size in bytes
+     * @throws FileSystemException {@code not a regular file (FIFO)} (the kind as {@link #kind} words it)
+     */
+    private static long makeRegular(int fd, Path path) throws IOException {
+        long size = Native.regularFileSize(fd);
+        if (size < 0) {
+            throw new FileSystemException(path.toString(), null, "not a regular file ("
+                    + kind(Path.of("/proc/self/fd/" + fd)) + ")");
+        }
+        Native.clearNonBlocking(fd);
+        return size;
     }
 
     /**
