@@ -401,7 +401,15 @@ public final class Importer {
             fail(f.displayPath, "vanished during the import");
         } catch (DepotException e) {
             throw new DepotException(e.reason(), f.displayPath + ": " + e.getMessage(), e);
+        } catch (IOException e) {   // reading the file or writing the depot (a full disk): say which file it was
+            throw new IOException(f.displayPath + ": " + reasonWithFile(e), e);
         }
+    }
+
+    /** An I/O error's reason, after the file it names (a depot file that could not be written) if any. */
+    private static String reasonWithFile(IOException e) {
+        return e instanceof java.nio.file.FileSystemException f && f.getFile() != null
+                ? LocalFiles.describe(Path.of(f.getFile()), e) : LocalFiles.reason(e);
     }
 
     /** The st_dev of a directory, or null if it cannot be read. */
@@ -466,7 +474,7 @@ public final class Importer {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": "
-                    + (e instanceof IOException io ? LocalFiles.reason(io) : e.getMessage()), e);
+                    + (e instanceof IOException io ? reasonWithFile(io) : e.getMessage()), e);
         } finally {
             progress.end();
         }

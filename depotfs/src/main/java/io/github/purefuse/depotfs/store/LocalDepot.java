@@ -576,11 +576,19 @@ public final class LocalDepot implements WritableDepot {
                     buf.flip();
                     md.update(buf.array(), 0, buf.limit());
                     sums.update(buf);
-                    writeSparse(out, buf, size);
+                    try {
+                        writeSparse(out, buf, size);
+                    } catch (IOException e) {
+                        throw writeFailed(temp, e);
+                    }
                     size += n;
                 }
-                if (out.size() < size) {
-                    out.write(ByteBuffer.wrap(new byte[1]), size - 1);   // a hole up to the end
+                try {
+                    if (out.size() < size) {
+                        out.write(ByteBuffer.wrap(new byte[1]), size - 1);   // a hole up to the end
+                    }
+                } catch (IOException e) {
+                    throw writeFailed(temp, e);
                 }
             }
             Hash hash = Hash.of(md.digest());
@@ -632,7 +640,11 @@ public final class LocalDepot implements WritableDepot {
         Path temp = newTempFile("chunks-");
         boolean moved = false;
         try {
-            Files.write(temp, bytes);
+            try {
+                Files.write(temp, bytes);
+            } catch (IOException e) {
+                throw writeFailed(temp, e);
+            }
             Path shard = target.getParent();
             if (!Files.isDirectory(shard)) {
                 Files.createDirectories(shard);
@@ -665,7 +677,11 @@ public final class LocalDepot implements WritableDepot {
         Path temp = newTempFile("manifest-");
         boolean moved = false;
         try {
-            Files.write(temp, bytes);
+            try {
+                Files.write(temp, bytes);
+            } catch (IOException e) {
+                throw writeFailed(temp, e);
+            }
             install(temp, hash);
             moved = true;
         } finally {
@@ -697,6 +713,21 @@ public final class LocalDepot implements WritableDepot {
      * Writes {@code buf} at {@code position}, skipping whole {@value #SPARSE_BLOCK}-byte blocks of zeros so
      * that they stay holes in the file (a long run of zeros then costs no disk; reads return zeros).
      */
+    /**
+     * A failed write of a new store file (ENOSPC, EDQUOT, EIO), naming the file: the JDK's
+     * {@code IOException} of a failed {@code write} names none, and "No space left on device" alone does
+     * not say which disk.
+     */
+    private static IOException writeFailed(Path file, IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
+            return e;
+        }
+        java.nio.file.FileSystemException named = new java.nio.file.FileSystemException(file.toString(), null,
+                e.getMessage() == null ? e.toString() : e.getMessage());
+        named.initCause(e);
+        return named;
+    }
+
     private static void writeSparse(FileChannel out, ByteBuffer buf, long position) throws IOException {
         byte[] a = buf.array();
         int end = buf.limit();

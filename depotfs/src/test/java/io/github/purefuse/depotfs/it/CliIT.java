@@ -415,6 +415,32 @@ class CliIT {
     }
 
     @Test
+    void anImportIntoAFullDiskNamesTheFileItWasStoringAndWhereAndLeavesNoTemporaryFile() throws Exception {
+        Path small = Files.createDirectories(work.resolve("small"));
+        Tools.ok(work, "mount", "-t", "tmpfs", "-o", "size=2m", "depotfs-cli-full", small.toString());
+        try {
+            Path full = small.resolve("depot");
+            Run dir = cli("import", source.toString(), "--depot", full.toString(), "--root", "main");
+            assertEquals(1, dir.exit(), dir.err());
+            assertEquals(1, dir.err().lines().count(), dir.err());
+            assertTrue(dir.err().startsWith("depotfs: sub/big.bin: " + full.resolve("tmp") + "/obj-")
+                    && dir.err().strip().endsWith(": No space left on device"), dir.err());
+            Path tar = work.resolve("src.tar");
+            Tools.ok(work, "tar", "-cf", tar.toString(), "-C", source.toString(), ".");
+            Run archive = cli("import", tar.toString(), "--depot", full.toString(), "--root", "main");
+            assertEquals(1, archive.exit(), archive.err());
+            assertTrue(archive.err().startsWith("depotfs: cannot import " + tar + ": " + full.resolve("tmp") + "/obj-")
+                    && archive.err().strip().endsWith(": No space left on device"), archive.err());
+            try (var left = Files.list(full.resolve("tmp"))) {
+                assertEquals(List.of(), left.toList());
+            }
+            assertEquals("", cli("ls", "--depot", full.toString()).out(), "no root was made");
+        } finally {
+            Tools.run(work, "umount", small.toString());
+        }
+    }
+
+    @Test
     void permissionDeniedForAnotherUserIsOneLine() throws Exception {
         Files.setPosixFilePermissions(work, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         Path priv = Files.createDirectories(work.resolve("private"));
