@@ -349,7 +349,8 @@ public final class FuseSession implements AutoCloseable {
             if (e instanceof Error error) {
                 throw error;
             }
-            throw new MountException(Reason.OTHER, mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
+            throw new MountException(e instanceof Engine.IoUringUnavailable ? Reason.IO_URING_UNAVAILABLE : Reason.OTHER,
+                    mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
         }
         // After INIT: asked with AT_STATX_DONT_SYNC the mount answers without a request anyway. statx sees the
         // mount on top: if another was made on the same directory meanwhile (two servers started at once), the

@@ -40,6 +40,14 @@ public final class MountException extends IOException {
          * {@code user_allow_other} in {@code /etc/fuse.conf}, ...).
          */
         PERMISSION_DENIED,
+        /**
+         * {@link Transport#IO_URING} was asked for and cannot serve: the kernel does not offer FUSE over
+         * io_uring ({@code /sys/module/fuse/parameters/enable_uring} is {@code N}, a kernel before 6.14,
+         * io_uring disabled by {@code kernel.io_uring_disabled}), or its rings or entries could not be set up
+         * (direct memory, {@code RLIMIT_MEMLOCK}); the message says which. {@link Transport#AUTO} serves over
+         * {@code /dev/fuse} in the first cases instead of failing.
+         */
+        IO_URING_UNAVAILABLE,
         /** Anything else; the message and the cause tell more. */
         OTHER
     }

@@ -12,7 +12,11 @@ public enum Transport {
     /**
      * io_uring when the kernel offers {@code FUSE_OVER_IO_URING} in INIT (Linux 6.14+ built with
      * {@code CONFIG_FUSE_IO_URING}, and {@code /sys/module/fuse/parameters/enable_uring} set to {@code Y})
-     * and the rings can be set up; {@code /dev/fuse} otherwise, with one log line saying why. The default.
+     * and the rings can be set up; {@code /dev/fuse} otherwise, and {@link SessionStats#transportDetail()}
+     * says why (a WARNING is logged too when the kernel offers io_uring but the rings cannot be set up; when
+     * the module parameter is simply off, the common case, the line is at DEBUG). The rings and their entries
+     * are made before the INIT reply: once the kernel has accepted io_uring it holds every new request until
+     * each queue has an entry, so a failure to register after that fails the mount here too. The default.
      */
     AUTO,
     /** {@code read(2)}/{@code writev(2)} on {@code /dev/fuse} (and its clones), on every kernel. */
@@ -21,7 +25,9 @@ public enum Transport {
      * FUSE over io_uring, or no mount: when the kernel does not offer it, or the rings cannot be set up or
      * registered, {@code FuseSession.mount} fails with a one-line reason (the module parameter is off,
      * the kernel is too old or lacks {@code CONFIG_FUSE_IO_URING}, io_uring is disabled by
-     * {@code kernel.io_uring_disabled}, the kernel answered {@code EOPNOTSUPP}) instead of falling back.
+     * {@code kernel.io_uring_disabled}, the kernel answered {@code EOPNOTSUPP}, the entries do not fit in the
+     * JVM's direct memory) instead of falling back; its {@link MountException#reason()} is
+     * {@link MountException.Reason#IO_URING_UNAVAILABLE}.
      */
     IO_URING
 }

@@ -282,6 +282,98 @@ class UringIT {
     }
 
     @Test
+    void everyQueueDepthMountsAndServes() throws Exception {
+        // The entries' headers are one page-aligned block of 512 bytes each: depths that are not a multiple of 8
+        // (1 to 7, 9, 10, 12, 15: the defaults on hosts of 4 to 16 CPUs) once failed with IndexOutOfBoundsException.
+        try (UringParameter p = UringParameter.enable()) {
+            for (int depth : new int[] {1, 2, 3, 5, 7, 9, 10, 12, 15, 16}) {
+                mount = TestMount.mount(new SessionIT.TestFs(), options(Transport.IO_URING).uringQueueDepth(depth).build());
+                String detail = mount.session().transportDetail();
+                assertTrue(detail.contains(" queues x " + depth + " entries"), detail);
+                assertEquals("hello from purefuse\n", cat(mount.path().resolve("hello")));
+                assertTrue(mount.session().stats().ringRequests() > 0, "depth " + depth + ": served through the ring");
+                mount.close();
+                mount = null;
+            }
+        }
+    }
+
+    @Test
+    void aClosedSessionGivesItsRingMemoryBackAtOnce() throws Exception {
+        // Idle handler threads held a closed session, and its ring entries, for 30 s: a program mounting again
+        // and again ran out of direct memory on its fourth mount within that time.
+        java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
+                .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+                .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+        try (UringParameter p = UringParameter.enable()) {
+            long afterFirst = 0;
+            for (int cycle = 0; cycle < 4; cycle++) {
+                mount = TestMount.mount(new SessionIT.TestFs(), options(Transport.IO_URING).build());
+                for (int i = 0; i < 20; i++) {
+                    assertEquals("hello from purefuse\n", cat(mount.path().resolve("hello")));
+                }
+                long ring = Long.parseLong(mount.session().transportDetail().replaceAll(".*, ([0-9]+)\\.[0-9] MiB$", "$1"));
+                assertTrue(ring >= 8, mount.session().transportDetail());
+                mount.close();
+                mount = null;
+                long used = 0;
+                for (int i = 0; i < 50; i++) {   // the cleaner frees direct buffers after a GC
+                    System.gc();
+                    Thread.sleep(100);
+                    used = direct.getMemoryUsed();
+                    if (cycle == 0 || used < afterFirst + (ring << 20) / 2) {
+                        break;
+                    }
+                }
+                if (cycle == 0) {
+                    afterFirst = used;
+                } else {
+                    assertTrue(used < afterFirst + (ring << 20) / 2, "cycle " + cycle + ": " + (used >> 20)
+                            + " MiB of direct memory in use after close, " + (afterFirst >> 20) + " MiB after the first");
+                }
+            }
+        }
+    }
+
+    @Test
+    void ringEntriesThatDoNotFitFailIoUringWithTheReasonAndAutoServesOverTheDevice() throws Exception {
+        Path mp = TestMount.newMountpoint();
+        Path out = Files.createTempFile("ring-memory-", ".out");
+        Process server = null;
+        try (UringParameter p = UringParameter.enable()) {
+            String java = ProcessHandle.current().info().command().orElse("java");
+            // 64 entries per queue of >= 1 MiB each cannot fit in 40 MiB of direct memory on any host
+            server = new ProcessBuilder(java, "-XX:MaxDirectMemorySize=40m", "--enable-native-access=ALL-UNNAMED",
+                    "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
+                    RingMemoryServer.class.getName(), mp.toString(), "64")
+                    .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.readString(out).contains("auto: ") && server.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            String lines = Files.readString(out);
+            assertTrue(lines.contains("failed: ") && lines.lines().anyMatch(l -> l.startsWith("failed: IO_URING_UNAVAILABLE ")
+                    && l.contains("cannot serve over io_uring: cannot allocate the ring entries (") && l.contains(" x 64 entries x ")
+                    && l.contains("java.lang.OutOfMemoryError")), lines);
+            String fds = lines.lines().filter(l -> l.startsWith("fds: ")).findFirst().orElseThrow(() -> new AssertionError(lines));
+            String[] n = fds.substring(5).split(" ");
+            assertEquals(n[0], n[1], "ten failed io_uring mounts left no descriptor behind: " + lines);
+            String auto = lines.lines().filter(l -> l.startsWith("auto: ")).findFirst().orElseThrow(() -> new AssertionError(lines));
+            assertTrue(auto.startsWith("auto: DEV_FUSE /dev/fuse: ") && auto.contains("(not io_uring: cannot allocate the ring entries"),
+                    auto);
+            assertEquals("hello from purefuse\n", cat(mp.resolve("hello")));
+        } finally {
+            if (server != null) {   // first: a server that stopped answering would make the unmount's stat wait
+                server.destroyForcibly();
+                server.waitFor(30, TimeUnit.SECONDS);
+            }
+            TestMount.forceUnmount(mp);
+            Files.deleteIfExists(mp);
+            Files.deleteIfExists(out);
+        }
+    }
+
+    @Test
     void ioUringFailsWithTheReasonWhenTheKernelDoesNotOfferIt() throws Exception {
         try (UringParameter p = UringParameter.disable()) {
             Path dir = TestMount.newMountpoint();
@@ -291,6 +383,7 @@ class UringIT {
                 assertTrue(e.getMessage().contains("cannot serve over io_uring: FUSE over io_uring is off")
                         && e.getMessage().contains("enable_uring is N"), e.getMessage());
                 assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
+                assertEquals(MountException.Reason.IO_URING_UNAVAILABLE, e.reason());
                 assertTrue(!TestMount.isMounted(dir), "nothing stays mounted");
             } finally {
                 TestMount.forceUnmount(dir);

@@ -474,8 +474,10 @@ public final class Dispatcher implements RequestSink {
     private static final Runnable END = () -> { };
 
     /**
-     * Ends the workers that wait for a job now, instead of after their idle time (a session without a
-     * kernel that ends, such as a replay or one fuzz input).
+     * Ends the workers that wait for a job now, instead of after their idle time: at a session's end (an
+     * idle worker holds the dispatcher, and through it the session and its buffers, for up to 30 s: a
+     * program that mounts again and again ran out of direct memory), and for a session without a kernel
+     * (a replay, one fuzz input).
      */
     public void endIdleWorkers() {
         while (idleWorkers.tryTransfer(END)) {

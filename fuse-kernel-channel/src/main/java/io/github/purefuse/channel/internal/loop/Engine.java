@@ -193,10 +193,31 @@ public final class Engine {
                     InitNegotiation.SERVER_MINOR, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         }
         UringTransport ring = openRings(init, config, mount);
+        try {
+            serve(mount, cloner, config, decoder, init, initPort, ring);
+        } catch (IOException | RuntimeException | Error ex) {
+            if (ring != null && uring == null) {
+                ring.close();   // never started: its rings and entries
+            }
+            throw ex;
+        }
+    }
+
+    /** The session cannot serve over io_uring, which it was asked to (or had begun to) use. */
+    public static final class IoUringUnavailable extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        IoUringUnavailable(String message) {
+            super(message);
+        }
+    }
+
+    private void serve(FuseDevice mount, @Nullable Cloner cloner, Config config, RequestDecoder decoder, Init init,
+                       DeviceQueue initPort, @Nullable UringTransport ring) throws IOException {
         if (ring == null && config.ring() == Ring.REQUIRED) {
             ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
             Exchange.of(init, initPort, early).error(Errno.EIO);
-            throw new IOException("cannot serve over io_uring: " + uringReason);
+            throw new IoUringUnavailable("cannot serve over io_uring: " + uringReason);
         }
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
         Negotiated n = result.negotiated();
@@ -222,22 +243,24 @@ public final class Engine {
         }
         dispatcher = d;
         if (ring != null) {
+            if (ring.payloadBytes() != payloadBytes(n)) {
+                throw new IllegalStateException("the ring entries were made for a payload of " + ring.payloadBytes()
+                        + " bytes, the INIT reply gives " + payloadBytes(n));
+            }
             String failure;
             try {
-                failure = ring.start(((DevFuse) mount).fd(), payloadBytes(n), d, decoder, d.context(), this::failed);
+                failure = ring.start(d, decoder, d.context(), this::failed);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 failure = "interrupted while registering the ring entries";
             }
             if (failure != null) {
+                // Even under AUTO: the kernel accepted io_uring in the INIT reply and holds every new request
+                // until each queue has an entry, so /dev/fuse alone would leave the mount hanging.
                 uringReason = failure;
-                if (config.ring() == Ring.REQUIRED) {
-                    throw new IOException("FUSE over io_uring failed: " + failure);
-                }
-                LOG.log(Level.WARNING, "FUSE over io_uring failed ({0}); serving over /dev/fuse", failure);
-            } else {
-                uring = ring;
+                throw new IoUringUnavailable("FUSE over io_uring failed: " + failure);
             }
+            uring = ring;
         }
         int readers = uring != null ? 1 : config.readers();
         for (int i = 1; i < readers && cloner != null; i++) {
@@ -291,9 +314,9 @@ public final class Engine {
                 : UringTransport.defaultDepth(queues, payload, URING_MEMORY_BUDGET);
         int threads = config.uringThreads() > 0 ? Math.min(config.uringThreads(), queues) : queues;
         try {
-            return UringTransport.open(queues, depth, threads, config.helperFd());
-        } catch (ErrnoException e) {
-            uringReason = UringSupport.setupFailed(e);
+            return UringTransport.open(queues, depth, threads, ((DevFuse) mount).fd(), payload, config.helperFd());
+        } catch (IOException e) {
+            uringReason = e instanceof ErrnoException x ? UringSupport.setupFailed(x) : e.getMessage();
             if (config.ring() == Ring.PREFERRED) {
                 LOG.log(Level.WARNING, "serving over /dev/fuse: {0}", uringReason);
             }
@@ -522,6 +545,9 @@ public final class Engine {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (d != null) {   // idle workers would hold the session (its ring buffers too) for their idle time
+            d.endIdleWorkers();
         }
         ThreadPoolExecutor p = fileReads;
         if (p != null) { // replies handed over finish (or fail on the closed connection) before destroy

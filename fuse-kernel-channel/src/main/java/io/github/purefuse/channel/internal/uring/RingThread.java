@@ -132,16 +132,17 @@ final class RingThread implements Runnable {
         this.ring = ring;
         this.devFd = devFd;
         this.transport = transport;
-        this.eventFd = Native.eventfd();
         this.wakeOutAddress = Native.address(wakeOut);
         int n = qids.length * depth;
         this.entries = new RingEntry[n];
-        ByteBuffer headers = ByteBuffer.allocateDirect(n * 512 + 4096).alignedSlice(4096);
+        // Allocated before the eventfd: a depth or payload this JVM cannot hold (OutOfMemoryError: direct
+        // buffer memory) fails here with nothing to close.
+        ByteBuffer headers = pageAligned(n * 512);
         this.iovecs = ByteBuffer.allocateDirect(n * 32).order(ByteOrder.nativeOrder());
         long iovecBase = Native.address(iovecs);
         for (int i = 0; i < n; i++) {
             ByteBuffer h = headers.slice(i * 512, RingEntry.HEADER_BYTES);
-            ByteBuffer p = ByteBuffer.allocateDirect(payloadBytes + 4095).alignedSlice(4096).limit(payloadBytes).slice();
+            ByteBuffer p = pageAligned(payloadBytes);
             iovecs.putLong(32 * i, Native.address(h));
             iovecs.putLong(32 * i + 8, RingEntry.HEADER_BYTES);
             iovecs.putLong(32 * i + 16, Native.address(p));
@@ -153,6 +154,23 @@ final class RingThread implements Runnable {
         this.frame = ByteBuffer.allocateDirect(IN_HEADER + RingEntry.OP_IN_BYTES + payloadBytes)
                 .order(ByteOrder.LITTLE_ENDIAN);
         this.live = n;
+        this.eventFd = Native.eventfd();
+    }
+
+    /**
+     * {@code bytes} of direct memory starting on a page boundary. {@code alignedSlice} moves the start up and
+     * the end down to a page boundary, so the allocation is the size rounded up to whole pages plus one page.
+     */
+    static ByteBuffer pageAligned(int bytes) {
+        int pages = (bytes + 4095) / 4096;
+        return ByteBuffer.allocateDirect((pages + 1) * 4096).alignedSlice(4096).limit(bytes).slice();
+    }
+
+    /** Closes what a thread that was made but never started holds (its eventfd); the ring is the caller's. */
+    void discard() {
+        if (thread == null) {
+            releaseEventFd();
+        }
     }
 
     void start() {

@@ -57,12 +57,17 @@ public final class UringTransport {
     private volatile @Nullable RequestDecoder decoder;
     private volatile @Nullable ReplyContext context;
     private volatile @Nullable Consumer<Throwable> onFailure;
-    private int payloadBytes;
+    private final int payloadBytes;
+    /** Whether {@link #start} ran: from then on each thread closes its own ring. */
+    private volatile boolean started;
+    /** Serving threads bound to their queue's CPU, counted once every entry is registered. */
+    private volatile int boundThreads;
 
-    private UringTransport(List<IoUring> rings, int queues, int depth) {
+    private UringTransport(List<IoUring> rings, int queues, int depth, int payloadBytes) {
         this.rings = rings;
         this.queues = queues;
         this.depth = depth;
+        this.payloadBytes = payloadBytes;
     }
 
     /**
@@ -109,31 +114,56 @@ public final class UringTransport {
     }
 
     /**
-     * Creates the rings (before INIT is answered, so that a failure can still turn io_uring down).
+     * Creates the rings and allocates every entry, before INIT is answered: once the kernel has accepted
+     * {@code FUSE_OVER_IO_URING}, requests wait for the ring, so whatever can fail (a ring, direct memory)
+     * must fail while the session can still answer INIT without it and serve over {@code /dev/fuse}.
      *
-     * @param queues  queues to serve (the possible CPUs)
-     * @param depth   entries per queue, at least 1
-     * @param threads serving threads, 1..queues
-     * @param helperFd our end of an {@code auto_unmount} helper's socket, held by every ring too; -1 for none
+     * @param queues       queues to serve (the possible CPUs)
+     * @param depth        entries per queue, at least 1
+     * @param threads      serving threads, 1..queues
+     * @param devFd        the {@code /dev/fuse} descriptor of the connection
+     * @param payloadBytes the payload buffer per entry: {@code max(8192, max_write, max_pages * 4096)} of the
+     *                     INIT reply about to be sent
+     * @param helperFd     our end of an {@code auto_unmount} helper's socket, held by every ring too; -1 for none
      * @return the transport, not started
      * @throws ErrnoException if a ring cannot be created (EPERM when {@code kernel.io_uring_disabled}
      *     forbids it, ENOSYS without io_uring, ENOMEM)
+     * @throws IOException if the entries do not fit in the JVM's direct memory ({@code -XX:MaxDirectMemorySize})
      */
-    public static UringTransport open(int queues, int depth, int threads, int helperFd) throws ErrnoException {
+    public static UringTransport open(int queues, int depth, int threads, int devFd, int payloadBytes, int helperFd)
+            throws IOException {
         List<IoUring> rings = new ArrayList<>();
         int perThread = (queues + threads - 1) / threads;
         int sq = Integer.highestOneBit(perThread * depth) << 1; // a power of two > entries: room for the wake-up read
+        UringTransport transport = null;
         try {
             for (int t = 0; t < threads; t++) {
                 IoUring ring = IoUring.create(sq, 2 * sq, IoUring.SETUP_SQE128 | IoUring.SETUP_CQSIZE);
                 rings.add(ring);
                 holdHelperSocket(ring, helperFd);
             }
-        } catch (ErrnoException e) {
+            transport = new UringTransport(rings, queues, depth, payloadBytes);
+            for (int t = 0; t < threads; t++) {
+                List<Integer> mine = new ArrayList<>();
+                for (int q = t; q < queues; q += threads) {
+                    mine.add(q);
+                }
+                int[] qids = mine.stream().mapToInt(Integer::intValue).toArray();
+                transport.threads.add(new RingThread(t, rings.get(t), devFd, qids, depth, payloadBytes, transport));
+            }
+            return transport;
+        } catch (ErrnoException | RuntimeException | OutOfMemoryError e) {   // OOM: direct memory for the entries
+            if (transport != null) {
+                transport.threads.forEach(RingThread::discard);
+            }
             rings.forEach(IoUring::close);
-            throw e;
+            if (e instanceof ErrnoException x) {
+                throw x;
+            }
+            throw new IOException(String.format(java.util.Locale.ROOT,
+                    "cannot allocate the ring entries (%d queues x %d entries x %.1f MiB): %s", queues, depth,
+                    payloadBytes / 1048576.0, e), e);
         }
-        return new UringTransport(rings, queues, depth);
     }
 
     /**
@@ -178,16 +208,10 @@ public final class UringTransport {
      * {@link #start} has returned.
      */
     public int boundThreads() {
-        int n = 0;
-        for (RingThread t : threads) {
-            if (t.bound()) {
-                n++;
-            }
-        }
-        return n;
+        return boundThreads;
     }
 
-    /** {@return the payload buffer of each entry, in bytes (0 before {@link #start})} */
+    /** {@return the payload buffer of each entry, in bytes} */
     public int payloadBytes() {
         return payloadBytes;
     }
@@ -198,40 +222,26 @@ public final class UringTransport {
     }
 
     /**
-     * Registers the entries and starts serving. Call after the INIT reply was written (the kernel answers
-     * REGISTER with {@code -EAGAIN} before) and the dispatcher exists.
+     * Starts the threads, which register the entries, and waits until they have. Call after the INIT reply was
+     * written (the kernel answers REGISTER with {@code -EAGAIN} before) and the dispatcher exists. A failure
+     * here cannot fall back to {@code /dev/fuse}: the kernel has accepted io_uring and holds new requests
+     * until every queue has an entry.
      *
-     * @param devFd        the {@code /dev/fuse} descriptor of the connection
-     * @param payloadBytes the payload size: {@code max(8192, max_write, max_pages * 4096)}
-     * @param sink         where decoded requests go (the dispatcher), each with its entry as the port
-     * @param decoder      the request decoder for the negotiated minor
-     * @param context      the session's reply context (encoder, counters, failure log)
-     * @param onFailure    called when a ring thread fails unexpectedly
+     * @param sink      where decoded requests go (the dispatcher), each with its entry as the port
+     * @param decoder   the request decoder for the negotiated minor
+     * @param context   the session's reply context (encoder, counters, failure log)
+     * @param onFailure called when a ring thread fails unexpectedly
      * @return {@code null} once every queue has its entries registered, else the reason it failed (the
      *     transport is then closed)
      * @throws InterruptedException if interrupted while waiting for the threads
      */
-    public @Nullable String start(int devFd, int payloadBytes, RequestSink sink, RequestDecoder decoder,
-                                  ReplyContext context, Consumer<Throwable> onFailure) throws InterruptedException {
-        this.payloadBytes = payloadBytes;
+    public @Nullable String start(RequestSink sink, RequestDecoder decoder, ReplyContext context,
+                                  Consumer<Throwable> onFailure) throws InterruptedException {
         this.sink = sink;
         this.decoder = decoder;
         this.context = context;
         this.onFailure = onFailure;
-        int n = rings.size();
-        try {
-            for (int t = 0; t < n; t++) {
-                List<Integer> mine = new ArrayList<>();
-                for (int q = t; q < queues; q += n) {
-                    mine.add(q);
-                }
-                int[] qids = mine.stream().mapToInt(Integer::intValue).toArray();
-                threads.add(new RingThread(t, rings.get(t), devFd, qids, depth, payloadBytes, this));
-            }
-        } catch (ErrnoException e) {
-            rings.forEach(IoUring::close);
-            return "cannot create the ring threads: " + e.getMessage();
-        }
+        started = true;
         threads.forEach(RingThread::start);
         for (RingThread t : threads) {
             String failure;
@@ -245,6 +255,11 @@ public final class UringTransport {
                 return failure;
             }
         }
+        for (RingThread t : threads) {
+            if (t.bound()) {
+                boundThreads++;
+            }
+        }
         return null;
     }
 
@@ -253,6 +268,12 @@ public final class UringTransport {
      * Call once the connection has ended and the handlers are done. Idempotent.
      */
     public void close() {
+        if (!started) {   // the session failed before start: nothing runs, so nothing else closes them
+            threads.forEach(RingThread::discard);
+            threads.clear();
+            rings.forEach(IoUring::close);
+            return;
+        }
         threads.forEach(RingThread::stop);
         for (RingThread t : threads) {
             try {
@@ -262,6 +283,7 @@ public final class UringTransport {
                 break;
             }
         }
+        threads.clear();   // a closed session that is still referenced does not keep the entries' buffers
     }
 
     RequestSink sink() {
