@@ -22,6 +22,8 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -284,6 +286,39 @@ class S3MountIT {
             } finally {
                 server.thaw();
             }
+            assertEquals(0, ddDirect(big, work).exit(), "reads work again after the thaw");
+        }
+    }
+
+    @Test
+    void aSignalEndsAnOpenOrAReadWaitingForAFrozenServerAtOnce() throws Exception {
+        // Long timeouts: what ends the waits below is the signal `timeout` sends (FUSE_INTERRUPT), not them.
+        S3Options slow = server.options().withTimeouts(Duration.ofSeconds(60), Duration.ofSeconds(120), 1);
+        try (S3Depot s3 = S3Depot.open(location, slow); TestMount m = mount(s3)) {
+            Path demo = m.path().resolve(DemoBuilder.ROOT);
+            Path big = demo.resolve("big/big.bin");
+            Path readme = demo.resolve("README.txt");
+            assertTrue(Files.isRegularFile(big) && Files.isRegularFile(readme), "listed while the server is up");
+            try (FileChannel held = FileChannel.open(big)) {   // open now: dd's OPEN below needs no GET
+                server.freeze();
+                try {
+                    long t0 = System.nanoTime();
+                    Tools.Result open = Tools.run(work, "timeout", "2", "cat", readme.toString());
+                    long openMs = (System.nanoTime() - t0) / 1_000_000;
+                    assertEquals(124, open.exit(), "timeout ended cat: " + open.stderr());
+                    assertTrue(openMs < 10_000, "an OPEN waiting for its first GET ended " + openMs + " ms after the start");
+                    long t1 = System.nanoTime();
+                    Tools.Result read = Tools.run(work, "timeout", "2", "dd", "if=" + big, "of=/dev/null", "bs=1M",
+                            "skip=32", "count=4", "iflag=direct", "status=none");
+                    long readMs = (System.nanoTime() - t1) / 1_000_000;
+                    assertEquals(124, read.exit(), "timeout ended dd: " + read.stderr());
+                    assertTrue(readMs < 10_000, "a READ waiting for its GET ended " + readMs + " ms after the start");
+                } finally {
+                    server.thaw();
+                }
+                assertTrue(held.read(ByteBuffer.allocate(4 << 20), 32L << 20) > 0, "the held file reads after the thaw");
+            }
+            assertTrue(Files.readString(readme).length() > 0, "the file whose open was interrupted opens after the thaw");
             assertEquals(0, ddDirect(big, work).exit(), "reads work again after the thaw");
         }
     }

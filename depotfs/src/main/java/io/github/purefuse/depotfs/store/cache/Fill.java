@@ -217,15 +217,14 @@ final class Fill {
                 break;                                   // this read fetches the part
             }
             try {
-                running.get();
+                io.github.purefuse.depotfs.store.Waits.interruptibly(running);
                 return;
             } catch (ExecutionException e) {
-                if (e.getCause() instanceof java.io.InterruptedIOException && !Thread.currentThread().isInterrupted()) {
+                if (e.getCause() instanceof java.io.InterruptedIOException) {
                     continue;                            // the fetching read was interrupted, not this one: fetch it here
                 }
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            } catch (io.github.purefuse.depotfs.store.Waits.Interrupted e) {
                 throw new java.io.InterruptedIOException("interrupted while waiting for part " + part + " of " + hash.shortHex());
             }
         }

@@ -2,6 +2,7 @@ package io.github.purefuse.depotfs.store.s3;
 
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.depotfs.store.DepotException;
+import io.github.purefuse.depotfs.store.Waits;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -226,6 +227,13 @@ final class Prefetcher {
                 if (copied) {
                     budget.countCopied();
                 }
+            } catch (PartCancelled e) {
+                // another reader's part, cancelled by that reader's interrupt: this read fetches it itself
+                for (Piece p : mine) {
+                    p.part().fetch.cancel().run();
+                }
+                drop(plan);
+                continue;
             } catch (IOException e) {
                 for (Piece p : mine) {
                     p.part().fetch.cancel().run();
@@ -244,19 +252,27 @@ final class Prefetcher {
 
     private static void await(Part p) throws IOException {
         try {
-            Integer got = p.fetch.result().get();
+            Integer got = Waits.interruptibly(p.fetch.result());
             if (got != p.length) {
                 throw new DepotException(DepotException.Reason.CORRUPT, "a GET of " + p.length + " bytes at " + p.start
                         + " returned " + got);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (Waits.Interrupted e) {
             throw new InterruptedIOException("interrupted while reading at " + p.start);
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             throw c instanceof IOException io ? io : new IOException(c == null ? e.toString() : c.getMessage(), c);
         } catch (CancellationException e) {
-            throw new InterruptedIOException("read at " + p.start + " cancelled");
+            throw new PartCancelled();
+        }
+    }
+
+    /** A part this read waited for was cancelled by the reader that started it (interrupted, or closed). */
+    private static final class PartCancelled extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PartCancelled() {
+            super("cancelled by the read that started it");
         }
     }
 
@@ -495,9 +511,8 @@ final class Prefetcher {
     /** Waits until another reader's exact read is finished and gone; its failure is that reader's to report. */
     private static void awaitOthers(Part p) throws InterruptedIOException {
         try {
-            p.gone.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            Waits.interruptibly(p.gone);
+        } catch (Waits.Interrupted e) {
             throw new InterruptedIOException("interrupted while reading at " + p.start);
         } catch (ExecutionException | CancellationException e) {
             // we plan again and fetch ourselves

@@ -10,6 +10,7 @@ import io.github.purefuse.depotfs.store.GcReport;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
 import io.github.purefuse.depotfs.store.ManifestDraft;
+import io.github.purefuse.depotfs.store.Waits;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -295,19 +296,42 @@ public final class S3Depot implements WritableDepot {
 
     /**
      * Waits for a request, as {@link io.github.purefuse.depotfs.store.Depot} promises: blocking, on any
-     * thread. An interrupt cancels the request.
+     * thread. A signal to the process whose FUSE request this thread serves (FUSE_INTERRUPT) cuts the wait
+     * short, and so does a thread interrupt: the request is cancelled and {@link InterruptedIOException}
+     * thrown (the handler answers EINTR). Only the wait is interruptible ({@link Waits#interruptibly}).
      */
     <T> T await(CompletableFuture<T> f, String what) throws IOException {
         try {
-            return f.get();
-        } catch (InterruptedException e) {
+            return Waits.interruptibly(f);
+        } catch (Waits.Interrupted e) {
             f.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted: " + what);
+            throw new Waits.Interrupted("interrupted: " + what);
         } catch (ExecutionException e) {
             throw translate(e.getCause(), what);
         } catch (CancellationException e) {
             throw new InterruptedIOException("cancelled: " + what);
+        }
+    }
+
+    /**
+     * Waits for work another thread does for this one and others (a manifest being loaded, an object being
+     * opened), as {@link #await} but without cancelling it. When that thread's own request was interrupted
+     * (its wait threw {@link Waits.Interrupted}), the work is not done for the others: throws
+     * {@link Waits.Interrupted#OTHERS} so that they do it themselves.
+     */
+    <T> T awaitShared(CompletableFuture<T> f, String what) throws IOException {
+        try {
+            return Waits.interruptibly(f);
+        } catch (Waits.Interrupted e) {
+            throw new Waits.Interrupted("interrupted: " + what);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Waits.Interrupted) {
+                throw Waits.Interrupted.OTHERS;
+            }
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw translate(e.getCause(), what);
         }
     }
 
@@ -510,9 +534,16 @@ public final class S3Depot implements WritableDepot {
             return b;
         }
         CompletableFuture<Bundle> mine = new CompletableFuture<>();
-        CompletableFuture<Bundle> inFlight = loading.putIfAbsent(hash, mine);
-        if (inFlight != null) {
-            return await(inFlight, "load manifest " + hash.shortHex());
+        CompletableFuture<Bundle> inFlight;
+        while ((inFlight = loading.putIfAbsent(hash, mine)) != null) {
+            try {
+                return awaitShared(inFlight, "load manifest " + hash.shortHex());
+            } catch (Waits.Interrupted e) {
+                if (e != Waits.Interrupted.OTHERS) {
+                    throw e;
+                }
+                // its loader's caller got a signal: load it here (the failed load left the map first)
+            }
         }
         try {
             io.github.purefuse.depotfs.store.cache.DiskCache disk = manifestCopies;
@@ -541,6 +572,7 @@ public final class S3Depot implements WritableDepot {
             mine.complete(b);
             return b;
         } catch (IOException | RuntimeException e) {
+            loading.remove(hash, mine);   // before the waiters see the failure: one that retries must not find it
             mine.completeExceptionally(e);
             throw e;
         } finally {
@@ -653,6 +685,19 @@ public final class S3Depot implements WritableDepot {
      */
     @Override
     public DepotObject open(Hash hash, long size) throws IOException {
+        while (true) {
+            try {
+                return openShared(hash, size);
+            } catch (Waits.Interrupted e) {
+                if (e != Waits.Interrupted.OTHERS) {
+                    throw e;
+                }
+                // the first opener's caller got a signal before the object was open: open it here
+            }
+        }
+    }
+
+    private DepotObject openShared(Hash hash, long size) throws IOException {
         SharedObject[] created = new SharedObject[1];
         SharedObject s = open.compute(hash, (h, cur) -> {
             if (cur != null) {
@@ -667,13 +712,13 @@ public final class S3Depot implements WritableDepot {
                 s.prefetcher = firstPart(s);
                 s.ready.complete(null);
             } catch (IOException | RuntimeException e) {
+                open.remove(hash, s);   // whoever opens it next makes a new one (the waiters' release is then a no-op)
                 s.ready.completeExceptionally(e);
-                release(s);
                 throw e;
             }
         } else {
             try {
-                await(s.ready, "open " + s.key);
+                awaitShared(s.ready, "open " + s.key);
             } catch (IOException e) {
                 release(s);
                 throw e;
