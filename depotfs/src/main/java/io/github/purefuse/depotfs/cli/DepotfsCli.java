@@ -615,8 +615,9 @@ public final class DepotfsCli implements Callable<Integer> {
         boolean nonempty;
 
         @Option(names = "--verify-reads", negatable = true,
-                description = "check each chunk of an object against its stored checksum before it is served; a damaged"
-                        + " chunk gives EIO for the reads that cover it (default: on for an S3 depot, where it costs"
+                description = "check each chunk of an object against its stored checksum before it is first served; a"
+                        + " damaged chunk gives EIO for the reads that cover it; local bytes (a local depot, the --cache)"
+                        + " are checked the first time this process serves them, not again (default: on for an S3 depot, where it costs"
                         + " about nothing; off for a local one, where the first read of each chunk cost 20-26 %% of the"
                         + " spliced read throughput when the object is in the page cache: see FORMAT.md)")
         @Nullable Boolean verifyReads;

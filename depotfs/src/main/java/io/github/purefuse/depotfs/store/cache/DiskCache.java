@@ -77,7 +77,7 @@ public final class DiskCache implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DiskCache.class.getName());
     private final java.util.concurrent.atomic.LongAdder bypasses = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.AtomicBoolean bypassLogged = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean diskFailureLogged = new java.util.concurrent.atomic.AtomicBoolean();
     /** Objects are fetched and filled in parts of this many bytes. */
     public static final int PART = 4 << 20;
     private static final int BUFFERS = 16;
@@ -144,6 +144,9 @@ public final class DiskCache implements AutoCloseable {
             }
         }
         c.used.set(c.scan().stream().mapToLong(FileInfo::size).sum());
+        if (c.used.get() > maxBytes) {
+            c.evict();   // made by a mount with a larger --cache-size: bound it now, not at the next fill
+        }
         return c;
     }
 
@@ -237,7 +240,7 @@ public final class DiskCache implements AutoCloseable {
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cache: cannot read " + p + ": " + e.getMessage());
+            diskFailed("cannot read " + p + ": " + e.getMessage());
             return null;
         }
         try {
@@ -264,7 +267,7 @@ public final class DiskCache implements AutoCloseable {
         try {
             keep(hash, bytes, p);
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cache: cannot keep manifest " + hash.shortHex() + " in " + dir + ": " + e.getMessage());
+            diskFailed("cannot keep manifest " + hash.shortHex() + " in " + dir + ": " + e.getMessage());
         }
     }
 
@@ -307,8 +310,7 @@ public final class DiskCache implements AutoCloseable {
         try {
             keep(sums.object(), sums.encode(), p);
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cache: cannot keep the chunk checksums of " + sums.object().shortHex() + " in " + dir
-                    + ": " + e.getMessage());
+            diskFailed("cannot keep the chunk checksums of " + sums.object().shortHex() + " in " + dir + ": " + e.getMessage());
         }
     }
 
@@ -419,7 +421,7 @@ public final class DiskCache implements AutoCloseable {
                     return null;
                 }
             } catch (IOException e) {
-                LOG.log(Level.WARNING, "cache: cannot read " + p + ": " + e.getMessage());
+                diskFailed("cannot read " + p + ": " + e.getMessage());
                 return null;
             }
             verified.add(hash);
@@ -479,9 +481,18 @@ public final class DiskCache implements AutoCloseable {
      */
     void bypassed(Hash hash, IOException e) {
         bypasses.increment();
-        boolean first = bypassLogged.compareAndSet(false, true);
-        LOG.log(first ? Level.WARNING : Level.DEBUG, "cache: " + e.getMessage() + "; object " + hash.shortHex()
-                + " is read from the store without the cache" + (first ? " (further such failures are logged at DEBUG)" : ""));
+        diskFailed(e.getMessage() + "; object " + hash.shortHex() + " is read from the store without the cache");
+    }
+
+    /**
+     * A failure of the cache's disk (full, read-only, removed under the mount): logged at WARNING the first
+     * time in this process and at DEBUG after that, since a full disk fails every object, manifest and
+     * checksum file the mount would keep (a tester's full cache disk logged 3,560 lines).
+     */
+    private void diskFailed(String message) {
+        boolean first = diskFailureLogged.compareAndSet(false, true);
+        LOG.log(first ? Level.WARNING : Level.DEBUG, "cache: " + message
+                + (first ? " (further failures of the cache's disk are logged at DEBUG)" : ""));
     }
 
     /**
@@ -506,8 +517,7 @@ public final class DiskCache implements AutoCloseable {
                 f.delete();
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cache: cannot keep object " + f.hash().shortHex() + " in " + dir + ": "
-                    + StoreFiles.describe(e, f.path()));
+            diskFailed("cannot keep object " + f.hash().shortHex() + " in " + dir + ": " + StoreFiles.describe(e, f.path()));
             f.delete();
         } finally {
             fills.remove(f.hash(), f);
@@ -646,7 +656,7 @@ public final class DiskCache implements AutoCloseable {
                 }
                 used.set(total);
             } catch (IOException | RuntimeException e) {
-                LOG.log(Level.WARNING, "cache: cannot evict from " + dir + ": " + e.getMessage());
+                diskFailed("cannot evict from " + dir + ": " + e.getMessage());
             }
         } finally {
             changing.writeLock().unlock();
@@ -661,7 +671,7 @@ public final class DiskCache implements AutoCloseable {
         try {
             change(() -> Files.deleteIfExists(p) ? -length : 0);
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "cache: cannot delete " + p + ": " + e.getMessage());
+            diskFailed("cannot delete " + p + ": " + e.getMessage());
         }
         Hash h = Hash.tryParse(p.getFileName().toString());
         if (h != null) {

@@ -159,6 +159,70 @@ class DiskCacheTest {
         assertEquals(total, cache.usedBytes(), when + ": the cache counts what the directory holds");
     }
 
+    /** A cache filled under a larger size is brought within a smaller one when it is opened, not at the next fill. */
+    @Test
+    void aCacheOpenedWithASmallerSizeEvictsAtOnce() throws Exception {
+        DiskCache big = DiskCache.open(dir, 64L << 20);
+        CachedDepot d = new CachedDepot(store, big);
+        for (int i = 0; i < 8; i++) {
+            readAll(d, store.putObject(random(1 << 20, 40 + i)));
+        }
+        assertTrue(big.awaitBackground(BACKGROUND));
+        big.close();
+        assertEquals(8, files("objects").size());
+        long max = 4L << 20;
+        DiskCache small = DiskCache.open(dir, max);
+        assertTrue(bytesInDir() <= max, bytesInDir() + " bytes in a cache of " + max);
+        assertEquals(bytesInDir(), small.usedBytes());
+        assertTrue(small.stats().evictions() >= 4, "evicted: " + small.stats().evictions());
+        small.close();
+    }
+
+    /** A disk that fails every write (full) is logged once, then at DEBUG: not once per object, manifest and checksum file. */
+    @Test
+    void aFailingDiskIsLoggedOnce() throws Exception {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(DiskCache.class.getName());
+        List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try {
+            DiskCache cache = DiskCache.open(dir, 64L << 20);
+            for (String sub : List.of("partial", "chunks", "manifests")) {   // nothing can be created in them
+                Tools.run(Path.of("/"), "rm", "-rf", dir.resolve(sub).toString()).ok();
+                Files.writeString(dir.resolve(sub), "a file where the directory was");
+            }
+            CachedDepot d = new CachedDepot(store, cache);
+            for (int i = 0; i < 5; i++) {
+                WritableDepot.Stored o = store.putObject(random(1 << 20, 60 + i));
+                assertEquals(1 << 20, readAll(d, o).length);
+                cache.putManifest(o.hash(), random(100, i));
+            }
+            assertTrue(cache.awaitBackground(BACKGROUND));
+            assertEquals(5, cache.stats().bypassed());
+            assertEquals(1, warnings.size(), warnings.stream().map(java.util.logging.LogRecord::getMessage).toList().toString());
+            assertTrue(warnings.get(0).getMessage().contains("further failures of the cache's disk are logged at DEBUG"),
+                    warnings.get(0).getMessage());
+            cache.close();
+        } finally {
+            jul.removeHandler(h);
+        }
+    }
+
     /**
      * A fill that ends while the next one evicts is renamed from {@code partial/} into {@code objects/}
      * during that eviction's count of the directory; the count must not miss it (it did, and the cache
