@@ -187,6 +187,16 @@ class ReadAllocationIT {
         return sum;
     }
 
+    /** The session's READ bytes once they reach {@code expected} (or after 5 s: then the caller's check fails). */
+    private long awaitReadBytes(long expected) throws InterruptedException {
+        long n = mount.session().stats().readBytes();
+        for (int i = 0; i < 500 && n < expected; i++) {
+            Thread.sleep(10);
+            n = mount.session().stats().readBytes();
+        }
+        return n;
+    }
+
     /** {@code count} direct 4 KiB reads of {@code file}, walking through it; checks each read's bytes. */
     static void readAll(Path file, int count, boolean words, byte[] source) throws IOException {
         ByteBuffer buf = ByteBuffer.allocateDirect(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
@@ -220,12 +230,14 @@ class ReadAllocationIT {
             for (String name : List.of("buffer", "range")) {
                 Path f = mount.path().resolve(name);
                 boolean words = name.equals("buffer");
+                long start = mount.session().stats().readBytes();
                 readAll(f, READS, words, data);                      // warm up: the JIT compiles the READ path
-                long readsBefore = mount.session().stats().readBytes();
+                // A READ is counted once its reply was written, which may be just after its reader went on.
+                long readsBefore = awaitReadBytes(start + (long) READS * CHUNK);
                 long before = transportAllocated();
                 readAll(f, READS, words, data);
                 long allocated = transportAllocated() - before;
-                long served = mount.session().stats().readBytes() - readsBefore;
+                long served = awaitReadBytes(readsBefore + (long) READS * CHUNK) - readsBefore;
                 assertEquals((long) READS * CHUNK, served, "every read reached the server: " + name);
                 double perRead = (double) allocated / READS;
                 System.out.printf("%s, %s: %d bytes allocated by the transport's threads over %d READs (%.2f per READ)%n",
