@@ -1,6 +1,5 @@
 package io.github.purefuse.depotfs.cli;
 
-import io.github.purefuse.channel.LocalFiles;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.MountException;
@@ -152,8 +151,7 @@ public final class DepotfsCli implements Callable<Integer> {
             return e.getMessage();
         }
         if (e instanceof java.nio.file.FileSystemException f) { // a move names both files: say both
-            return (f.getFile() == null ? "" : f.getFile() + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile())
-                    + ": ") + LocalFiles.reason(f);
+            return io.github.purefuse.depotfs.store.StoreFiles.describe(f, null);
         }
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.toString() : m.lines().findFirst().orElse(m);

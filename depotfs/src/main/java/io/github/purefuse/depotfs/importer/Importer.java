@@ -402,14 +402,8 @@ public final class Importer {
         } catch (DepotException e) {
             throw new DepotException(e.reason(), f.displayPath + ": " + e.getMessage(), e);
         } catch (IOException e) {   // reading the file or writing the depot (a full disk): say which file it was
-            throw new IOException(f.displayPath + ": " + reasonWithFile(e), e);
+            throw new IOException(f.displayPath + ": " + StoreFiles.describe(e, null), e);
         }
-    }
-
-    /** An I/O error's reason, after the file it names (a depot file that could not be written) if any. */
-    private static String reasonWithFile(IOException e) {
-        return e instanceof java.nio.file.FileSystemException f && f.getFile() != null
-                ? LocalFiles.describe(Path.of(f.getFile()), e) : LocalFiles.reason(e);
     }
 
     /** The st_dev of a directory, or null if it cannot be read. */
@@ -474,7 +468,7 @@ public final class Importer {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + tar + ": "
-                    + (e instanceof IOException io ? reasonWithFile(io) : e.getMessage()), e);
+                    + (e instanceof IOException io ? StoreFiles.describe(io, null) : e.getMessage()), e);
         } finally {
             progress.end();
         }

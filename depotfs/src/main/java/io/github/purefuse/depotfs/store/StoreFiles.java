@@ -9,6 +9,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Local files as depotfs reads and names them: the kind of a file that is not a regular one, the open of a
@@ -106,15 +107,20 @@ public final class StoreFiles {
     }
 
     /**
-     * An I/O failure as {@link LocalFiles#describe} words it, naming the file the failure itself names (a
-     * {@link java.nio.file.FileSystemException}'s), else {@code fallback}.
+     * An I/O failure as {@link LocalFiles#describe} words it, naming the file (or, for a move, both files)
+     * the failure itself names (a {@link java.nio.file.FileSystemException}'s), else {@code fallback}, else
+     * only the reason.
      *
      * @param e        the failure
-     * @param fallback the file to name when the failure names none
-     * @return e.g. {@code /depot/lock: permission denied}
+     * @param fallback the file to name when the failure names none; {@code null} for none
+     * @return e.g. {@code /depot/lock: permission denied}, {@code /depot/tmp/obj-1 -> /depot/objects/ab/abcd…:
+     *     is a directory}, {@code input/output error}
      */
-    public static String describe(IOException e, Path fallback) {
-        Path file = e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? Path.of(f.getFile()) : fallback;
-        return LocalFiles.describe(file, e);
+    public static String describe(IOException e, @Nullable Path fallback) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
+            return f.getOtherFile() == null ? LocalFiles.describe(Path.of(f.getFile()), e)
+                    : f.getFile() + " -> " + f.getOtherFile() + ": " + LocalFiles.reason(e);
+        }
+        return fallback != null ? LocalFiles.describe(fallback, e) : LocalFiles.reason(e);
     }
 }
