@@ -640,11 +640,7 @@ public final class LocalDepot implements WritableDepot {
         Path temp = newTempFile("chunks-");
         boolean moved = false;
         try {
-            try {
-                Files.write(temp, bytes);
-            } catch (IOException e) {
-                throw writeFailed(temp, e);
-            }
+            writeNew(temp, bytes);
             Path shard = target.getParent();
             if (!Files.isDirectory(shard)) {
                 Files.createDirectories(shard);
@@ -677,11 +673,7 @@ public final class LocalDepot implements WritableDepot {
         Path temp = newTempFile("manifest-");
         boolean moved = false;
         try {
-            try {
-                Files.write(temp, bytes);
-            } catch (IOException e) {
-                throw writeFailed(temp, e);
-            }
+            writeNew(temp, bytes);
             install(temp, hash);
             moved = true;
         } finally {
@@ -710,10 +702,6 @@ public final class LocalDepot implements WritableDepot {
     }
 
     /**
-     * Writes {@code buf} at {@code position}, skipping whole {@value #SPARSE_BLOCK}-byte blocks of zeros so
-     * that they stay holes in the file (a long run of zeros then costs no disk; reads return zeros).
-     */
-    /**
      * A failed write of a new store file (ENOSPC, EDQUOT, EIO), naming the file: the JDK's
      * {@code IOException} of a failed {@code write} names none, and "No space left on device" alone does
      * not say which disk.
@@ -728,6 +716,19 @@ public final class LocalDepot implements WritableDepot {
         return named;
     }
 
+    /** {@code Files.write} of a new store file; a failure names it ({@link #writeFailed}). */
+    private static void writeNew(Path temp, byte[] bytes) throws IOException {
+        try {
+            Files.write(temp, bytes);
+        } catch (IOException e) {
+            throw writeFailed(temp, e);
+        }
+    }
+
+    /**
+     * Writes {@code buf} at {@code position}, skipping whole {@value #SPARSE_BLOCK}-byte blocks of zeros so
+     * that they stay holes in the file (a long run of zeros then costs no disk; reads return zeros).
+     */
     private static void writeSparse(FileChannel out, ByteBuffer buf, long position) throws IOException {
         byte[] a = buf.array();
         int end = buf.limit();

@@ -39,14 +39,12 @@ public final class Waits {
     }
 
     /**
-     * A wait was interrupted. {@link #OTHERS}: work shared by several waiters was not done because the
-     * waiter doing it was interrupted; the others do it themselves.
+     * A wait was interrupted: this waiter's, or ({@link #byAnotherWaiter()}) the wait of the waiter doing work
+     * shared with this one, which was then not done: the others do it themselves.
      */
     public static final class Interrupted extends InterruptedIOException {
         private static final long serialVersionUID = 1L;
-
-        /** The thread doing shared work for others was interrupted: they retry. */
-        public static final Interrupted OTHERS = new Interrupted("the thread doing it for this one was interrupted");
+        private final boolean byAnotherWaiter;
 
         /**
          * Creates it.
@@ -54,7 +52,22 @@ public final class Waits {
          * @param message what was interrupted
          */
         public Interrupted(String message) {
+            this(message, false);
+        }
+
+        private Interrupted(String message, boolean byAnotherWaiter) {
             super(message);
+            this.byAnotherWaiter = byAnotherWaiter;
+        }
+
+        /** {@return the failure of shared work whose doer was interrupted: its other waiters retry} */
+        public static Interrupted anotherWaiter() {
+            return new Interrupted("the thread doing it for this one was interrupted", true);
+        }
+
+        /** {@return whether it was the wait of another waiter doing shared work} */
+        public boolean byAnotherWaiter() {
+            return byAnotherWaiter;
         }
     }
 }

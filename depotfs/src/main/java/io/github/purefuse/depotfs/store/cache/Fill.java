@@ -4,6 +4,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.StoreFiles;
+import io.github.purefuse.depotfs.store.Waits;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -217,14 +218,14 @@ final class Fill {
                 break;                                   // this read fetches the part
             }
             try {
-                io.github.purefuse.depotfs.store.Waits.interruptibly(running);
+                Waits.interruptibly(running);
                 return;
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof java.io.InterruptedIOException) {
                     continue;                            // the fetching read was interrupted, not this one: fetch it here
                 }
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            } catch (io.github.purefuse.depotfs.store.Waits.Interrupted e) {
+            } catch (Waits.Interrupted e) {
                 throw new java.io.InterruptedIOException("interrupted while waiting for part " + part + " of " + hash.shortHex());
             }
         }

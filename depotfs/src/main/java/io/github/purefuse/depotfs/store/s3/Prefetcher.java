@@ -227,19 +227,15 @@ final class Prefetcher {
                 if (copied) {
                     budget.countCopied();
                 }
-            } catch (PartCancelled e) {
-                // another reader's part, cancelled by that reader's interrupt: this read fetches it itself
-                for (Piece p : mine) {
-                    p.part().fetch.cancel().run();
-                }
-                drop(plan);
-                continue;
             } catch (IOException e) {
                 for (Piece p : mine) {
                     p.part().fetch.cancel().run();
                 }
                 drop(plan);
-                throw e;
+                if (!(e instanceof PartCancelled)) {
+                    throw e;
+                }
+                continue;   // another reader's part, cancelled by that reader's interrupt: fetched here now
             } finally {
                 finishExact(plan);
                 endLoans(plan);

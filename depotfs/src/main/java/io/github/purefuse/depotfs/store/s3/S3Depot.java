@@ -317,7 +317,7 @@ public final class S3Depot implements WritableDepot {
      * Waits for work another thread does for this one and others (a manifest being loaded, an object being
      * opened), as {@link #await} but without cancelling it. When that thread's own request was interrupted
      * (its wait threw {@link Waits.Interrupted}), the work is not done for the others: throws
-     * {@link Waits.Interrupted#OTHERS} so that they do it themselves.
+     * {@link Waits.Interrupted#anotherWaiter()} so that they do it themselves.
      */
     <T> T awaitShared(CompletableFuture<T> f, String what) throws IOException {
         try {
@@ -326,10 +326,7 @@ public final class S3Depot implements WritableDepot {
             throw new Waits.Interrupted("interrupted: " + what);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof Waits.Interrupted) {
-                throw Waits.Interrupted.OTHERS;
-            }
-            if (e.getCause() instanceof IOException io) {
-                throw io;
+                throw Waits.Interrupted.anotherWaiter();
             }
             throw translate(e.getCause(), what);
         }
@@ -539,7 +536,7 @@ public final class S3Depot implements WritableDepot {
             try {
                 return awaitShared(inFlight, "load manifest " + hash.shortHex());
             } catch (Waits.Interrupted e) {
-                if (e != Waits.Interrupted.OTHERS) {
+                if (!e.byAnotherWaiter()) {
                     throw e;
                 }
                 // its loader's caller got a signal: load it here (the failed load left the map first)
@@ -689,7 +686,7 @@ public final class S3Depot implements WritableDepot {
             try {
                 return openShared(hash, size);
             } catch (Waits.Interrupted e) {
-                if (e != Waits.Interrupted.OTHERS) {
+                if (!e.byAnotherWaiter()) {
                     throw e;
                 }
                 // the first opener's caller got a signal before the object was open: open it here
