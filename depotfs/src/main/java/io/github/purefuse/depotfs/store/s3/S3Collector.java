@@ -310,9 +310,12 @@ final class S3Collector {
                 String i = idMarker;
                 ListMultipartUploadsResponse page = depot.await(client.listMultipartUploads(r -> r
                         .bucket(location.bucket()).prefix(prefix).keyMarker(k).uploadIdMarker(i)), "list uploads " + prefix);
+                // An upload's age is taken on the server's clock when it listed the upload (S3Proxy, for one,
+                // answers Initiated with the time of the listing); the Date of an answer has whole seconds, so
+                // has the age of an upload
+                Instant listed = page.sdkHttpResponse().firstMatchingHeader("Date").map(S3Collector::httpDate).orElse(now);
                 for (MultipartUpload u : page.uploads()) {
-                    // the Date of an answer has whole seconds: so has the age of an upload
-                    if (u.initiated() != null && !u.initiated().truncatedTo(ChronoUnit.SECONDS).plus(minAge).isAfter(now)) {
+                    if (u.initiated() != null && !u.initiated().truncatedTo(ChronoUnit.SECONDS).plus(minAge).isAfter(listed)) {
                         old.add(u);
                     }
                 }
