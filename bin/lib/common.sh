@@ -14,13 +14,23 @@
 #                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
 #                                   warns otherwise) and, from JDK 23 on, --sun-misc-unsafe-memory-access=allow
 #                                   (jffi and Netty use sun.misc.Unsafe; JDK 24+ warns otherwise; 21/22 reject it)
-#   purefuse_aot_flags MODULE JAVA  print the JVM flags for MODULE's ahead-of-time cache (JDK 25+: JEP 483
-#                                   class loading and linking, JEP 515 method profiles), chosen by PUREFUSE_AOT:
+#   purefuse_aot_flags MODULE JAVA [DEFAULT]
+#                                   print the JVM flags for MODULE's ahead-of-time cache (JDK 25+: JEP 483
+#                                   class loading and linking, JEP 515 method profiles), chosen by PUREFUSE_AOT
+#                                   (DEFAULT when unset, else 0):
 #                                     train  record it: -XX:AOTCacheOutput=MODULE/target/MODULE.aot, written
 #                                            when this JVM exits (run a typical mount, read, unmount)
-#                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is newer than the jar
-#                                            (the JVM ignores a stale or mismatched cache with a warning)
-#                                     unset/0  nothing (the default; bench/RESULTS.md has the measurement)
+#                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is fresh (newer than the
+#                                            jar and the class path, recorded by this java), plus
+#                                            -XX:+AOTCompileEagerly where this java has it (experimental in 25:
+#                                            the methods the training compiled are compiled at start-up, from
+#                                            its profiles, instead of when they turn hot)
+#                                     auto   as use; when the cache is missing or stale, first record it with
+#                                            the function purefuse_aot_train_MODULE (the launcher defines it: a
+#                                            training run of its own), once per build, under a lock; a failed
+#                                            training is logged to MODULE/target/MODULE.aot.log and not retried
+#                                            until the next build
+#                                     0      nothing
 #                                   On a JDK older than 25 it prints nothing: the plain start.
 #
 # PUREFUSE_ROOT is the repository root (the folder above bin/). Set PUREFUSE_REBUILD=1 to force a build.
@@ -143,14 +153,59 @@ purefuse_check_classpath() {
 }
 
 purefuse_aot_flags() {
-  local module="$1" java="$2" cache jar
-  case "${PUREFUSE_AOT:-0}" in train|use) ;; *) return 0 ;; esac
+  local module="$1" java="$2" mode="${PUREFUSE_AOT:-${3:-0}}" cache
+  case "$mode" in train|use|auto) ;; *) return 0 ;; esac
   (( $(purefuse_java_version "$java") >= 25 )) || return 0
   cache="$PUREFUSE_ROOT/$module/target/$module.aot"
-  jar="$(_purefuse_jar "$module")"
-  if [[ "$PUREFUSE_AOT" == train ]]; then
+  if [[ "$mode" == train ]]; then
+    readlink -f "$java" > "$cache.java" 2>/dev/null || true   # the JDK build the cache will belong to
     echo "-XX:AOTCacheOutput=$cache"
-  elif [[ -f "$cache" && ( -z "$jar" || "$cache" -nt "$jar" ) ]]; then
+    return 0
+  fi
+  if [[ "$mode" == auto ]] && ! _purefuse_aot_fresh "$module" "$java" "$cache"; then
+    _purefuse_aot_train "$module" "$java" "$cache"
+  fi
+  _purefuse_aot_fresh "$module" "$java" "$cache" || return 0
+  if "$java" -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -version >/dev/null 2>&1; then
+    echo "-XX:AOTCache=$cache -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly"
+  else
     echo "-XX:AOTCache=$cache"
   fi
+}
+
+# A cache is fresh when it is newer than the module's jar and class path and was recorded by this java (a
+# JVM that finds it stale or from another build of the JDK starts without it, with a warning).
+_purefuse_aot_fresh() {
+  local module="$1" java="$2" cache="$3" jar
+  jar="$(_purefuse_jar "$module")"
+  [[ -f "$cache" && -n "$jar" && "$cache" -nt "$jar" && -f "$cache.java" ]] || return 1
+  [[ ! -f "$PUREFUSE_ROOT/$module/target/runtime.classpath" || "$cache" -nt "$PUREFUSE_ROOT/$module/target/runtime.classpath" ]] \
+    || return 1
+  [[ "$(cat "$cache.java")" == "$(readlink -f "$java")" ]]
+}
+
+# Records MODULE's cache with purefuse_aot_train_MODULE CACHE (its output goes to CACHE.log), unless that failed
+# since the last build or the launcher cannot write to target/. Messages go to stderr: this runs inside $(...).
+_purefuse_aot_train() {
+  local module="$1" java="$2" cache="$3" log="$3.log" jar
+  declare -F "purefuse_aot_train_$module" >/dev/null || return 0
+  [[ -w "$(dirname "$cache")" ]] || return 0
+  jar="$(_purefuse_jar "$module")"
+  [[ -f "$log" && "$log" -nt "$jar" ]] && return 0   # failed for this build already: see the log
+  (
+    if command -v flock >/dev/null 2>&1; then exec 8>"$cache.lock"; flock 8; fi
+    _purefuse_aot_fresh "$module" "$java" "$cache" && exit 0   # another launcher recorded it meanwhile
+    [[ -f "$log" && "$log" -nt "$jar" ]] && exit 0
+    rm -f "$cache" "$cache.java" "$cache.config"   # .config: the JVM's temporary file, left by a stopped training
+    echo "$module: recording the JDK's ahead-of-time cache, once per build (a training mount, ~25 s;" \
+         "PUREFUSE_AOT=0 skips it) ..." >&2
+    # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again
+    if "purefuse_aot_train_$module" "$cache" >"$log.partial" 2>&1 && _purefuse_aot_fresh "$module" "$java" "$cache"; then
+      rm -f "$log" "$log.partial"
+    else
+      rm -f "$cache" "$cache.config"
+      mv -f "$log.partial" "$log"
+      echo "$module: the training run failed (its log: $log); starting without the cache" >&2
+    fi
+  )
 }

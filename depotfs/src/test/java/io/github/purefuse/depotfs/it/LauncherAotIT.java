@@ -1,0 +1,266 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bin/depotfs mount} and the JDK's ahead-of-time cache (JDK 25+, {@code bin/lib/common.sh}), run as a user
+ * runs it, in a copy of {@code bin/} with this build's packaged jar: the first local mount records the cache
+ * with a training mount of its own, later ones start with it, {@code PUREFUSE_AOT=0} without it, and a training
+ * that fails leaves a log, a plain start and no retry until the next build, one stopped by Ctrl-C nothing at all.
+ * On a JDK older than 25 the launcher starts plainly and records nothing.
+ */
+class LauncherAotIT {
+
+    private static final boolean AOT = Runtime.version().feature() >= 25;
+
+    private Path work;
+    private Path root;
+    private Path depot;
+    private Path cache;
+    private final List<Process> servers = new ArrayList<>();
+    private final List<Path> mountpoints = new ArrayList<>();
+
+    @BeforeAll
+    static void fuse() {
+        TestMount.requireDevFuse();
+    }
+
+    @BeforeEach
+    void repository() throws Exception {
+        work = Files.createTempDirectory("depotfs-aot-");
+        root = work.resolve("repo");
+        Files.createDirectories(root.resolve("bin/lib"));
+        for (String f : List.of("depotfs", "lib/common.sh")) {
+            Files.copy(Path.of("..", "bin", f), root.resolve("bin").resolve(f));
+        }
+        Path pom = Files.writeString(root.resolve("pom.xml"), "<project/>\n");
+        Files.setLastModifiedTime(pom, FileTime.from(Instant.now().minusSeconds(3600)));
+        // The module as the launcher's own build leaves it: the jar, its runtime class path, the build stamp
+        Path target = Files.createDirectories(root.resolve("depotfs/target"));
+        Path built = Path.of("target").toAbsolutePath();
+        try (Stream<Path> jars = Files.list(built)) {
+            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-[0-9.]+(-SNAPSHOT)?\\.jar"))
+                    .findFirst().orElseThrow();
+            Files.copy(jar, target.resolve(jar.getFileName()));
+        }
+        try (Stream<Path> libs = Files.list(built.resolve("lib"))) {
+            Files.writeString(target.resolve("runtime.classpath"),
+                    String.join(":", libs.map(Path::toString).sorted().toList()));
+        }
+        Files.createFile(target.resolve(".launcher-built"));
+        cache = target.resolve("depotfs.aot");
+
+        Path src = Files.createDirectories(work.resolve("src/sub"));
+        Files.writeString(src.resolve("hello.txt"), "hello from the depot\n");
+        depot = work.resolve("depot");
+        Tools.Result imported = launcher(Map.of(), "import", "-q", "--depot", depot.toString(), "--root", "main",
+                work.resolve("src").toString());
+        assertEquals(0, imported.exit(), imported.stderr());
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Process p : servers) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        for (Path mp : mountpoints) {
+            TestMount.forceUnmount(mp);
+        }
+        Tools.run(Path.of("/"), "rm", "-rf", work.toString());
+    }
+
+    @Test
+    void theFirstLocalMountRecordsTheCacheAndTheNextOnesStartWithIt() throws Exception {
+        Mounted first = mount(Map.of());
+        if (!AOT) {
+            assertFalse(Files.exists(cache), "no cache below JDK 25");
+            assertFalse(first.flags().contains("-XX:AOTCache="), first.flags());
+            first.stop();
+            return;
+        }
+        assertTrue(first.stderr().contains("depotfs: recording the JDK's ahead-of-time cache, once per build"),
+                first.stderr());
+        assertTrue(Files.size(cache) > 1 << 20, "the cache was written: " + cache);
+        assertTrue(first.flags().contains("-XX:AOTCache=" + cache), first.flags());
+        assertEquals(List.of(), leftovers(), "the training mount and its files are gone");
+        first.stop();
+
+        Mounted second = mount(Map.of());
+        assertFalse(second.stderr().contains("recording"), "recorded once per build: " + second.stderr());
+        assertTrue(second.flags().contains("-XX:AOTCache=" + cache), second.flags());
+        assertFalse(second.output().contains("[warning]"), "the JVM took the cache without a word: " + second.output());
+        second.stop();
+
+        Mounted off = mount(Map.of("PUREFUSE_AOT", "0"));
+        assertFalse(off.flags().contains("AOT"), off.flags());
+        off.stop();
+
+        // A newer jar (a build) makes the cache stale: the next mount records it again
+        Path jar;
+        try (Stream<Path> jars = Files.list(cache.getParent())) {
+            jar = jars.filter(p -> p.toString().endsWith(".jar")).findFirst().orElseThrow();
+        }
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now()));
+        Mounted rebuilt = mount(Map.of());
+        assertTrue(rebuilt.stderr().contains("recording"), rebuilt.stderr());
+        assertTrue(rebuilt.flags().contains("-XX:AOTCache=" + cache), rebuilt.flags());
+        rebuilt.stop();
+    }
+
+    @Test
+    void aTrainingThatFailsLeavesALogAPlainStartAndNoRetryUntilTheNextBuild() throws Exception {
+        if (!AOT) {
+            Mounted plain = mount(Map.of("TMPDIR", work.resolve("missing").toString()));
+            assertFalse(plain.flags().contains("AOT"), plain.flags());
+            plain.stop();
+            return;
+        }
+        // The training cannot make its directory: the mount the user asked for starts anyway, without the cache
+        Mounted failed = mount(Map.of("TMPDIR", work.resolve("missing").toString()));
+        Path log = cache.resolveSibling("depotfs.aot.log");
+        assertTrue(failed.stderr().contains("depotfs: the training run failed (its log: " + log
+                + "); starting without the cache"), failed.stderr());
+        assertTrue(Files.readString(log).contains("missing"), Files.readString(log));
+        assertFalse(failed.flags().contains("AOT"), failed.flags());
+        assertFalse(Files.exists(cache));
+        failed.stop();
+
+        Mounted again = mount(Map.of());
+        assertFalse(again.stderr().contains("recording"), "not retried for the same build: " + again.stderr());
+        assertFalse(again.flags().contains("AOT"), again.flags());
+        again.stop();
+    }
+
+    @Test
+    void aTrainingStoppedByCtrlCLeavesNothingBehindAndRunsAgainNextTime() throws Exception {
+        assumeTrue(AOT, "nothing is trained below JDK 25 (the tests above check the plain start there)");
+        // Ctrl-C in a terminal: SIGINT to the launcher's whole process group while its training mount serves
+        Path mp = Files.createDirectories(work.resolve("mnt-int"));
+        mountpoints.add(mp);
+        Path err = work.resolve("int.err");
+        ProcessBuilder pb = new ProcessBuilder("setsid", "env", "--default-signal=TERM,INT,HUP",
+                root.resolve("bin/depotfs").toString(), "mount", "--depot", depot.toString(), mp.toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().remove("PUREFUSE_AOT");
+        Process p = pb.start();
+        servers.add(p);
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (Files.readAllLines(Path.of("/proc/self/mounts")).stream().noneMatch(l -> l.contains("depotfs-aot."))) {
+            assertTrue(p.isAlive(), "the launcher ended before its training mount: " + Files.readString(err));
+            assertTrue(System.nanoTime() < deadline, "no training mount after 120 s: " + Files.readString(err));
+            Thread.sleep(20);
+        }
+        assertEquals(0, Tools.run(work, "kill", "-INT", "--", "-" + p.pid()).exit(), "SIGINT to the process group");
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher ends on SIGINT");
+        assertFalse(TestMount.isMounted(mp), "the user's mount never started");
+        assertEquals(List.of(), leftovers(), "no training mount or directory left");
+        // The training server was sent SIGKILL before the launcher exited: it is gone, or going, at once
+        long gone = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        List<String> left;
+        while (!(left = Tools.run(work, "pgrep", "-f", "depotfs-aot[.]").out().lines().toList()).isEmpty()
+                && System.nanoTime() < gone) {
+            Thread.sleep(50);
+        }
+        assertEquals(List.of(), left, "no training process left");
+        // No cache and no failure log: the next local mount trains again (as after the stale jar above)
+        assertFalse(Files.exists(cache.resolveSibling("depotfs.aot.log")), "a stopped training is not a failed one");
+        assertFalse(Files.exists(cache));
+    }
+
+    /** A running {@code bin/depotfs mount}: its mount point, its JVM's flags, what it printed. */
+    private record Mounted(Process server, Path mountpoint, String flags, Path stderrFile, Path stdoutFile) {
+
+        String stderr() throws IOException {
+            return Files.readString(stderrFile);
+        }
+
+        /** Standard output and error: the JVM's own warnings (-Xlog) go to standard output. */
+        String output() throws IOException {
+            return Files.readString(stdoutFile) + Files.readString(stderrFile);
+        }
+
+        /** Checks a file through the mount, then stops the server as a user does, and waits for its exit. */
+        void stop() throws Exception {
+            assertEquals("hello from the depot\n", Files.readString(mountpoint.resolve("main/sub/hello.txt")));
+            server.destroy(); // SIGTERM: unmounts and exits 0
+            assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server ends on SIGTERM");
+            assertEquals(0, server.exitValue(), stderr());
+            assertFalse(TestMount.isMounted(mountpoint));
+        }
+    }
+
+    private Mounted mount(Map<String, String> env) throws Exception {
+        Path mp = Files.createDirectories(work.resolve("mnt" + mountpoints.size()));
+        mountpoints.add(mp);
+        Path err = work.resolve("mount" + mountpoints.size() + ".err");
+        Path out = work.resolve("mount" + mountpoints.size() + ".out");
+        ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=TERM,INT,HUP",
+                root.resolve("bin/depotfs").toString(), "mount", "--depot", depot.toString(), mp.toString())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().remove("PUREFUSE_AOT");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        servers.add(p);
+        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+        while (!TestMount.isMounted(mp)) {
+            if (!p.isAlive()) {
+                fail("the server exited with " + p.exitValue() + ": " + Files.readString(err));
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not mounted after 180 s: " + Files.readString(err));
+            }
+            Thread.sleep(50);
+        }
+        // env execs the launcher, which execs java: the process is the JVM
+        String cmdline = Files.readString(Path.of("/proc", Long.toString(p.pid()), "cmdline"), StandardCharsets.UTF_8)
+                .replace('\0', ' ');
+        return new Mounted(p, mp, cmdline, err, out);
+    }
+
+    /** Directories of training runs left in the temporary directory, and mounts of them. */
+    private List<String> leftovers() throws IOException {
+        List<String> left = new ArrayList<>();
+        try (Stream<Path> tmp = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            tmp.filter(p -> p.getFileName().toString().startsWith("depotfs-aot.")).forEach(p -> left.add(p.toString()));
+        }
+        Files.readAllLines(Path.of("/proc/self/mounts")).stream().filter(l -> l.contains("depotfs-aot."))
+                .forEach(left::add);
+        return left;
+    }
+
+    private Tools.Result launcher(Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("env", "JAVA_HOME=" + System.getProperty("java.home")));
+        env.forEach((k, v) -> cmd.add(k + "=" + v));
+        cmd.add(root.resolve("bin/depotfs").toString());
+        cmd.addAll(List.of(args));
+        return Tools.run(work, cmd.toArray(String[]::new));
+    }
+}
