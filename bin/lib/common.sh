@@ -197,7 +197,7 @@ _purefuse_aot_train() {
     _purefuse_aot_fresh "$module" "$java" "$cache" && exit 0   # another launcher recorded it meanwhile
     [[ -f "$log" && "$log" -nt "$jar" ]] && exit 0
     rm -f "$cache" "$cache.java" "$cache.config"   # .config: the JVM's temporary file, left by a stopped training
-    echo "$module: recording the JDK's ahead-of-time cache, once per build (a training mount, ~25 s;" \
+    echo "$module: recording the JDK's ahead-of-time cache, once per build (a training mount, ~20 s;" \
          "PUREFUSE_AOT=0 skips it) ..." >&2
     # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again
     if "purefuse_aot_train_$module" "$cache" >"$log.partial" 2>&1 && _purefuse_aot_fresh "$module" "$java" "$cache"; then

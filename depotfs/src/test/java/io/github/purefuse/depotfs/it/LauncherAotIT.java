@@ -245,11 +245,15 @@ class LauncherAotIT {
         return new Mounted(p, mp, cmdline, err, out);
     }
 
-    /** Directories of training runs left in the temporary directory, and mounts of them. */
+    /** Directories of training runs left where they are made (/dev/shm, else /tmp), and mounts of them. */
     private List<String> leftovers() throws IOException {
         List<String> left = new ArrayList<>();
-        try (Stream<Path> tmp = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            tmp.filter(p -> p.getFileName().toString().startsWith("depotfs-aot.")).forEach(p -> left.add(p.toString()));
+        for (Path dir : List.of(Path.of("/dev/shm"), Path.of("/tmp"))) {
+            if (Files.isDirectory(dir)) {
+                try (Stream<Path> tmp = Files.list(dir)) {
+                    tmp.filter(p -> p.getFileName().toString().startsWith("depotfs-aot.")).forEach(p -> left.add(p.toString()));
+                }
+            }
         }
         Files.readAllLines(Path.of("/proc/self/mounts")).stream().filter(l -> l.contains("depotfs-aot."))
                 .forEach(left::add);
