@@ -108,7 +108,7 @@ class LauncherAotIT {
                 first.stderr());
         assertTrue(Files.size(cache) > 1 << 20, "the cache was written: " + cache);
         assertTrue(first.flags().contains("-XX:AOTCache=" + cache), first.flags());
-        assertEquals(List.of(), leftovers(), "the training mount and its files are gone");
+        assertEquals(List.of(), leftovers(first.server().pid()), "the training mount, server and files are gone");
         first.stop();
 
         Mounted second = mount(Map.of());
@@ -172,7 +172,8 @@ class LauncherAotIT {
         Process p = pb.start();
         servers.add(p);
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (Files.readAllLines(Path.of("/proc/self/mounts")).stream().noneMatch(l -> l.contains("depotfs-aot."))) {
+        while (Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .noneMatch(l -> l.contains("depotfs-aot." + p.pid() + "."))) {
             assertTrue(p.isAlive(), "the launcher ended before its training mount: " + Files.readString(err));
             assertTrue(System.nanoTime() < deadline, "no training mount after 120 s: " + Files.readString(err));
             Thread.sleep(20);
@@ -180,15 +181,13 @@ class LauncherAotIT {
         assertEquals(0, Tools.run(work, "kill", "-INT", "--", "-" + p.pid()).exit(), "SIGINT to the process group");
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher ends on SIGINT");
         assertFalse(TestMount.isMounted(mp), "the user's mount never started");
-        assertEquals(List.of(), leftovers(), "no training mount or directory left");
         // The training server was sent SIGKILL before the launcher exited: it is gone, or going, at once
         long gone = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         List<String> left;
-        while (!(left = Tools.run(work, "pgrep", "-f", "depotfs-aot[.]").out().lines().toList()).isEmpty()
-                && System.nanoTime() < gone) {
+        while (!(left = leftovers(p.pid())).isEmpty() && System.nanoTime() < gone) {
             Thread.sleep(50);
         }
-        assertEquals(List.of(), left, "no training process left");
+        assertEquals(List.of(), left, "no training mount, directory or process left");
         // No cache and no failure log: the next local mount trains again (as after the stale jar above)
         assertFalse(Files.exists(cache.resolveSibling("depotfs.aot.log")), "a stopped training is not a failed one");
         assertFalse(Files.exists(cache));
@@ -245,18 +244,23 @@ class LauncherAotIT {
         return new Mounted(p, mp, cmdline, err, out);
     }
 
-    /** Directories of training runs left where they are made (/dev/shm, else /tmp), and mounts of them. */
-    private List<String> leftovers() throws IOException {
+    /**
+     * What a training run started by the launcher with this PID left: its directory where they are made (/dev/shm,
+     * else /tmp; named depotfs-aot.PID.*), mounts of it, and processes of it. Runs of other launchers on the
+     * machine are not this test's business.
+     */
+    private static List<String> leftovers(long launcher) throws Exception {
+        String name = "depotfs-aot." + launcher + ".";
         List<String> left = new ArrayList<>();
         for (Path dir : List.of(Path.of("/dev/shm"), Path.of("/tmp"))) {
             if (Files.isDirectory(dir)) {
                 try (Stream<Path> tmp = Files.list(dir)) {
-                    tmp.filter(p -> p.getFileName().toString().startsWith("depotfs-aot.")).forEach(p -> left.add(p.toString()));
+                    tmp.filter(p -> p.getFileName().toString().startsWith(name)).forEach(p -> left.add(p.toString()));
                 }
             }
         }
-        Files.readAllLines(Path.of("/proc/self/mounts")).stream().filter(l -> l.contains("depotfs-aot."))
-                .forEach(left::add);
+        Files.readAllLines(Path.of("/proc/self/mounts")).stream().filter(l -> l.contains(name)).forEach(left::add);
+        left.addAll(Tools.run(Path.of("/"), "pgrep", "-af", "depotfs-aot[.]" + launcher + "[.]").out().lines().toList());
         return left;
     }
 
