@@ -17,7 +17,7 @@
 #   purefuse_aot_flags MODULE JAVA [DEFAULT]
 #                                   print the JVM flags for MODULE's ahead-of-time cache (JDK 25+: JEP 483
 #                                   class loading and linking, JEP 515 method profiles), chosen by PUREFUSE_AOT
-#                                   (DEFAULT when unset, else 0):
+#                                   (when unset: DEFAULT, or 0 without one):
 #                                     train  record it: -XX:AOTCacheOutput=MODULE/target/MODULE.aot, written
 #                                            when this JVM exits (run a typical mount, read, unmount)
 #                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is fresh (newer than the
@@ -27,9 +27,10 @@
 #                                            its profiles, instead of when they turn hot)
 #                                     auto   as use; when the cache is missing or stale, first record it with
 #                                            the function purefuse_aot_train_MODULE (the launcher defines it: a
-#                                            training run of its own), once per build, under a lock; a failed
+#                                            training run of its own; PUREFUSE_AOT_OUTPUT tells its train-mode
+#                                            JVM where to write), once per build and JDK, under a lock; a failed
 #                                            training is logged to MODULE/target/MODULE.aot.log and not retried
-#                                            until the next build
+#                                            until the next build (or until that log is removed)
 #                                     0      nothing
 #                                   On a JDK older than 25 it prints nothing: the plain start.
 #
@@ -154,12 +155,20 @@ purefuse_check_classpath() {
 
 purefuse_aot_flags() {
   local module="$1" java="$2" mode="${PUREFUSE_AOT:-${3:-0}}" cache
-  case "$mode" in train|use|auto) ;; *) return 0 ;; esac
+  case "$mode" in
+    train|use|auto) ;;
+    0) return 0 ;;
+    *) echo "$(basename "$0"): PUREFUSE_AOT=$mode: expected auto, use, train or 0; starting without the AOT cache" >&2
+       return 0 ;;
+  esac
   (( $(purefuse_java_version "$java") >= 25 )) || return 0
   cache="$PUREFUSE_ROOT/$module/target/$module.aot"
   if [[ "$mode" == train ]]; then
-    readlink -f "$java" > "$cache.java" 2>/dev/null || true   # the JDK build the cache will belong to
-    echo "-XX:AOTCacheOutput=$cache"
+    # _purefuse_aot_train has it written aside (PUREFUSE_AOT_OUTPUT) and moves it in place once complete
+    if [[ -z "${PUREFUSE_AOT_OUTPUT:-}" ]]; then
+      readlink -f "$java" > "$cache.java" 2>/dev/null || true   # the JDK the cache will belong to
+    fi
+    echo "-XX:AOTCacheOutput=${PUREFUSE_AOT_OUTPUT:-$cache}"
     return 0
   fi
   if [[ "$mode" == auto ]] && ! _purefuse_aot_fresh "$module" "$java" "$cache"; then
@@ -173,19 +182,25 @@ purefuse_aot_flags() {
   fi
 }
 
-# A cache is fresh when it is newer than the module's jar and class path and was recorded by this java (a
-# JVM that finds it stale or from another build of the JDK starts without it, with a warning).
+# A cache is fresh when it is not empty, was recorded by this java (CACHE.java), and is newer than the module's
+# jar, every jar of its class path and the JDK's modules file: the JVM rejects a cache when a jar it was
+# recorded with changed since (even its time), with an error on standard output at every start.
 _purefuse_aot_fresh() {
-  local module="$1" java="$2" cache="$3" jar
+  local module="$1" java="$2" cache="$3" jar entry
   jar="$(_purefuse_jar "$module")"
-  [[ -f "$cache" && -n "$jar" && "$cache" -nt "$jar" && -f "$cache.java" ]] || return 1
-  [[ ! -f "$PUREFUSE_ROOT/$module/target/runtime.classpath" || "$cache" -nt "$PUREFUSE_ROOT/$module/target/runtime.classpath" ]] \
-    || return 1
-  [[ "$(cat "$cache.java")" == "$(readlink -f "$java")" ]]
+  [[ -s "$cache" && -n "$jar" && -f "$cache.java" ]] || return 1
+  [[ "$(cat "$cache.java")" == "$(readlink -f "$java")" ]] || return 1
+  local IFS=:
+  for entry in $(purefuse_classpath "$module") "$PUREFUSE_ROOT/$module/target/runtime.classpath" \
+               "$(dirname "$(dirname "$(readlink -f "$java")")")/lib/modules"; do
+    [[ -z "$entry" || ! -e "$entry" || "$cache" -nt "$entry" ]] || return 1
+  done
 }
 
-# Records MODULE's cache with purefuse_aot_train_MODULE CACHE (its output goes to CACHE.log), unless that failed
-# since the last build or the launcher cannot write to target/. Messages go to stderr: this runs inside $(...).
+# Records MODULE's cache with purefuse_aot_train_MODULE (its output goes to CACHE.log), unless that failed since
+# the last build or the launcher cannot write to target/. The training's JVM writes CACHE.new, moved to CACHE
+# once the training is complete, so that no run that stopped midway leaves a cache that looks whole. Messages go
+# to stderr: this runs inside $(...).
 _purefuse_aot_train() {
   local module="$1" java="$2" cache="$3" log="$3.log" jar
   declare -F "purefuse_aot_train_$module" >/dev/null || return 0
@@ -193,19 +208,26 @@ _purefuse_aot_train() {
   jar="$(_purefuse_jar "$module")"
   [[ -f "$log" && "$log" -nt "$jar" ]] && return 0   # failed for this build already: see the log
   (
-    if command -v flock >/dev/null 2>&1; then exec 8>"$cache.lock"; flock 8; fi
+    trap 'rm -f "$log.partial" "$cache.new" "$cache.new.config"' EXIT   # also when a signal ends the training
+    if command -v flock >/dev/null 2>&1 && { exec 8>>"$cache.lock"; } 2>/dev/null; then
+      if ! flock -n 8; then
+        echo "$module: waiting for another launcher to finish recording the JDK's ahead-of-time cache ..." >&2
+        flock 8
+      fi
+    fi
     _purefuse_aot_fresh "$module" "$java" "$cache" && exit 0   # another launcher recorded it meanwhile
     [[ -f "$log" && "$log" -nt "$jar" ]] && exit 0
-    rm -f "$cache" "$cache.java" "$cache.config"   # .config: the JVM's temporary file, left by a stopped training
-    echo "$module: recording the JDK's ahead-of-time cache, once per build (a training mount, ~20 s;" \
+    rm -f "$cache" "$cache.java" "$cache.new" "$cache.new.config" "$cache.config"   # .config: the JVM's own
+    echo "$module: recording the JDK's ahead-of-time cache, once per build and JDK (a training mount, ~20 s;" \
          "PUREFUSE_AOT=0 skips it) ..." >&2
     # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again
-    if "purefuse_aot_train_$module" "$cache" >"$log.partial" 2>&1 && _purefuse_aot_fresh "$module" "$java" "$cache"; then
-      rm -f "$log" "$log.partial"
+    if PUREFUSE_AOT_OUTPUT="$cache.new" "purefuse_aot_train_$module" >"$log.partial" 2>&1 && [[ -s "$cache.new" ]]; then
+      readlink -f "$java" > "$cache.java" && mv -f "$cache.new" "$cache"
+      rm -f "$log"
     else
-      rm -f "$cache" "$cache.config"
       mv -f "$log.partial" "$log"
-      echo "$module: the training run failed (its log: $log); starting without the cache" >&2
+      echo "$module: the training run failed (its log: $log; remove that file to try again at the next" \
+           "start); starting without the cache" >&2
     fi
   )
 }

@@ -40,6 +40,8 @@ class LauncherAotIT {
     private Path root;
     private Path depot;
     private Path cache;
+    /** A jar of the module's runtime class path, a copy of the build's own. */
+    private Path dependency;
     private final List<Process> servers = new ArrayList<>();
     private final List<Path> mountpoints = new ArrayList<>();
 
@@ -67,8 +69,12 @@ class LauncherAotIT {
             Files.copy(jar, target.resolve(jar.getFileName()));
         }
         try (Stream<Path> libs = Files.list(built.resolve("lib"))) {
-            Files.writeString(target.resolve("runtime.classpath"),
-                    String.join(":", libs.map(Path::toString).sorted().toList()));
+            // the dependencies where the build put them, but one copied, which a test may touch
+            List<String> classPath = new ArrayList<>(libs.map(Path::toString).sorted().toList());
+            dependency = Files.createDirectories(work.resolve("lib")).resolve(Path.of(classPath.get(0)).getFileName());
+            Files.copy(Path.of(classPath.get(0)), dependency);
+            classPath.set(0, dependency.toString());
+            Files.writeString(target.resolve("runtime.classpath"), String.join(":", classPath));
         }
         Files.createFile(target.resolve(".launcher-built"));
         cache = target.resolve("depotfs.aot");
@@ -121,16 +127,15 @@ class LauncherAotIT {
         assertFalse(off.flags().contains("AOT"), off.flags());
         off.stop();
 
-        // A newer jar (a build) makes the cache stale: the next mount records it again
-        Path jar;
-        try (Stream<Path> jars = Files.list(cache.getParent())) {
-            jar = jars.filter(p -> p.toString().endsWith(".jar")).findFirst().orElseThrow();
-        }
-        Files.setLastModifiedTime(jar, FileTime.from(Instant.now()));
-        Mounted rebuilt = mount(Map.of());
-        assertTrue(rebuilt.stderr().contains("recording"), rebuilt.stderr());
-        assertTrue(rebuilt.flags().contains("-XX:AOTCache=" + cache), rebuilt.flags());
-        rebuilt.stop();
+        // A jar of the class path newer than the cache (a build of another module, even one that changed nothing
+        // but the jar's time) makes it stale, as the JVM sees it: the next mount records it again, and the JVM
+        // takes the new one without an error
+        Files.setLastModifiedTime(dependency, FileTime.from(Instant.now()));
+        Mounted touched = mount(Map.of());
+        assertTrue(touched.stderr().contains("recording"), "a touched jar: " + touched.stderr());
+        assertTrue(touched.flags().contains("-XX:AOTCache=" + cache), touched.flags());
+        assertFalse(touched.output().contains("[error"), touched.output());
+        touched.stop();
     }
 
     @Test
@@ -145,7 +150,7 @@ class LauncherAotIT {
         Mounted failed = mount(Map.of("TMPDIR", work.resolve("missing").toString()));
         Path log = cache.resolveSibling("depotfs.aot.log");
         assertTrue(failed.stderr().contains("depotfs: the training run failed (its log: " + log
-                + "); starting without the cache"), failed.stderr());
+                + "; remove that file to try again at the next start); starting without the cache"), failed.stderr());
         assertTrue(Files.readString(log).contains("missing"), Files.readString(log));
         assertFalse(failed.flags().contains("AOT"), failed.flags());
         assertFalse(Files.exists(cache));
@@ -155,6 +160,21 @@ class LauncherAotIT {
         assertFalse(again.stderr().contains("recording"), "not retried for the same build: " + again.stderr());
         assertFalse(again.flags().contains("AOT"), again.flags());
         again.stop();
+    }
+
+    @Test
+    void aMountThatCannotServeSaysSoAtOnceWithoutTraining() throws Exception {
+        for (List<String> args : List.of(List.of("mount", "--depot", depot.toString(), work.resolve("nowhere").toString()),
+                List.of("mount"), List.of("mount", "-h"), List.of("demo", "--help"))) {
+            Tools.Result r = launcher(Map.of(), args.toArray(String[]::new));
+            assertFalse(r.stderr().contains("recording"), args + ": " + r.stderr());
+            assertFalse(Files.exists(cache), args.toString());
+        }
+        Tools.Result r = launcher(Map.of("PUREFUSE_AOT", "yes"), "mount", "--depot", depot.toString(),
+                work.resolve("nowhere").toString());
+        assertTrue(r.stderr().contains("PUREFUSE_AOT=yes: expected auto, use, train or 0; starting without the AOT cache"),
+                r.stderr());
+        assertTrue(r.stderr().contains("nowhere"), "then the mount's own error: " + r.stderr());
     }
 
     @Test
@@ -188,9 +208,11 @@ class LauncherAotIT {
             Thread.sleep(50);
         }
         assertEquals(List.of(), left, "no training mount, directory or process left");
-        // No cache and no failure log: the next local mount trains again (as after the stale jar above)
-        assertFalse(Files.exists(cache.resolveSibling("depotfs.aot.log")), "a stopped training is not a failed one");
-        assertFalse(Files.exists(cache));
+        // No cache, no half-written one, and no failure log: the next local mount trains again
+        try (Stream<Path> files = Files.list(cache.getParent())) {
+            assertEquals(List.of("depotfs.aot.lock"), files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.startsWith("depotfs.aot")).toList(), "a stopped training is not a failed one");
+        }
     }
 
     /** A running {@code bin/depotfs mount}: its mount point, its JVM's flags, what it printed. */
