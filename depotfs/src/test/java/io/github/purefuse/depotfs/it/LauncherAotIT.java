@@ -103,7 +103,7 @@ class LauncherAotIT {
 
     @Test
     void theFirstLocalMountRecordsTheCacheAndTheNextOnesStartWithIt() throws Exception {
-        Mounted first = mount(Map.of());
+        Mounted first = mount(Map.of(), "--transport", "dev"); // options after the mount point, as the bench has them
         if (!AOT) {
             assertFalse(Files.exists(cache), "no cache below JDK 25");
             assertFalse(first.flags().contains("-XX:AOTCache="), first.flags());
@@ -237,14 +237,15 @@ class LauncherAotIT {
         }
     }
 
-    private Mounted mount(Map<String, String> env) throws Exception {
+    private Mounted mount(Map<String, String> env, String... after) throws Exception {
         Path mp = Files.createDirectories(work.resolve("mnt" + mountpoints.size()));
         mountpoints.add(mp);
         Path err = work.resolve("mount" + mountpoints.size() + ".err");
         Path out = work.resolve("mount" + mountpoints.size() + ".out");
-        ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=TERM,INT,HUP",
-                root.resolve("bin/depotfs").toString(), "mount", "--depot", depot.toString(), mp.toString())
-                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
+                root.resolve("bin/depotfs").toString(), "mount", "--depot", depot.toString(), mp.toString()));
+        cmd.addAll(List.of(after));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().remove("PUREFUSE_AOT");
         pb.environment().putAll(env);
