@@ -166,7 +166,7 @@ purefuse_aot_flags() {
   if [[ "$mode" == train ]]; then
     # _purefuse_aot_train has it written aside (PUREFUSE_AOT_OUTPUT) and moves it in place once complete
     if [[ -z "${PUREFUSE_AOT_OUTPUT:-}" ]]; then
-      readlink -f "$java" > "$cache.java" 2>/dev/null || true   # the JDK the cache will belong to
+      _purefuse_aot_stamp "$java" "$cache" 2>/dev/null || true
     fi
     echo "-XX:AOTCacheOutput=${PUREFUSE_AOT_OUTPUT:-$cache}"
     return 0
@@ -175,21 +175,27 @@ purefuse_aot_flags() {
     _purefuse_aot_train "$module" "$java" "$cache"
   fi
   _purefuse_aot_fresh "$module" "$java" "$cache" || return 0
-  if "$java" -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -version >/dev/null 2>&1; then
-    echo "-XX:AOTCache=$cache -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly"
-  else
-    echo "-XX:AOTCache=$cache"
-  fi
+  echo "-XX:AOTCache=$cache $(sed -n 2p "$cache.java")"
 }
 
-# A cache is fresh when it is not empty, was recorded by this java (CACHE.java), and is newer than the module's
+# CACHE.java, the stamp of a recorded cache: the java it belongs to, then the flags to start it with:
+# -XX:+AOTCompileEagerly where that java has it (probed here, once per recording, not at every start).
+_purefuse_aot_stamp() {
+  local java="$1" cache="$2" eager=""
+  if "$java" -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -version >/dev/null 2>&1; then
+    eager="-XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly"
+  fi
+  printf '%s\n%s\n' "$(readlink -f "$java")" "$eager" > "$cache.java"
+}
+
+# A cache is fresh when it is not empty, was recorded by this java (CACHE.java's first line), and is newer than the module's
 # jar, every jar of its class path and the JDK's modules file: the JVM rejects a cache when a jar it was
 # recorded with changed since (even its time), with an error on standard output at every start.
 _purefuse_aot_fresh() {
   local module="$1" java="$2" cache="$3" jar entry
   jar="$(_purefuse_jar "$module")"
   [[ -s "$cache" && -n "$jar" && -f "$cache.java" ]] || return 1
-  [[ "$(cat "$cache.java")" == "$(readlink -f "$java")" ]] || return 1
+  [[ "$(head -n1 "$cache.java")" == "$(readlink -f "$java")" ]] || return 1
   local IFS=:
   for entry in $(purefuse_classpath "$module") "$PUREFUSE_ROOT/$module/target/runtime.classpath" \
                "$(dirname "$(dirname "$(readlink -f "$java")")")/lib/modules"; do
@@ -222,7 +228,7 @@ _purefuse_aot_train() {
          "PUREFUSE_AOT=0 skips it) ..." >&2
     # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again
     if PUREFUSE_AOT_OUTPUT="$cache.new" "purefuse_aot_train_$module" >"$log.partial" 2>&1 && [[ -s "$cache.new" ]]; then
-      readlink -f "$java" > "$cache.java" && mv -f "$cache.new" "$cache"
+      _purefuse_aot_stamp "$java" "$cache" && mv -f "$cache.new" "$cache"
       rm -f "$log"
     else
       mv -f "$log.partial" "$log"

@@ -279,16 +279,23 @@ final class S3Collector {
             ListObjectsV2Response page = depot.await(client.listObjectsV2(r -> r.bucket(location.bucket())
                     .prefix(prefix).continuationToken(t)), "list " + prefix);
             if (serverNow == null) {
-                serverNow = page.sdkHttpResponse().firstMatchingHeader("Date").map(S3Collector::httpDate).orElse(null);
+                serverNow = serverDate(page);
             }
             page.contents().forEach(each);
             token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
         } while (token != null);
     }
 
-    static @Nullable Instant httpDate(String value) {
+    /**
+     * The server's clock when it answered: the response's {@code Date} header (whole seconds).
+     *
+     * @param response an answer of the server
+     * @return that time, or null if the header is missing or not an RFC 1123 date
+     */
+    static @Nullable Instant serverDate(software.amazon.awssdk.core.SdkResponse response) {
         try {
-            return ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            return response.sdkHttpResponse().firstMatchingHeader("Date")
+                    .map(d -> ZonedDateTime.parse(d, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(null);
         } catch (DateTimeParseException e) {
             return null;
         }
@@ -313,7 +320,8 @@ final class S3Collector {
                 // An upload's age is taken on the server's clock when it listed the upload (S3Proxy, for one,
                 // answers Initiated with the time of the listing); the Date of an answer has whole seconds, so
                 // has the age of an upload
-                Instant listed = page.sdkHttpResponse().firstMatchingHeader("Date").map(S3Collector::httpDate).orElse(now);
+                Instant date = serverDate(page);
+                Instant listed = date != null ? date : now;
                 for (MultipartUpload u : page.uploads()) {
                     if (u.initiated() != null && !u.initiated().truncatedTo(ChronoUnit.SECONDS).plus(minAge).isAfter(listed)) {
                         old.add(u);

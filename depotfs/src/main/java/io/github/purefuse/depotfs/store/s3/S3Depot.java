@@ -1372,8 +1372,7 @@ public final class S3Depot implements WritableDepot {
             try {
                 HeadObjectResponse held = await(client.headObject(r -> r.bucket(location.bucket()).key(key)), "check " + key);
                 // the server's clock on both sides: a writer whose own clock runs ahead took a live lock for stale
-                java.time.Instant serverNow = held.sdkHttpResponse().firstMatchingHeader("Date")
-                        .map(S3Collector::httpDate).orElse(null);
+                java.time.Instant serverNow = S3Collector.serverDate(held);
                 if (held.lastModified() != null && serverNow != null
                         && held.lastModified().plus(LOCK_STALE).isBefore(serverNow)) {
                     await(client.deleteObject(r -> r.bucket(location.bucket()).key(key)), "remove stale " + key);
