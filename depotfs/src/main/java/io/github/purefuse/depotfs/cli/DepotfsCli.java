@@ -248,8 +248,7 @@ public final class DepotfsCli implements Callable<Integer> {
                 depot.setRoot(rootName, before.orElse(null), r.bundle());
                 printSummary(out, err, source, rootName, r, before);
                 if (r.errors() > 0) {
-                    err.println("depotfs: " + Terminal.count(r.errors()) + (r.errors() == 1 ? " entry" : " entries")
-                            + " could not be imported (listed above); the rest is in root '" + rootName + "'");
+                    err.println("depotfs: " + omissions(r) + " (listed above); the rest is in root '" + rootName + "'");
                     err.flush();
                     return 1;
                 }
@@ -270,15 +269,38 @@ public final class DepotfsCli implements Callable<Integer> {
         return n.replaceAll("[^A-Za-z0-9._-]", "_").replaceFirst("^\\.+", "");
     }
 
+    /**
+     * What an import left out, for its last line: "3 entries could not be imported", "2 entries were imported
+     * without their extended attributes", or both joined by "and".
+     */
+    static String omissions(ImportResult r) {
+        long attributesOnly = r.withoutAttributes();
+        long notImported = r.errors() - attributesOnly;
+        java.util.List<String> parts = new java.util.ArrayList<>(2);
+        if (notImported > 0) {
+            parts.add(Terminal.count(notImported) + (notImported == 1 ? " entry" : " entries") + " could not be imported");
+        }
+        if (attributesOnly > 0) {
+            parts.add(Terminal.count(attributesOnly) + (attributesOnly == 1 ? " entry was" : " entries were")
+                    + " imported without their extended attributes");
+        }
+        return String.join(" and ", parts);
+    }
+
     static void printSummary(PrintWriter out, PrintWriter err, Path source, String rootName, ImportResult r,
                              Optional<Hash> before) {
         String change = before.isEmpty() ? "new root" : before.get().equals(r.bundle()) ? "root unchanged" : "root updated";
         out.printf(Locale.ROOT, "imported %s into root '%s' (%s, %s)%n", source, rootName, r.bundle().shortHex(), change);
         out.printf(Locale.ROOT, "  files %s (%s), directories %s, symlinks %s%n", Terminal.count(r.files()),
                 Terminal.bytes(r.bytes()), Terminal.count(r.directories()), Terminal.count(r.symlinks()));
-        out.printf(Locale.ROOT, "  new objects %s, deduplicated %s, new manifests %s, skipped %s, time %s%n",
+        long attributesOnly = r.withoutAttributes();
+        long notImported = r.errors() - attributesOnly;
+        out.printf(Locale.ROOT, "  new objects %s, deduplicated %s, new manifests %s, skipped %s%s%s, time %s%n",
                 Terminal.count(r.newObjects()), Terminal.count(r.dedupedFiles()), Terminal.count(r.newBundles()),
-                Terminal.count(r.skipped().size()), Terminal.seconds(r.elapsed()));
+                Terminal.count(r.skipped().size() - r.errors()),
+                notImported == 0 ? "" : ", not imported " + Terminal.count(notImported),
+                attributesOnly == 0 ? "" : ", without their extended attributes " + Terminal.count(attributesOnly),
+                Terminal.seconds(r.elapsed()));
         out.flush();
         // Errors first: they are what the user has to act on.
         java.util.List<ImportResult.Skipped> skips = new java.util.ArrayList<>(r.skipped());
@@ -289,8 +311,13 @@ public final class DepotfsCli implements Callable<Integer> {
                 err.println("depotfs: skipped " + (skips.size() - 10) + " more");
                 break;
             }
-            err.println("depotfs: " + (s.error() ? "could not import " : "skipped ") + shorten(s.path()) + ": "
-                    + shorten(s.reason()));
+            if (s.attributesOnly()) {
+                err.println("depotfs: imported " + shorten(s.path()) + " without its extended attributes (a depot holds"
+                        + " none)" + shorten(s.reason().substring(ImportResult.Skipped.NO_XATTRS.length())));
+            } else {
+                err.println("depotfs: " + (s.error() ? "could not import " : "skipped ") + shorten(s.path()) + ": "
+                        + shorten(s.reason()));
+            }
         }
         err.flush();
     }
@@ -866,6 +893,8 @@ public final class DepotfsCli implements Callable<Integer> {
 
     /** How {@code FuseSession.mount} ends its message about a dead mount: {@code unmount it first (umount PATH)}. */
     private static final String SDK_UNMOUNT_ADVICE = "unmount it first (umount ";
+    /** How it ends its message about a live FUSE mount there: {@code ...; unmount it first: umount PATH)}. */
+    private static final String SDK_BUSY_ADVICE = "; unmount it first: umount ";
 
     /**
      * Adds the unmount command to a mount failure on a mount point whose server died ("Transport
@@ -876,6 +905,12 @@ public final class DepotfsCli implements Callable<Integer> {
      */
     static MountException withDeadServerHint(MountException e) {
         String m = String.valueOf(e.getMessage());
+        int busy = m.lastIndexOf(SDK_BUSY_ADVICE);
+        if (e.reason() == MountException.Reason.ALREADY_MOUNTED && busy >= 0 && m.endsWith(")")) {
+            // a live FUSE mount is there: name our command (it also clears a mount whose server died)
+            return new MountException(e.reason(), e.mountpoint(), m.substring(0, busy) + "; unmount it first: "
+                    + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + ")", e);
+        }
         // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).
         if (!m.contains("Transport endpoint is not connected") && !m.contains("Software caused connection abort")) {
             return e;

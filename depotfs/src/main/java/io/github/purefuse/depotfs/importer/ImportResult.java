@@ -40,6 +40,11 @@ public record ImportResult(Hash bundle, long files, long directories, long symli
         return skipped.stream().filter(Skipped::error).count();
     }
 
+    /** {@return how many of the {@link #errors()} are entries imported without their extended attributes} */
+    public long withoutAttributes() {
+        return skipped.stream().filter(Skipped::attributesOnly).count();
+    }
+
     /**
      * Something the import left out.
      *
@@ -51,6 +56,21 @@ public record ImportResult(Hash bundle, long files, long directories, long symli
      *               mount point, or a tar entry replaced by a later one)
      */
     public record Skipped(String path, String reason, boolean error) {
+
+        /**
+         * How the reason of an entry that was imported without its extended attributes begins (the rest names
+         * them): the entry is in the depot, only its attributes are not ({@link #attributesOnly()}).
+         */
+        public static final String NO_XATTRS = "extended attributes not imported (a depot holds none)";
+
+        /**
+         * {@return whether the entry itself was imported and only its extended attributes were left out} Such an
+         * entry counts in {@link ImportResult#errors()} (something of the source is not in the depot) but is not
+         * missing from the tree.
+         */
+        public boolean attributesOnly() {
+            return error && reason.startsWith(NO_XATTRS);
+        }
 
         /**
          * A by-design skip.

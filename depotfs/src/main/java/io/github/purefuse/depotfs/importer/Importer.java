@@ -439,7 +439,7 @@ public final class Importer {
     private void xattrsNotImported(String display, List<String> names) {
         List<String> sorted = new ArrayList<>(names);
         Collections.sort(sorted);
-        fail(display, "extended attributes not imported (a depot holds none): " + String.join(", ", sorted));
+        fail(display, ImportResult.Skipped.NO_XATTRS + ": " + String.join(", ", sorted));
     }
 
     // ------------------------------------------------------------------ tar

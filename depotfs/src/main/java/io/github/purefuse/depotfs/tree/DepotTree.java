@@ -102,7 +102,13 @@ public final class DepotTree {
      * @throws IOException on a store error
      */
     public static Hash link(WritableDepot depot, DepotPath existing, DepotPath newPath) throws IOException {
-        Resolved src = resolve(depot, existing);
+        Resolved src;
+        try {
+            src = resolve(depot, existing);
+        } catch (DepotException e) {
+            throw e.reason() == DepotException.Reason.NOT_FOUND
+                    ? new DepotException(e.reason(), "cannot link " + existing + ": " + e.getMessage()) : e;
+        }
         BundleEntry linked;
         if (src.entry() == null) {
             Bundle rootBundle = src.ancestors().get(0);
@@ -125,7 +131,14 @@ public final class DepotTree {
             throw new DepotException(DepotException.Reason.INVALID, "refusing to link " + existing + " at " + newPath
                     + ": a bundle cannot contain itself (cycle)");
         }
-        Resolved parent = resolve(depot, newPath.parent());
+        Resolved parent;
+        try {
+            parent = resolve(depot, newPath.parent());
+        } catch (DepotException e) {
+            throw e.reason() == DepotException.Reason.NOT_FOUND
+                    ? new DepotException(e.reason(), "cannot link at " + newPath + ": " + e.getMessage()
+                            + " (link creates no bundles: the new path's parent must exist)") : e;
+        }
         Optional<Hash> parentHash = parent.bundleHash();
         if (parentHash.isEmpty()) {
             throw new DepotException(DepotException.Reason.INVALID, newPath.parent() + " is not a bundle");

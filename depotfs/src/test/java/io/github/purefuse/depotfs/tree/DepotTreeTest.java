@@ -68,8 +68,16 @@ class DepotTreeTest {
                 () -> DepotTree.link(depot, DepotPath.parse("share/man"), DepotPath.parse("share/doc/README"))).getMessage());
         assertEquals("share/doc/README is not a bundle", assertThrows(DepotException.class,
                 () -> DepotTree.link(depot, DepotPath.parse("share/man"), DepotPath.parse("share/doc/README/x"))).getMessage());
-        assertEquals(DepotException.Reason.NOT_FOUND, assertThrows(DepotException.class,
-                () -> DepotTree.link(depot, DepotPath.parse("share/nothing"), DepotPath.parse("share/x"))).reason());
+        DepotException noSource = assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share/nothing"), DepotPath.parse("share/x")));
+        assertEquals(DepotException.Reason.NOT_FOUND, noSource.reason());
+        assertEquals("cannot link share/nothing: no such path in the depot: share/nothing", noSource.getMessage());
+        // which argument is wrong, and that link makes no parents (a tester's trial of the site's example)
+        DepotException noParent = assertThrows(DepotException.class,
+                () -> DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("share/shells/doc")));
+        assertEquals(DepotException.Reason.NOT_FOUND, noParent.reason());
+        assertEquals("cannot link at share/shells/doc: no such path in the depot: share/shells (link creates no"
+                + " bundles: the new path's parent must exist)", noParent.getMessage());
         assertEquals(DepotException.Reason.NOT_FOUND, assertThrows(DepotException.class,
                 () -> DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("nope/x"))).reason());
         assertThrows(DepotException.class, () -> DepotPath.parse("share/../etc"));
