@@ -112,7 +112,8 @@ public final class FuseSession implements AutoCloseable {
      * @param fs         the filesystem; its methods are called from many threads at once
      * @param options    the options
      * @return the running session, ready for use
-     * @throws MountException if the mount point is empty, missing, not a directory or already a mount point,
+     * @throws MountException if the mount point is an empty path, missing, not a directory, already a mount point,
+     *     or a directory that is not empty (without {@link MountOptions#nonempty()}: {@code NOT_EMPTY}),
      *     {@code /dev/fuse} or the helper is missing, permission is denied, INIT fails, or
      *     {@code fs.init} throws; nothing stays mounted then (nor when {@code fs.init} throws an
      *     {@link Error}, which propagates as it is)

@@ -31,6 +31,19 @@ public final class UringSupport {
     }
 
     /**
+     * What {@link #whyNotOffered} says when the module parameter is off: short, since a mount that chose
+     * {@code AUTO} puts it in its ready line; {@link #HOW_TO_SWITCH_ON} is for a mount that asked for io_uring.
+     */
+    public static final String SWITCHED_OFF = "FUSE over io_uring is off: " + ENABLE_URING + " is N";
+
+    /**
+     * How to turn it on, for the error of a mount that required io_uring: the switch is the host's, for every
+     * FUSE mount on it, so it is not advised to a mount that did not ask.
+     */
+    public static final String HOW_TO_SWITCH_ON = "as root: echo Y > " + ENABLE_URING
+            + ", which turns it on for every FUSE mount of this host";
+
+    /**
      * Why INIT did not offer io_uring.
      *
      * @param init the kernel's INIT
@@ -52,7 +65,7 @@ public final class UringSupport {
                     + " is missing)";
         }
         if (v.startsWith("N")) {
-            return "FUSE over io_uring is off: " + ENABLE_URING + " is N (as root: echo Y > " + ENABLE_URING + ")";
+            return SWITCHED_OFF;
         }
         return "the kernel did not offer FUSE_OVER_IO_URING in INIT (" + ENABLE_URING + " is " + v + ")";
     }
