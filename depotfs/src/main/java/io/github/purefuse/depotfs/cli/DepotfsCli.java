@@ -863,7 +863,7 @@ public final class DepotfsCli implements Callable<Integer> {
             try {
                 MountRunner.checkMountpoint(mountpoint, settings.nonempty());   // before the depot is opened
             } catch (MountException e) {
-                throw withDeadServerHint(e);
+                throw withUnmountHint(e);
             }
             WritableDepot opened = depotAddress.open(false, prefetchMib);
             io.github.purefuse.depotfs.store.Depot depot = opened;
@@ -885,7 +885,7 @@ public final class DepotfsCli implements Callable<Integer> {
             try {
                 new MountRunner(depot, mountpoint, settings).run(System.out, mp -> { });
             } catch (MountException e) {
-                throw withDeadServerHint(e);
+                throw withUnmountHint(e);
             }
             return 0;
         }
@@ -897,13 +897,14 @@ public final class DepotfsCli implements Callable<Integer> {
     private static final String SDK_BUSY_ADVICE = "; unmount it first: umount ";
 
     /**
-     * Adds the unmount command to a mount failure on a mount point whose server died ("Transport
-     * endpoint is not connected").
+     * Puts depotfs's unmount command into a mount failure on a mount point that has a FUSE mount already, live
+     * (where the channel's message names plain {@code umount}) or whose server died ("Transport endpoint is not
+     * connected").
      *
      * @param e the failure
      * @return {@code e}, or a copy whose message ends with the hint
      */
-    static MountException withDeadServerHint(MountException e) {
+    static MountException withUnmountHint(MountException e) {
         String m = String.valueOf(e.getMessage());
         int busy = m.lastIndexOf(SDK_BUSY_ADVICE);
         if (e.reason() == MountException.Reason.ALREADY_MOUNTED && busy >= 0 && m.endsWith(")")) {

@@ -543,7 +543,7 @@ class DepotfsCliTest {
                     io.github.purefuse.channel.MountException.Reason.OTHER, mp,
                     "Cannot mount on " + mp + ": " + mp + ": Transport endpoint is not connected", null);
             assertEquals(e.getMessage() + " (a server died there; clear it with bin/depotfs unmount '" + mp + "')",
-                    DepotfsCli.withDeadServerHint(e).getMessage());
+                    DepotfsCli.withUnmountHint(e).getMessage());
             // The channel's message advises plain umount: the line keeps one command, ours.
             io.github.purefuse.channel.MountException sdk = new io.github.purefuse.channel.MountException(
                     io.github.purefuse.channel.MountException.Reason.ALREADY_MOUNTED, mp, "Cannot mount on " + mp
@@ -551,7 +551,7 @@ class DepotfsCliTest {
                     + mp + ")", null);
             assertEquals("Cannot mount on " + mp + ": a dead FUSE mount is there (Transport endpoint is not connected):"
                     + " clear it with bin/depotfs unmount '" + mp + "'",
-                    DepotfsCli.withDeadServerHint(sdk).getMessage());
+                    DepotfsCli.withUnmountHint(sdk).getMessage());
         } finally {
             if (before != null) {
                 System.setProperty("depotfs.command", before);

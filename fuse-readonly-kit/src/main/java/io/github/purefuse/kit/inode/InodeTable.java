@@ -74,8 +74,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Memory</h2>
  * The table holds one small object per node plus slots in open-addressing hash tables (a reference and its
- * hash each) that grow at half full and shrink at an eighth full, so after the kernel forgets what it cached (memory pressure,
- * {@code drop_caches}) the table returns near its empty size. {@link #size()} and {@link #slots()} tell
+ * hash each) that grow at half full and shrink at an eighth full, so after the kernel forgets what it cached
+ * (memory pressure, {@code drop_caches}) the table returns near its empty size. {@link #size()} and {@link #slots()} tell
  * how much is in use.
  *
  * @param <K> the key type
@@ -432,8 +432,8 @@ public final class InodeTable<K> {
 
     /**
      * The slots of the table's internal hash tables, summed; with {@link #size()} it tells how much of
-     * the memory is in use ({@code 8} bytes per slot with compressed references: the reference and its hash, plus
-     * the nodes). The
+     * the memory is in use ({@code 8} bytes per slot with compressed references: the reference and its hash;
+     * plus the nodes). The
      * tables grow at half full and shrink at an eighth full, so this follows the live nodes.
      *
      * @return the number of slots

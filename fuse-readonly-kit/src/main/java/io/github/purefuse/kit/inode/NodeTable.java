@@ -71,6 +71,7 @@ final class NodeTable<E> {
         }
     }
 
+    /** Adds an element that is not present. */
     void add(E e) {
         if ((size + 1) * 2 > slots.length) {
             resize(slots.length * 2);
@@ -79,6 +80,7 @@ final class NodeTable<E> {
         size++;
     }
 
+    /** Removes this very element (identity), if present. */
     boolean remove(E e) {
         Object[] s = slots;
         int[] h = hashes;
