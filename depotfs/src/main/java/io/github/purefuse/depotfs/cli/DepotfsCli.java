@@ -281,8 +281,9 @@ public final class DepotfsCli implements Callable<Integer> {
             parts.add(Terminal.count(notImported) + (notImported == 1 ? " entry" : " entries") + " could not be imported");
         }
         if (attributesOnly > 0) {
-            parts.add(Terminal.count(attributesOnly) + (attributesOnly == 1 ? " entry was" : " entries were")
-                    + " imported without their extended attributes");
+            parts.add(Terminal.count(attributesOnly) + (attributesOnly == 1
+                    ? " entry was imported without its extended attributes"
+                    : " entries were imported without their extended attributes"));
         }
         return String.join(" and ", parts);
     }

@@ -153,7 +153,7 @@ class DepotfsCliTest {
         assertTrue(lines.contains("depotfs: could not import d/x/y: a file, not a directory, is at d/x in the archive"), r.err());
         assertTrue(lines.contains("depotfs: imported xa without its extended attributes (a depot holds none): user.foo"), r.err());
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("depotfs: could not import caf") && l.contains("not valid UTF-8")), r.err());
-        assertEquals("depotfs: 3 entries could not be imported and 1 entry was imported without their extended attributes"
+        assertEquals("depotfs: 3 entries could not be imported and 1 entry was imported without its extended attributes"
                 + " (listed above); the rest is in root 'r'", lines.get(lines.size() - 1));
         Run ls = cli("ls", "--depot", depotDir.toString(), "r");
         assertEquals(List.of("d", "ok.txt", "xa"), ls.out().lines().map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList());
