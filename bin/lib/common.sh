@@ -171,10 +171,12 @@ purefuse_aot_flags() {
     echo "-XX:AOTCacheOutput=${PUREFUSE_AOT_OUTPUT:-$cache}"
     return 0
   fi
-  if [[ "$mode" == auto ]] && ! _purefuse_aot_fresh "$module" "$java" "$cache"; then
+  # A fresh cache is checked once (every jar of the class path: at every start); only a training checks again
+  if ! _purefuse_aot_fresh "$module" "$java" "$cache"; then
+    [[ "$mode" == auto ]] || return 0
     _purefuse_aot_train "$module" "$java" "$cache"
+    _purefuse_aot_fresh "$module" "$java" "$cache" || return 0
   fi
-  _purefuse_aot_fresh "$module" "$java" "$cache" || return 0
   echo "-XX:AOTCache=$cache $(sed -n 2p "$cache.java")"
 }
 

@@ -275,7 +275,7 @@ public final class DepotfsCli implements Callable<Integer> {
      */
     static String omissions(ImportResult r) {
         long attributesOnly = r.withoutAttributes();
-        long notImported = r.errors() - attributesOnly;
+        long notImported = r.notImported();
         java.util.List<String> parts = new java.util.ArrayList<>(2);
         if (notImported > 0) {
             parts.add(Terminal.count(notImported) + (notImported == 1 ? " entry" : " entries") + " could not be imported");
@@ -295,7 +295,7 @@ public final class DepotfsCli implements Callable<Integer> {
         out.printf(Locale.ROOT, "  files %s (%s), directories %s, symlinks %s%n", Terminal.count(r.files()),
                 Terminal.bytes(r.bytes()), Terminal.count(r.directories()), Terminal.count(r.symlinks()));
         long attributesOnly = r.withoutAttributes();
-        long notImported = r.errors() - attributesOnly;
+        long notImported = r.notImported();
         out.printf(Locale.ROOT, "  new objects %s, deduplicated %s, new manifests %s, skipped %s%s%s, time %s%n",
                 Terminal.count(r.newObjects()), Terminal.count(r.dedupedFiles()), Terminal.count(r.newBundles()),
                 Terminal.count(r.skipped().size() - r.errors()),

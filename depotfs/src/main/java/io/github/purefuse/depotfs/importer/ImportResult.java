@@ -45,6 +45,12 @@ public record ImportResult(Hash bundle, long files, long directories, long symli
         return skipped.stream().filter(Skipped::attributesOnly).count();
     }
 
+    /** {@return how many of the {@link #errors()} are entries missing from the depot: the rest were imported without
+     * their extended attributes} */
+    public long notImported() {
+        return errors() - withoutAttributes();
+    }
+
     /**
      * Something the import left out.
      *

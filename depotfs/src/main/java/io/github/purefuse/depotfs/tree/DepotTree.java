@@ -81,6 +81,18 @@ public final class DepotTree {
         return new Resolved(path, rootHash, ancestors, entry);
     }
 
+    /** {@link #resolve}, with a NOT_FOUND message put between {@code before} and {@code after}: which argument it was. */
+    private static Resolved resolveFor(Depot depot, DepotPath path, String before, String after) throws IOException {
+        try {
+            return resolve(depot, path);
+        } catch (DepotException e) {
+            if (e.reason() != DepotException.Reason.NOT_FOUND) {
+                throw e;
+            }
+            throw new DepotException(e.reason(), before + e.getMessage() + after);
+        }
+    }
+
     /**
      * References an existing entry (typically a bundle) at one more path: adds an entry named
      * {@code newPath.lastName()} to the bundle at {@code newPath.parent()}, rewrites every manifest up to
@@ -102,13 +114,7 @@ public final class DepotTree {
      * @throws IOException on a store error
      */
     public static Hash link(WritableDepot depot, DepotPath existing, DepotPath newPath) throws IOException {
-        Resolved src;
-        try {
-            src = resolve(depot, existing);
-        } catch (DepotException e) {
-            throw e.reason() == DepotException.Reason.NOT_FOUND
-                    ? new DepotException(e.reason(), "cannot link " + existing + ": " + e.getMessage()) : e;
-        }
+        Resolved src = resolveFor(depot, existing, "cannot link " + existing + ": ", "");
         BundleEntry linked;
         if (src.entry() == null) {
             Bundle rootBundle = src.ancestors().get(0);
@@ -131,14 +137,8 @@ public final class DepotTree {
             throw new DepotException(DepotException.Reason.INVALID, "refusing to link " + existing + " at " + newPath
                     + ": a bundle cannot contain itself (cycle)");
         }
-        Resolved parent;
-        try {
-            parent = resolve(depot, newPath.parent());
-        } catch (DepotException e) {
-            throw e.reason() == DepotException.Reason.NOT_FOUND
-                    ? new DepotException(e.reason(), "cannot link at " + newPath + ": " + e.getMessage()
-                            + " (link creates no bundles: the new path's parent must exist)") : e;
-        }
+        Resolved parent = resolveFor(depot, newPath.parent(), "cannot link at " + newPath + ": ",
+                " (link creates no bundles: the new path's parent must exist)");
         Optional<Hash> parentHash = parent.bundleHash();
         if (parentHash.isEmpty()) {
             throw new DepotException(DepotException.Reason.INVALID, newPath.parent() + " is not a bundle");
