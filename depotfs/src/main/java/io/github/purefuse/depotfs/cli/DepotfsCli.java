@@ -11,6 +11,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.LocalDepot;
+import io.github.purefuse.depotfs.store.Names;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import io.github.purefuse.depotfs.tree.DepotPath;
 import io.github.purefuse.depotfs.tree.DepotTree;
@@ -19,11 +20,13 @@ import io.github.purefuse.kit.path.FsPath;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -212,6 +215,9 @@ public final class DepotfsCli implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             String rootName = root != null ? root : defaultRootName(source);
+            if (root != null) {
+                requireUtf8(root, "root name");
+            }
             String problem = WritableDepot.rootNameProblem(rootName);
             if (problem != null) {
                 throw new UsageException("bad root name '" + rootName + "': " + problem
@@ -381,7 +387,7 @@ public final class DepotfsCli implements Callable<Integer> {
                     }
                     return 0;
                 }
-                DepotTree.Resolved res = DepotTree.resolve(depot, DepotPath.parse(path));
+                DepotTree.Resolved res = DepotTree.resolve(depot, depotPath(path, "PATH"));
                 Optional<Hash> bundle = res.bundleHash();
                 if (bundle.isPresent()) {
                     for (BundleEntry e : depot.bundle(bundle.get()).entries()) {
@@ -429,8 +435,8 @@ public final class DepotfsCli implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             try (WritableDepot depot = openDepot(depotAddress)) {
-                DepotPath from = DepotPath.parse(existing);
-                DepotPath to = DepotPath.parse(newPath);
+                DepotPath from = depotPath(existing, "EXISTING_PATH");
+                DepotPath to = depotPath(newPath, "NEW_PATH");
                 Hash root = DepotTree.link(depot, from, to);
                 spec.commandLine().getOut().printf(Locale.ROOT, "linked %s at %s (root '%s' is now %s)%n", from, to,
                         to.root(), root.shortHex());
@@ -896,6 +902,58 @@ public final class DepotfsCli implements Callable<Integer> {
     private static final String SDK_UNMOUNT_ADVICE = "unmount it first (umount ";
     /** How it ends its message about a live FUSE mount there: {@code ...; unmount it first: umount PATH)}. */
     private static final String SDK_BUSY_ADVICE = "; unmount it first: umount ";
+
+    /**
+     * A depot path given on the command line, refused with a usage error when it reached the JVM as bytes that
+     * are not UTF-8 ({@link #requireUtf8}).
+     *
+     * @param arg   the argument
+     * @param label how the usage names it, e.g. {@code NEW_PATH}
+     * @return the path
+     * @throws DepotException a {@link UsageException} for bytes that are not UTF-8; INVALID for a bad path
+     */
+    static DepotPath depotPath(String arg, String label) throws DepotException {
+        requireUtf8(arg, label);
+        return DepotPath.parse(arg);
+    }
+
+    /**
+     * Refuses an argument that reached the JVM as bytes that are not UTF-8. The JVM decodes {@code argv} with
+     * the platform's charset and shows each such byte as U+FFFD, so a name would silently become another one
+     * ({@code bad\xffname} stored as {@code bad\u00ef\u00bf\u00bdname}); depot names are Unicode
+     * ({@code import} lists such names as not imported). An argument holding U+FFFD is compared with the raw
+     * arguments in {@code /proc/self/cmdline}: a real U+FFFD, typed as its three UTF-8 bytes, passes.
+     *
+     * @param arg   the argument
+     * @param label how the usage names it
+     * @throws UsageException if it was not UTF-8
+     */
+    static void requireUtf8(String arg, String label) throws UsageException {
+        if (arg.indexOf('\uFFFD') < 0) {
+            return;
+        }
+        byte[] cmdline;
+        try {
+            cmdline = Files.readAllBytes(Path.of("/proc/self/cmdline"));
+        } catch (IOException e) {
+            return; // cannot tell: the name stands as decoded
+        }
+        requireUtf8(arg, label, cmdline);
+    }
+
+    /** {@link #requireUtf8(String, String)} against the arguments as the kernel has them, NUL-terminated. */
+    static void requireUtf8(String arg, String label, byte[] cmdline) throws UsageException {
+        int start = 0;
+        for (int i = 0; i <= cmdline.length; i++) {
+            if (i == cmdline.length || cmdline[i] == 0) {
+                byte[] raw = Arrays.copyOfRange(cmdline, start, i);
+                start = i + 1;
+                if (!Names.isUtf8(raw) && new String(raw, StandardCharsets.UTF_8).equals(arg)) {
+                    throw new UsageException("bad " + label + " '" + arg + "': " + Names.NOT_UTF8);
+                }
+            }
+        }
+    }
 
     /**
      * Puts depotfs's unmount command into a mount failure on a mount point that has a FUSE mount already, live

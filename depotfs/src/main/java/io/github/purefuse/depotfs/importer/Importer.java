@@ -387,6 +387,15 @@ public final class Importer {
                 try {
                     WritableDepot.Stored s = depot.putObject(ch, h);
                     (s.created() ? newObjects : deduped).incrementAndGet();
+                } catch (DepotException e) {
+                    claimed.remove(h);
+                    if (e.reason() != DepotException.Reason.SOURCE_CHANGED) {
+                        throw e;
+                    }
+                    // a log file being written, a download in progress: that file is listed, the rest imported
+                    f.failed = true;
+                    fail(f.displayPath, e.getMessage() + "; import again to take it as it is then");
+                    return;
                 } catch (IOException e) {
                     claimed.remove(h);
                     throw e;

@@ -23,7 +23,12 @@ public class DepotException extends IOException {
         /** The request is invalid: a bad name, a cycle, a path that is not a bundle, an existing path. */
         INVALID,
         /** A root changed while it was being updated (compare-and-set failed). */
-        CONFLICT
+        CONFLICT,
+        /**
+         * The bytes handed to a put hash differently from what the caller read from the same source before:
+         * the source changed in between (nothing is stored).
+         */
+        SOURCE_CHANGED
     }
 
     private final Reason reason;
@@ -69,5 +74,18 @@ public class DepotException extends IOException {
         return new DepotException(DepotException.Reason.CONFLICT, "root '" + name + "' "
                 + (expected == null ? "was created meanwhile" : "changed meanwhile") + " (now "
                 + (current == null ? "absent" : current.shortHex()) + "); try again");
+    }
+
+    /**
+     * The failure of a put whose bytes do not hash to what its caller expected ({@link WritableDepot#putObject}):
+     * one wording for every depot.
+     *
+     * @param actual   what the bytes hash to
+     * @param expected what the caller read before
+     * @return a {@link DepotException.Reason#SOURCE_CHANGED}
+     */
+    public static DepotException sourceChanged(Hash actual, Hash expected) {
+        return new DepotException(DepotException.Reason.SOURCE_CHANGED, "it changed while it was read (its content "
+                + "hashed to " + expected.shortHex() + ", then to " + actual.shortHex() + ")");
     }
 }

@@ -593,8 +593,7 @@ public final class LocalDepot implements WritableDepot {
             }
             Hash hash = Hash.of(md.digest());
             if (expected != null && !expected.equals(hash)) {
-                throw new DepotException(DepotException.Reason.CORRUPT, "content hashes to " + hash.shortHex()
-                        + ", expected " + expected.shortHex() + " (did the source change while it was read?)");
+                throw DepotException.sourceChanged(hash, expected);
             }
             ChunkSums cs = sums.finish(hash);
             if (hasObject(hash, size)) {

@@ -155,8 +155,7 @@ public final class MemoryDepot implements WritableDepot {
         byte[] bytes = out.toByteArray();
         Hash h = Hash.sha256(bytes);
         if (expected != null && !expected.equals(h)) {
-            throw new DepotException(DepotException.Reason.CORRUPT, "content hashes to " + h.shortHex()
-                    + ", expected " + expected.shortHex());
+            throw DepotException.sourceChanged(h, expected);
         }
         return putObject(bytes);
     }

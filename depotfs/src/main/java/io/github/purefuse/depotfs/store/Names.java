@@ -45,13 +45,33 @@ public final class Names {
             return "a name must not contain NUL";
         }
         if (!wellFormed(name)) {
-            return "a name must be valid Unicode (it is not valid UTF-8)";
+            return NOT_UTF8;
         }
         int bytes = utf8Length(name);
         if (bytes > MAX_NAME_BYTES) {
             return "name of " + bytes + " bytes is longer than " + MAX_NAME_BYTES + " bytes";
         }
         return null;
+    }
+
+    /** Why a name of bytes that are not UTF-8 (or a string with a lone surrogate) cannot be a depot name. */
+    public static final String NOT_UTF8 = "a name must be valid Unicode (it is not valid UTF-8)";
+
+    /**
+     * {@return whether bytes are valid UTF-8}
+     *
+     * @param bytes the bytes, e.g. a name as the kernel or {@code argv} has it
+     */
+    public static boolean isUtf8(byte[] bytes) {
+        try {
+            java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
     }
 
     /**

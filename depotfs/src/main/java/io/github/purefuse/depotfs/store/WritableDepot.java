@@ -57,8 +57,8 @@ public interface WritableDepot extends Depot {
      * @param source   the bytes; read to the end, not closed
      * @param expected the hash the caller expects, or {@code null}
      * @return the object's hash and size, and whether it was new
-     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if {@code expected} is given and the
-     *     bytes hash differently (nothing is stored then)
+     * @throws DepotException with {@link DepotException.Reason#SOURCE_CHANGED} if {@code expected} is given and
+     *     the bytes hash differently (nothing is stored then)
      * @throws IOException on an I/O error
      */
     Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException;

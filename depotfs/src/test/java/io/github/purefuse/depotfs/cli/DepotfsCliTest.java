@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -560,4 +561,19 @@ class DepotfsCliTest {
             }
         }
     }
+
+    @Test
+    void anArgumentThatIsNotUtf8IsRefusedNotRenamed() throws Exception {
+        // What the JVM makes of argv "fs/bad\xffname": the byte becomes U+FFFD.
+        byte[] argv = "java\0link\0fs/a.txt\0fs/bad?name\0".getBytes(StandardCharsets.ISO_8859_1);
+        argv[argv.length - 6] = (byte) 0xff;
+        DepotfsCli.UsageException e = assertThrows(DepotfsCli.UsageException.class,
+                () -> DepotfsCli.requireUtf8("fs/bad\uFFFDname", "NEW_PATH", argv));
+        assertEquals("bad NEW_PATH 'fs/bad\uFFFDname': a name must be valid Unicode (it is not valid UTF-8)", e.getMessage());
+        // U+FFFD typed as its own three UTF-8 bytes is a name like any other.
+        byte[] real = "java\0link\0fs/a.txt\0fs/bad\uFFFDname\0".getBytes(StandardCharsets.UTF_8);
+        DepotfsCli.requireUtf8("fs/bad\uFFFDname", "NEW_PATH", real);
+        DepotfsCli.requireUtf8("fs/plain", "NEW_PATH"); // no U+FFFD: argv is not read
+    }
 }
+

@@ -8,6 +8,7 @@ import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.MemoryDepot;
+import io.github.purefuse.depotfs.store.WritableDepot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -205,5 +206,30 @@ class ImportOmissionsTest {
         assertEquals("back\\\\slash", Importer.escaped("back\\slash".getBytes(StandardCharsets.UTF_8)),
                 "a backslash is escaped too: the escape stays reversible");
         assertEquals("a\\x0ab\\x1b", Importer.escaped("a\nb\u001b".getBytes(StandardCharsets.UTF_8)), "one line");
+    }
+
+    @Test
+    void aFileThatChangesWhileItIsImportedIsListedAndTheRestImported() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Files.writeString(src.resolve("ok.txt"), "stays\n");
+        Path log = Files.writeString(src.resolve("grows.log"), "line 1\n");
+        MemoryDepot depot = new MemoryDepot();
+        // The file grows between the pass that hashes it and the one that stores it, as a log being written does.
+        WritableDepot growing = (WritableDepot) java.lang.reflect.Proxy.newProxyInstance(
+                WritableDepot.class.getClassLoader(), new Class<?>[] {WritableDepot.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("putObject")) {
+                        Files.writeString(log, "line 2\n", java.nio.file.StandardOpenOption.APPEND);
+                    }
+                    try {
+                        return m.invoke(depot, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        ImportResult r = new Importer(growing, 1, Progress.NONE, Set.of()).importPath(src);
+        assertEquals(List.of("ok.txt"), depot.bundle(r.bundle()).entries().stream().map(BundleEntry::name).toList());
+        assertEquals(1, r.notImported(), r.skipped().toString());
+        assertTrue(notImported(r, "grows.log").reason().startsWith("it changed while it was read (its content hashed to "),
+                notImported(r, "grows.log").reason());
     }
 }

@@ -1037,8 +1037,7 @@ public final class S3Depot implements WritableDepot {
 
     private static void checkExpected(Hash actual, @Nullable Hash expected) throws DepotException {
         if (expected != null && !expected.equals(actual)) {
-            throw new DepotException(DepotException.Reason.CORRUPT, "content hashes to " + actual.shortHex()
-                    + ", expected " + expected.shortHex() + " (it changed while it was read?)");
+            throw DepotException.sourceChanged(actual, expected);
         }
     }
 
