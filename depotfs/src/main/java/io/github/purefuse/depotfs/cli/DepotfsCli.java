@@ -207,6 +207,11 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--cross-mounts", description = "also import directories on other filesystems (mount points below SOURCE)")
         boolean crossMounts;
 
+        @Option(names = "--repair", description = "also re-read every object the depot already holds that the "
+                + "import reuses, and rewrite it from the source if its stored bytes no longer match its hash (what "
+                + "'depotfs verify' reports as a corrupt object); local depots, directory sources")
+        boolean repair;
+
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
@@ -239,6 +244,11 @@ public final class DepotfsCli implements Callable<Integer> {
                             + ": the source is inside the depot " + depotDir.get());
                 }
             }
+            if (repair && (depotAddress.isS3() || !Files.isDirectory(source))) {
+                throw new UsageException(depotAddress.isS3()
+                        ? "--repair is for local depots (an S3 server checks the bytes it stores)"
+                        : "--repair needs a directory source (a tar archive is read once: import the tree it came from)");
+            }
             String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
             if (threadsProblem != null) {
                 throw new UsageException(threadsProblem);
@@ -249,7 +259,7 @@ public final class DepotfsCli implements Callable<Integer> {
             try (WritableDepot depot = depotAddress.open(true)) {
                 Set<Path> exclude = depot instanceof LocalDepot local ? Set.of(local.directory()) : Set.of();
                 ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), exclude)
-                        .crossMounts(crossMounts).importPath(source);
+                        .crossMounts(crossMounts).repair(repair).importPath(source);
                 Optional<Hash> before = depot.root(rootName);
                 depot.setRoot(rootName, before.orElse(null), r.bundle());
                 printSummary(out, err, source, rootName, r, before);
@@ -302,8 +312,10 @@ public final class DepotfsCli implements Callable<Integer> {
                 Terminal.bytes(r.bytes()), Terminal.count(r.directories()), Terminal.count(r.symlinks()));
         long attributesOnly = r.withoutAttributes();
         long notImported = r.notImported();
-        out.printf(Locale.ROOT, "  new objects %s, deduplicated %s, new manifests %s, skipped %s%s%s, time %s%n",
-                Terminal.count(r.newObjects()), Terminal.count(r.dedupedFiles()), Terminal.count(r.newBundles()),
+        out.printf(Locale.ROOT, "  new objects %s, deduplicated %s%s, new manifests %s, skipped %s%s%s, time %s%n",
+                Terminal.count(r.newObjects()), Terminal.count(r.dedupedFiles()),
+                r.repairedObjects() == 0 ? "" : ", repaired " + Terminal.count(r.repairedObjects()),
+                Terminal.count(r.newBundles()),
                 Terminal.count(r.skipped().size() - r.errors()),
                 notImported == 0 ? "" : ", not imported " + Terminal.count(notImported),
                 attributesOnly == 0 ? "" : ", without their extended attributes " + Terminal.count(attributesOnly),

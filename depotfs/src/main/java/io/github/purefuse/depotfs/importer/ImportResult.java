@@ -15,12 +15,14 @@ import java.util.List;
  * @param newObjects     objects the depot did not have before
  * @param dedupedFiles   files whose content the depot already had (or that repeated content seen earlier in
  *                       this import)
- * @param newBundles     manifests the depot did not have before
+ * @param repairedObjects objects the depot held damaged and the import rewrote ({@link Importer#repair})
+ * @param newBundles     manifests the depot did not have before (or held damaged)
  * @param skipped        what was not imported, and why
  * @param elapsed        wall-clock time
  */
 public record ImportResult(Hash bundle, long files, long directories, long symlinks, long bytes, long newObjects,
-                           long dedupedFiles, long newBundles, List<Skipped> skipped, Duration elapsed) {
+                           long dedupedFiles, long repairedObjects, long newBundles, List<Skipped> skipped,
+                           Duration elapsed) {
 
     /** Copies the skip list. */
     public ImportResult {

@@ -101,6 +101,8 @@ public final class Importer {
     private final Set<Hash> claimed = ConcurrentHashMap.newKeySet();
     private final AtomicLong newObjects = new AtomicLong();
     private final AtomicLong deduped = new AtomicLong();
+    private final AtomicLong repaired = new AtomicLong();
+    private boolean repair;
     private long files;
     private long directories;
     private long symlinks;
@@ -132,6 +134,22 @@ public final class Importer {
      */
     public Importer crossMounts(boolean cross) {
         this.crossMounts = cross;
+        return this;
+    }
+
+    /**
+     * Whether a directory import re-reads each object the depot already holds that it would reuse, and
+     * rewrites it from the source when its stored bytes no longer hash to its name ({@link
+     * WritableDepot#repairObject}): what {@code depotfs verify} reports as a corrupt object is repaired by
+     * importing a tree that holds the file with this on. Off by default: an existing object of the right size
+     * is taken as it is, and an unchanged tree imports again by reading the source alone. Manifests are always
+     * read back (they are small) and rewritten when damaged. A tar source is read once: it cannot repair.
+     *
+     * @param repair true to check and repair reused objects
+     * @return this importer
+     */
+    public Importer repair(boolean repair) {
+        this.repair = repair;
         return this;
     }
 
@@ -379,14 +397,19 @@ public final class Importer {
             f.size = size;
             if (!claimed.add(h)) {
                 deduped.incrementAndGet();
-            } else if (depot.asksBeforePut(size) && depot.hasObject(h, size)) {
-                deduped.incrementAndGet();
-                depot.putChunkSums(sums.finish(h));   // an object of an older depot gets its checksums
             } else {
-                ch.position(0);
                 try {
-                    WritableDepot.Stored s = depot.putObject(ch, h);
-                    (s.created() ? newObjects : deduped).incrementAndGet();
+                    if (depot.asksBeforePut(size) && depot.hasObject(h, size)) {
+                        if (repair && depot.repairObject(h, size, ch.position(0))) {
+                            repaired.incrementAndGet();
+                        } else {
+                            deduped.incrementAndGet();
+                            depot.putChunkSums(sums.finish(h));   // an object of an older depot gets its checksums
+                        }
+                    } else {
+                        WritableDepot.Stored s = depot.putObject(ch.position(0), h);
+                        (s.created() ? newObjects : deduped).incrementAndGet();
+                    }
                 } catch (DepotException e) {
                     claimed.remove(h);
                     if (e.reason() != DepotException.Reason.SOURCE_CHANGED) {
@@ -897,7 +920,7 @@ public final class Importer {
         List<ImportResult.Skipped> skips = new ArrayList<>(skipped);
         skips.sort((a, b) -> a.path().compareTo(b.path()));
         return new ImportResult(top.hash(), files, directories, symlinks, bytes, newObjects.get(), deduped.get(),
-                newBundles, skips, Duration.ofNanos(System.nanoTime() - t0));
+                repaired.get(), newBundles, skips, Duration.ofNanos(System.nanoTime() - t0));
     }
 
     private WritableDepot.Stored writeBundle(Dir dir) throws IOException {

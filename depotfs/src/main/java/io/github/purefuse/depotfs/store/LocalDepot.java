@@ -11,6 +11,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -556,6 +557,52 @@ public final class LocalDepot implements WritableDepot {
 
     @Override
     public Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException {
+        return store(source, expected, false);
+    }
+
+    /**
+     * {@inheritDoc} Reads the stored file whole and hashes it; a damaged one is replaced by the source's bytes
+     * (written aside, then renamed over it, as every object is), with its chunk checksums.
+     */
+    @Override
+    public boolean repairObject(Hash hash, long size, ReadableByteChannel source) throws IOException {
+        if (intact(hash, size)) {
+            return false;
+        }
+        store(source, hash, true);
+        return true;
+    }
+
+    /** Whether the stored object's bytes are there, of its size, and hash to its name. */
+    private boolean intact(Hash hash, long size) throws IOException {
+        try (DepotObject o = open(hash, size)) {
+            MessageDigest md = Hash.newDigest();
+            ByteBuffer buf = COPY_BUFFERS.get();
+            long offset = 0;
+            while (offset < size) {
+                buf.clear();
+                int n = o.read(buf, offset);
+                if (n <= 0) {
+                    return false;
+                }
+                md.update(buf.array(), 0, n);
+                offset += n;
+            }
+            return Hash.of(md.digest()).equals(hash);
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.UNREADABLE) {
+                throw e; // not damage this process can tell: the permissions of the depot
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Stores an object (see {@link #putObject}).
+     *
+     * @param replace true to write it even where an object file of that name and size is (a damaged one)
+     */
+    private Stored store(ReadableByteChannel source, @Nullable Hash expected, boolean replace) throws IOException {
         Path temp = newTempFile("obj-");
         boolean moved = false;
         try {
@@ -596,7 +643,7 @@ public final class LocalDepot implements WritableDepot {
                 throw DepotException.sourceChanged(hash, expected);
             }
             ChunkSums cs = sums.finish(hash);
-            if (hasObject(hash, size)) {
+            if (!replace && hasObject(hash, size)) {
                 putChunkSums(cs, false);   // a depot written before chunk checksums gets them now
                 return new Stored(hash, size, false);
             }
@@ -623,18 +670,8 @@ public final class LocalDepot implements WritableDepot {
     private void putChunkSums(ChunkSums sums, boolean objectIsNew) throws IOException {
         Path target = chunkSumsPathOf(sums.object());
         byte[] bytes = sums.encode();
-        if (!objectIsNew) {
-            try {
-                String what = "chunk checksums of object " + sums.object().shortHex();
-                // bounded and non-blocking: a damaged file (huge, a FIFO) is replaced, not read whole or waited on
-                if (Arrays.equals(StoreFiles.readAll(StoreFiles.openRegularFile(target, what), target, bytes.length, what), bytes)) {
-                    return;
-                }
-            } catch (NoSuchFileException e) {
-                // not there yet
-            } catch (DepotException e) {
-                // damaged (not a regular file, or longer than these checksums): replaced below
-            }
+        if (!objectIsNew && holds(target, bytes, "chunk checksums of object " + sums.object().shortHex())) {
+            return;
         }
         Path temp = newTempFile("chunks-");
         boolean moved = false;
@@ -666,7 +703,8 @@ public final class LocalDepot implements WritableDepot {
      */
     private Stored putBytes(byte[] bytes) throws IOException {
         Hash hash = Hash.sha256(bytes);
-        if (hasObject(hash, bytes.length)) {
+        // A manifest is small: a stored one is read back, and one damaged in place is written again.
+        if (hasObject(hash, bytes.length) && holds(pathOf(hash), bytes, "manifest " + hash.shortHex())) {
             return new Stored(hash, bytes.length, false);
         }
         Path temp = newTempFile("manifest-");
@@ -683,8 +721,26 @@ public final class LocalDepot implements WritableDepot {
         return new Stored(hash, bytes.length, true);
     }
 
+    /**
+     * Whether a store file holds exactly these bytes. Bounded and non-blocking: a damaged file (longer, a FIFO)
+     * is not read whole or waited on, and counts as not holding them.
+     */
+    private static boolean holds(Path target, byte[] bytes, String what) throws IOException {
+        try {
+            return Arrays.equals(StoreFiles.readAll(StoreFiles.openRegularFile(target, what), target, bytes.length, what), bytes);
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (DepotException e) {
+            return false; // damaged: not a regular file, or longer than these bytes
+        }
+    }
+
     private void install(Path temp, Hash hash) throws IOException {
         Path target = pathOf(hash);
+        if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+            // damage: a rename cannot replace a directory. Moved aside whole (nothing of it is lost), under tmp/.
+            Files.move(target, tmp.resolve("damaged-" + hash.toHex() + "-" + System.nanoTime()));
+        }
         Path shard = target.getParent();
         if (!Files.isDirectory(shard)) {
             try {

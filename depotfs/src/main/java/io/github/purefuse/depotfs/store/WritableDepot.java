@@ -64,6 +64,25 @@ public interface WritableDepot extends Depot {
     Stored putObject(ReadableByteChannel source, @Nullable Hash expected) throws IOException;
 
     /**
+     * Rewrites a stored object whose stored bytes no longer hash to its name (damage on disk, which
+     * {@link #putObject} does not see: it keeps any object file of the right size), from a source of the
+     * object's bytes; an intact object is left alone. {@code depotfs import --repair} calls it for every object
+     * an import would reuse. The default refuses: only a depot that can tell damage cheaply enough implements it.
+     *
+     * @param hash   the object
+     * @param size   its size
+     * @param source its bytes (they must hash to {@code hash}); read to the end when the object is damaged
+     * @return true if the object was damaged (or missing) and is now rewritten
+     * @throws DepotException with {@link DepotException.Reason#SOURCE_CHANGED} if the source's bytes hash
+     *     differently; {@link DepotException.Reason#INVALID} if this depot cannot repair
+     * @throws IOException on an I/O error
+     */
+    default boolean repairObject(Hash hash, long size, ReadableByteChannel source) throws IOException {
+        throw new DepotException(DepotException.Reason.INVALID, "this depot does not repair objects in place "
+                + "(--repair is for local depots)");
+    }
+
+    /**
      * Stores an object's chunk checksums (FORMAT.md, "Chunk checksums") unless the same are stored:
      * {@link #putObject} stores them with every object it writes, and this adds them for an object that
      * was there already, written before they existed.

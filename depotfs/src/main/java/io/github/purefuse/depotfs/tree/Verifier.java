@@ -4,6 +4,7 @@ import io.github.purefuse.depotfs.store.Bundle;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.Depot;
+import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.DepotObject;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.kit.path.FsPath;
@@ -186,7 +187,9 @@ public final class Verifier {
         try {
             bundle = depot.bundle(bundleHash);
         } catch (IOException e) {
-            broken.put(bundleHash, String.valueOf(e.getMessage()));
+            broken.put(bundleHash, e instanceof DepotException d && d.reason() == DepotException.Reason.CORRUPT
+                    ? d.getMessage() + " (`depotfs import` of the tree it came from rewrites it)"
+                    : String.valueOf(e.getMessage()));
             return;
         }
         for (BundleEntry e : bundle.entries()) {
@@ -235,7 +238,8 @@ public final class Verifier {
             }
             Hash actual = Hash.of(md.digest());
             if (!actual.equals(o.hash())) {
-                broken.put(o.hash(), "corrupt object " + o.hash().shortHex() + ": its content hashes to " + actual.shortHex());
+                broken.put(o.hash(), "corrupt object " + o.hash().shortHex() + ": its content hashes to " + actual.shortHex()
+                        + " (`depotfs import --repair` of a tree that holds the file rewrites it)");
             } else if (sums != null && !java.util.Arrays.equals(sums.finish(actual).encode(), stored.encode())) {
                 broken.put(o.hash(), "corrupt chunk checksums of object " + o.hash().shortHex()
                         + ": they do not match its content (`depotfs import` of the file rewrites them)");

@@ -575,5 +575,44 @@ class DepotfsCliTest {
         DepotfsCli.requireUtf8("fs/bad\uFFFDname", "NEW_PATH", real);
         DepotfsCli.requireUtf8("fs/plain", "NEW_PATH"); // no U+FFFD: argv is not read
     }
+
+    @Test
+    void importRepairRewritesWhatVerifyFindsDamaged() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src/sub"));
+        Files.writeString(src.resolve("f.txt"), "content that rots\n");
+        Files.writeString(src.getParent().resolve("top.txt"), "top\n");
+        Path depot = tmp.resolve("depot");
+        assertEquals(0, cli("import", src.getParent().toString(), "--depot", depot.toString(), "-q").exit());
+        Path object;
+        Path manifest;
+        try (LocalDepot d = LocalDepot.open(depot)) {
+            object = d.pathOf(Hash.sha256("content that rots\n".getBytes(StandardCharsets.UTF_8)));
+            manifest = d.pathOf(d.bundle(d.root("src").orElseThrow()).entries().stream()
+                    .filter(e -> e.name().equals("sub")).findFirst().orElseThrow().requireHash());
+        }
+        for (Path p : List.of(object, manifest)) {   // same sizes, other bytes
+            byte[] b = Files.readAllBytes(p);
+            b[2] ^= 0x01;
+            p.toFile().setWritable(true);
+            Files.write(p, b);
+        }
+        Run verify = cli("verify", "--depot", depot.toString(), "-q");
+        assertEquals(1, verify.exit());
+        assertTrue(verify.err().contains("(`depotfs import` of the tree it came from rewrites it)"), verify.err());
+        // The manifest is read back by any import; the object only with --repair.
+        Run plain = cli("import", src.getParent().toString(), "--depot", depot.toString(), "-q");
+        assertTrue(plain.out().contains("new objects 0, deduplicated 2, new manifests 1,"), plain.out());
+        verify = cli("verify", "--depot", depot.toString(), "-q");
+        assertEquals(1, verify.exit());
+        assertTrue(verify.err().contains(": its content hashes to ") && verify.err().contains(
+                "(`depotfs import --repair` of a tree that holds the file rewrites it)"), verify.err());
+        Run repair = cli("import", src.getParent().toString(), "--depot", depot.toString(), "-q", "--repair");
+        assertEquals(0, repair.exit(), repair.err());
+        assertTrue(repair.out().contains("new objects 0, deduplicated 1, repaired 1, new manifests 0,"), repair.out());
+        verify = cli("verify", "--depot", depot.toString(), "-q");
+        assertEquals(0, verify.exit(), verify.err());
+        assertEquals("depotfs: --repair is for local depots (an S3 server checks the bytes it stores)\n",
+                cli("import", src.toString(), "--depot", "s3://bucket/prefix", "--repair").err());
+    }
 }
 

@@ -189,7 +189,10 @@ class ImporterTest {
         }
         try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
             Path blocked = depot.pathOf(Hash.sha256("file 7\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-            Files.createDirectories(blocked.resolve("in-the-way"));
+            // a file where the shard directory belongs: storing that object fails (a directory in an object's
+            // place would be moved aside and the object stored)
+            Files.createDirectories(blocked.getParent().getParent());
+            Files.writeString(blocked.getParent(), "in the way");
             IOException e = assertThrows(IOException.class,
                     () -> new Importer(depot, 4, Progress.NONE, Set.of()).importPath(src));
             assertTrue(String.valueOf(e.getMessage()).contains(blocked.getParent().toString()), e.toString());

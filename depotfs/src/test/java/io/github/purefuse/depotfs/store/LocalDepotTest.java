@@ -404,4 +404,77 @@ class LocalDepotTest {
                     Files.getPosixFilePermissions(d.pathOf(b.hash()))));
         }
     }
+
+    /** Flips one byte of a store file in place, as bit rot or a stray write would (the file is 0444). */
+    private static void flipByte(Path file, long at) throws IOException {
+        file.toFile().setWritable(true);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, at);
+            b.put(0, (byte) (b.get(0) ^ 0x20)).rewind();
+            ch.write(b, at);
+        }
+    }
+
+    @Test
+    void aManifestDamagedInPlaceIsWrittenAgainByTheNextPutOfTheSameBundle() throws Exception {
+        Path dir = tmp.resolve("depot");
+        Hash bundle;
+        List<BundleEntry> entries;
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            WritableDepot.Stored o = put(d, "x".getBytes(StandardCharsets.UTF_8));
+            entries = List.of(BundleEntry.object("x", o.hash(), 1, 0, false));
+            bundle = d.putBundle(entries).hash();
+            flipByte(d.pathOf(bundle), 10); // same size, other bytes
+        }
+        try (LocalDepot d = LocalDepot.open(dir)) {
+            assertEquals(DepotException.Reason.CORRUPT, assertThrows(DepotException.class, () -> d.bundle(bundle)).reason());
+            assertTrue(d.putBundle(entries).created(), "the damaged copy is replaced");
+        }
+        try (LocalDepot d = LocalDepot.open(dir)) {
+            assertEquals(List.of("x"), d.bundle(bundle).entries().stream().map(BundleEntry::name).toList());
+            assertFalse(d.putBundle(entries).created(), "an intact manifest is kept");
+        }
+    }
+
+    @Test
+    void repairObjectRewritesADamagedObjectAndLeavesAnIntactOneAlone() throws Exception {
+        byte[] content = new byte[300_000];
+        new java.util.Random(7).nextBytes(content);
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            Hash h = put(d, content).hash();
+            java.nio.file.attribute.FileTime before = Files.getLastModifiedTime(d.pathOf(h));
+            assertFalse(d.repairObject(h, content.length, Channels.newChannel(new java.io.ByteArrayInputStream(content))));
+            assertEquals(before, Files.getLastModifiedTime(d.pathOf(h)), "an intact object is not rewritten");
+            flipByte(d.pathOf(h), 200_000);
+            assertFalse(d.putObject(Channels.newChannel(new java.io.ByteArrayInputStream(content)), h).created(),
+                    "a plain put keeps any object file of the right size");
+            assertTrue(d.repairObject(h, content.length, Channels.newChannel(new java.io.ByteArrayInputStream(content))));
+            assertTrue(java.util.Arrays.equals(content, Files.readAllBytes(d.pathOf(h))));
+            byte[] other = content.clone();
+            other[5] ^= 1;
+            flipByte(d.pathOf(h), 3);
+            DepotException changed = assertThrows(DepotException.class, () -> d.repairObject(h, content.length,
+                    Channels.newChannel(new java.io.ByteArrayInputStream(other))));
+            assertEquals(DepotException.Reason.SOURCE_CHANGED, changed.reason());
+        }
+    }
+
+    @Test
+    void aDirectoryInAnObjectsPlaceIsMovedAsideWhenTheObjectIsStored() throws Exception {
+        byte[] content = "object bytes\n".getBytes(StandardCharsets.UTF_8);
+        Hash h = Hash.sha256(content);
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            Files.createDirectories(d.pathOf(h).resolve("inside"));
+            assertTrue(put(d, content).created());
+            assertTrue(java.util.Arrays.equals(content, Files.readAllBytes(d.pathOf(h))));
+            try (var aside = Files.list(d.temporaryDirectory())) {
+                List<Path> moved = aside.filter(p -> p.getFileName().toString().startsWith("damaged-" + h.toHex())).toList();
+                assertEquals(1, moved.size(), "kept under tmp/, whole");
+                assertTrue(Files.isDirectory(moved.get(0).resolve("inside")));
+            }
+        }
+    }
 }
+
