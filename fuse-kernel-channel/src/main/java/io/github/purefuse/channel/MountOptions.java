@@ -116,7 +116,8 @@ import org.jspecify.annotations.Nullable;
  *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
  *                            and the program exits with the status it chooses, 0 after that clean unmount,
  *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A signal the
- *                            process inherited as ignored (e.g. SIGHUP under {@code nohup}) stays ignored;
+ *                            process inherited as ignored (SIGHUP under {@code nohup}; SIGINT of a job a
+ *                            script started with {@code &}) stays ignored;
  *                            the JVM's own handling comes back when the last such session ends. For
  *                            programs whose main job is the mount (command-line servers); default
  *                            {@code false}: the JVM's handling (shutdown hooks, exit status 128 + signal)

@@ -100,6 +100,13 @@ class LongNamesAndLinksIT {
             assertEquals(new String(want, StandardCharsets.UTF_8), Tools.ok(mnt, "cat", p.toString()));
             assertArrayEquals(want, Files.readAllBytes(p));
         }
+        for (String real : DemoBuilder.longNames()) {
+            // The full name is not a name on the mount: too long to be one, as ext4 says of it too (ours up to
+            // the kernel's name_max, the kernel's own refusal beyond).
+            Tools.Result full = Tools.run(mnt.resolve("long-names"), "stat", real);
+            assertEquals(1, full.exit(), full.stderr());
+            assertTrue(full.stderr().contains("File name too long"), full.stderr());
+        }
         Path dir = mnt.resolve("long-names").resolve(names.displayName(DemoBuilder.LONG_DIR));
         assertEquals("inside.txt\n", Tools.ok(mnt, "ls", dir.toString()));
         assertTrue(Tools.ok(mnt, "cat", dir.resolve("inside.txt").toString()).contains(DemoBuilder.LONG_DIR.length() + " characters"));

@@ -367,7 +367,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         try {
             String real = realName(parent, request.name());
             if (real == null) {
-                return negative();
+                // Longer than the shortener's limit (255 bytes, NAME_MAX, by default): no entry is listed under
+                // such a name, only under its short form. ext4 and tmpfs answer such a lookup the same way.
+                return Failure.of(Errno.ENAMETOOLONG);
             }
             FsPath child = parent.resolve(real);
             Optional<Attr> attr = fs.stat(child);

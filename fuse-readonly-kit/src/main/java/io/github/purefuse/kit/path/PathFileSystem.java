@@ -103,7 +103,11 @@ public interface PathFileSystem {
     /**
      * Reads a regular file. The adapter asks only for bytes before the file's size (as {@code stat}
      * gave it when the file was opened), and calls again for the rest when fewer bytes than asked
-     * arrive, until 0 or -1 (end of file).
+     * arrive, until 0 or -1 (end of file). So one kernel READ (up to {@code max_pages} × 4 KiB, the whole
+     * readahead window) is answered only when filled: a short return is not streaming, and a call that
+     * waits and returns little is waited on once per call (a source that delivers 1 byte per second takes a
+     * hundred seconds to answer a READ of 100 bytes). Return as many bytes as the call can have; a file whose
+     * bytes end before its size is answered short, and the kernel then shrinks the size {@code stat} shows.
      *
      * @param file   the file
      * @param offset where to start, in bytes, {@code >= 0}
