@@ -190,6 +190,61 @@ class UringIT {
     }
 
     /**
+     * A ring thread runs under {@code SCHED_IDLE} while its CPU has nothing else to run (so that the caller of a
+     * small request is woken where it slept), as a normal thread while it serves a bulk READ (readahead-sized),
+     * and as a normal thread again when other work keeps it from its CPU: here a spinning process bound to
+     * CPU 0 beside this thread's reads, which go to queue 0. Policies from {@code /proc/self/task/TID/stat}
+     * (field 41: 0 {@code SCHED_OTHER}, 5 {@code SCHED_IDLE}).
+     */
+    @Test
+    void aRingThreadRunsIdleUntilItIsStarvedAndServesBulkReadsAsANormalThread(@TempDir Path dir) throws Exception {
+        byte[] data = SpliceIT.random(47);
+        Path source = Files.write(dir.resolve("source.bin"), data);
+        Path self = Path.of("/proc/thread-self/status");
+        String allowed = cpusAllowed(self);
+        String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
+        try (UringParameter p = UringParameter.enable()) {
+            mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
+            Path ring0 = ringThread(0).resolveSibling("stat");
+            Tools.run(T, "taskset", "-pc", "0", tid).ok();
+            Process spinner = null;
+            try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
+                ByteBuffer small = ByteBuffer.allocateDirect(4096);
+                ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
+                assertEquals(4096, d.read(small.clear(), 0));
+                assertEquals(5, policy(ring0), "idle while nothing else wants CPU 0");
+                assertEquals(1 << 20, d.read(large.clear(), 0));
+                assertEquals(0, policy(ring0), "a bulk READ is served as a normal thread");
+                assertEquals(4096, d.read(small.clear(), 8192));
+                assertEquals(5, policy(ring0), "idle again for a small one");
+
+                spinner = new ProcessBuilder("taskset", "-c", "0", "python3", "-c", "while True: pass").start();
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                int reads = 0;
+                while (policy(ring0) != 0 && System.nanoTime() < deadline) {
+                    assertEquals(4096, d.read(small.clear(), 4096L * (reads++ % 64)));
+                }
+                assertEquals(0, policy(ring0), "starved beside a spinning process: a normal thread again, after "
+                        + reads + " reads");
+                int at = 4096 * ((reads - 1) % 64);
+                assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), bytes(small.flip()), "the last read's bytes");
+            } finally {
+                if (spinner != null) {
+                    spinner.destroyForcibly().waitFor();
+                }
+                Tools.run(T, "taskset", "-pc", allowed, tid).ok();
+            }
+        }
+    }
+
+    /** The scheduling policy of a thread, from its {@code stat} file (field 41). */
+    static int policy(Path stat) throws IOException {
+        String line = Files.readString(stat);
+        String[] after = line.substring(line.lastIndexOf(')') + 2).split(" ");
+        return Integer.parseInt(after[41 - 3]);
+    }
+
+    /**
      * CPUs set from outside win over the ring threads' own placement. A server started on CPU 1 only (here:
      * this JVM restricted with {@code taskset -a -p} before the mount) leaves the thread of queue 0 on CPU 1,
      * unbound; and a ring thread moved from outside after the mount ({@code taskset -p}) stays where it was

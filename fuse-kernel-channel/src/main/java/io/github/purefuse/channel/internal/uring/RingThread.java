@@ -124,6 +124,8 @@ final class RingThread implements Runnable {
     private volatile @Nullable Thread thread;
     private int live;
     private boolean wakeArmed;
+    /** The thread's {@code SCHED_IDLE} watch ({@link IdlePolicy}), or null: the normal policy throughout. */
+    private @Nullable IdlePolicy idlePolicy;
 
     RingThread(int id, IoUring ring, int devFd, int[] qids, int depth, int payloadBytes, UringTransport transport)
             throws ErrnoException {
@@ -277,6 +279,7 @@ final class RingThread implements Runnable {
         try {
             pin();
             if (register()) {
+                idlePolicy = bound ? IdlePolicy.start(id) : null;
                 loop();
             }
         } catch (RuntimeException | Error e) {
@@ -285,6 +288,10 @@ final class RingThread implements Runnable {
             transport.failed(e);
         } finally {
             stopping = true;
+            IdlePolicy p = idlePolicy;
+            if (p != null) {
+                p.close();
+            }
             if (drainFileReads()) {
                 ring.close();
             } else {
@@ -528,6 +535,10 @@ final class RingThread implements Runnable {
             }
             sleeping.set(false);
             int n = reap();
+            IdlePolicy p = idlePolicy;
+            if (p != null && n > 0) {
+                p.check();
+            }
             for (int k = 0; k < n; k++) {
                 long ud = cqeData[k];
                 int res = cqeRes[k];
@@ -627,11 +638,15 @@ final class RingThread implements Runnable {
         e.opcode = opcode;
         e.state = RingEntry.State.SERVING;
         int arg0 = len - IN_HEADER - payloadSz;
-        if (mayMove) {
-            boolean large = opcode == FUSE_READ && arg0 >= FuseStructs.FuseReadIn.SIZE + 4
-                    && Integer.compareUnsigned(h.getInt(RingEntry.OP_IN + FuseStructs.FuseReadIn.SIZE),
-                            LARGE_READ) > 0;
-            if (large != away) {
+        IdlePolicy policy = idlePolicy;
+        if (mayMove || policy != null) {
+            int readSize = opcode == FUSE_READ && arg0 >= FuseStructs.FuseReadIn.SIZE + 4
+                    ? h.getInt(RingEntry.OP_IN + FuseStructs.FuseReadIn.SIZE) : 0;
+            if (policy != null) {
+                policy.serving(Integer.compareUnsigned(readSize, LARGE_READ) >= 0);
+            }
+            boolean large = Integer.compareUnsigned(readSize, LARGE_READ) > 0;
+            if (mayMove && large != away) {
                 place(large);
             }
         }

@@ -52,9 +52,12 @@
  * against 45,100 with {@code fio --cpus_allowed=0}, 79,100 against 23,800 beside one spinning process
  * per CPU; 34,100 against 45,700 unbound). {@code bench/run.sh} measures all three ({@code rand},
  * {@code randpin}, {@code randbusy}), and its {@code stat} storm the same way: 0.81x free, 2.2x with the
- * caller bound to CPU 0 ({@code statpin}: 1.76 s against 3.85 s, run 2026-12-05 02:36). Marking the
- * serving threads {@code SCHED_IDLE} keeps an unbound reader in place too (81,000 by hand), but starves
- * the mount when the CPUs are busy (9 IOPS beside the spinners), so they keep the default policy.
+ * caller bound to CPU 0 ({@code statpin}: 1.76 s against 3.85 s, run 2026-12-05 02:36). So the serving
+ * threads run under {@code SCHED_IDLE} while their CPU has nothing else to run ({@code IdlePolicy}): a CPU running only such threads counts as idle
+ * when the caller is woken, so it stays where it slept, and an unbound reader got 43,000-50,000 IOPS
+ * instead of 29,000-33,000 (by hand, /dev/fuse 33,000-36,000). A thread that waits for its CPU (other work
+ * wants it: a {@code SCHED_IDLE} thread then gets almost none) or serves a bulk READ turns back into a
+ * normal thread; root only (leaving {@code SCHED_IDLE} needs {@code CAP_SYS_NICE}).
  * The fix belongs in the kernel: "fuse: Wake requests on the same cpu" (Bernd Schubert, linux-fsdevel,
  * 2025-10-14, v2; not in 6.18) wakes the caller of a ring request with {@code __wake_up_on_current_cpu},
  * for 1.33x on the same 4 KiB psync test in its cover letter.
