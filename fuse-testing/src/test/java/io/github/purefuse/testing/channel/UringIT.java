@@ -159,33 +159,29 @@ class UringIT {
     void aLargeReadIsServedOffTheCallersCpuAndASmallOneOnIt(@TempDir Path dir) throws Exception {
         byte[] data = SpliceIT.random(45);
         Path source = Files.write(dir.resolve("source.bin"), data);
-        Path self = Path.of("/proc/thread-self/status");
-        String allowed = cpusAllowed(self);
-        String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
+        String allowed = cpusAllowed(Path.of("/proc/thread-self/status"));
         try (UringParameter p = UringParameter.enable()) {
             mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
             Path ring0 = ringThread(0);
             assertEquals("0", cpusAllowed(ring0), "bound to its queue's CPU");
-            Tools.run(T, "taskset", "-pc", "0", tid).ok();
-            try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
-                // page-aligned, or the kernel splits the read where the buffer's 257th page begins
-                ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
-                assertEquals(1 << 20, d.read(large, 4096));
-                String afterLarge = cpusAllowed(ring0);
-                ByteBuffer small = ByteBuffer.allocateDirect(4096);
-                assertEquals(4096, d.read(small, 8192));
-                String afterSmall = cpusAllowed(ring0);
+            onCpu0(() -> {
+                try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
+                    // page-aligned, or the kernel splits the read where the buffer's 257th page begins
+                    ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
+                    assertEquals(1 << 20, d.read(large, 4096));
+                    String afterLarge = cpusAllowed(ring0);
+                    ByteBuffer small = ByteBuffer.allocateDirect(4096);
+                    assertEquals(4096, d.read(small, 8192));
+                    String afterSmall = cpusAllowed(ring0);
 
-                assertArrayEquals(Arrays.copyOfRange(data, 4096, 4096 + (1 << 20)), bytes(large.flip()));
-                assertArrayEquals(Arrays.copyOfRange(data, 8192, 8192 + 4096), bytes(small.flip()));
-                boolean otherCpus = !allowed.equals("0");
-                assertEquals(otherCpus, !afterLarge.equals("0"),
-                        "a 1 MiB READ is served off CPU 0 when another CPU is ours: " + afterLarge + " of " + allowed);
-                assertEquals("0", afterSmall, "a 4 KiB READ is served on CPU 0 again");
-            } finally {
-                Tools.run(T, "taskset", "-pc", allowed, tid).ok();
-            }
-            assertEquals(allowed, cpusAllowed(self), "this thread runs where it ran before");
+                    assertArrayEquals(Arrays.copyOfRange(data, 4096, 4096 + (1 << 20)), bytes(large.flip()));
+                    assertArrayEquals(Arrays.copyOfRange(data, 8192, 8192 + 4096), bytes(small.flip()));
+                    boolean otherCpus = !allowed.equals("0");
+                    assertEquals(otherCpus, !afterLarge.equals("0"),
+                            "a 1 MiB READ is served off CPU 0 when another CPU is ours: " + afterLarge + " of " + allowed);
+                    assertEquals("0", afterSmall, "a 4 KiB READ is served on CPU 0 again");
+                }
+            });
         }
     }
 
@@ -200,41 +196,60 @@ class UringIT {
     void aRingThreadRunsIdleUntilItIsStarvedAndServesBulkReadsAsANormalThread(@TempDir Path dir) throws Exception {
         byte[] data = SpliceIT.random(47);
         Path source = Files.write(dir.resolve("source.bin"), data);
-        Path self = Path.of("/proc/thread-self/status");
-        String allowed = cpusAllowed(self);
-        String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
         try (UringParameter p = UringParameter.enable()) {
             mount = TestMount.mount(new SpliceIT.LocalFs(source), options(Transport.IO_URING).build());
             Path ring0 = ringThread(0).resolveSibling("stat");
-            Tools.run(T, "taskset", "-pc", "0", tid).ok();
-            Process spinner = null;
-            try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
-                ByteBuffer small = ByteBuffer.allocateDirect(4096);
-                ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
-                assertEquals(4096, d.read(small.clear(), 0));
-                assertEquals(5, policy(ring0), "idle while nothing else wants CPU 0");
-                assertEquals(1 << 20, d.read(large.clear(), 0));
-                assertEquals(0, policy(ring0), "a bulk READ is served as a normal thread");
-                assertEquals(4096, d.read(small.clear(), 8192));
-                assertEquals(5, policy(ring0), "idle again for a small one");
+            onCpu0(() -> {
+                Process spinner = null;
+                try (FileChannel d = FileChannel.open(mount.path().resolve("d"))) {
+                    ByteBuffer small = ByteBuffer.allocateDirect(4096);
+                    ByteBuffer large = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
+                    assertEquals(4096, d.read(small.clear(), 0));
+                    assertEquals(5, policy(ring0), "idle while nothing else wants CPU 0");
+                    assertEquals(1 << 20, d.read(large.clear(), 0));
+                    assertEquals(0, policy(ring0), "a bulk READ is served as a normal thread");
+                    assertEquals(4096, d.read(small.clear(), 8192));
+                    assertEquals(5, policy(ring0), "idle again for a small one");
 
-                spinner = new ProcessBuilder("taskset", "-c", "0", "python3", "-c", "while True: pass").start();
-                long deadline = System.nanoTime() + 30_000_000_000L;
-                int reads = 0;
-                while (policy(ring0) != 0 && System.nanoTime() < deadline) {
-                    assertEquals(4096, d.read(small.clear(), 4096L * (reads++ % 64)));
+                    spinner = new ProcessBuilder("taskset", "-c", "0", "python3", "-c", "while True: pass").start();
+                    long deadline = System.nanoTime() + 30_000_000_000L;
+                    int reads = 0;
+                    while (policy(ring0) != 0 && System.nanoTime() < deadline) {
+                        assertEquals(4096, d.read(small.clear(), 4096L * (reads++ % 64)));
+                    }
+                    assertEquals(0, policy(ring0), "starved beside a spinning process: a normal thread again, after "
+                            + reads + " reads");
+                    int at = 4096 * ((reads - 1) % 64);
+                    assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), bytes(small.flip()), "the last read's bytes");
+                } finally {
+                    if (spinner != null) {
+                        spinner.destroyForcibly().waitFor();
+                    }
                 }
-                assertEquals(0, policy(ring0), "starved beside a spinning process: a normal thread again, after "
-                        + reads + " reads");
-                int at = 4096 * ((reads - 1) % 64);
-                assertArrayEquals(Arrays.copyOfRange(data, at, at + 4096), bytes(small.flip()), "the last read's bytes");
-            } finally {
-                if (spinner != null) {
-                    spinner.destroyForcibly().waitFor();
-                }
-                Tools.run(T, "taskset", "-pc", allowed, tid).ok();
-            }
+            });
         }
+    }
+
+    /** What {@link #onCpu0} runs. */
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with this thread bound to CPU 0, so that its requests go to queue 0, and gives the thread
+     * its CPUs back after.
+     */
+    static void onCpu0(Body body) throws Exception {
+        Path self = Path.of("/proc/thread-self/status");
+        String allowed = cpusAllowed(self);
+        String tid = Path.of("/proc/thread-self").toRealPath().getFileName().toString();
+        Tools.run(T, "taskset", "-pc", "0", tid).ok();
+        try {
+            body.run();
+        } finally {
+            Tools.run(T, "taskset", "-pc", allowed, tid).ok();
+        }
+        assertEquals(allowed, cpusAllowed(self), "this thread runs where it ran before");
     }
 
     /** The scheduling policy of a thread, from its {@code stat} file (field 41). */
