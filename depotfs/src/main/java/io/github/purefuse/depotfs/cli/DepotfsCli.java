@@ -871,6 +871,13 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
+            if (root != null) {   // a usage error, as import --root says of the same name
+                requireUtf8(root, "root name");
+                String problem = WritableDepot.rootNameProblem(root);
+                if (problem != null) {
+                    throw new UsageException("bad root name '" + root + "': " + problem);
+                }
+            }
             MountRunner.Settings settings = flags.settings(root);
             long cacheBytes = parseSize("--cache-size", cacheSize == null ? DEFAULT_CACHE_SIZE : cacheSize);
             if (cache == null && cacheSize != null) {

@@ -190,6 +190,7 @@ class DepotfsCliTest {
                 new String[] {"mount", "--depot", local, m, "--endpoint", "http://127.0.0.1:9"},
                 new String[] {"ls", "--depot", "s3://ab"},
                 new String[] {"import", "--depot", local, "--root", "bad/name", m},
+                new String[] {"mount", "--depot", local, "--root", "../x", m},
                 new String[] {"gc", "--depot", local, "--min-age", "soon"})) {
             Run r2 = cli(args);
             assertEquals(2, r2.exit(), String.join(" ", args) + ": " + r2.err());
