@@ -26,11 +26,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The cost: a {@code SCHED_IDLE} thread gets almost no CPU while other threads want it (1,100 IOPS
  * instead of 45,000 beside one spinning process per CPU). So the thread watches its own {@code run_delay}
- * ({@code /proc/thread-self/schedstat}: time spent runnable but not running) every {@link #WINDOW_NANOS} or
- * more of its own running: when it waited for its CPU more than {@link #STARVED} of a window, it turns back
- * into a normal thread for {@link #HOLD_MIN_NANOS}, doubled each time it is starved again within
- * {@link #CALM_NANOS} of going idle, up to {@link #HOLD_MAX_NANOS}. A starved thread still runs now and then
- * (the caller's requests wake it), which is when it notices.
+ * ({@code /proc/thread-self/schedstat}: time spent runnable but not running): after a wait that brought
+ * completions, once {@link #WINDOW_NANOS} or more passed since it last looked, one {@code pread}. When it
+ * waited for its CPU more than {@link #STARVED} of that window, it turns back into a normal thread for
+ * {@link #HOLD_MIN_NANOS}, doubled each time it is starved again within {@link #CALM_NANOS} of going idle, up
+ * to {@link #HOLD_MAX_NANOS}. A starved thread still runs now and then (the caller's requests wake it), which
+ * is when it notices. A bulk READ ({@link #serving}) is served as a normal thread too.
  *
  * <p>Only where the thread may come back: the kernel lets a {@code SCHED_IDLE} thread return to
  * {@code SCHED_OTHER} only with {@code CAP_SYS_NICE} (root) or an {@code RLIMIT_NICE} of 20, which
@@ -66,7 +67,6 @@ final class IdlePolicy {
     private long holdUntil;
     private long hold = HOLD_MIN_NANOS;
     private long idleSince;
-    private int switches;
 
     private IdlePolicy(int id, FileChannel schedstat) {
         this.id = id;
@@ -168,7 +168,6 @@ final class IdlePolicy {
             }
             holdUntil = now + hold;
             hold = Math.min(2 * hold, HOLD_MAX_NANOS);
-            switches++;
         } else if (held && now - holdUntil >= 0) {
             held = false;
         }
@@ -209,16 +208,6 @@ final class IdlePolicy {
         } catch (IOException | RuntimeException e) {
             stop("its scheduler statistics cannot be read: " + e);
         }
-    }
-
-    /** {@return how often the thread was starved and went back to the normal policy} */
-    int switches() {
-        return switches;
-    }
-
-    /** {@return whether the thread runs under {@code SCHED_IDLE} now} */
-    boolean idle() {
-        return idle;
     }
 
     /** Ends the watch: the thread is left with the normal policy if it can have it back. */
