@@ -220,14 +220,7 @@ public final class DepotfsCli implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             String rootName = root != null ? root : defaultRootName(source);
-            if (root != null) {
-                requireUtf8(root, "root name");
-            }
-            String problem = WritableDepot.rootNameProblem(rootName);
-            if (problem != null) {
-                throw new UsageException("bad root name '" + rootName + "': " + problem
-                        + (root == null ? " (choose one with --root)" : ""));
-            }
+            checkRootName(rootName, root == null ? " (choose one with --root)" : "");
             if (!Files.exists(source)) {
                 throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
             }
@@ -871,12 +864,8 @@ public final class DepotfsCli implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            if (root != null) {   // a usage error, as import --root says of the same name
-                requireUtf8(root, "root name");
-                String problem = WritableDepot.rootNameProblem(root);
-                if (problem != null) {
-                    throw new UsageException("bad root name '" + root + "': " + problem);
-                }
+            if (root != null) {
+                checkRootName(root, "");
             }
             MountRunner.Settings settings = flags.settings(root);
             long cacheBytes = parseSize("--cache-size", cacheSize == null ? DEFAULT_CACHE_SIZE : cacheSize);
@@ -921,6 +910,22 @@ public final class DepotfsCli implements Callable<Integer> {
     private static final String SDK_UNMOUNT_ADVICE = "unmount it first (umount ";
     /** How it ends its message about a live FUSE mount there: {@code ...; unmount it first: umount PATH)}. */
     private static final String SDK_BUSY_ADVICE = "; unmount it first: umount ";
+
+    /**
+     * Refuses a root name given on the command line (or made from the source's name) with a usage error: not
+     * UTF-8 ({@link #requireUtf8}), or not a valid root name ({@link WritableDepot#rootNameProblem}).
+     *
+     * @param name the name
+     * @param hint what to add to the message, e.g. {@code " (choose one with --root)"}, or empty
+     * @throws UsageException {@code bad root name 'NAME': why}
+     */
+    static void checkRootName(String name, String hint) throws UsageException {
+        requireUtf8(name, "root name");
+        String problem = WritableDepot.rootNameProblem(name);
+        if (problem != null) {
+            throw new UsageException("bad root name '" + name + "': " + problem + hint);
+        }
+    }
 
     /**
      * A depot path given on the command line, refused with a usage error when it reached the JVM as bytes that

@@ -142,8 +142,9 @@ public final class Importer {
      * rewrites it from the source when its stored bytes no longer hash to its name ({@link
      * WritableDepot#repairObject}): what {@code depotfs verify} reports as a corrupt object is repaired by
      * importing a tree that holds the file with this on. Off by default: an existing object of the right size
-     * is taken as it is, and an unchanged tree imports again by reading the source alone. Manifests are always
-     * read back (they are small) and rewritten when damaged. A tar source is read once: it cannot repair.
+     * is taken as it is, and an unchanged tree imports again by reading the source alone. A local depot reads
+     * manifests back always (they are small) and rewrites a damaged one. A tar source is read once: it cannot
+     * repair.
      *
      * @param repair true to check and repair reused objects
      * @return this importer

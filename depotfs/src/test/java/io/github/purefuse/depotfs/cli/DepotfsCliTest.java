@@ -467,7 +467,8 @@ class DepotfsCliTest {
         assertEquals(null, System.getenv("AWS_ACCESS_KEY_ID"), "the build hides the machine's AWS credentials");
         assertEquals("true", System.getProperty("aws.disableEc2Metadata"), "the build turns off the metadata service");
         java.util.Map<String, String> none = java.util.Map.of("aws.sharedCredentialsFile", tmp.resolve("no-credentials").toString(),
-                "aws.configFile", tmp.resolve("no-config").toString(), "aws.accessKeyId", "", "aws.secretAccessKey", "");
+                "aws.configFile", tmp.resolve("no-config").toString(), "aws.accessKeyId", "", "aws.secretAccessKey", "",
+                "aws.profile", "");
         java.util.Map<String, String> before = new java.util.HashMap<>();
         none.keySet().forEach(k -> before.put(k, System.getProperty(k)));
         try {
@@ -485,6 +486,13 @@ class DepotfsCliTest {
                 assertEquals("depotfs: no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE,"
                         + " or use --anonymous for a public bucket (s3://nobucket/x at http://127.0.0.1:1)\n", r.err());
             }
+            // A profile named but not there (a tester set AWS_PROFILE=nosuch and was told to set AWS_PROFILE)
+            System.setProperty("aws.profile", "nosuch");
+            Run named = cli("ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1");
+            assertEquals(1, named.exit(), named.err());
+            assertEquals("depotfs: no AWS credentials found: there is no profile 'nosuch' (AWS_PROFILE) in ~/.aws/credentials"
+                    + " or ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE) (s3://nobucket/x at http://127.0.0.1:1)\n",
+                    named.err());
         } finally {
             before.forEach((k, v) -> {
                 if (v == null) {

@@ -366,6 +366,11 @@ public final class S3Depot implements WritableDepot {
                 && c.getMessage().startsWith(NO_CREDENTIALS)) {
             // The SDK lists every provider of its chain and why each had nothing: some 1,500 characters.
             LOG.log(System.Logger.Level.DEBUG, "{0}: {1}", what, c.getMessage());
+            String profile = System.getProperty("aws.profile", System.getenv("AWS_PROFILE"));
+            if (profile != null && !profile.isEmpty() && !profileExists(profile)) {
+                return new IOException("no AWS credentials found: there is no profile '" + profile + "' (AWS_PROFILE)"
+                        + " in ~/.aws/credentials or ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE)" + where, c);
+            }
             return new IOException("no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or"
                     + " AWS_PROFILE, or use --anonymous for a public bucket" + where, c);
         }
@@ -1032,6 +1037,15 @@ public final class S3Depot implements WritableDepot {
             await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
                     AsyncRequestBody.fromByteBufferUnsafe(body.duplicate())), "upload " + key);
             return true;
+        }
+    }
+
+    /** Whether the SDK's profile files (as its credential chain reads them) have a profile of that name. */
+    private static boolean profileExists(String name) {
+        try {
+            return software.amazon.awssdk.profiles.ProfileFile.defaultProfileFile().profile(name).isPresent();
+        } catch (RuntimeException e) {
+            return true; // cannot tell: the general advice stands
         }
     }
 

@@ -813,16 +813,17 @@ public final class Native {
     private static final long SCHED_PARAM_ZERO = MEMORY.allocateMemory(8, true);
 
     /**
-     * Exactly one {@code sched_setscheduler(0, idle ? SCHED_IDLE : SCHED_OTHER, {0})}: the calling thread runs
-     * only when its CPU has nothing else to run ({@code SCHED_IDLE}), or as a normal thread again. Leaving
+     * Exactly one {@code sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, {0})}: the thread runs only
+     * when its CPU has nothing else to run ({@code SCHED_IDLE}), or as a normal thread again. Leaving
      * {@code SCHED_IDLE} needs {@code CAP_SYS_NICE} or an {@code RLIMIT_NICE} of 20 (the kernel treats it as
      * nice 20). Allocation-free.
      *
+     * @param tid  the thread's id ({@code gettid}), 0 for the calling thread
      * @param idle true for {@code SCHED_IDLE}, false for {@code SCHED_OTHER}
-     * @throws ErrnoException on failure (EPERM: not allowed back to {@code SCHED_OTHER})
+     * @throws ErrnoException on failure (EPERM: not allowed back to {@code SCHED_OTHER}; ESRCH: no such thread)
      */
-    public static void setIdlePolicy(boolean idle) throws ErrnoException {
-        long r = SYSCALL_INVOKER.invokeL6(SYSCALL5, SYSCALL, SYS_SCHED_SETSCHEDULER, 0, idle ? SCHED_IDLE : SCHED_OTHER,
+    public static void setIdlePolicy(int tid, boolean idle) throws ErrnoException {
+        long r = SYSCALL_INVOKER.invokeL6(SYSCALL5, SYSCALL, SYS_SCHED_SETSCHEDULER, tid, idle ? SCHED_IDLE : SCHED_OTHER,
                 SCHED_PARAM_ZERO, 0, 0);
         if (r < 0) {
             throw new ErrnoException("sched_setscheduler", errno());

@@ -43,18 +43,29 @@ final class IdlePolicy {
 
     private static final Logger LOG = System.getLogger("purefuse");
     private static final boolean ENABLED = !"false".equals(System.getProperty("purefuse.uring.idlePolicy"));
-    /** The shortest stretch of time over which starvation is judged. */
-    static final long WINDOW_NANOS = 20_000_000L;
+    /**
+     * The shortest stretch of time over which starvation is judged: long enough that a burst of other work (a
+     * JIT compile, a GC pause of this JVM) does not count, short enough to notice real starvation at once.
+     */
+    static final long WINDOW_NANOS = 100_000_000L;
     /** The share of a window spent waiting for the CPU above which the thread counts as starved. */
     static final double STARVED = 0.3;
     static final long HOLD_MIN_NANOS = 1_000_000_000L;
-    static final long HOLD_MAX_NANOS = 60_000_000_000L;
+    /**
+     * The longest hold: under lasting load the thread tries {@code SCHED_IDLE} again this often (and starves for
+     * about a window each time), and after the load ends it is idle again within this time.
+     */
+    static final long HOLD_MAX_NANOS = 8_000_000_000L;
     /** Idle this long without starving, the next hold starts again at {@link #HOLD_MIN_NANOS}. */
     static final long CALM_NANOS = 30_000_000_000L;
 
     private static volatile @Nullable Boolean available;
 
     private final int id;
+    /** The ring thread's id ({@code gettid}), for {@link #release} from another thread. */
+    private final int tid;
+    /** Set by {@link #release}: the thread ends and stays a normal thread. */
+    private volatile boolean released;
     private final FileChannel schedstat;
     private final ByteBuffer buf = ByteBuffer.allocateDirect(96);
     private boolean idle;
@@ -68,8 +79,9 @@ final class IdlePolicy {
     private long hold = HOLD_MIN_NANOS;
     private long idleSince;
 
-    private IdlePolicy(int id, FileChannel schedstat) {
+    private IdlePolicy(int id, int tid, FileChannel schedstat) {
         this.id = id;
+        this.tid = tid;
         this.schedstat = schedstat;
     }
 
@@ -86,11 +98,12 @@ final class IdlePolicy {
         FileChannel ch = null;
         try {
             ch = FileChannel.open(Path.of("/proc/thread-self/schedstat"), StandardOpenOption.READ);
-            IdlePolicy p = new IdlePolicy(id, ch);
+            int tid = Integer.parseInt(Path.of("/proc/thread-self").toRealPath().getFileName().toString());
+            IdlePolicy p = new IdlePolicy(id, tid, ch);
             long now = System.nanoTime();
             p.windowStart = now;
             p.delayAtStart = p.runDelay();
-            Native.setIdlePolicy(true);
+            Native.setIdlePolicy(0, true);
             p.idle = true;
             p.idleSince = now;
             return p;
@@ -124,8 +137,8 @@ final class IdlePolicy {
         Thread t = Thread.ofPlatform().name("fuse-uring-idle-probe").daemon().unstarted(() -> {
             try (FileChannel ch = FileChannel.open(Path.of("/proc/thread-self/schedstat"), StandardOpenOption.READ)) {
                 ch.read(ByteBuffer.allocate(96), 0);
-                Native.setIdlePolicy(true);
-                Native.setIdlePolicy(false);
+                Native.setIdlePolicy(0, true);
+                Native.setIdlePolicy(0, false);
                 ok.set(true);
             } catch (IOException | RuntimeException e) {
                 LOG.log(Level.DEBUG, "io_uring threads keep the normal scheduling policy: {0}", e.toString());
@@ -191,12 +204,12 @@ final class IdlePolicy {
     }
 
     private void apply(long now) {
-        boolean want = !bulk && !held;
+        boolean want = !bulk && !held && !released;
         if (want == idle) {
             return;
         }
         try {
-            Native.setIdlePolicy(want);
+            Native.setIdlePolicy(0, want);
             idle = want;
             if (want) {
                 idleSince = now;
@@ -210,6 +223,21 @@ final class IdlePolicy {
         }
     }
 
+    /**
+     * Makes the ring thread a normal thread for the rest of its life, from the thread that stops it: a
+     * {@code SCHED_IDLE} thread asked to end would otherwise wait for its CPU to be free before it runs its
+     * teardown, holding its ring and buffers meanwhile (a test's {@code System.gc()} loop kept one from it for
+     * seconds). Any thread.
+     */
+    void release() {
+        released = true;
+        try {
+            Native.setIdlePolicy(tid, false);
+        } catch (ErrnoException e) {
+            // ended already (ESRCH), or refused: it ends as it is
+        }
+    }
+
     /** Ends the watch: the thread is left with the normal policy if it can have it back. */
     void close() {
         close(schedstat);
@@ -218,7 +246,7 @@ final class IdlePolicy {
     private void stop(String why) {
         LOG.log(Level.WARNING, "fuse-uring-{0} leaves SCHED_IDLE for good: {1}", id, why);
         try {
-            Native.setIdlePolicy(false);
+            Native.setIdlePolicy(0, false);
             idle = false;
         } catch (ErrnoException e) {
             // nothing more to do: it stays where it is

@@ -124,8 +124,11 @@ final class RingThread implements Runnable {
     private volatile @Nullable Thread thread;
     private int live;
     private boolean wakeArmed;
-    /** The thread's {@code SCHED_IDLE} watch ({@link IdlePolicy}), or null: the normal policy throughout. */
-    private @Nullable IdlePolicy idlePolicy;
+    /**
+     * The thread's {@code SCHED_IDLE} watch ({@link IdlePolicy}), or null: the normal policy throughout. Volatile:
+     * {@link #stop} releases it from the stopping thread.
+     */
+    private volatile @Nullable IdlePolicy idlePolicy;
 
     RingThread(int id, IoUring ring, int devFd, int[] qids, int depth, int payloadBytes, UringTransport transport)
             throws ErrnoException {
@@ -264,6 +267,10 @@ final class RingThread implements Runnable {
     /** Asks the thread to end (the session ends), and wakes it. */
     void stop() {
         stopping = true;
+        IdlePolicy p = idlePolicy;
+        if (p != null) {
+            p.release();   // a normal thread again, so that it ends now even on a busy CPU
+        }
         wake();
     }
 
