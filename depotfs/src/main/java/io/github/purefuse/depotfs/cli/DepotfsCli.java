@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.cli;
 
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.channel.MountException;
@@ -972,7 +973,7 @@ public final class DepotfsCli implements Callable<Integer> {
             if (i == cmdline.length || cmdline[i] == 0) {
                 byte[] raw = Arrays.copyOfRange(cmdline, start, i);
                 start = i + 1;
-                if (!Names.isUtf8(raw) && new String(raw, StandardCharsets.UTF_8).equals(arg)) {
+                if (FileNames.hasEscapes(FileNames.decode(raw)) && new String(raw, StandardCharsets.UTF_8).equals(arg)) {
                     throw new UsageException("bad " + label + " '" + arg + "': " + Names.NOT_UTF8);
                 }
             }

@@ -58,23 +58,6 @@ public final class Names {
     public static final String NOT_UTF8 = "a name must be valid Unicode (it is not valid UTF-8)";
 
     /**
-     * {@return whether bytes are valid UTF-8}
-     *
-     * @param bytes the bytes, e.g. a name as the kernel or {@code argv} has it
-     */
-    public static boolean isUtf8(byte[] bytes) {
-        try {
-            java.nio.charset.StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(bytes));
-            return true;
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return false;
-        }
-    }
-
-    /**
      * Checks a symlink target.
      *
      * @param target the target

@@ -64,7 +64,10 @@ final class IdlePolicy {
     private final int id;
     /** The ring thread's id ({@code gettid}), for {@link #release} from another thread. */
     private final int tid;
-    /** Set by {@link #release}: the thread ends and stays a normal thread. */
+    /**
+     * Set by {@link #release} (the thread ends) or when the policy cannot be watched or switched any more: the
+     * thread stays a normal thread.
+     */
     private volatile boolean released;
     private final FileChannel schedstat;
     private final ByteBuffer buf = ByteBuffer.allocateDirect(96);
@@ -159,6 +162,9 @@ final class IdlePolicy {
      * brought completions (a {@code System.nanoTime()} when the window is not over yet).
      */
     void check() {
+        if (released) {
+            return;
+        }
         long now = System.nanoTime();
         long span = now - windowStart;
         if (span < WINDOW_NANOS) {
@@ -245,15 +251,13 @@ final class IdlePolicy {
 
     private void stop(String why) {
         LOG.log(Level.WARNING, "fuse-uring-{0} leaves SCHED_IDLE for good: {1}", id, why);
+        released = true;
         try {
             Native.setIdlePolicy(0, false);
             idle = false;
         } catch (ErrnoException e) {
             // nothing more to do: it stays where it is
         }
-        held = true;
-        holdUntil = Long.MAX_VALUE;
-        windowStart = Long.MAX_VALUE / 2; // no further checks
     }
 
     /** The second field of schedstat: nanoseconds this thread spent runnable, waiting for a CPU. */

@@ -286,7 +286,11 @@ final class RingThread implements Runnable {
         try {
             pin();
             if (register()) {
-                idlePolicy = bound ? IdlePolicy.start(id) : null;
+                IdlePolicy p = bound ? IdlePolicy.start(id) : null;
+                idlePolicy = p;
+                if (p != null && stopping) {
+                    p.release();   // stopped before stop() could see the policy
+                }
                 loop();
             }
         } catch (RuntimeException | Error e) {
