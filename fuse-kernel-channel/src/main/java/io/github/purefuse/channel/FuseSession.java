@@ -697,8 +697,10 @@ public final class FuseSession implements AutoCloseable {
                     report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
                 }
                 if (!awaitQuietly(UNMOUNT_GRACE)) {
+                    String calls = engine.runningCalls();
                     report(Level.WARNING, "the session on {0} did not end: a thread of it is stuck in a call of the"
-                            + " filesystem that does not return; the session counts as ended without it", mountpoint);
+                            + " filesystem that does not return{1}; the session counts as ended without it", mountpoint,
+                            calls.isEmpty() ? "" : " (" + calls + ")");
                     engine.abandon();
                 }
             }

@@ -218,15 +218,4 @@ public final class LocalFiles {
     public static String describe(Path file, IOException e) {
         return ErrnoException.describe(file, e);
     }
-
-    private static IOException translate(String file, ErrnoException e) {
-        int errno = e.errno();
-        if (errno == Errno.ENOENT.code()) {
-            return new NoSuchFileException(file);
-        }
-        if (errno == Errno.EACCES.code()) {
-            return new AccessDeniedException(file, null, new Errno(errno).description());
-        }
-        return new FileSystemException(file, null, new Errno(Math.max(1, Math.min(511, errno))).description());
-    }
 }

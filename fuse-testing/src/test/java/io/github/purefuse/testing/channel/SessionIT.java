@@ -437,10 +437,54 @@ class SessionIT {
         return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.contains(target));
     }
 
+    /** Log lines of the channel's loggers, formatted, as a user's logging configuration would see them. */
+    static final class ChannelLog implements AutoCloseable {
+        final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final java.util.logging.Logger log = java.util.logging.Logger.getLogger("io.github.purefuse.channel");
+        private final java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getLevel() + " " + new java.util.logging.SimpleFormatter().formatMessage(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+
+        ChannelLog() {
+            log.addHandler(capture);
+        }
+
+        /** {@return the first line containing every one of {@code parts}, waiting up to 20 s for it} */
+        String await(String... parts) throws InterruptedException {
+            long deadline = System.nanoTime() + T.toNanos();
+            while (System.nanoTime() < deadline) {
+                for (String l : lines) {
+                    if (Arrays.stream(parts).allMatch(l::contains)) {
+                        return l;
+                    }
+                }
+                Thread.sleep(50);
+            }
+            throw new AssertionError("no log line with " + Arrays.toString(parts) + " in " + lines);
+        }
+
+        @Override
+        public void close() {
+            log.removeHandler(capture);
+        }
+    }
+
     @Test
     void closeEndsASessionWhoseHandlerNeverReturns() throws Exception {
         // An OPEN on the transport's thread that never returns, not even when interrupted (as open(2) of a
-        // FIFO): close() unmounts, aborts, and then counts the session as ended instead of waiting for good.
+        // FIFO): a WARNING names it while it runs, close() unmounts, aborts, and then counts the session as
+        // ended instead of waiting for good, naming the call it left behind.
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         TestFs stuck = new TestFs() {
@@ -462,11 +506,17 @@ class SessionIT {
                 return false;
             }
         };
-        mount = mountTest(stuck);
-        Path mp = mount.path();
-        Process cat = new ProcessBuilder("cat", mp.resolve("hello").toString()).start();
-        try {
+        String before = System.setProperty("purefuse.slowCallSeconds", "1"); // read when the session starts
+        Process cat = null;
+        try (ChannelLog log = new ChannelLog()) {
+            mount = mountTest(stuck);
+            Path mp = mount.path();
+            cat = new ProcessBuilder("cat", mp.resolve("hello").toString()).start();
             assertTrue(entered.await(20, TimeUnit.SECONDS));
+            String named = log.await("WARNING FUSE_OPEN (unique ", ", nodeid 2) on ");
+            assertTrue(named.contains(" has been running in the filesystem for 1 s, on a transport thread (the filesystem"
+                    + " said it does not block), which serves no other request until it returns; the thread is at ")
+                    && named.contains("SessionIT$") && named.contains(".open(SessionIT.java:"), named);
             FuseSession s = mount.session();
             long t0 = System.nanoTime();
             s.close();
@@ -474,9 +524,23 @@ class SessionIT {
             assertTrue(s.awaitTermination(Duration.ofSeconds(1)));
             assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(60).toNanos());
             assertFalse(TestMount.isMounted(mp), "unmounted");
+            if (transport() == Transport.DEV_FUSE) { // its reader thread is stuck: the session is abandoned
+                log.await("WARNING the session on " + mp + " did not end: a thread of it is stuck in a call of the"
+                        + " filesystem that does not return (FUSE_OPEN (unique ", ", nodeid 2) on ");
+            } else { // a ring thread is stuck: the session ends without it (its device reader returned)
+                log.await("WARNING the session ended with calls of the filesystem still running (FUSE_OPEN (unique ",
+                        ", nodeid 2) on fuse-uring-", "); their threads are left to them");
+            }
         } finally {
+            if (before == null) {
+                System.clearProperty("purefuse.slowCallSeconds");
+            } else {
+                System.setProperty("purefuse.slowCallSeconds", before);
+            }
             release.countDown();
-            cat.destroyForcibly().waitFor();
+            if (cat != null) {
+                cat.destroyForcibly().waitFor();
+            }
         }
     }
 

@@ -107,6 +107,7 @@ public final class Dispatcher implements RequestSink {
     private final int minor;
     private final Semaphore permits;
     private final InterruptTable interrupts = new InterruptTable();
+    private final SlowCalls calls = new SlowCalls(SlowCalls.configuredSeconds(), true);
     private final PagePool pages;
     private final java.util.function.Consumer<ByteBuffer> givePage;
     private final ReplyContext context;
@@ -180,10 +181,16 @@ public final class Dispatcher implements RequestSink {
         }
         boolean mayBlock = mayBlock(request);
         Exchange x = mayBlock ? exchange(request, port) : inlineExchange(request, port);
+        SlowCalls.Slot call = mayBlock ? null
+                : calls.begin(request.header().opcode(), request.header().unique(), request.header().nodeid());
         try {
             route(request, x, mayBlock);
         } catch (RuntimeException | Error e) {
             ended(x, e);
+        } finally {
+            if (call != null) {
+                SlowCalls.end(call);
+            }
         }
     }
 
@@ -336,6 +343,7 @@ public final class Dispatcher implements RequestSink {
         try {
             InlineTarget target = port.readTarget(size);
             ReadReply reply;
+            SlowCalls.Slot call = calls.begin(READ, read.unique(), read.nodeid());
             try {
                 reply = target != null ? fs.read(read, target) : fs.read(read.toRead());
                 if (reply == null) {
@@ -345,6 +353,8 @@ public final class Dispatcher implements RequestSink {
                 }
             } catch (RuntimeException | Error e) {
                 reply = failed(READ, read.unique(), e); // a VirtualMachineError goes on to ended()
+            } finally {
+                SlowCalls.end(call);
             }
             if (target != null) {
                 target.send(reply, x);
@@ -434,12 +444,14 @@ public final class Dispatcher implements RequestSink {
 
     /** Runs one handler call on the current worker thread, bound to its request for interrupts. */
     private void run(InterruptTable.InFlight f, Exchange exchange, Job task) {
+        SlowCalls.Slot call = calls.begin(exchange.opcode(), exchange.unique(), exchange.nodeid());
         try {
             f.bind();
             task.run(exchange);
         } catch (RuntimeException | Error e) {
             ended(exchange, e);
         } finally {
+            SlowCalls.end(call);
             f.unbind(); // from here on no INTERRUPT of this request can reach the worker
             interrupts.done(f);
             permits.release();
@@ -483,6 +495,15 @@ public final class Dispatcher implements RequestSink {
         while (idleWorkers.tryTransfer(END)) {
             // one idle worker ended per transfer
         }
+        calls.close();
+    }
+
+    /**
+     * {@return the filesystem calls running now, for a log line: {@code FUSE_READ (unique 12, nodeid 4) on
+     * fuse-handler-3, ...}, or an empty string}
+     */
+    public String runningCalls() {
+        return calls.running();
     }
 
     private static <R extends FuseReply> FuseReply call(FuseRequest request, Supplier<R> handler) {

@@ -400,6 +400,15 @@ public final class Engine {
         termination.complete(null);
     }
 
+    /**
+     * {@return the filesystem calls running now ({@code FUSE_READ (unique 12, nodeid 4) on fuse-dev-reader-0, ...}),
+     * or an empty string}
+     */
+    public String runningCalls() {
+        Dispatcher d = dispatcher;
+        return d != null ? d.runningCalls() : "";
+    }
+
     /** {@return the first fatal error of a reader, if any} */
     public @Nullable Throwable failure() {
         return failure;
@@ -537,17 +546,23 @@ public final class Engine {
         Dispatcher d = dispatcher;
         try {
             if (d != null && !d.awaitIdle(HANDLER_GRACE)) {
-                LOG.log(Level.WARNING, "{0} handler(s) still running {1} after the session ended; interrupting them",
-                        d.inFlight(), HANDLER_GRACE);
+                LOG.log(Level.WARNING, "{0} handler(s) still running {1} after the session ended ({2}); interrupting them",
+                        d.inFlight(), HANDLER_GRACE, d.runningCalls());
                 d.interruptAll();
                 if (!d.awaitIdle(INTERRUPT_GRACE)) {
-                    LOG.log(Level.WARNING, "{0} handler(s) ignored the interrupt; destroying anyway", d.inFlight());
+                    LOG.log(Level.WARNING, "{0} handler(s) ignored the interrupt ({1}); destroying anyway", d.inFlight(),
+                            d.runningCalls());
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (d != null) {   // idle workers would hold the session (its ring buffers too) for their idle time
+            String left = d.runningCalls();
+            if (!left.isEmpty()) { // a ring thread's call (the session does not wait for those) or a worker's
+                LOG.log(Level.WARNING, "the session ended with calls of the filesystem still running ({0}); their"
+                        + " threads are left to them", left);
+            }
             d.endIdleWorkers();
         }
         ThreadPoolExecutor p = fileReads;

@@ -196,6 +196,12 @@ public final class Exchange {
         return unique;
     }
 
+    /** {@return the request's {@code nodeid}, or 0 for an exchange without its request (one reused for a READ view)} */
+    public long nodeid() {
+        FuseRequest r = request;
+        return r != null ? r.header().nodeid() : 0;
+    }
+
     /** {@return the request's opcode} */
     public int opcode() {
         return opcode;
