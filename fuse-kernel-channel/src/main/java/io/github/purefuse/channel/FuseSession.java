@@ -350,8 +350,9 @@ public final class FuseSession implements AutoCloseable {
             if (e instanceof Error error) {
                 throw error;
             }
-            throw new MountException(e instanceof Engine.IoUringUnavailable ? Reason.IO_URING_UNAVAILABLE : Reason.OTHER,
-                    mp, "Cannot serve " + mp + ": " + e.getMessage(), e);
+            boolean ring = e instanceof Engine.IoUringUnavailable;
+            throw new MountException(ring ? Reason.IO_URING_UNAVAILABLE : Reason.OTHER,
+                    mp, "Cannot serve " + mp + (ring ? " over io_uring: " : ": ") + e.getMessage(), e);
         }
         // After INIT: asked with AT_STATX_DONT_SYNC the mount answers without a request anyway. statx sees the
         // mount on top: if another was made on the same directory meanwhile (two servers started at once), the
@@ -643,7 +644,7 @@ public final class FuseSession implements AutoCloseable {
      * them bound to its CPU} when a CPU was not the process's to use); on
      * {@code /dev/fuse} the readers and why io_uring is not used (e.g. {@code /dev/fuse: 2 readers
      * (not io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}, or
-     * {@code /dev/fuse: 2 readers (chosen)} when the options asked for it).
+     * {@code /dev/fuse: 2 readers (asked for)} when the options named that transport).
      *
      * @return the description
      */
@@ -659,7 +660,7 @@ public final class FuseSession implements AutoCloseable {
         }
         String why = engine.uringReason();
         return "/dev/fuse: " + engine.readers() + " reader" + (engine.readers() == 1 ? "" : "s")
-                + (why == null ? "" : why.equals(Engine.DEV_FUSE_CHOSEN) ? " (chosen)" : " (not io_uring: " + why + ")");
+                + (why == null ? "" : why.equals(Engine.DEV_FUSE_CHOSEN) ? " (asked for)" : " (not io_uring: " + why + ")");
     }
 
     /**

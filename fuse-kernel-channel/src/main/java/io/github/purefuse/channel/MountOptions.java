@@ -353,12 +353,16 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         }
 
         /**
+         * Sets {@link MountOptions#transport() transport}: the transport.
+         *
          * @param v the transport; default and range: {@link MountOptions#transport()}
          * @return this builder
          */
         public Builder transport(Transport v) { transport = v; return this; }
 
         /**
+         * Sets {@link MountOptions#uringQueueDepth() uringQueueDepth}: io_uring entries per queue, 0 for the default.
+         *
          * @param v io_uring entries per queue, 0 for the default;
          *          default and range: {@link MountOptions#uringQueueDepth()}
          * @return this builder
@@ -366,6 +370,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder uringQueueDepth(int v) { uringQueueDepth = v; return this; }
 
         /**
+         * Sets {@link MountOptions#uringThreads() uringThreads}: io_uring serving threads, 0 for one per queue.
+         *
          * @param v io_uring serving threads, 0 for one per queue;
          *          default and range: {@link MountOptions#uringThreads()}
          * @return this builder
@@ -373,36 +379,48 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder uringThreads(int v) { uringThreads = v; return this; }
 
         /**
+         * Sets {@link MountOptions#fsname() fsname}: the mount source shown by {@code df}.
+         *
          * @param v the mount source shown by {@code df}; default and range: {@link MountOptions#fsname()}
          * @return this builder
          */
         public Builder fsname(String v) { fsname = v; return this; }
 
         /**
+         * Sets {@link MountOptions#subtype() subtype}: the type is {@code fuse.<v>}.
+         *
          * @param v the type is {@code fuse.<v>}; default and range: {@link MountOptions#subtype()}
          * @return this builder
          */
         public Builder subtype(String v) { subtype = v; return this; }
 
         /**
+         * Sets {@link MountOptions#allowOther() allowOther}: {@code allow_other}.
+         *
          * @param v {@code allow_other}; default and range: {@link MountOptions#allowOther()}
          * @return this builder
          */
         public Builder allowOther(boolean v) { allowOther = v; return this; }
 
         /**
+         * Sets {@link MountOptions#defaultPermissions() defaultPermissions}: {@code default_permissions}.
+         *
          * @param v {@code default_permissions}; default and range: {@link MountOptions#defaultPermissions()}
          * @return this builder
          */
         public Builder defaultPermissions(boolean v) { defaultPermissions = v; return this; }
 
         /**
+         * Sets {@link MountOptions#maxRead() maxRead}: {@code max_read} in bytes, 0 for none.
+         *
          * @param v {@code max_read} in bytes, 0 for none; default and range: {@link MountOptions#maxRead()}
          * @return this builder
          */
         public Builder maxRead(int v) { maxRead = v; return this; }
 
         /**
+         * Sets {@link MountOptions#autoUnmount() autoUnmount}: mount through {@code fusermount3 -o auto_unmount}.
+         *
          * @param v mount through {@code fusermount3 -o auto_unmount};
          *          default and range: {@link MountOptions#autoUnmount()}
          * @return this builder
@@ -410,18 +428,25 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder autoUnmount(boolean v) { autoUnmount = v; return this; }
 
         /**
+         * Sets {@link MountOptions#readerThreads() readerThreads}: reader threads (descriptors).
+         *
          * @param v reader threads (descriptors); default and range: {@link MountOptions#readerThreads()}
          * @return this builder
          */
         public Builder readerThreads(int v) { readerThreads = v; return this; }
 
         /**
+         * Sets {@link MountOptions#maxInFlight() maxInFlight}: the most handler calls at once.
+         *
          * @param v the most handler calls at once; default and range: {@link MountOptions#maxInFlight()}
          * @return this builder
          */
         public Builder maxInFlight(int v) { maxInFlight = v; return this; }
 
         /**
+         * Sets {@link MountOptions#maxReadahead() maxReadahead}: INIT {@code max_readahead} in bytes, 0 for the
+         * kernel's offer.
+         *
          * @param v INIT {@code max_readahead} in bytes, 0 for the kernel's offer;
          *          default and range: {@link MountOptions#maxReadahead()}
          * @return this builder
@@ -429,6 +454,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder maxReadahead(int v) { maxReadahead = v; return this; }
 
         /**
+         * Sets {@link MountOptions#readaheadKb() readaheadKb}: {@code read_ahead_kb} to set as root, 0 to leave it.
+         *
          * @param v {@code read_ahead_kb} to set as root, 0 to leave it;
          *          default and range: {@link MountOptions#readaheadKb()}
          * @return this builder
@@ -436,6 +463,9 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder readaheadKb(int v) { readaheadKb = v; return this; }
 
         /**
+         * Sets {@link MountOptions#maxBackground() maxBackground}: INIT {@code max_background}, 0 for the kernel's
+         * default.
+         *
          * @param v INIT {@code max_background}, 0 for the kernel's default;
          *          default and range: {@link MountOptions#maxBackground()}
          * @return this builder
@@ -443,6 +473,9 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder maxBackground(int v) { maxBackground = v; return this; }
 
         /**
+         * Sets {@link MountOptions#congestionThreshold() congestionThreshold}: INIT {@code congestion_threshold}, 0
+         * for the kernel's default.
+         *
          * @param v INIT {@code congestion_threshold}, 0 for the kernel's default;
          *          default and range: {@link MountOptions#congestionThreshold()}
          * @return this builder
@@ -450,30 +483,41 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder congestionThreshold(int v) { congestionThreshold = v; return this; }
 
         /**
+         * Sets {@link MountOptions#maxPages() maxPages}: INIT {@code max_pages}.
+         *
          * @param v INIT {@code max_pages}; default and range: {@link MountOptions#maxPages()}
          * @return this builder
          */
         public Builder maxPages(int v) { maxPages = v; return this; }
 
         /**
+         * Sets {@link MountOptions#passthrough() passthrough}: request FUSE passthrough.
+         *
          * @param v request FUSE passthrough; default and range: {@link MountOptions#passthrough()}
          * @return this builder
          */
         public Builder passthrough(boolean v) { passthrough = v; return this; }
 
         /**
+         * Sets {@link MountOptions#installShutdownHook() installShutdownHook}: unmount on JVM shutdown.
+         *
          * @param v unmount on JVM shutdown; default and range: {@link MountOptions#installShutdownHook()}
          * @return this builder
          */
         public Builder installShutdownHook(boolean v) { installShutdownHook = v; return this; }
 
         /**
+         * Sets {@link MountOptions#nonempty() nonempty}: mount over a non-empty directory.
+         *
          * @param v mount over a non-empty directory; default and range: {@link MountOptions#nonempty()}
          * @return this builder
          */
         public Builder nonempty(boolean v) { nonempty = v; return this; }
 
         /**
+         * Sets {@link MountOptions#handleSignals() handleSignals}: end the session on SIGTERM, SIGINT, SIGHUP (exit
+         * status then up to the program).
+         *
          * @param v end the session on SIGTERM, SIGINT, SIGHUP (exit status then up to the program);
          *          default and range: {@link MountOptions#handleSignals()}
          * @return this builder
@@ -494,7 +538,12 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
             return this;
         }
 
-        /** @param v what to record, or {@code null} not to @return this builder */
+        /**
+         * Sets {@link MountOptions#record()}: records the session's traffic ({@link Recording}).
+         *
+         * @param v what to record, or {@code null} not to; default: {@code null}
+         * @return this builder
+         */
         public Builder record(@Nullable Recording v) { record = v; return this; }
 
         /**

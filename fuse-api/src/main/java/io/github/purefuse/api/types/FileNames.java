@@ -191,4 +191,44 @@ public final class FileNames {
         }
         return false;
     }
+
+    /**
+     * A name, a path or a line holding them as one printable line, for logs, listings and test messages, in the
+     * style of {@code ls --quoting-style=escape}: each escaped byte of a name that is not UTF-8 (see the class
+     * description) written as {@code \xHH} (the byte), each control character (U+0000 to U+001F, U+007F) as
+     * {@code \xHH} and each backslash as {@code \\}. So a name holding a newline stays on its line, a name that
+     * is not UTF-8 shows its bytes instead of a lone surrogate (which a terminal, a log file or a JUnit report
+     * cuts or replaces), and distinct names print distinctly.
+     *
+     * @param s the text (names as {@link #decode} gives them)
+     * @return {@code s} itself when it needs no escape
+     */
+    public static String printable(String s) {
+        int i = 0;
+        while (i < s.length() && !needsEscape(s, i)) {
+            i++;
+        }
+        if (i == s.length()) {
+            return s;
+        }
+        StringBuilder out = new StringBuilder(s.length() + 8).append(s, 0, i);
+        for (; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\') {
+                out.append("\\\\");
+            } else if (needsEscape(s, i)) {
+                int b = c & 0xFF; // a control character, or U+DC00 + the byte
+                out.append("\\x").append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 15, 16));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean needsEscape(String s, int i) {
+        char c = s.charAt(i);
+        return c < 0x20 || c == 0x7f || c == '\\'
+                || c >= 0xDC80 && c <= 0xDCFF && (i == 0 || !Character.isHighSurrogate(s.charAt(i - 1)));
+    }
 }

@@ -67,4 +67,12 @@ class FileNamesTest {
         }
         return b;
     }
+
+    @org.junit.jupiter.api.Test
+    void printableShowsEscapedBytesControlCharactersAndBackslashesAsEscapes() {
+        org.junit.jupiter.api.Assertions.assertEquals("caf\\xe9 a\\x0ab\\\\c\\x7f",
+                FileNames.printable(FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9, ' ', 'a', '\n', 'b', '\\', 'c', 0x7f})));
+        String plain = "caf\u00e9 \uD83D\uDCE9"; // U+1F4E9: a pair whose low surrogate is in the escape range
+        org.junit.jupiter.api.Assertions.assertSame(plain, FileNames.printable(plain));
+    }
 }

@@ -350,6 +350,7 @@ public final class InodeTable<K> {
                 });
                 for (Node<K> n : matched) {
                     s.byKey.remove(n);                      // byId keeps it for its nodeid and FORGET
+                    n.retired = true;
                     if (!inoFromAttributes && !probedInos.containsKey(n.key)) {
                         NodeTable<Node<K>> stripe = stripe(n.ino);
                         synchronized (stripe) {
@@ -361,6 +362,18 @@ public final class InodeTable<K> {
             }
         }
         return out;
+    }
+
+    /**
+     * Whether a node was {@linkplain #retire retired}: its key now leads to another node (or to none yet), and
+     * only the kernel's inode of the old content still uses it, e.g. as a process's working directory.
+     *
+     * @param nodeId the node
+     * @return true for a retired node the table still holds; false for a current one, the root or an unknown
+     */
+    public boolean retired(NodeId nodeId) {
+        Node<K> n = node(nodeId.value());
+        return n != null && n.retired;
     }
 
     /**
@@ -583,6 +596,8 @@ public final class InodeTable<K> {
         final long ino;
         /** Guarded by the segment's lock. */
         long nlookup;
+        /** Whether {@link #retire} replaced it; set under the segment's lock, never cleared. */
+        volatile boolean retired;
 
         Node(K key, int keyHash, long nodeId, long generation, long ino) {
             this.key = key;

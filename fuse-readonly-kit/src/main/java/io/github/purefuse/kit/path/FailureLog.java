@@ -93,7 +93,7 @@ final class FailureLog {
 
     private static String leftOut(long skipped) {
         return skipped == 0 ? "" : " [" + skipped + " earlier failure" + (skipped == 1 ? " was" : "s were")
-                + " logged at DEBUG only: more than " + BURST + " lines at once, then one per second]";
+                + " logged at DEBUG (java.util.logging: FINE) only: more than " + BURST + " lines at once, then one per second]";
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.purefuse.kit.path;
 
+import io.github.purefuse.api.types.FileNames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -190,38 +191,15 @@ public final class FsPath {
     }
 
     /**
-     * A name, a path or a line holding them as one printable line, for logs and listings: each control
-     * character (U+0000 to U+001F, U+007F) written as {@code \xHH} and each backslash as {@code \\}, as
-     * {@code ls --quoting-style=escape} does, so that a name holding a newline stays on its line and
-     * distinct names print distinctly.
+     * A name, a path or a line holding them as one printable line, for logs and listings:
+     * {@link FileNames#printable} (control characters and the bytes of a name that is not UTF-8 as {@code \xHH},
+     * a backslash as {@code \\}, as {@code ls --quoting-style=escape} does).
      *
      * @param s the text
      * @return {@code s} itself when it needs no escape
      */
     public static String printable(String s) {
-        int i = 0;
-        while (i < s.length() && !needsEscape(s.charAt(i))) {
-            i++;
-        }
-        if (i == s.length()) {
-            return s;
-        }
-        StringBuilder out = new StringBuilder(s.length() + 8).append(s, 0, i);
-        for (; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\') {
-                out.append("\\\\");
-            } else if (needsEscape(c)) {
-                out.append("\\x").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
-    private static boolean needsEscape(char c) {
-        return c < 0x20 || c == 0x7f || c == '\\';
+        return FileNames.printable(s);
     }
 
     /** {@return the path with {@code '/'} separators, e.g. {@code /docs/readme.txt}; {@code /} for the root} */

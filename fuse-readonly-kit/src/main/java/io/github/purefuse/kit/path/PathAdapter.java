@@ -250,7 +250,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * for {@code FOPEN_CACHE_DIR}) and {@code FUSE_NOTIFY_INVAL_ENTRY} for every name of the old tree the
      * kernel still holds, so that paths are looked up again. A request that still arrives on an old
      * directory's nodeid (a process whose working directory is in the old tree) is answered from the
-     * current tree at that path. Names listed in their short form ({@link NameShortener}) below the root
+     * current tree at that path, and a LOOKUP there with entry timeout 0: the kernel holds that directory
+     * under no name any more, so no later invalidation would reach the names cached below it. (Such a
+     * process's {@code getcwd(2)} fails with ENOENT, as for a directory that was removed; and a mount on a
+     * directory of the old tree is detached by the kernel with its name.) Names listed in their short form ({@link NameShortener}) below the root
      * of the change are not invalidated: such an old name expires with its entry timeout.
      *
      * <p>Call it from a thread of its own, never from a handler (see {@code Notifier}); the filesystem must
@@ -277,7 +280,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         List<String> names = new ArrayList<>();
         if (path.isRoot()) {
             try {
-                for (PathEntry e : fs.list(path)) {
+                for (PathEntry e : list(path)) {
                     names.add(e.name());
                 }
             } catch (IOException | RuntimeException e) {
@@ -333,7 +336,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private void checkRoot() {
         Optional<Attr> root;
         try {
-            root = fs.stat(FsPath.ROOT);
+            root = stat(FsPath.ROOT);
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, () -> "stat of the root failed: " + e);
             return;
@@ -372,11 +375,16 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 return Failure.of(Errno.ENAMETOOLONG);
             }
             FsPath child = parent.resolve(real);
-            Optional<Attr> attr = fs.stat(child);
+            Optional<Attr> attr = stat(child);
+            boolean old = table.retired(request.parent());
             if (attr.isEmpty()) {
-                return negative();
+                return old ? Failure.of(Errno.ENOENT) : negative();
             }
-            return table.entry(child, attr.get(), entryTimeout, attrTimeout);
+            // Below a directory of a tree that was replaced (changed(): a process's working directory in an old
+            // snapshot) the kernel's names are reached by no invalidation, since it holds that directory under
+            // no name: it must not cache them, or a later change would leave them at the content of this one.
+            Duration entry = old ? Duration.ZERO : entryTimeout;
+            return table.entry(child, attr.get(), entry, attrTimeout);
         } catch (IOException | RuntimeException e) {
             return failure("lookup", request.header().unique(),
                     (parent.parent() == null ? "/" : parent + "/") + request.name(), e);
@@ -395,7 +403,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Failure.of(Errno.ENOENT);
         }
         try {
-            Optional<Attr> attr = fs.stat(path);
+            Optional<Attr> attr = stat(path);
             if (attr.isEmpty()) {
                 return vanished(path);
             }
@@ -413,7 +421,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private Failure vanished(FsPath path) {
         failures.once("vanished", () -> "stat of " + path + " found nothing, though the kernel holds it as a node (listed"
                 + " or looked up before): removed meanwhile, or list and stat disagree (answered ENOENT; further cases"
-                + " are logged at DEBUG)");
+                + " are logged at DEBUG, FINE in java.util.logging)");
         return Failure.of(Errno.ENOENT);
     }
 
@@ -449,7 +457,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Failure.of(Errno.ENOENT);
         }
         try {
-            Optional<Attr> attr = fs.stat(path);
+            Optional<Attr> attr = stat(path);
             if (attr.isEmpty()) {
                 return vanished(path);
             }
@@ -501,7 +509,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             if (file == null) {                                  // fh 0: a read without an OPEN of ours
                 FsPath path = table.key(request.header().nodeId());
-                Optional<Attr> attr = path == null ? Optional.empty() : fs.stat(path);
+                Optional<Attr> attr = path == null ? Optional.empty() : stat(path);
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
@@ -680,7 +688,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private void shortRead(FsPath path, long at, long size) {
         failures.once("short read " + path, () -> "read of " + path + " reached end of file at " + at + ", before the"
                 + " size stat gave at open (" + size + "): readers see a short file, or zeros past its end where the"
-                + " kernel's readahead replies completed out of order (further short reads of it are logged at DEBUG)");
+                + " kernel's readahead replies completed out of order (further short reads of it are logged at DEBUG, FINE in java.util.logging)");
     }
 
     /** Whether a read's count says end of file (0 or -1); another negative count is an error of the filesystem. */
@@ -790,7 +798,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             return Failure.of(Errno.ENOENT);
         }
         try {
-            List<PathEntry> entries = distinct(path, fs.list(path));
+            List<PathEntry> entries = distinct(path, list(path));
             List<String> realNames = new ArrayList<>(entries.size());
             for (PathEntry e : entries) {
                 realNames.add(e.name());
@@ -834,7 +842,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 }
                 failures.once("duplicate " + dir, () -> "list of " + dir + " gave the name \"" + e.name()
                         + "\" more than once: only its first entry is listed (further duplicates in this directory"
-                        + " are logged at DEBUG)");
+                        + " are logged at DEBUG, FINE in java.util.logging)");
             }
         }
         return kept == null ? entries : kept;
@@ -918,7 +926,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         if (!inoFromAttributes) {
             return table.ino(dir);
         }
-        return fs.stat(dir).map(Attr::ino).orElse(table.ino(dir));
+        return stat(dir).map(Attr::ino).orElse(table.ino(dir));
     }
 
     private LookupReply negative() {
@@ -938,7 +946,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         if (c != null && System.nanoTime() - c.expiresAtNanos() < 0) {
             return c.names();
         }
-        List<PathEntry> entries = fs.list(dir);
+        List<PathEntry> entries = list(dir);
         List<String> realNames = new ArrayList<>(entries.size());
         for (PathEntry e : entries) {
             realNames.add(e.name());
@@ -1141,5 +1149,25 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             }
             return d;
         }
+    }
+
+    /** {@code fs.stat}, with a message that names the mistake when it returns null instead of an empty Optional. */
+    private Optional<Attr> stat(FsPath path) throws IOException {
+        Optional<Attr> attr = fs.stat(path);
+        if (attr == null) {
+            throw new NullPointerException(fs.getClass().getName() + ".stat(" + path + ") returned null; return"
+                    + " Optional.empty() for a path that does not exist");
+        }
+        return attr;
+    }
+
+    /** {@code fs.list}, with a message that names the mistake when it returns null. */
+    private List<PathEntry> list(FsPath dir) throws IOException {
+        List<PathEntry> entries = fs.list(dir);
+        if (entries == null) {
+            throw new NullPointerException(fs.getClass().getName() + ".list(" + dir + ") returned null; return an"
+                    + " empty list for an empty directory");
+        }
+        return entries;
     }
 }

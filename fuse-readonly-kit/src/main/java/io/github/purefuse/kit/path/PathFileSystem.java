@@ -50,7 +50,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Paths are absolute ({@link FsPath}) and hold <em>real</em> names: the adapter maps the short names it
  *       lists for long or invalid names back before calling you.</li>
- *   <li>Attributes: {@code ino} is ignored (the adapter gives every path a stable ino); set type,
+ *   <li>Attributes: {@code ino} is ignored (the adapter gives every path a stable ino, so two paths are two
+ *       inodes: for hard links that share {@code st_ino}, give every path its own non-zero ino and build the
+ *       adapter with {@link PathAdapter.Builder#inoFromAttributes}); set type,
  *       permissions (the builder starts at 0, which {@code ls} shows as {@code ----------} and only root can
  *       read: 0444 and 0555 for a read-only tree), size, times, and {@code nlink} (directories: 2 +
  *       subdirectories, or at least 2).
@@ -65,7 +67,10 @@ import org.jspecify.annotations.Nullable;
  *       (its READs go to it, RELEASE closes it).</li>
  *   <li>Threads: methods are called concurrently, on virtual threads, so they may block on I/O. A
  *       filesystem whose metadata is in memory or on a local disk says so with {@link #metadataMayBlock}
- *       and is then called on the transport's threads, without a hand-off.</li>
+ *       and is then called on the transport's threads, without a hand-off; reads say so per open, with
+ *       {@link OpenFile#readMayBlock()} of the {@link OpenFile} that {@link #open} returns (or by naming a whole
+ *       local file, {@link OpenFile#localPath()}). Such calls must not wait: a call still running after 5 s on a
+ *       transport thread is logged with where it waits.</li>
  *   <li>Interrupts: a signal to the reading process (FUSE_INTERRUPT) does not interrupt your thread, so
  *       channels you keep open across calls stay open; to let a long wait be cut short, wrap it in
  *       {@link io.github.purefuse.api.Interrupts#interruptibly} and throw the

@@ -75,7 +75,7 @@ class FailureLogTest {
         List<Line> warnings = log.at(Level.WARNING);
         assertEquals(FailureLog.BURST + 1, warnings.size(), "a second later: one more line");
         assertEquals("read /f31 (unique 31) failed: EIO: java.io.IOException: gone [11 earlier failures were logged at"
-                + " DEBUG only: more than 20 lines at once, then one per second]", warnings.getLast().message());
+                + " DEBUG (java.util.logging: FINE) only: more than 20 lines at once, then one per second]", warnings.getLast().message());
         assertEquals(0, failures.pending());
 
         now.addAndGet(60 * FailureLog.REFILL_NANOS);

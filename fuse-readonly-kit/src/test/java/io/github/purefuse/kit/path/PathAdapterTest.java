@@ -850,7 +850,7 @@ class PathAdapterTest {
             a.releasedir(Requests.releasedir(NodeId.ROOT, fh));
         });
         assertEquals(List.of("list of / gave the name \"dup\" more than once: only its first entry is listed (further"
-                        + " duplicates in this directory are logged at DEBUG)"),
+                        + " duplicates in this directory are logged at DEBUG, FINE in java.util.logging)"),
                 records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).map(r -> r.getMessage()).toList());
     }
 
@@ -900,7 +900,7 @@ class PathAdapterTest {
         });
         assertEquals(List.of("stat of /hello.txt found nothing, though the kernel holds it as a node (listed or looked up"
                         + " before): removed meanwhile, or list and stat disagree (answered ENOENT; further cases are logged"
-                        + " at DEBUG)",
+                        + " at DEBUG, FINE in java.util.logging)",
                 "readlink of /link failed (EINVAL: not a symbolic link: /link), though stat gives it as a symbolic"
                         + " link: does the PathFileSystem implement readlink?"),
                 records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).map(r -> r.getMessage()).toList());

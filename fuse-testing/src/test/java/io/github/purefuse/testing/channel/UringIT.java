@@ -423,7 +423,7 @@ class UringIT {
             }
             String lines = Files.readString(out);
             assertTrue(lines.contains("failed: ") && lines.lines().anyMatch(l -> l.startsWith("failed: IO_URING_UNAVAILABLE ")
-                    && l.contains("cannot serve over io_uring: cannot allocate the ring entries (") && l.contains(" x 64 entries x ")
+                    && l.contains(" over io_uring: cannot allocate the ring entries (") && l.contains(" x 64 entries x ")
                     && l.contains("java.lang.OutOfMemoryError")), lines);
             String fds = lines.lines().filter(l -> l.startsWith("fds: ")).findFirst().orElseThrow(() -> new AssertionError(lines));
             String[] n = fds.substring(5).split(" ");
@@ -450,7 +450,7 @@ class UringIT {
             try {
                 MountException e = org.junit.jupiter.api.Assertions.assertThrows(MountException.class,
                         () -> FuseSession.mount(dir, new SessionIT.TestFs(), options(Transport.IO_URING).build()));
-                assertTrue(e.getMessage().contains("cannot serve over io_uring: FUSE over io_uring is off")
+                assertTrue(e.getMessage().contains(" over io_uring: FUSE over io_uring is off")
                         && e.getMessage().contains("enable_uring is N"), e.getMessage());
                 assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
                 assertEquals(MountException.Reason.IO_URING_UNAVAILABLE, e.reason());

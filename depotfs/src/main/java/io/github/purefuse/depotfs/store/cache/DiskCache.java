@@ -492,7 +492,7 @@ public final class DiskCache implements AutoCloseable {
     private void diskFailed(String message) {
         boolean first = diskFailureLogged.compareAndSet(false, true);
         LOG.log(first ? Level.WARNING : Level.DEBUG, "cache: " + message
-                + (first ? " (further failures of the cache's disk are logged at DEBUG)" : ""));
+                + (first ? " (further failures of the cache's disk are logged at DEBUG, FINE in java.util.logging)" : ""));
     }
 
     /**

@@ -217,7 +217,7 @@ public final class Engine {
         if (ring == null && config.ring() == Ring.REQUIRED) {
             ReplyContext early = new ReplyContext(new ReplyEncoder(InitNegotiation.SERVER_MINOR), counters, (id, k) -> { });
             Exchange.of(init, initPort, early).error(Errno.EIO);
-            throw new IoUringUnavailable("cannot serve over io_uring: " + uringReason
+            throw new IoUringUnavailable(uringReason
                     + (UringSupport.SWITCHED_OFF.equals(uringReason) ? " (" + UringSupport.HOW_TO_SWITCH_ON + ")" : ""));
         }
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);

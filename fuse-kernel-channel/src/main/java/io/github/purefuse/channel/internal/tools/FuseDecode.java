@@ -23,6 +23,7 @@ import io.github.purefuse.api.request.RequestHeader;
 import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.abi.Le;
@@ -39,7 +40,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -181,7 +181,7 @@ public final class FuseDecode {
 
     static String value(String name, Object v) {
         return switch (v) {
-            case String s -> '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+            case String s -> '"' + FileNames.printable(s).replace("\"", "\\\"") + '"'; // bytes that are not UTF-8 as \xHH
             case FileHandle fh -> Long.toUnsignedString(fh.value());
             case NodeId n -> Long.toUnsignedString(n.value());
             case byte[] bytes -> "<" + bytes.length + " bytes>";
@@ -206,7 +206,7 @@ public final class FuseDecode {
                     + (o.backingId() != 0 ? " backing_id=" + o.backingId() : "");
             case Data d -> "data=" + d.length() + " bytes";
             case FileRange f -> "file range=" + f.length() + " bytes";
-            case LinkTarget t -> "target=\"" + new String(t.target(), StandardCharsets.UTF_8) + "\"";
+            case LinkTarget t -> "target=" + value("target", FileNames.decode(t.target()));
             case Statistics s -> "blocks=" + s.info().blocks() + " bfree=" + s.info().bfree() + " bavail=" + s.info().bavail()
                     + " files=" + s.info().files() + " ffree=" + s.info().ffree() + " bsize=" + s.info().bsize()
                     + " namelen=" + s.info().namelen() + " frsize=" + s.info().frsize();
@@ -234,7 +234,7 @@ public final class FuseDecode {
         for (int i = 0; i < shown; i++) {
             DirEntry e = page.entries().get(i);
             Entry l = page.lookups().get(i);
-            j.add("\"" + e.name() + "\":ino=" + Long.toUnsignedString(e.ino()) + ",off=" + Long.toUnsignedString(e.cookie())
+            j.add(value("name", e.name()) + ":ino=" + Long.toUnsignedString(e.ino()) + ",off=" + Long.toUnsignedString(e.cookie())
                     + (l != null ? ",nodeid=" + Long.toUnsignedString(l.nodeId().value()) : ""));
         }
         String s = j.toString();
@@ -281,6 +281,6 @@ public final class FuseDecode {
     private static String text(ByteBuffer b, int at, int n) {
         byte[] bytes = new byte[Math.max(0, Math.min(n, b.remaining() - at))];
         b.get(at, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return FileNames.printable(FileNames.decode(bytes)).replace("\"", "\\\"");
     }
 }

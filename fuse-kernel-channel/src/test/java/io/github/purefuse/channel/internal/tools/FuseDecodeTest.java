@@ -82,4 +82,11 @@ class FuseDecodeTest {
         org.junit.jupiter.api.Assertions.assertEquals("/nonexistent.fusecap: no such file or directory",
                 io.github.purefuse.channel.LocalFiles.describe(missing, e));
     }
+
+    @Test
+    void namesThatAreNotUtf8PrintTheirBytes() {
+        String latin1 = io.github.purefuse.api.types.FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9, '"', '\n'});
+        assertEquals("\"caf\\xe9\\\"\\x0a\"", FuseDecode.value("name", latin1));
+        assertEquals("\"caf\u00e9\"", FuseDecode.value("name", "caf\u00e9"), "UTF-8 stays as it is");
+    }
 }
