@@ -22,12 +22,10 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,8 +64,6 @@ public final class FuseSession implements AutoCloseable {
     private static final Logger LOG = System.getLogger(FuseSession.class.getName());
     /** How long {@link #close()} waits for the kernel to end the connection after unmounting. */
     private static final Duration UNMOUNT_GRACE = Duration.ofSeconds(10);
-    private static final Path FUSECTL = Path.of("/sys/fs/fuse/connections");
-    private static final Object FUSECTL_LOCK = new Object();
 
     private final Path mountpoint;
     private final String deviceId;
@@ -815,32 +811,7 @@ public final class FuseSession implements AutoCloseable {
      * @throws IOException if fusectl cannot be mounted or the abort file cannot be written
      */
     public void abort() throws IOException {
-        int minor = Integer.parseInt(deviceId.substring(deviceId.indexOf(':') + 1));
-        synchronized (FUSECTL_LOCK) {
-            Path conn = FUSECTL.resolve(Integer.toString(minor));
-            boolean mountedHere = false;
-            if (!Files.exists(conn.resolve("abort"), LinkOption.NOFOLLOW_LINKS) && isEmpty(FUSECTL)) {
-                Native.mount("fusectl", FUSECTL.toString(), "fusectl", 0, null);
-                mountedHere = true;
-            }
-            try {
-                Files.writeString(conn.resolve("abort"), "1", StandardCharsets.US_ASCII);
-            } finally {
-                if (mountedHere) {
-                    try {
-                        Native.umount2(FUSECTL.toString(), 0);
-                    } catch (ErrnoException e) {
-                        Native.umount2(FUSECTL.toString(), Native.MNT_DETACH);
-                    }
-                }
-            }
-        }
-    }
-
-    private static boolean isEmpty(Path dir) throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.findAny().isEmpty();
-        }
+        MountInfo.abortConnection(Integer.parseInt(deviceId.substring(deviceId.indexOf(':') + 1)));
     }
 
     private void writeReadahead(int kb) {

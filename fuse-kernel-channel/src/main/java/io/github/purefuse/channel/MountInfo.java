@@ -122,4 +122,57 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
     public int minor() {
         return Integer.parseInt(device.substring(device.indexOf(':') + 1));
     }
+
+    private static final Path FUSECTL = Path.of("/sys/fs/fuse/connections");
+    private static final Object FUSECTL_LOCK = new Object();
+
+    /**
+     * Aborts the FUSE connection of this mount, as {@link FuseSession#abort()} does for a session of this process:
+     * for a mount whose server is stopped or hangs (of any process). Every request waiting for the server fails
+     * at once (ECONNABORTED), later accesses fail with ENOTCONN; the mount stays until it is unmounted. The only
+     * way to free processes that wait for a server that does not run when its requests were handed to an io_uring
+     * entry: the kernel then waits for the reply uninterruptibly, and even SIGKILL does not end them.
+     *
+     * @throws IOException if this is not a FUSE mount, or fusectl cannot be mounted or its {@code abort} written
+     *     (root, or the mount's owner with fusectl mounted)
+     */
+    public void abortConnection() throws IOException {
+        if (!fsType.equals("fuse") && !fsType.startsWith("fuse.") && !fsType.equals("fuseblk") && !fsType.startsWith("fuseblk.")) {
+            throw new IOException(mountPoint + " is not a FUSE mount (" + fsType + ")");
+        }
+        abortConnection(minor());
+    }
+
+    /**
+     * Writes {@code 1} to {@code /sys/fs/fuse/connections/MINOR/abort}, mounting the FUSE control file system there
+     * first if it is not mounted (and unmounting it again afterwards).
+     */
+    static void abortConnection(int minor) throws IOException {
+        synchronized (FUSECTL_LOCK) {
+            Path conn = FUSECTL.resolve(Integer.toString(minor));
+            boolean mountedHere = false;
+            if (!Files.exists(conn.resolve("abort"), java.nio.file.LinkOption.NOFOLLOW_LINKS) && isEmpty(FUSECTL)) {
+                io.github.purefuse.channel.internal.linux.Native.mount("fusectl", FUSECTL.toString(), "fusectl", 0, null);
+                mountedHere = true;
+            }
+            try {
+                Files.writeString(conn.resolve("abort"), "1", StandardCharsets.US_ASCII);
+            } finally {
+                if (mountedHere) {
+                    try {
+                        io.github.purefuse.channel.internal.linux.Native.umount2(FUSECTL.toString(), 0);
+                    } catch (io.github.purefuse.channel.internal.linux.ErrnoException e) {
+                        io.github.purefuse.channel.internal.linux.Native.umount2(FUSECTL.toString(),
+                                io.github.purefuse.channel.internal.linux.Native.MNT_DETACH);
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        }
+    }
 }

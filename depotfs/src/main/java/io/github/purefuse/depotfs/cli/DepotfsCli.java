@@ -1018,15 +1018,15 @@ public final class DepotfsCli implements Callable<Integer> {
      * @param force true to accept any FUSE mount
      * @return a one-line refusal, or null
      */
-    static @Nullable String unmountProblem(Mounts.Mount m, boolean force) {
+    static @Nullable String unmountProblem(io.github.purefuse.channel.MountInfo m, boolean force) {
         String type = m.fsType();
         if (type.equals("fuse.depotfs") || (force && (type.equals("fuse") || type.startsWith("fuse.")))) {
             return null;
         }
         if (type.equals("fuse") || type.startsWith("fuse.")) {
-            return m.mountpoint() + " is not a depotfs mount (" + type + "); use umount, or --force";
+            return m.mountPoint() + " is not a depotfs mount (" + type + "); use umount, or --force";
         }
-        return m.mountpoint() + " is not a FUSE mount (" + type + "); not unmounting it (use umount)";
+        return m.mountPoint() + " is not a FUSE mount (" + type + "); not unmounting it (use umount)";
     }
 
     /** {@code depotfs unmount MOUNTPOINT}. */
@@ -1040,18 +1040,27 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--force", description = "also unmount a FUSE mount that is not depotfs's")
         boolean force;
 
+        @Option(names = "--abort", description = {"first abort the mount's connection: every request waiting for its"
+                + " server fails at once, files open in it fail from then on (for a server that is stopped or"
+                + " hangs: on io_uring not even SIGKILL ends the processes waiting for it)"})
+        boolean abort;
+
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() throws Exception {
-            Optional<Mounts.Mount> m = Mounts.at(mountpoint);
+            Optional<io.github.purefuse.channel.MountInfo> m = Mounts.at(mountpoint);
             if (m.isEmpty()) {
                 throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint) + " is not mounted");
             }
             String problem = unmountProblem(m.get(), force);
             if (problem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, problem);
+            }
+            if (abort) {
+                m.get().abortConnection();
+                spec.commandLine().getOut().println("aborted the connection of " + m.get().mountPoint());
             }
             Mounts.Unmounted u = Mounts.unmount(mountpoint);
             if (!u.done()) {

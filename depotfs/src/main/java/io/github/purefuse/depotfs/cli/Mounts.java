@@ -15,26 +15,7 @@ import java.util.concurrent.TimeUnit;
 /** Reads {@code /proc/self/mountinfo} and unmounts, for the {@code unmount} command. */
 final class Mounts {
 
-    /**
-     * One mount.
-     *
-     * @param mountpoint where it is mounted
-     * @param fsType     its type, e.g. {@code fuse.depotfs}
-     * @param source     its source, e.g. {@code depotfs}
-     */
-    record Mount(String mountpoint, String fsType, String source) {
-    }
-
     private Mounts() {
-    }
-
-    /** {@return the mounts of this process's namespace} */
-    static List<Mount> all() throws IOException {
-        List<Mount> out = new ArrayList<>();
-        for (MountInfo m : MountInfo.read()) {
-            out.add(new Mount(m.mountPoint(), m.fsType(), m.source()));
-        }
-        return out;
     }
 
     /**
@@ -45,11 +26,11 @@ final class Mounts {
      * @return the topmost mount there, or empty
      * @throws IOException if mountinfo cannot be read
      */
-    static Optional<Mount> at(Path path) throws IOException {
+    static Optional<MountInfo> at(Path path) throws IOException {
         String wanted = canonical(path).toString();
-        Mount found = null;
-        for (Mount m : all()) {
-            if (m.mountpoint().equals(wanted)) {
+        MountInfo found = null;
+        for (MountInfo m : MountInfo.read()) {
+            if (m.mountPoint().equals(wanted)) {
                 found = m;
             }
         }
@@ -67,7 +48,7 @@ final class Mounts {
         Path abs = path.toAbsolutePath().normalize();
         Set<String> mountpoints = new HashSet<>();
         try {
-            all().forEach(m -> mountpoints.add(m.mountpoint()));
+            MountInfo.read().forEach(m -> mountpoints.add(m.mountPoint()));
         } catch (IOException e) {
             // no mountinfo: every name is looked at
         }

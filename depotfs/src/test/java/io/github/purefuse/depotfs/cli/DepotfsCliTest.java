@@ -367,9 +367,9 @@ class DepotfsCliTest {
 
     @Test
     void unmountRefusesMountsThatAreNotDepotfsUnlessForced() {
-        Mounts.Mount depotfs = new Mounts.Mount("/mnt/a", "fuse.depotfs", "depotfs");
-        Mounts.Mount hello = new Mounts.Mount("/mnt/b", "fuse.hello", "hello");
-        Mounts.Mount ext4 = new Mounts.Mount("/", "ext4", "/dev/sda1");
+        io.github.purefuse.channel.MountInfo depotfs = new io.github.purefuse.channel.MountInfo(0, "0:50", "/mnt/a", "fuse.depotfs", "depotfs");
+        io.github.purefuse.channel.MountInfo hello = new io.github.purefuse.channel.MountInfo(0, "0:51", "/mnt/b", "fuse.hello", "hello");
+        io.github.purefuse.channel.MountInfo ext4 = new io.github.purefuse.channel.MountInfo(0, "8:1", "/", "ext4", "/dev/sda1");
         assertEquals(null, DepotfsCli.unmountProblem(depotfs, false));
         assertEquals("/mnt/b is not a depotfs mount (fuse.hello); use umount, or --force",
                 DepotfsCli.unmountProblem(hello, false));

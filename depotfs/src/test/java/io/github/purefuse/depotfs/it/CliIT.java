@@ -288,6 +288,40 @@ class CliIT {
         assertEquals(0, p.exitValue());
     }
 
+    /**
+     * {@code unmount --abort} ends what waits for a server that does not answer: the waiting {@code stat} fails at
+     * once. (On io_uring a stopped server's requests are delivered by the server's own task, so they wait until
+     * it runs again or is killed: README, "Stopping a mount".)
+     */
+    @Test
+    void unmountAbortFailsTheRequestsWaitingForAStoppedServer() throws Exception {
+        Path mp = newMountpoint("stopped");
+        Process p = startMount(mp, "--root", "main", "--transport", "dev");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        String pid = Long.toString(p.pid());
+        Tools.run(work, "kill", "-STOP", pid).ok();
+        Process stat = null;
+        try {
+            stat = new ProcessBuilder("stat", mp.resolve("not-looked-up-yet").toString()).redirectErrorStream(true).start();
+            assertFalse(stat.waitFor(2, TimeUnit.SECONDS), "stat waits for the stopped server");
+            Run r = assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> cli("unmount", "--abort",
+                    mp.toString()), "unmount must not wait for the server it ends");
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().startsWith("aborted the connection of " + mp.toRealPath() + "\n"), r.out());
+            assertTrue(stat.waitFor(20, TimeUnit.SECONDS), "the abort ends the waiting stat");
+            String said = new String(stat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(stat.exitValue() != 0 && (said.contains("Software caused connection abort")
+                    || said.contains("Transport endpoint is not connected")), said);
+            assertFalse(TestMount.isMounted(mp));
+        } finally {
+            Tools.run(work, "kill", "-CONT", pid).ok();
+            if (stat != null) {
+                stat.destroyForcibly().waitFor();
+            }
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the server ends once it runs again");
+    }
+
     @Test
     void unmountOfABusyMountSaysItDetachedLazily() throws Exception {
         Path mp = newMountpoint("busy-unmount");
