@@ -1,5 +1,7 @@
 package io.github.purefuse.testing;
 
+import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.channel.LocalFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileVisitResult;
@@ -25,6 +27,15 @@ import org.jspecify.annotations.Nullable;
  * are listed, {@code '/'}-separated; {@code ""} is the root) with its type, and for files their size and
  * SHA-256, for symbolic links their target, and optionally extended attributes. Build one by hand, or
  * from a reference directory with {@link #fromDirectory}. Immutable.
+ *
+ * <h2>Names are bytes</h2>
+ * Paths (the keys) and link targets are {@link FileNames} strings: a name may be any bytes, not only
+ * UTF-8, and each byte that is not part of valid UTF-8 is the lone surrogate {@code U+DC00 + byte}, as
+ * {@link FileNames#decode} gives it and as the SDK hands names to filesystems. So {@code caf\xE9.txt}, 8
+ * bytes, is {@code FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9, '.', 't', 'x', 't'})}, and
+ * different names are different keys. {@link #fromDirectory} reads local names byte for byte, and
+ * {@link ReadOnlyConformanceSuite} opens, lists and passes to its tools exactly those bytes, and prints
+ * them in its messages with {@link Tools#printable} ({@code caf\xE9.txt}).
  *
  * <p>Names are the names {@code readdir} lists. A filesystem on the kit's {@code PathAdapter} lists a
  * name longer than 255 bytes (or not valid in Linux) in its short form; expect that form, as the kit's
@@ -67,7 +78,7 @@ public final class ExpectedTree {
     /**
      * A symbolic link.
      *
-     * @param target its target
+     * @param target its target, a {@link FileNames} string (any bytes)
      */
     public record Symlink(String target) implements Node {
     }
@@ -141,7 +152,8 @@ public final class ExpectedTree {
 
     /**
      * The tree of a directory on disk: its subdirectories, regular files (hashed), symbolic links and
-     * special files (FIFOs, sockets, devices; never opened).
+     * special files (FIFOs, sockets, devices; never opened). Names and link targets are read byte for byte
+     * ({@link LocalFiles#bytes}, {@link FileNames#decode}), whatever their bytes and the platform's charset.
      *
      * @param reference the directory
      * @return the tree
@@ -163,7 +175,7 @@ public final class ExpectedTree {
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                 String rel = relative(reference, file);
                 if (attrs.isSymbolicLink()) {
-                    b.symlink(rel, Files.readSymbolicLink(file).toString());
+                    b.symlink(rel, FileNames.decode(LocalFiles.bytes(Files.readSymbolicLink(file))));
                 } else if (attrs.isRegularFile()) {
                     b.file(rel, attrs.size(), sha256(file));
                 } else {
@@ -193,7 +205,7 @@ public final class ExpectedTree {
     public List<String> children(String dir) {
         List<String> c = children.get(dir);
         if (c == null) {
-            throw new IllegalArgumentException("not a directory of the expected tree: '" + dir + "'");
+            throw new IllegalArgumentException("not a directory of the expected tree: '" + Tools.printable(dir) + "'");
         }
         return c;
     }
@@ -263,9 +275,9 @@ public final class ExpectedTree {
         return path.substring(path.lastIndexOf('/') + 1);
     }
 
+    /** {@return the key of {@code p} under {@code base}: its names' bytes as {@link FileNames} strings} */
     private static String relative(Path base, Path p) {
-        String s = base.relativize(p).toString();
-        return s.equals(".") ? "" : s;
+        return p.equals(base) ? "" : FileNames.decode(LocalFiles.bytes(base.relativize(p)));
     }
 
     /** Collects an {@link ExpectedTree}; parent directories are added as needed. Not thread-safe. */
@@ -280,7 +292,7 @@ public final class ExpectedTree {
         /**
          * Adds a directory.
          *
-         * @param path its relative path
+         * @param path its relative path, {@link FileNames} strings joined by {@code '/'}
          * @return this builder
          */
         public Builder dir(String path) {
@@ -349,12 +361,12 @@ public final class ExpectedTree {
         private Builder put(String path, Node node) {
             Objects.requireNonNull(node);
             if (path.isEmpty() || path.startsWith("/") || path.endsWith("/") || path.contains("//")) {
-                throw new IllegalArgumentException("not a relative path: '" + path + "'");
+                throw new IllegalArgumentException("not a relative path: '" + Tools.printable(path) + "'");
             }
             String parent = parentOf(path);
             if (!parent.isEmpty() && !(nodes.get(parent) instanceof Dir)) {
                 if (nodes.containsKey(parent)) {
-                    throw new IllegalArgumentException("parent is not a directory: " + parent);
+                    throw new IllegalArgumentException("parent is not a directory: " + Tools.printable(parent));
                 }
                 dir(parent);
             }

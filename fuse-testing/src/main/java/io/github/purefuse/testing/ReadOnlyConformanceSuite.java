@@ -1,5 +1,7 @@
 package io.github.purefuse.testing;
 
+import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.channel.LocalFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -22,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -90,6 +93,14 @@ import org.junit.jupiter.api.TestInstance;
  *   <li>{@link #unmountCleansUp}: a second mount, once closed, is no mount point any more.</li>
  * </ul>
  * The tools needed: coreutils, findutils, diffutils, {@code python3} and {@code perl}.
+ *
+ * <h2>Names are bytes</h2>
+ * The expected tree's paths are {@link FileNames} strings, as the SDK hands names to filesystems: any bytes
+ * work, not only UTF-8 (a Latin-1 {@code caf\xE9.txt} is {@code "caf"}, {@code U+DCE9}, {@code ".txt"}). Every
+ * check handles them byte for byte: it opens paths on the mount with {@link LocalFiles#resolve}, passes them to
+ * its tools as raw bytes (not through Java's UTF-8 process arguments), and reads the names tools print with
+ * {@link Tools.Result#nulSeparatedNames()}; its failure messages show such bytes as {@code \xE9}
+ * ({@link Tools#printable}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ReadOnlyConformanceSuite {
@@ -110,7 +121,8 @@ public abstract class ReadOnlyConformanceSuite {
     /**
      * What the mount should show.
      *
-     * @return the expected tree, names as listed (short forms for shortened names)
+     * @return the expected tree, names as listed (short forms for shortened names), as {@link FileNames}
+     *     strings (any bytes)
      * @throws Exception if it cannot be built
      */
     protected abstract ExpectedTree expectedTree() throws Exception;
@@ -268,7 +280,7 @@ public abstract class ReadOnlyConformanceSuite {
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                 String r = rel(root, file);
                 if (attrs.isSymbolicLink()) {
-                    seen.put(r, "symlink " + Files.readSymbolicLink(file));
+                    seen.put(r, "symlink " + FileNames.decode(LocalFiles.bytes(Files.readSymbolicLink(file))));
                 } else if (attrs.isRegularFile()) {
                     seen.put(r, "file " + attrs.size());
                 } else {
@@ -300,7 +312,13 @@ public abstract class ReadOnlyConformanceSuite {
         int read = 0;
         for (Map.Entry<String, ExpectedTree.Node> e : tree().nodes().entrySet()) {
             if (e.getValue() instanceof ExpectedTree.File f && f.size() <= maxFileSizeToRead() && read++ < maxFilesToRead()) {
-                String got = ExpectedTree.sha256(root.resolve(e.getKey()));
+                String got;
+                try {
+                    got = ExpectedTree.sha256(local(e.getKey()));
+                } catch (IOException x) {
+                    problems.add(e.getKey() + ": " + LocalFiles.reason(x));
+                    continue;
+                }
                 if (!got.equals(f.sha256())) {
                     problems.add(e.getKey() + ": sha256 " + got + ", expected " + f.sha256());
                 }
@@ -310,7 +328,7 @@ public abstract class ReadOnlyConformanceSuite {
 
         Path ref = referenceDirectory();
         if (ref != null) {
-            Tools.run(root, toolTimeout(), "diff", "-r", "--no-dereference", ref.toString(), root.toString()).ok();
+            Tools.runExact(root, toolTimeout(), "diff", "-r", "--no-dereference", arg(ref), arg(root)).ok();
         }
     }
 
@@ -318,7 +336,7 @@ public abstract class ReadOnlyConformanceSuite {
     @Test
     public void findSeesEveryEntryOnce() {
         Tools.Result r = Tools.run(mountpoint(), toolTimeout(), "find", ".", "-mindepth", "1", "-printf", "%P\\0").ok();
-        List<String> found = r.nulSeparated();
+        List<String> found = r.nulSeparatedNames();
         assertNoDuplicates("find", found);
         Set<String> expected = new TreeSet<>(tree().nodes().keySet());
         expected.remove("");
@@ -332,35 +350,35 @@ public abstract class ReadOnlyConformanceSuite {
         dirs = dirs.subList(0, Math.min(dirs.size(), maxDirectoriesToList()));
         String[] args = new String[dirs.size()];
         for (int i = 0; i < args.length; i++) {
-            args[i] = mountpoint().resolve(dirs.get(i)).toString();
+            args[i] = arg(local(dirs.get(i)));
         }
         // One python3 for all directories; per directory: status ("OK" or the problem), count, names.
-        List<String> out = python(LS_AND_LSTAT, args).ok().nulSeparated();
+        List<String> out = python(LS_AND_LSTAT, args).ok().nulSeparatedNames();
         int at = 0;
         for (String dir : dirs) {
             if (at + 1 >= out.size()) {
-                throw new AssertionError("ls -f / lstat: no answer for '" + dir + "'");
+                throw new AssertionError("ls -f / lstat: no answer for '" + show(dir) + "'");
             }
             String status = out.get(at);
             int count = Integer.parseInt(out.get(at + 1));
             List<String> names = out.subList(at + 2, at + 2 + count);
             at += 2 + count;
             if (!status.equals("OK")) {
-                throw new AssertionError("ls -f / lstat in '" + dir + "': " + status);
+                throw new AssertionError("ls -f / lstat in '" + show(dir) + "': " + Tools.printable(status));
             }
-            assertNoDuplicates("ls -f '" + dir + "'", names);
+            assertNoDuplicates("ls -f '" + show(dir) + "'", names);
             Set<String> expected = new TreeSet<>(tree().children(dir));
             expected.add(".");
             expected.add("..");
-            assertSameSets("ls -f '" + dir + "'", expected, new TreeSet<>(names));
+            assertSameSets("ls -f '" + show(dir) + "'", expected, new TreeSet<>(names));
         }
     }
 
     /** Inode numbers, link counts, block counts and block sizes are what tools expect. */
     @Test
     public void statFieldsAreSane() {
-        Tools.Result r = python(STAT_FIELDS, mountpoint().toString(), Boolean.toString(exactDirectoryLinkCounts())).ok();
-        List<String> problems = r.nulSeparated();
+        Tools.Result r = python(STAT_FIELDS, arg(mountpoint()), Boolean.toString(exactDirectoryLinkCounts())).ok();
+        List<String> problems = r.nulSeparatedNames();
         assertNoProblems("stat fields", problems);
 
         long allocated = Long.parseLong(Tools.run(mountpoint(), toolTimeout(), "du", "-s", "-B1", ".").ok().out().split("\\s+")[0]);
@@ -383,14 +401,14 @@ public abstract class ReadOnlyConformanceSuite {
         List<String> args = new ArrayList<>();
         for (Map.Entry<String, ExpectedTree.Node> e : tree().nodes().entrySet()) {
             if (e.getValue() instanceof ExpectedTree.File f && args.size() < 40) {
-                args.add(mountpoint().resolve(e.getKey()).toString());
+                args.add(arg(local(e.getKey())));
                 args.add(Long.toString(f.size()));
             }
         }
         if (args.isEmpty()) {
             return;
         }
-        List<String> problems = python(EOF_READS, args.toArray(String[]::new)).ok().nulSeparated();
+        List<String> problems = python(EOF_READS, args.toArray(String[]::new)).ok().nulSeparatedNames();
         assertNoProblems("reads at end of file", problems);
     }
 
@@ -413,14 +431,21 @@ public abstract class ReadOnlyConformanceSuite {
         try {
             List<String> problems = new ArrayList<>();
             for (Map.Entry<String, ExpectedTree.File> f : files) {
-                Path p = mountpoint().resolve(f.getKey());
+                Path p = local(f.getKey());
                 List<Future<String>> results = new ArrayList<>();
                 for (int t = 0; t < 4; t++) {
                     int thread = t;
                     results.add(pool.submit(() -> sha256Interleaved(p, thread)));
                 }
                 for (Future<String> r : results) {
-                    String got = r.get();
+                    String got;
+                    try {
+                        got = r.get();
+                    } catch (ExecutionException x) {
+                        Throwable cause = x.getCause();
+                        problems.add(f.getKey() + ": " + (cause instanceof IOException io ? LocalFiles.reason(io) : cause));
+                        continue;
+                    }
                     if (!got.equals(f.getValue().sha256())) {
                         problems.add(f.getKey() + ": sha256 " + got + ", expected " + f.getValue().sha256());
                     }
@@ -452,13 +477,13 @@ public abstract class ReadOnlyConformanceSuite {
         files.sort(Comparator.comparingLong(e -> e.getValue().size()));
         List<String> problems = new ArrayList<>();
         Duration storm = Duration.ofSeconds(2);
-        SignalStorm.Result opens = SignalStorm.openReadClose(mountpoint().resolve(files.get(0).getKey()), storm);
+        SignalStorm.Result opens = SignalStorm.openReadClose(local(files.get(0).getKey()), storm);
         if (!opens.errors().isEmpty()) {
             problems.add("open/read/close of " + files.get(0).getKey() + " under SIGALRM: " + opens);
         }
         Map.Entry<String, ExpectedTree.File> largest = files.get(files.size() - 1);
         if (largest.getValue().size() >= 4096) {
-            SignalStorm.Result direct = SignalStorm.directReads(mountpoint().resolve(largest.getKey()), storm);
+            SignalStorm.Result direct = SignalStorm.directReads(local(largest.getKey()), storm);
             if (!direct.errors().isEmpty() || !direct.after().equals("ok")) {
                 problems.add("O_DIRECT reads of " + largest.getKey() + " under SIGALRM: " + direct);
             }
@@ -487,7 +512,7 @@ public abstract class ReadOnlyConformanceSuite {
         }
         List<String> problems = new ArrayList<>();
         for (String[] c : commands) {
-            Tools.Result r = Tools.run(root, toolTimeout(), c);
+            Tools.Result r = Tools.runExact(root, toolTimeout(), c);
             if (r.exit() == 0 || !r.stderr().contains("Read-only file system")) {
                 problems.add(String.join(" ", c) + " -> exit " + r.exit() + ", stderr: " + r.stderr().strip());
             }
@@ -499,15 +524,15 @@ public abstract class ReadOnlyConformanceSuite {
     @Test
     public void xattrsBehave() {
         List<String> args = new ArrayList<>();
-        args.add(mountpoint().toString());
+        args.add(arg(mountpoint()));
         for (Map.Entry<String, Map<String, byte[]>> e : tree().xattrs().entrySet()) {
             for (Map.Entry<String, byte[]> x : e.getValue().entrySet()) {
-                args.add(mountpoint().resolve(e.getKey()).toString());
+                args.add(arg(local(e.getKey())));
                 args.add(x.getKey());
                 args.add(HexFormat.of().formatHex(x.getValue()));
             }
         }
-        List<String> problems = python(XATTRS, args.toArray(String[]::new)).ok().nulSeparated();
+        List<String> problems = python(XATTRS, args.toArray(String[]::new)).ok().nulSeparatedNames();
         assertNoProblems("xattrs", problems);
     }
 
@@ -532,17 +557,17 @@ public abstract class ReadOnlyConformanceSuite {
     @Test
     public void smallGetdentsBufferSeesEveryEntryOnce() {
         String dir = largestDirectory();
-        List<String> out = python(GETDENTS, mountpoint().resolve(dir).toString(), "512").ok().nulSeparated();
+        List<String> out = python(GETDENTS, arg(local(dir)), "512").ok().nulSeparatedNames();
         int calls = Integer.parseInt(out.get(0));
         List<String> names = out.subList(1, out.size());
-        assertNoDuplicates("getdents64 '" + dir + "'", names);
+        assertNoDuplicates("getdents64 '" + show(dir) + "'", names);
         Set<String> expected = new TreeSet<>(tree().children(dir));
         expected.add(".");
         expected.add("..");
-        assertSameSets("getdents64 '" + dir + "'", expected, new TreeSet<>(names));
+        assertSameSets("getdents64 '" + show(dir) + "'", expected, new TreeSet<>(names));
         long recordBytes = 0;
         for (String n : names) {
-            recordBytes += (19 + n.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1 + 7) & ~7;
+            recordBytes += (19 + FileNames.encode(n).length + 1 + 7) & ~7;
         }
         if (calls < recordBytes / 512) {
             throw new AssertionError("only " + calls + " getdents64 calls for " + recordBytes + " bytes of records");
@@ -555,17 +580,18 @@ public abstract class ReadOnlyConformanceSuite {
         String dir = largestDirectory();
         int total = tree().children(dir).size() + 2;
         for (int k : new int[] {0, 1, total / 3, total / 2, total - 1}) {
-            Tools.Result r = Tools.run(mountpoint(), toolTimeout(), "perl", "-e", TELLDIR,
-                    mountpoint().resolve(dir).toString(), Integer.toString(k));
+            Tools.Result r = Tools.runExact(mountpoint(), toolTimeout(), "perl", "-e", TELLDIR,
+                    arg(local(dir)), Integer.toString(k));
             r.ok();
-            List<String> out = r.nulSeparated();
+            List<String> out = r.nulSeparatedNames();
             if (!out.get(0).equals("OK")) {
-                throw new AssertionError("telldir/seekdir after " + k + " entries in '" + dir + "': " + out.get(0));
+                throw new AssertionError("telldir/seekdir after " + k + " entries in '" + show(dir) + "': "
+                        + Tools.printable(out.get(0)));
             }
             List<String> all = out.subList(1, out.size());
-            assertNoDuplicates("perl readdir '" + dir + "'", all);
+            assertNoDuplicates("perl readdir '" + show(dir) + "'", all);
             if (all.size() != total) {
-                throw new AssertionError("perl readdir '" + dir + "': " + all.size() + " entries, expected " + total);
+                throw new AssertionError("perl readdir '" + show(dir) + "': " + all.size() + " entries, expected " + total);
             }
         }
     }
@@ -608,13 +634,28 @@ public abstract class ReadOnlyConformanceSuite {
         return best;
     }
 
+    /**
+     * Runs a python script in the mount, its arguments {@link FileNames} strings passed byte for byte
+     * ({@link Tools#runExact}): the script gets them in {@code sys.argv} as {@code os.fsdecode} gives them,
+     * {@code os.fsencode} turns them back into the bytes, and it writes names back as bytes.
+     */
     private Tools.Result python(String script, String... args) {
         String[] cmd = new String[3 + args.length];
         cmd[0] = "python3";
         cmd[1] = "-c";
         cmd[2] = script;
         System.arraycopy(args, 0, cmd, 3, args.length);
-        return Tools.run(mountpoint(), toolTimeout(), cmd);
+        return Tools.runExact(mountpoint(), toolTimeout(), cmd);
+    }
+
+    /** {@return the path on the mount of a key of the expected tree, byte for byte} */
+    private Path local(String key) {
+        return LocalFiles.resolve(mountpoint(), key);
+    }
+
+    /** {@return a local path as a {@link FileNames} string, for {@link Tools#runExact}} */
+    private static String arg(Path p) {
+        return FileNames.decode(LocalFiles.bytes(p));
     }
 
     /** Reads the file in 64 KiB pieces, each thread starting at a different piece, and hashes it in order. */
@@ -642,15 +683,16 @@ public abstract class ReadOnlyConformanceSuite {
         }
     }
 
+    /** {@return the key of a path under the mount: its names' bytes as {@link FileNames} strings} */
     private static String rel(Path root, Path p) {
-        String s = root.relativize(p).toString();
-        return s.equals(".") ? "" : s;
+        return p.equals(root) ? "" : FileNames.decode(LocalFiles.bytes(root.relativize(p)));
     }
 
     private static void assertNoProblems(String what, List<String> problems) {
         if (!problems.isEmpty()) {
             throw new AssertionError(what + ": " + problems.size() + " problem(s):\n  "
-                    + String.join("\n  ", problems.subList(0, Math.min(20, problems.size()))));
+                    + String.join("\n  ", problems.subList(0, Math.min(20, problems.size())).stream()
+                            .map(Tools::printable).toList()));
         }
     }
 
@@ -659,7 +701,7 @@ public abstract class ReadOnlyConformanceSuite {
         List<String> dups = new ArrayList<>();
         for (String n : names) {
             if (!seen.add(n)) {
-                dups.add(n);
+                dups.add(show(n));
             }
         }
         assertNoProblems(what + " listed names more than once", dups);
@@ -671,8 +713,8 @@ public abstract class ReadOnlyConformanceSuite {
         Set<String> extra = new TreeSet<>(actual);
         extra.removeAll(expected);
         List<String> problems = new ArrayList<>();
-        missing.stream().limit(10).forEach(m -> problems.add("missing: " + abbreviate(m)));
-        extra.stream().limit(10).forEach(m -> problems.add("unexpected: " + abbreviate(m)));
+        missing.stream().limit(10).forEach(m -> problems.add("missing: " + show(m)));
+        extra.stream().limit(10).forEach(m -> problems.add("unexpected: " + show(m)));
         if (!problems.isEmpty()) {
             problems.add(0, missing.size() + " missing, " + extra.size() + " unexpected");
         }
@@ -687,15 +729,25 @@ public abstract class ReadOnlyConformanceSuite {
             String e = expected.get(k);
             String a = actual.get(k);
             if (e == null || !e.equals(a)) {
-                problems.add(abbreviate(k) + ": expected " + e + ", found " + a);
+                problems.add(show(k) + ": expected " + (e == null ? null : show(e)) + ", found " + (a == null ? null : show(a)));
             }
         }
         assertNoProblems(what, problems);
     }
 
-    private static String abbreviate(String s) {
-        // Both ends: two long names differ at the end, where a shortened name keeps its ~hash and extension.
-        return s.length() > 120 ? s.substring(0, 60) + "...(" + s.length() + " chars)..." + s.substring(s.length() - 60) : s;
+    /**
+     * A name or path as a message shows it: {@linkplain Tools#printable escaped} (bytes that are not UTF-8 as
+     * {@code \xE9}), then both ends only when long: two long names differ at the end, where a shortened name
+     * keeps its ~hash and extension.
+     */
+    private static String show(String name) {
+        String s = Tools.printable(name);
+        if (s.length() <= 120) {
+            return s;
+        }
+        int head = Character.isHighSurrogate(s.charAt(59)) ? 59 : 60;          // never half a pair
+        int tail = Character.isLowSurrogate(s.charAt(s.length() - 60)) ? s.length() - 59 : s.length() - 60;
+        return s.substring(0, head) + "...(" + s.length() + " chars)..." + s.substring(tail);
     }
 
     // --------------------------------------------------------------------------------------------- scripts
@@ -714,7 +766,7 @@ public abstract class ReadOnlyConformanceSuite {
                     try:
                         os.lstat(os.path.join(d, n))
                     except OSError as e:
-                        status = b'lstat ' + n[:200] + b': ' + str(e).encode()[:200]; break
+                        status = b'lstat ' + n[:200] + b': ' + os.fsencode(str(e))[:200]; break
                 w(status + b'\\0' + str(len(names)).encode() + b'\\0' + b''.join(n + b'\\0' for n in names))
             """;
 
@@ -752,60 +804,62 @@ public abstract class ReadOnlyConformanceSuite {
             a = sys.argv[1:]
             out = []
             for i in range(0, len(a), 2):
-                p, size = a[i], int(a[i + 1])
+                p, size = os.fsencode(a[i]), int(a[i + 1])
                 fd = os.open(p, os.O_RDONLY)
                 try:
                     for off in (size, size + 100):
                         got = os.pread(fd, 4096, off)
                         if got != b'':
-                            out.append('%s: pread at %d returned %d bytes' % (p[-120:], off, len(got)))
+                            out.append(b'%s: pread at %d returned %d bytes' % (p[-120:], off, len(got)))
                     total = 0
                     while True:
                         b = os.pread(fd, 1 << 20, total)
                         if not b: break
                         total += len(b)
                     if total != size:
-                        out.append('%s: read %d bytes in all, size is %d' % (p[-120:], total, size))
+                        out.append(b'%s: read %d bytes in all, size is %d' % (p[-120:], total, size))
                 finally:
                     os.close(fd)
-            sys.stdout.write(''.join(x + '\\0' for x in out))
+            sys.stdout.buffer.write(b''.join(x + b'\\0' for x in out))
             """;
 
     /** argv: root, then (path, name, hexvalue)*. Prints one NUL-terminated line per problem. */
     private static final String XATTRS = """
             import ctypes, errno, os, sys
-            root = sys.argv[1]; a = sys.argv[2:]
+            root = os.fsencode(sys.argv[1]); a = sys.argv[2:]
             out = []
             ok = (errno.EOPNOTSUPP, errno.ENODATA)
+            def err(e): return os.fsencode(str(e))
             for p in [root] + [os.path.join(root, n) for n in sorted(os.listdir(root))[:3]]:
                 try:
                     os.listxattr(p, follow_symlinks=False)
                 except OSError as e:
-                    if e.errno not in ok: out.append('listxattr %s: %s' % (p[-120:], e))
+                    if e.errno not in ok: out.append(b'listxattr %s: %s' % (p[-120:], err(e)))
                 try:
                     os.getxattr(p, 'user.purefuse.absent', follow_symlinks=False)
-                    out.append('getxattr %s user.purefuse.absent: found' % p[-120:])
+                    out.append(b'getxattr %s user.purefuse.absent: found' % p[-120:])
                 except OSError as e:
-                    if e.errno not in ok: out.append('getxattr %s: %s' % (p[-120:], e))
+                    if e.errno not in ok: out.append(b'getxattr %s: %s' % (p[-120:], err(e)))
             libc = ctypes.CDLL(None, use_errno=True)
             libc.lgetxattr.restype = ctypes.c_ssize_t
             libc.lgetxattr.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
             for i in range(0, len(a), 3):
-                p, name, value = a[i], a[i + 1], bytes.fromhex(a[i + 2])
+                p, name, value = os.fsencode(a[i]), a[i + 1], bytes.fromhex(a[i + 2])
+                bname = os.fsencode(name)
                 try:
                     got = os.getxattr(p, name, follow_symlinks=False)
-                    if got != value: out.append('getxattr %s %s: %r, expected %r' % (p[-120:], name, got[:50], value[:50]))
-                    if name not in os.listxattr(p, follow_symlinks=False): out.append('listxattr %s: no %s' % (p[-120:], name))
+                    if got != value: out.append(b'getxattr %s %s: %a, expected %a' % (p[-120:], bname, got[:50], value[:50]))
+                    if name not in os.listxattr(p, follow_symlinks=False): out.append(b'listxattr %s: no %s' % (p[-120:], bname))
                 except OSError as e:
-                    out.append('getxattr %s %s: %s' % (p[-120:], name, e)); continue
-                n = libc.lgetxattr(os.fsencode(p), name.encode(), None, 0)
-                if n != len(value): out.append('size probe %s %s: %d, expected %d' % (p[-120:], name, n, len(value)))
+                    out.append(b'getxattr %s %s: %s' % (p[-120:], bname, err(e))); continue
+                n = libc.lgetxattr(p, bname, None, 0)
+                if n != len(value): out.append(b'size probe %s %s: %d, expected %d' % (p[-120:], bname, n, len(value)))
                 if len(value) > 1:
                     buf = ctypes.create_string_buffer(1)
-                    n = libc.lgetxattr(os.fsencode(p), name.encode(), buf, 1)
+                    n = libc.lgetxattr(p, bname, buf, 1)
                     if n != -1 or ctypes.get_errno() != errno.ERANGE:
-                        out.append('1-byte buffer %s %s: %d errno %d, expected ERANGE' % (p[-120:], name, n, ctypes.get_errno()))
-            sys.stdout.write(''.join(x + '\\0' for x in out))
+                        out.append(b'1-byte buffer %s %s: %d errno %d, expected ERANGE' % (p[-120:], bname, n, ctypes.get_errno()))
+            sys.stdout.buffer.write(b''.join(x + b'\\0' for x in out))
             """;
 
     /** argv: dir, bufsize. Prints the number of getdents64 calls, then every name, NUL-terminated. */

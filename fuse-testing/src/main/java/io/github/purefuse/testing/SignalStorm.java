@@ -1,5 +1,7 @@
 package io.github.purefuse.testing;
 
+import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.channel.LocalFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -18,7 +20,8 @@ import java.util.regex.Pattern;
  * handler for {@code SIGALRM} (counting deliveries), {@code siginterrupt(SIGALRM, True)} (no
  * {@code SA_RESTART}, so an EINTR reply reaches Python, which retries the call as PEP 475 says), and
  * {@code SIGALRM} unblocked in its signal mask (a JVM child inherits the mask of the thread that forked
- * it).
+ * it). The file's path reaches the process byte for byte, so its names may be any bytes ({@link
+ * io.github.purefuse.channel.LocalFiles#resolve} makes such a path from {@code FileNames} strings).
  *
  * {@snippet :
  * SignalStorm.Result r = SignalStorm.openReadClose(mountpoint.resolve("small.txt"), Duration.ofSeconds(2));
@@ -147,8 +150,9 @@ public final class SignalStorm {
     private static Result run(String mode, Path file, Duration duration) {
         String seconds = Double.toString(duration.toNanos() / 1e9);
         String interval = Double.toString(DEFAULT_INTERVAL.toNanos() / 1e9);
-        Tools.Result r = Tools.run(file.getParent(), duration.plusSeconds(60), "python3", "-c", SCRIPT, mode,
-                file.toString(), seconds, interval).ok();
+        // The path by its bytes (a name need not be UTF-8; Java's process arguments are UTF-8).
+        Tools.Result r = Tools.runExact(file.toAbsolutePath().getParent(), duration.plusSeconds(60), "python3", "-c",
+                SCRIPT, mode, FileNames.decode(LocalFiles.bytes(file)), seconds, interval).ok();
         Matcher m = LINE.matcher(r.out());
         if (!m.find()) {
             throw new AssertionError("no result from the signal storm: " + r.out() + r.stderr());

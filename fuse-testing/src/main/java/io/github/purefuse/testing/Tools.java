@@ -1,7 +1,11 @@
 package io.github.purefuse.testing;
 
+import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.channel.LocalFiles;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * run with {@code LC_ALL=C.UTF-8}, whatever the test's own locale, so that their messages and the order
  * they sort in are the same on every machine. Also: a hard-link snapshot of a directory that other
  * processes may change, and the difference of two outputs for failure messages.
+ *
+ * <p>File names are bytes: read the names a tool prints with {@link Result#nulSeparatedNames()} (or
+ * {@link Result#names()}), which gives the same {@code FileNames} strings as the SDK and {@link ExpectedTree},
+ * and show them in a message with {@link #printable}.
  */
 public final class Tools {
 
@@ -64,6 +72,52 @@ public final class Tools {
         }
 
         /**
+         * Standard output split at NUL bytes, the last empty piece dropped, each piece decoded byte for byte
+         * as a {@link FileNames} string: the names a tool prints with {@code find -print0}, {@code ls --zero}
+         * or {@code -printf '%P\0'}, which may be any bytes. Unlike {@link #nulSeparated()}, a name that is not
+         * UTF-8 equals the key an {@link ExpectedTree} holds for it ({@link FileNames#decode}) instead of
+         * turning into U+FFFD; print it with {@link Tools#printable}.
+         *
+         * @return the pieces, decoded by {@link FileNames#decode}
+         */
+        public List<String> nulSeparatedNames() {
+            List<String> parts = new ArrayList<>();
+            int start = 0;
+            for (int i = 0; i < stdout.length; i++) {
+                if (stdout[i] == 0) {
+                    parts.add(FileNames.decode(stdout, start, i - start));
+                    start = i + 1;
+                }
+            }
+            if (start < stdout.length) {
+                parts.add(FileNames.decode(stdout, start, stdout.length - start));
+            }
+            return parts;
+        }
+
+        /**
+         * Standard output split into lines ({@code '\n'}; a last line without one counts too), each decoded
+         * byte for byte as a {@link FileNames} string: the names of {@code ls -1} or {@code find -print} when
+         * none holds a newline (use {@link #nulSeparatedNames()} where one might).
+         *
+         * @return the lines, without their {@code '\n'}, decoded by {@link FileNames#decode}
+         */
+        public List<String> names() {
+            List<String> lines = new ArrayList<>();
+            int start = 0;
+            for (int i = 0; i < stdout.length; i++) {
+                if (stdout[i] == '\n') {
+                    lines.add(FileNames.decode(stdout, start, i - start));
+                    start = i + 1;
+                }
+            }
+            if (start < stdout.length) {
+                lines.add(FileNames.decode(stdout, start, stdout.length - start));
+            }
+            return lines;
+        }
+
+        /**
          * Fails unless the tool exited with 0.
          *
          * @return this result
@@ -77,7 +131,9 @@ public final class Tools {
         }
 
         private List<String> abbreviated() {
-            return command.stream().map(s -> s.length() > 200 ? s.substring(0, 200) + "..." : s).toList();
+            // Bytes that are not UTF-8 escaped; a script's newlines kept.
+            return command.stream().map(s -> s.length() > 200 ? s.substring(0, 200) + "..." : s)
+                    .map(s -> String.join("\n", s.lines().map(Tools::printable).toList())).toList();
         }
     }
 
@@ -128,25 +184,116 @@ public final class Tools {
      * @throws AssertionError if it did not finish in time
      */
     public static Result run(Path dir, Duration timeout, String... command) {
-        List<String> cmd = Arrays.asList(command);
+        return start(dir, timeout, Arrays.asList(command), Arrays.asList(command), new byte[0]);
+    }
+
+    /**
+     * Runs a command whose working directory and arguments may hold any bytes: {@code dir} by its bytes
+     * ({@link LocalFiles#bytes}), each argument as a {@link FileNames} string ({@link FileNames#encode}).
+     * Java passes a process its arguments and directory as strings encoded in a charset, where a byte that
+     * is not UTF-8 does not survive (a lone surrogate becomes {@code '?'}); so a small {@code python3}
+     * launcher gets them on its standard input, NUL-separated, changes to the directory and {@code exec}s the
+     * command with exactly those bytes (the command's standard input is then empty). The result's
+     * {@link Result#command()} is {@code command}.
+     *
+     * @param dir     the working directory
+     * @param timeout the longest the command may take
+     * @param command the command and its arguments, {@link FileNames} strings without NUL
+     * @return the result
+     * @throws AssertionError if it did not finish in time
+     */
+    static Result runExact(Path dir, Duration timeout, String... command) {
+        ByteArrayOutputStream in = new ByteArrayOutputStream();
+        in.writeBytes(LocalFiles.bytes(dir.toAbsolutePath()));
+        in.write(0);
+        for (String arg : command) {
+            byte[] b = FileNames.encode(arg);
+            for (byte x : b) {
+                if (x == 0) {
+                    throw new IllegalArgumentException("an argument holds a NUL: " + printable(arg));
+                }
+            }
+            in.writeBytes(b);
+            in.write(0);
+        }
+        return start(Path.of("/"), timeout, List.of("python3", "-c", LAUNCHER), Arrays.asList(command), in.toByteArray());
+    }
+
+    /** Reads the directory and the command from stdin (NUL-terminated bytes), changes to it and execs it. */
+    private static final String LAUNCHER = """
+            import os, sys
+            a = sys.stdin.buffer.read().split(b'\\0')[:-1]
+            os.chdir(a[0])
+            os.execvp(a[1], a[1:])
+            """;
+
+    /**
+     * A {@link FileNames} string as a failure message shows it: each byte that is not UTF-8 (a lone
+     * surrogate {@code U+DC80}..{@code U+DCFF}) as {@code \xE9}, control characters (a newline in a name) as
+     * {@code \x0A}, any other lone surrogate as <code>&#92;uD800</code>; everything else unchanged. A
+     * message holding a lone surrogate may be cut there where it is written out as UTF-8 (an SDK user's test
+     * reports ended at the first such name), and one holding a newline is misread.
+     *
+     * {@snippet :
+     * Tools.printable(FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9}));   // "caf\\xE9"
+     * }
+     *
+     * @param name a name or path, as {@link FileNames#decode} gives it, or any text
+     * @return the text with those characters escaped
+     */
+    public static String printable(String name) {
+        StringBuilder sb = null;
+        for (int i = 0, n = name.length(); i < n; i++) {
+            char c = name.charAt(i);
+            String escape = null;
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(name.charAt(i + 1))) {
+                if (sb != null) {
+                    sb.append(c).append(name.charAt(i + 1));
+                }
+                i++;
+                continue;
+            }
+            if (c >= 0xDC80 && c <= 0xDCFF) {
+                escape = String.format("\\x%02X", c - 0xDC00);
+            } else if (Character.isSurrogate(c)) {
+                escape = String.format("\\u%04X", (int) c);
+            } else if (c < 0x20 || c == 0x7F) {
+                escape = String.format("\\x%02X", (int) c);
+            }
+            if (escape != null && sb == null) {
+                sb = new StringBuilder(name.length() + 8).append(name, 0, i);
+            }
+            if (sb != null) {
+                sb.append(escape != null ? escape : String.valueOf(c));
+            }
+        }
+        return sb == null ? name : sb.toString();
+    }
+
+    private static Result start(Path dir, Duration timeout, List<String> cmd, List<String> shown, byte[] input) {
+        String name = shown.isEmpty() ? "?" : printable(shown.get(0));
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
             pb.environment().put("LC_ALL", "C.UTF-8");
             Process p = pb.start();
-            p.getOutputStream().close();
             CompletableFuture<byte[]> out = drain(p.getInputStream());
             CompletableFuture<byte[]> err = drain(p.getErrorStream());
+            try (OutputStream stdin = p.getOutputStream()) {
+                stdin.write(input);
+            } catch (IOException e) {
+                // the process ended without reading it all: its status and stderr tell why
+            }
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError(command[0] + " did not finish within " + timeout);
+                throw new AssertionError(name + " did not finish within " + timeout);
             }
-            return new Result(cmd, p.exitValue(), out.join(), new String(err.join(), StandardCharsets.UTF_8));
+            return new Result(shown, p.exitValue(), out.join(), new String(err.join(), StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + command[0], e);
+            throw new UncheckedIOException("cannot run " + name, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while running " + command[0], e);
+            throw new AssertionError("interrupted while running " + name, e);
         }
     }
 

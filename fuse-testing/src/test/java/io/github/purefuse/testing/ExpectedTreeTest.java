@@ -3,6 +3,8 @@ package io.github.purefuse.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.channel.LocalFiles;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -37,6 +39,25 @@ class ExpectedTreeTest {
         assertEquals(new ExpectedTree.Special(ExpectedTree.Special.SOCKET), tree.node("socket"));
         assertEquals(new ExpectedTree.Symlink("/dev/null"), tree.node("null"));
         assertEquals(List.of("a.txt", "fifo", "null", "socket", "sub"), tree.children(""));
+    }
+
+    @Test
+    void fromDirectoryKeysNamesThatAreNotUtf8ByTheirBytes(@TempDir Path dir) throws Exception {
+        String cafe = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9});
+        String cafe2 = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xEB});   // same U+FFFD as cafe in Path.toString
+        String sub = FileNames.decode(new byte[] {'d', (byte) 0xFE});
+        Files.writeString(LocalFiles.resolve(dir, cafe), "e9");
+        Files.writeString(LocalFiles.resolve(dir, cafe2), "eb");
+        Path d = Files.createDirectory(LocalFiles.resolve(dir, sub));
+        Files.createSymbolicLink(LocalFiles.resolve(d, "link"), dir.relativize(LocalFiles.resolve(dir, cafe)));
+
+        ExpectedTree tree = ExpectedTree.fromDirectory(dir);
+
+        assertEquals(List.of(cafe, cafe2, sub), tree.children(""));
+        assertEquals(new ExpectedTree.File(2, ExpectedTree.sha256("eb".getBytes(StandardCharsets.UTF_8))), tree.node(cafe2));
+        assertEquals(new ExpectedTree.Symlink(cafe), tree.node(sub + "/link"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tree.children(cafe));
+        assertEquals("not a directory of the expected tree: 'caf\\xE9'", e.getMessage());
     }
 
     @Test

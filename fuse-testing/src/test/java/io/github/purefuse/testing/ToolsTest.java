@@ -1,0 +1,62 @@
+package io.github.purefuse.testing;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.channel.LocalFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Names that are not UTF-8: tool output decoded byte for byte, arguments passed byte for byte, messages escaped. */
+class ToolsTest {
+
+    private static final String CAFE = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9, '.', 't', 'x', 't'});
+
+    @Test
+    void printableEscapesBytesThatAreNotUtf8AndControlCharacters() {
+        assertEquals("caf\\xE9.txt", Tools.printable(CAFE));
+        assertEquals("\\xFF\\x80", Tools.printable(FileNames.decode(new byte[] {(byte) 0xFF, (byte) 0x80})));
+        assertEquals("a\\x0Ab\\x09c\\x7F", Tools.printable("a\nb\tc\u007F"));
+        assertEquals("lone \\uD800 and \\uDBFF", Tools.printable("lone \uD800 and \uDBFF"));
+    }
+
+    @Test
+    void printableKeepsValidTextAsItIs() {
+        String valid = "café ü 日本 \uD83D\uDE00 \uDBFF\uDC80";   // a pair whose low half is in the escape range
+        assertSame(valid, Tools.printable(valid));
+        assertEquals("x \uD83D\uDE00 \\xE9", Tools.printable("x \uD83D\uDE00 " + (char) 0xDCE9));
+        assertSame("", Tools.printable(""));
+    }
+
+    @Test
+    void namesAreDecodedByteForByte() {
+        byte[] out = {'c', 'a', 'f', (byte) 0xE9, '.', 't', 'x', 't', 0, 'o', 'k', 0, (byte) 0xC3, (byte) 0xA9};
+        Tools.Result r = new Tools.Result(List.of("x"), 0, out, "");
+        assertEquals(List.of(CAFE, "ok", "é"), r.nulSeparatedNames());
+        assertEquals(List.of("caf\uFFFD.txt", "ok", "é"), r.nulSeparated());   // the old, lossy way, kept
+        byte[] lines = {'a', '\n', (byte) 0xFF, '\n', 'b'};
+        assertEquals(List.of("a", FileNames.decode(new byte[] {(byte) 0xFF}), "b"),
+                new Tools.Result(List.of("x"), 0, lines, "").names());
+        assertEquals(List.of(), new Tools.Result(List.of("x"), 0, new byte[0], "").nulSeparatedNames());
+    }
+
+    @Test
+    void runExactPassesDirectoryAndArgumentsByteForByte(@TempDir Path tmp) throws Exception {
+        String dirName = FileNames.decode(new byte[] {'d', (byte) 0xFE});
+        Path dir = Files.createDirectory(LocalFiles.resolve(tmp, dirName));
+        Tools.Result r = Tools.runExact(dir, Duration.ofSeconds(30), "python3", "-c", """
+                import os, sys
+                sys.stdout.buffer.write(b''.join(os.fsencode(a) + b'\\0' for a in sys.argv[1:]) + os.getcwdb() + b'\\0')
+                """, CAFE, "plain", "").ok();
+        List<String> got = r.nulSeparatedNames();
+        assertEquals(List.of(CAFE, "plain", ""), got.subList(0, 3));
+        assertArrayEquals(LocalFiles.bytes(dir.toRealPath()), FileNames.encode(got.get(3)));
+        assertEquals(CAFE, r.command().get(3));   // the command as given, not the launcher
+    }
+}
