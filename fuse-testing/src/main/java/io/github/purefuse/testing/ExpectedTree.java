@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * bytes, is {@code FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9, '.', 't', 'x', 't'})}, and
  * different names are different keys. {@link #fromDirectory} reads local names byte for byte, and
  * {@link ReadOnlyConformanceSuite} opens, lists and passes to its tools exactly those bytes, and prints
- * them in its messages with {@link Tools#printable} ({@code caf\xE9.txt}).
+ * them in its messages with {@link FileNames#printable} ({@code caf\xe9.txt}).
  *
  * <p>Names are the names {@code readdir} lists. A filesystem on the kit's {@code PathAdapter} lists a
  * name longer than 255 bytes (or not valid in Linux) in its short form; expect that form, as the kit's
@@ -205,7 +205,7 @@ public final class ExpectedTree {
     public List<String> children(String dir) {
         List<String> c = children.get(dir);
         if (c == null) {
-            throw new IllegalArgumentException("not a directory of the expected tree: '" + Tools.printable(dir) + "'");
+            throw new IllegalArgumentException("not a directory of the expected tree: '" + FileNames.printable(dir) + "'");
         }
         return c;
     }
@@ -361,12 +361,12 @@ public final class ExpectedTree {
         private Builder put(String path, Node node) {
             Objects.requireNonNull(node);
             if (path.isEmpty() || path.startsWith("/") || path.endsWith("/") || path.contains("//")) {
-                throw new IllegalArgumentException("not a relative path: '" + Tools.printable(path) + "'");
+                throw new IllegalArgumentException("not a relative path: '" + FileNames.printable(path) + "'");
             }
             String parent = parentOf(path);
             if (!parent.isEmpty() && !(nodes.get(parent) instanceof Dir)) {
                 if (nodes.containsKey(parent)) {
-                    throw new IllegalArgumentException("parent is not a directory: " + Tools.printable(parent));
+                    throw new IllegalArgumentException("parent is not a directory: " + FileNames.printable(parent));
                 }
                 dir(parent);
             }

@@ -99,8 +99,8 @@ import org.junit.jupiter.api.TestInstance;
  * work, not only UTF-8 (a Latin-1 {@code caf\xE9.txt} is {@code "caf"}, {@code U+DCE9}, {@code ".txt"}). Every
  * check handles them byte for byte: it opens paths on the mount with {@link LocalFiles#resolve}, passes them to
  * its tools as raw bytes (not through Java's UTF-8 process arguments), and reads the names tools print with
- * {@link Tools.Result#nulSeparatedNames()}; its failure messages show such bytes as {@code \xE9}
- * ({@link Tools#printable}).
+ * {@link Tools.Result#nulSeparatedNames()}; its failure messages show such bytes as {@code \xe9}
+ * ({@link FileNames#printable}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ReadOnlyConformanceSuite {
@@ -364,7 +364,7 @@ public abstract class ReadOnlyConformanceSuite {
             List<String> names = out.subList(at + 2, at + 2 + count);
             at += 2 + count;
             if (!status.equals("OK")) {
-                throw new AssertionError("ls -f / lstat in '" + show(dir) + "': " + Tools.printable(status));
+                throw new AssertionError("ls -f / lstat in '" + show(dir) + "': " + FileNames.printable(status));
             }
             assertNoDuplicates("ls -f '" + show(dir) + "'", names);
             Set<String> expected = new TreeSet<>(tree().children(dir));
@@ -586,7 +586,7 @@ public abstract class ReadOnlyConformanceSuite {
             List<String> out = r.nulSeparatedNames();
             if (!out.get(0).equals("OK")) {
                 throw new AssertionError("telldir/seekdir after " + k + " entries in '" + show(dir) + "': "
-                        + Tools.printable(out.get(0)));
+                        + FileNames.printable(out.get(0)));
             }
             List<String> all = out.subList(1, out.size());
             assertNoDuplicates("perl readdir '" + show(dir) + "'", all);
@@ -692,7 +692,7 @@ public abstract class ReadOnlyConformanceSuite {
         if (!problems.isEmpty()) {
             throw new AssertionError(what + ": " + problems.size() + " problem(s):\n  "
                     + String.join("\n  ", problems.subList(0, Math.min(20, problems.size())).stream()
-                            .map(Tools::printable).toList()));
+                            .map(FileNames::printable).toList()));
         }
     }
 
@@ -736,12 +736,12 @@ public abstract class ReadOnlyConformanceSuite {
     }
 
     /**
-     * A name or path as a message shows it: {@linkplain Tools#printable escaped} (bytes that are not UTF-8 as
-     * {@code \xE9}), then both ends only when long: two long names differ at the end, where a shortened name
+     * A name or path as a message shows it: {@linkplain FileNames#printable escaped} (bytes that are not UTF-8 as
+     * {@code \xe9}), then both ends only when long: two long names differ at the end, where a shortened name
      * keeps its ~hash and extension.
      */
     private static String show(String name) {
-        String s = Tools.printable(name);
+        String s = FileNames.printable(name);
         if (s.length() <= 120) {
             return s;
         }

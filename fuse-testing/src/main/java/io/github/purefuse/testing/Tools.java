@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>File names are bytes: read the names a tool prints with {@link Result#nulSeparatedNames()} (or
  * {@link Result#names()}), which gives the same {@code FileNames} strings as the SDK and {@link ExpectedTree},
- * and show them in a message with {@link #printable}.
+ * and show them in a message with {@link FileNames#printable}.
  */
 public final class Tools {
 
@@ -76,7 +76,7 @@ public final class Tools {
          * as a {@link FileNames} string: the names a tool prints with {@code find -print0}, {@code ls --zero}
          * or {@code -printf '%P\0'}, which may be any bytes. Unlike {@link #nulSeparated()}, a name that is not
          * UTF-8 equals the key an {@link ExpectedTree} holds for it ({@link FileNames#decode}) instead of
-         * turning into U+FFFD; print it with {@link Tools#printable}.
+         * turning into U+FFFD; print it with {@link FileNames#printable}.
          *
          * @return the pieces, decoded by {@link FileNames#decode}
          */
@@ -133,7 +133,7 @@ public final class Tools {
         private List<String> abbreviated() {
             // Bytes that are not UTF-8 escaped; a script's newlines kept.
             return command.stream().map(s -> s.length() > 200 ? s.substring(0, 200) + "..." : s)
-                    .map(s -> String.join("\n", s.lines().map(Tools::printable).toList())).toList();
+                    .map(s -> String.join("\n", s.lines().map(FileNames::printable).toList())).toList();
         }
     }
 
@@ -210,7 +210,7 @@ public final class Tools {
             byte[] b = FileNames.encode(arg);
             for (byte x : b) {
                 if (x == 0) {
-                    throw new IllegalArgumentException("an argument holds a NUL: " + printable(arg));
+                    throw new IllegalArgumentException("an argument holds a NUL: " + FileNames.printable(arg));
                 }
             }
             in.writeBytes(b);
@@ -227,51 +227,8 @@ public final class Tools {
             os.execvp(a[1], a[1:])
             """;
 
-    /**
-     * A {@link FileNames} string as a failure message shows it: each byte that is not UTF-8 (a lone
-     * surrogate {@code U+DC80}..{@code U+DCFF}) as {@code \xE9}, control characters (a newline in a name) as
-     * {@code \x0A}, any other lone surrogate as <code>&#92;uD800</code>; everything else unchanged. A
-     * message holding a lone surrogate may be cut there where it is written out as UTF-8 (an SDK user's test
-     * reports ended at the first such name), and one holding a newline is misread.
-     *
-     * {@snippet :
-     * Tools.printable(FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9}));   // "caf\\xE9"
-     * }
-     *
-     * @param name a name or path, as {@link FileNames#decode} gives it, or any text
-     * @return the text with those characters escaped
-     */
-    public static String printable(String name) {
-        StringBuilder sb = null;
-        for (int i = 0, n = name.length(); i < n; i++) {
-            char c = name.charAt(i);
-            String escape = null;
-            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(name.charAt(i + 1))) {
-                if (sb != null) {
-                    sb.append(c).append(name.charAt(i + 1));
-                }
-                i++;
-                continue;
-            }
-            if (c >= 0xDC80 && c <= 0xDCFF) {
-                escape = String.format("\\x%02X", c - 0xDC00);
-            } else if (Character.isSurrogate(c)) {
-                escape = String.format("\\u%04X", (int) c);
-            } else if (c < 0x20 || c == 0x7F) {
-                escape = String.format("\\x%02X", (int) c);
-            }
-            if (escape != null && sb == null) {
-                sb = new StringBuilder(name.length() + 8).append(name, 0, i);
-            }
-            if (sb != null) {
-                sb.append(escape != null ? escape : String.valueOf(c));
-            }
-        }
-        return sb == null ? name : sb.toString();
-    }
-
     private static Result start(Path dir, Duration timeout, List<String> cmd, List<String> shown, byte[] input) {
-        String name = shown.isEmpty() ? "?" : printable(shown.get(0));
+        String name = shown.isEmpty() ? "?" : FileNames.printable(shown.get(0));
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
             pb.environment().put("LC_ALL", "C.UTF-8");

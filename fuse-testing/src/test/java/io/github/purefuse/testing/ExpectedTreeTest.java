@@ -57,7 +57,7 @@ class ExpectedTreeTest {
         assertEquals(new ExpectedTree.File(2, ExpectedTree.sha256("eb".getBytes(StandardCharsets.UTF_8))), tree.node(cafe2));
         assertEquals(new ExpectedTree.Symlink(cafe), tree.node(sub + "/link"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tree.children(cafe));
-        assertEquals("not a directory of the expected tree: 'caf\\xE9'", e.getMessage());
+        assertEquals("not a directory of the expected tree: 'caf\\xe9'", e.getMessage());
     }
 
     @Test

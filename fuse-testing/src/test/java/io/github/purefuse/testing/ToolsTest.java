@@ -2,7 +2,6 @@ package io.github.purefuse.testing;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.LocalFiles;
@@ -17,22 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ToolsTest {
 
     private static final String CAFE = FileNames.decode(new byte[] {'c', 'a', 'f', (byte) 0xE9, '.', 't', 'x', 't'});
-
-    @Test
-    void printableEscapesBytesThatAreNotUtf8AndControlCharacters() {
-        assertEquals("caf\\xE9.txt", Tools.printable(CAFE));
-        assertEquals("\\xFF\\x80", Tools.printable(FileNames.decode(new byte[] {(byte) 0xFF, (byte) 0x80})));
-        assertEquals("a\\x0Ab\\x09c\\x7F", Tools.printable("a\nb\tc\u007F"));
-        assertEquals("lone \\uD800 and \\uDBFF", Tools.printable("lone \uD800 and \uDBFF"));
-    }
-
-    @Test
-    void printableKeepsValidTextAsItIs() {
-        String valid = "café ü 日本 \uD83D\uDE00 \uDBFF\uDC80";   // a pair whose low half is in the escape range
-        assertSame(valid, Tools.printable(valid));
-        assertEquals("x \uD83D\uDE00 \\xE9", Tools.printable("x \uD83D\uDE00 " + (char) 0xDCE9));
-        assertSame("", Tools.printable(""));
-    }
 
     @Test
     void namesAreDecodedByteForByte() {

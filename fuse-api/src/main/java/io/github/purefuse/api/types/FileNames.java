@@ -196,7 +196,8 @@ public final class FileNames {
      * A name, a path or a line holding them as one printable line, for logs, listings and test messages, in the
      * style of {@code ls --quoting-style=escape}: each escaped byte of a name that is not UTF-8 (see the class
      * description) written as {@code \xHH} (the byte), each control character (U+0000 to U+001F, U+007F) as
-     * {@code \xHH} and each backslash as {@code \\}. So a name holding a newline stays on its line, a name that
+     * {@code \xHH}, each backslash as {@code \\}, and any other lone surrogate (which stands for no byte) as
+     * <code>&#92;uHHHH</code>. So a name holding a newline stays on its line, a name that
      * is not UTF-8 shows its bytes instead of a lone surrogate (which a terminal, a log file or a JUnit report
      * cuts or replaces), and distinct names print distinctly.
      *
@@ -216,6 +217,8 @@ public final class FileNames {
             char c = s.charAt(i);
             if (c == '\\') {
                 out.append("\\\\");
+            } else if (Character.isSurrogate(c) && (c < 0xDC80 || c > 0xDCFF) && needsEscape(s, i)) {
+                out.append("\\u").append(Integer.toHexString(c)); // a lone surrogate that stands for no byte
             } else if (needsEscape(s, i)) {
                 int b = c & 0xFF; // a control character, or U+DC00 + the byte
                 out.append("\\x").append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 15, 16));
@@ -228,7 +231,12 @@ public final class FileNames {
 
     private static boolean needsEscape(String s, int i) {
         char c = s.charAt(i);
-        return c < 0x20 || c == 0x7f || c == '\\'
-                || c >= 0xDC80 && c <= 0xDCFF && (i == 0 || !Character.isHighSurrogate(s.charAt(i - 1)));
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 == s.length() || !Character.isLowSurrogate(s.charAt(i + 1));
+        }
+        if (Character.isLowSurrogate(c)) {
+            return i == 0 || !Character.isHighSurrogate(s.charAt(i - 1));
+        }
+        return c < 0x20 || c == 0x7f || c == '\\';
     }
 }

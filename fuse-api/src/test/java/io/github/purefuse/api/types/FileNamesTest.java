@@ -75,4 +75,15 @@ class FileNamesTest {
         String plain = "caf\u00e9 \uD83D\uDCE9"; // U+1F4E9: a pair whose low surrogate is in the escape range
         org.junit.jupiter.api.Assertions.assertSame(plain, FileNames.printable(plain));
     }
+
+    @org.junit.jupiter.api.Test
+    void printableEscapesLoneSurrogatesThatStandForNoByteAndKeepsPairs() {
+        org.junit.jupiter.api.Assertions.assertEquals("\\xff\\x80", FileNames.printable(FileNames.decode(new byte[] {(byte) 0xFF, (byte) 0x80})));
+        org.junit.jupiter.api.Assertions.assertEquals("a\\x0ab\\x09c", FileNames.printable("a\nb\tc"));
+        org.junit.jupiter.api.Assertions.assertEquals("lone \\ud800 and \\udbff, \\udc00", FileNames.printable("lone \uD800 and \uDBFF, \uDC00"));
+        String valid = "caf\u00e9 \u65e5\u672c \uD83D\uDE00 \uDBFF\uDC80";   // a pair whose low half is in the escape range
+        org.junit.jupiter.api.Assertions.assertSame(valid, FileNames.printable(valid));
+        org.junit.jupiter.api.Assertions.assertEquals("x \uD83D\uDE00 \\xe9", FileNames.printable("x \uD83D\uDE00 " + (char) 0xDCE9));
+        org.junit.jupiter.api.Assertions.assertSame("", FileNames.printable(""));
+    }
 }
