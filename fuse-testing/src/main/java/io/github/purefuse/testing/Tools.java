@@ -57,18 +57,7 @@ public final class Tools {
          * @return the pieces, decoded as UTF-8
          */
         public List<String> nulSeparated() {
-            List<String> parts = new ArrayList<>();
-            int start = 0;
-            for (int i = 0; i < stdout.length; i++) {
-                if (stdout[i] == 0) {
-                    parts.add(new String(stdout, start, i - start, StandardCharsets.UTF_8));
-                    start = i + 1;
-                }
-            }
-            if (start < stdout.length) {
-                parts.add(new String(stdout, start, stdout.length - start, StandardCharsets.UTF_8));
-            }
-            return parts;
+            return split((byte) 0, false);
         }
 
         /**
@@ -81,18 +70,7 @@ public final class Tools {
          * @return the pieces, decoded by {@link FileNames#decode}
          */
         public List<String> nulSeparatedNames() {
-            List<String> parts = new ArrayList<>();
-            int start = 0;
-            for (int i = 0; i < stdout.length; i++) {
-                if (stdout[i] == 0) {
-                    parts.add(FileNames.decode(stdout, start, i - start));
-                    start = i + 1;
-                }
-            }
-            if (start < stdout.length) {
-                parts.add(FileNames.decode(stdout, start, stdout.length - start));
-            }
-            return parts;
+            return split((byte) 0, true);
         }
 
         /**
@@ -103,18 +81,21 @@ public final class Tools {
          * @return the lines, without their {@code '\n'}, decoded by {@link FileNames#decode}
          */
         public List<String> names() {
-            List<String> lines = new ArrayList<>();
+            return split((byte) '\n', true);
+        }
+
+        /** Standard output split at {@code separator}, a last piece without one kept, each decoded as UTF-8 or as a name. */
+        private List<String> split(byte separator, boolean names) {
+            List<String> parts = new ArrayList<>();
             int start = 0;
-            for (int i = 0; i < stdout.length; i++) {
-                if (stdout[i] == '\n') {
-                    lines.add(FileNames.decode(stdout, start, i - start));
+            for (int i = 0; i <= stdout.length; i++) {
+                if (i == stdout.length ? start < i : stdout[i] == separator) {
+                    parts.add(names ? FileNames.decode(stdout, start, i - start)
+                            : new String(stdout, start, i - start, StandardCharsets.UTF_8));
                     start = i + 1;
                 }
             }
-            if (start < stdout.length) {
-                lines.add(FileNames.decode(stdout, start, stdout.length - start));
-            }
-            return lines;
+            return parts;
         }
 
         /**
