@@ -102,13 +102,22 @@ public final class Tools {
          * Fails unless the tool exited with 0.
          *
          * @return this result
-         * @throws AssertionError with the command, status and standard error otherwise
+         * @throws AssertionError with the command, status and standard error otherwise (standard output when
+         *     standard error is empty: a {@code diff} prints the differences there)
          */
         public Result ok() {
             if (exit != 0) {
-                throw new AssertionError(String.join(" ", abbreviated()) + " exited with " + exit + ": " + stderr);
+                throw new AssertionError(String.join(" ", abbreviated()) + " exited with " + exit + ": " + (stderr.isBlank()
+                        && stdout.length > 0 ? "standard output: " + shownOutput() : stderr));
             }
             return this;
+        }
+
+        /** The start of standard output for a message (what {@code diff} says differs), names escaped. */
+        private String shownOutput() {
+            int n = Math.min(stdout.length, 4000);
+            String text = String.join("\n", FileNames.decode(stdout, 0, n).lines().map(FileNames::printable).toList());
+            return n < stdout.length ? text + "\n... (" + (stdout.length - n) + " more bytes)" : text;
         }
 
         private List<String> abbreviated() {

@@ -42,4 +42,13 @@ class ToolsTest {
         assertArrayEquals(LocalFiles.bytes(dir.toRealPath()), FileNames.encode(got.get(3)));
         assertEquals(CAFE, r.command().get(3));   // the command as given, not the launcher
     }
+
+    @Test
+    void aFailureWithNothingOnStandardErrorShowsStandardOutput(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a"), "same\nold\n");
+        Files.writeString(dir.resolve("b"), "same\nnew\n");
+        AssertionError e = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
+                () -> Tools.run(dir, "diff", "a", "b").ok());
+        assertEquals("diff a b exited with 1: standard output: 2c2\n< old\n---\n> new", e.getMessage());
+    }
 }
