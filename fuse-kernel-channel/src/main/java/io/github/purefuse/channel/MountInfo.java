@@ -1,12 +1,16 @@
 package io.github.purefuse.channel;
 
+import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Native;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * One line of the calling process's mount table, {@code /proc/self/mountinfo} (proc(5)): mount point,
@@ -123,6 +127,11 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
         return Integer.parseInt(device.substring(device.indexOf(':') + 1));
     }
 
+    /** {@return whether this is a FUSE mount: type {@code fuse}, {@code fuse.SUBTYPE}, {@code fuseblk} or {@code fuseblk.SUBTYPE}} */
+    public boolean isFuse() {
+        return fsType.equals("fuse") || fsType.startsWith("fuse.") || fsType.equals("fuseblk") || fsType.startsWith("fuseblk.");
+    }
+
     private static final Path FUSECTL = Path.of("/sys/fs/fuse/connections");
     private static final Object FUSECTL_LOCK = new Object();
 
@@ -137,7 +146,7 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
      *     (root, or the mount's owner with fusectl mounted)
      */
     public void abortConnection() throws IOException {
-        if (!fsType.equals("fuse") && !fsType.startsWith("fuse.") && !fsType.equals("fuseblk") && !fsType.startsWith("fuseblk.")) {
+        if (!isFuse()) {
             throw new IOException(mountPoint + " is not a FUSE mount (" + fsType + ")");
         }
         abortConnection(minor());
@@ -151,8 +160,8 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
         synchronized (FUSECTL_LOCK) {
             Path conn = FUSECTL.resolve(Integer.toString(minor));
             boolean mountedHere = false;
-            if (!Files.exists(conn.resolve("abort"), java.nio.file.LinkOption.NOFOLLOW_LINKS) && isEmpty(FUSECTL)) {
-                io.github.purefuse.channel.internal.linux.Native.mount("fusectl", FUSECTL.toString(), "fusectl", 0, null);
+            if (!Files.exists(conn.resolve("abort"), LinkOption.NOFOLLOW_LINKS) && isEmpty(FUSECTL)) {
+                Native.mount("fusectl", FUSECTL.toString(), "fusectl", 0, null);
                 mountedHere = true;
             }
             try {
@@ -160,10 +169,10 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
             } finally {
                 if (mountedHere) {
                     try {
-                        io.github.purefuse.channel.internal.linux.Native.umount2(FUSECTL.toString(), 0);
-                    } catch (io.github.purefuse.channel.internal.linux.ErrnoException e) {
-                        io.github.purefuse.channel.internal.linux.Native.umount2(FUSECTL.toString(),
-                                io.github.purefuse.channel.internal.linux.Native.MNT_DETACH);
+                        Native.umount2(FUSECTL.toString(), 0);
+                    } catch (ErrnoException e) {
+                        Native.umount2(FUSECTL.toString(),
+                                Native.MNT_DETACH);
                     }
                 }
             }
@@ -171,7 +180,7 @@ public record MountInfo(int mountId, String device, String mountPoint, String fs
     }
 
     private static boolean isEmpty(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+        try (Stream<Path> s = Files.list(dir)) {
             return s.findAny().isEmpty();
         }
     }

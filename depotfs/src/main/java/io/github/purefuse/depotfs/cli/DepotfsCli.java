@@ -1020,10 +1020,10 @@ public final class DepotfsCli implements Callable<Integer> {
      */
     static @Nullable String unmountProblem(io.github.purefuse.channel.MountInfo m, boolean force) {
         String type = m.fsType();
-        if (type.equals("fuse.depotfs") || (force && (type.equals("fuse") || type.startsWith("fuse.")))) {
+        if (type.equals("fuse.depotfs") || force && m.isFuse()) {
             return null;
         }
-        if (type.equals("fuse") || type.startsWith("fuse.")) {
+        if (m.isFuse()) {
             return m.mountPoint() + " is not a depotfs mount (" + type + "); use umount, or --force";
         }
         return m.mountPoint() + " is not a FUSE mount (" + type + "); not unmounting it (use umount)";

@@ -1,5 +1,6 @@
 package io.github.purefuse.depotfs.importer;
 
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.LocalFiles;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.ChunkSums;
@@ -8,7 +9,6 @@ import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.Names;
 import io.github.purefuse.depotfs.store.StoreFiles;
 import io.github.purefuse.depotfs.store.WritableDepot;
-import io.github.purefuse.kit.path.FsPath;
 import java.io.BufferedInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -986,25 +986,7 @@ public final class Importer {
      * @param bytes the raw bytes
      */
     static String escaped(byte[] bytes) {
-        java.nio.charset.CharsetDecoder d = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        java.nio.CharBuffer chars = java.nio.CharBuffer.allocate(bytes.length);
-        StringBuilder out = new StringBuilder(bytes.length + 8);
-        while (true) {
-            java.nio.charset.CoderResult r = d.decode(in, chars, true);
-            chars.flip();
-            out.append(FsPath.printable(chars.toString()));
-            chars.clear();
-            if (!r.isError()) {
-                break;
-            }
-            for (int i = 0; i < r.length(); i++) {
-                out.append(String.format(java.util.Locale.ROOT, "\\x%02x", in.get() & 0xff));
-            }
-        }
-        return out.toString();
+        return FileNames.printable(FileNames.decode(bytes));
     }
 
     private static long nanos(FileTime t) {

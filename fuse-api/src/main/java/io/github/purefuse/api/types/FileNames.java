@@ -215,15 +215,15 @@ public final class FileNames {
         StringBuilder out = new StringBuilder(s.length() + 8).append(s, 0, i);
         for (; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '\\') {
+            if (!needsEscape(s, i)) {
+                out.append(c);
+            } else if (c == '\\') {
                 out.append("\\\\");
-            } else if (Character.isSurrogate(c) && (c < 0xDC80 || c > 0xDCFF) && needsEscape(s, i)) {
+            } else if (Character.isSurrogate(c) && (c < 0xDC80 || c > 0xDCFF)) {
                 out.append("\\u").append(Integer.toHexString(c)); // a lone surrogate that stands for no byte
-            } else if (needsEscape(s, i)) {
+            } else {
                 int b = c & 0xFF; // a control character, or U+DC00 + the byte
                 out.append("\\x").append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 15, 16));
-            } else {
-                out.append(c);
             }
         }
         return out.toString();
