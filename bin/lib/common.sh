@@ -14,10 +14,15 @@
 #                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
 #                                   warns otherwise) and, from JDK 23 on, --sun-misc-unsafe-memory-access=allow
 #                                   (jffi and Netty use sun.misc.Unsafe; JDK 24+ warns otherwise; 21/22 reject it)
-#   purefuse_aot_flags MODULE JAVA [DEFAULT]
+#   purefuse_aot_flags MODULE JAVA [DEFAULT [OPTIONS]]
 #                                   print the JVM flags for MODULE's ahead-of-time cache (JDK 25+: JEP 483
 #                                   class loading and linking, JEP 515 method profiles), chosen by PUREFUSE_AOT
-#                                   (when unset: DEFAULT, or 0 without one):
+#                                   (when unset: DEFAULT, or 0 without one). OPTIONS: the user's JVM options the
+#                                   launcher adds (e.g. $DEPOTFS_JAVA_OPTS); with those of JAVA_TOOL_OPTIONS and
+#                                   JDK_JAVA_OPTIONS they choose the cache: MODULE.aot without any, else
+#                                   MODULE-HASH.aot (the first 8 hex digits of their SHA-1), recorded with them.
+#                                   The JVM refuses a cache recorded with other options that change its module
+#                                   graph (-XX:StartFlightRecording adds jdk.jfr), with errors at every start.
 #                                     train  record it: -XX:AOTCacheOutput=MODULE/target/MODULE.aot, written
 #                                            when this JVM exits (run a typical mount, read, unmount)
 #                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is fresh (newer than the
@@ -154,7 +159,7 @@ purefuse_check_classpath() {
 }
 
 purefuse_aot_flags() {
-  local module="$1" java="$2" mode="${PUREFUSE_AOT:-${3:-0}}" cache
+  local module="$1" java="$2" mode="${PUREFUSE_AOT:-${3:-0}}" cache opts
   case "$mode" in
     train|use|auto) ;;
     0) return 0 ;;
@@ -162,7 +167,14 @@ purefuse_aot_flags() {
        return 0 ;;
   esac
   (( $(purefuse_java_version "$java") >= 25 )) || return 0
-  cache="$PUREFUSE_ROOT/$module/target/$module.aot"
+  local -a words
+  read -r -a words <<< "${4:-} ${JAVA_TOOL_OPTIONS:-} ${JDK_JAVA_OPTIONS:-}"   # split on blanks, as the JVM does
+  opts="${words[*]}"
+  if [[ -n "$opts" ]]; then
+    cache="$PUREFUSE_ROOT/$module/target/$module-$(printf '%s' "$opts" | sha1sum | cut -c1-8).aot"
+  else
+    cache="$PUREFUSE_ROOT/$module/target/$module.aot"
+  fi
   if [[ "$mode" == train ]]; then
     # _purefuse_aot_train has it written aside (PUREFUSE_AOT_OUTPUT) and moves it in place once complete
     if [[ -z "${PUREFUSE_AOT_OUTPUT:-}" ]]; then
@@ -226,6 +238,10 @@ _purefuse_aot_train() {
     _purefuse_aot_fresh "$module" "$java" "$cache" && exit 0   # another launcher recorded it meanwhile
     [[ -f "$log" && "$log" -nt "$jar" ]] && exit 0
     rm -f "$cache" "$cache.java" "$cache.new" "$cache.new.config" "$cache.config"   # .config: the JVM's own
+    local old
+    for old in "$(dirname "$cache")/$module"*.aot; do   # other options' caches of an earlier build: stale for good
+      [[ -f "$old" && ! "$old" -nt "$jar" ]] && rm -f "$old" "$old.java" "$old.log"
+    done
     echo "$module: recording the JDK's ahead-of-time cache, once per build and JDK (a training mount, ~20 s;" \
          "PUREFUSE_AOT=0 skips it) ..." >&2
     # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * {@code bin/depotfs mount} and the JDK's ahead-of-time cache (JDK 25+, {@code bin/lib/common.sh}), run as a user
  * runs it, in a copy of {@code bin/} with this build's packaged jar: the first local mount records the cache
  * with a training mount of its own, later ones start with it, {@code PUREFUSE_AOT=0} without it, and a training
- * that fails leaves a log, a plain start and no retry until the next build, one stopped by Ctrl-C nothing at all.
+ * that fails leaves a log, a plain start and no retry until the next build, one stopped by Ctrl-C nothing at all;
+ * the user's JVM options get a cache of their own.
  * On a JDK older than 25 the launcher starts plainly and records nothing.
  */
 class LauncherAotIT {
@@ -136,6 +137,40 @@ class LauncherAotIT {
         assertTrue(touched.flags().contains("-XX:AOTCache=" + cache), touched.flags());
         assertFalse(touched.output().contains("[error"), touched.output());
         touched.stop();
+    }
+
+    @Test
+    void theUsersJvmOptionsGetACacheOfTheirOwn() throws Exception {
+        // -XX:StartFlightRecording adds jdk.jfr to the module graph: the JVM refuses a cache recorded without it (and
+        // one recorded with it when it is gone), with five error lines at every start and no cache
+        Map<String, String> jfr = Map.of("DEPOTFS_JAVA_OPTS", "-XX:StartFlightRecording=filename=" + work.resolve("server.jfr"));
+        Mounted recorded = mount(jfr);
+        if (!AOT) {
+            assertFalse(recorded.flags().contains("AOT"), recorded.flags());
+            recorded.stop();
+            return;
+        }
+        Path own;
+        try (Stream<Path> files = Files.list(cache.getParent())) {
+            own = files.filter(f -> f.getFileName().toString().matches("depotfs-[0-9a-f]{8}\\.aot")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no cache of these options beside " + cache));
+        }
+        assertTrue(recorded.stderr().contains("recording"), recorded.stderr());
+        assertTrue(recorded.flags().contains("-XX:AOTCache=" + own + " "), recorded.flags());
+        assertFalse(recorded.output().contains("[error"), recorded.output());
+        recorded.stop();
+
+        Mounted plain = mount(Map.of());
+        assertTrue(plain.stderr().contains("recording"), "no options: a cache of its own: " + plain.stderr());
+        assertTrue(plain.flags().contains("-XX:AOTCache=" + cache + " "), plain.flags());
+        assertFalse(plain.output().contains("[error"), plain.output());
+        plain.stop();
+
+        Mounted again = mount(jfr);
+        assertFalse(again.stderr().contains("recording"), "recorded once: " + again.stderr());
+        assertTrue(again.flags().contains("-XX:AOTCache=" + own + " "), again.flags());
+        assertFalse(again.output().contains("[error"), again.output());
+        again.stop();
     }
 
     @Test
@@ -247,7 +282,9 @@ class LauncherAotIT {
         cmd.addAll(List.of(after));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().remove("PUREFUSE_AOT");
+        for (String inherited : List.of("PUREFUSE_AOT", "DEPOTFS_JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")) {
+            pb.environment().remove(inherited); // each chooses the cache (bin/lib/common.sh)
+        }
         pb.environment().putAll(env);
         Process p = pb.start();
         servers.add(p);
@@ -288,7 +325,8 @@ class LauncherAotIT {
     }
 
     private Tools.Result launcher(Map<String, String> env, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("env", "JAVA_HOME=" + System.getProperty("java.home")));
+        List<String> cmd = new ArrayList<>(List.of("env", "-u", "DEPOTFS_JAVA_OPTS", "-u", "JAVA_TOOL_OPTIONS",
+                "-u", "JDK_JAVA_OPTIONS", "JAVA_HOME=" + System.getProperty("java.home")));
         env.forEach((k, v) -> cmd.add(k + "=" + v));
         cmd.add(root.resolve("bin/depotfs").toString());
         cmd.addAll(List.of(args));
