@@ -23,6 +23,8 @@
 #                                   MODULE-HASH.aot (the first 8 hex digits of their SHA-1), recorded with them.
 #                                   The JVM refuses a cache recorded with other options that change its module
 #                                   graph (-XX:StartFlightRecording adds jdk.jfr), with errors at every start.
+#                                   Recording one removes other options' caches of earlier builds, and keeps
+#                                   the newest three of this build's.
 #                                     train  record it: -XX:AOTCacheOutput=MODULE/target/MODULE.aot, written
 #                                            when this JVM exits (run a typical mount, read, unmount)
 #                                     use    -XX:AOTCache=MODULE/target/MODULE.aot if it is fresh (newer than the
@@ -238,9 +240,17 @@ _purefuse_aot_train() {
     _purefuse_aot_fresh "$module" "$java" "$cache" && exit 0   # another launcher recorded it meanwhile
     [[ -f "$log" && "$log" -nt "$jar" ]] && exit 0
     rm -f "$cache" "$cache.java" "$cache.new" "$cache.new.config" "$cache.config"   # .config: the JVM's own
-    local old
-    for old in "$(dirname "$cache")/$module"*.aot; do   # other options' caches of an earlier build: stale for good
-      [[ -f "$old" && ! "$old" -nt "$jar" ]] && rm -f "$old" "$old.java" "$old.log"
+    # Other options' caches: those of an earlier build are stale for good, and of this build's the newest three
+    # stay (options that name a new file each time, such as a JFR recording's, would add one per start)
+    local old kept=0
+    while IFS= read -r old; do
+      if [[ ! "$old" -nt "$jar" ]] || (( ++kept > 3 )); then
+        rm -f "$old" "$old.java" "$old.log"
+      fi
+    done < <(ls -t "$(dirname "$cache")/$module"-*.aot 2>/dev/null)
+    for old in "$(dirname "$cache")/$module"-*.aot.lock; do   # and the locks of caches gone, unless held
+      [[ -f "$old" && ! -e "${old%.lock}" ]] && command -v flock >/dev/null 2>&1 \
+        && flock -n "$old" true 2>/dev/null && rm -f "$old"
     done
     echo "$module: recording the JDK's ahead-of-time cache, once per build and JDK (a training mount, ~20 s;" \
          "PUREFUSE_AOT=0 skips it) ..." >&2
