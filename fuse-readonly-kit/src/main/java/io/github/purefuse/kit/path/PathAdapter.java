@@ -804,7 +804,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 realNames.add(e.name());
             }
             DirectoryNames names = shortener.directory(realNames);
-            cacheNames(path, names);
+            cacheNames(path, names, false);
             FsPath parentPath = path.parent();
             long self = ino(path);
             long parent = parentPath == null ? self : ino(parentPath);
@@ -952,12 +952,19 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             realNames.add(e.name());
         }
         DirectoryNames names = shortener.directory(realNames);
-        cacheNames(dir, names);
+        cacheNames(dir, names, true);
         return names;
     }
 
-    private void cacheNames(FsPath dir, DirectoryNames names) {
-        if (names.shortenedCount() == 0) {
+    /**
+     * Keeps a directory's display names for the entry timeout (at least 1 s), so that looking up a short form
+     * does not list the directory each time. A directory without shortened names is kept too when a lookup
+     * listed it ({@code evenUnshortened}: a name that only looks like a short form, {@code x~} and a hash, may
+     * be looked up again and again, and each listed a directory of 100,000 entries: 26 ms) — its names take
+     * no memory — but not for an OPENDIR, which would fill the cache with every directory a walk opens.
+     */
+    private void cacheNames(FsPath dir, DirectoryNames names, boolean evenUnshortened) {
+        if (names.shortenedCount() == 0 && !evenUnshortened) {
             namesCache.remove(dir);
             return;
         }
