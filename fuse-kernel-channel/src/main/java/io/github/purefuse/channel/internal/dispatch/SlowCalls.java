@@ -67,7 +67,8 @@ final class SlowCalls {
         // The watcher's own:
         private long seenSeq = -1;
         private int seconds;
-        private boolean reported;
+        /** The call named in a WARNING ({@code FUSE_READ (unique 12)}), until the watcher sees it return. */
+        private @Nullable String reported;
 
         Slot(Thread thread, boolean transport) {
             this.thread = thread;
@@ -152,19 +153,21 @@ final class SlowCalls {
             Slot s = it.next();
             long seq = (long) SEQ.getAcquire(s);
             if (seq != s.seenSeq) {
-                if (s.reported) {
-                    LOG.log(Level.INFO, "{0} (unique {1}) returned after about {2} s", Opcodes.name(s.opcode),
-                            Long.toUnsignedString(s.unique), s.seconds);
+                // The slot now holds the thread's next call (or none): the line names the call it reported
+                if (s.reported != null) {
+                    LOG.log(Level.INFO, "{0} returned after about {1} s", s.reported, s.seconds);
                 }
                 s.seenSeq = seq;
                 s.seconds = 0;
-                s.reported = false;
-            } else if ((seq & 1) != 0 && !s.reported && transportSeconds > 0
-                    && ++s.seconds >= (s.transport ? transportSeconds : WORKER_FACTOR * transportSeconds)) {
+                s.reported = null;
+            } else if ((seq & 1) != 0 && transportSeconds > 0
+                    && ++s.seconds >= (s.transport ? transportSeconds : WORKER_FACTOR * transportSeconds)
+                    && s.reported == null) {
                 String what = describe(s);
+                String call = Opcodes.name(s.opcode) + " (unique " + Long.toUnsignedString(s.unique) + ")";
                 StackTraceElement[] stack = s.thread.getStackTrace();
                 if ((long) SEQ.getAcquire(s) == seq) { // else it returned meanwhile: the next look starts over
-                    s.reported = true;
+                    s.reported = call;
                     LOG.log(Level.WARNING, "{0} has been running in the filesystem for {1} s{2}; the thread is at {3}",
                             what, s.seconds, s.transport
                                     ? ", on a transport thread (the filesystem said it does not block), which serves"

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 /** The watch that names calls into the filesystem that do not return, driven one look at a time. */
 class SlowCallsTest {
     private static final int READ = 15;
+    private static final int FUSE_FLUSH = 25;
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private final Logger log = Logger.getLogger(SlowCalls.class.getName());
     private final Handler capture = new Handler() {
@@ -89,8 +90,41 @@ class SlowCallsTest {
         gate.countDown();
         t.join();
         calls.look();
-        assertEquals("INFO FUSE_READ (unique 77) returned after about 2 s", lines.get(1));
+        assertEquals("INFO FUSE_READ (unique 77) returned after about 4 s", lines.get(1), "it ran through 2 more looks");
         assertEquals("", calls.running());
+    }
+
+    @Test
+    void theReturnLineNamesTheCallThatWasNamedNotTheThreadsNextOne() throws Exception {
+        SlowCalls calls = new SlowCalls(1, false);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch next = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread t = Thread.ofPlatform().start(() -> {
+            stuckInRead(calls, started, gate);
+            SlowCalls.Slot flush = calls.begin(FUSE_FLUSH, 78, 9); // the reader's next request, already running
+            next.countDown();
+            try {
+                end.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                SlowCalls.end(flush);
+            }
+        });
+        started.await();
+        calls.look();
+        calls.look();
+        assertEquals(1, lines.size(), lines.toString());
+        gate.countDown();
+        next.await();
+        calls.look();
+        assertEquals("INFO FUSE_READ (unique 77) returned after about 1 s", lines.get(1));
+        end.countDown();
+        t.join();
+        calls.look();
+        assertEquals(2, lines.size(), "the quick FLUSH is not named: " + lines);
     }
 
     @Test
