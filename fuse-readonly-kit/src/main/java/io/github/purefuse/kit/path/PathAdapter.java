@@ -539,6 +539,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (local != null && state != null) {
                     state.beforeLocalRead(offset, n);
                 }
+                int limit = into.limit();
                 while (into.hasRemaining()) {
                     int before = into.position();
                     long at = offset + before;
@@ -547,7 +548,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     if (endOfFile(got)) {
                         break;
                     }
-                    checkAdvanced(into, before, got);
+                    checkAdvanced(into, before, got, limit);
                 }
                 if (into.hasRemaining()) {
                     if (local != null && local.expectedSize() >= 0) {
@@ -662,7 +663,8 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
         OpenFile state = java.util.Objects.requireNonNull(file.state());
         ByteBuffer into = target.buffer();
-        into.limit(into.position() + n);
+        int limit = into.position() + n;
+        into.limit(limit);
         try {
             while (into.hasRemaining()) {
                 int before = into.position();
@@ -670,7 +672,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (endOfFile(got)) {
                     break;
                 }
-                checkAdvanced(into, before, got);
+                checkAdvanced(into, before, got, limit);
             }
             if (into.hasRemaining()) {
                 shortRead(file.path(), offset + into.position(), file.size());
@@ -702,8 +704,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /**
      * What a READ sends is the bytes up to the buffer's position, so a read that returns a count without
      * moving the position (absolute puts) would be asked again for the same bytes forever: an error instead.
+     * So is one that moved the limit the adapter set (the end of the bytes the kernel asked for): past it, the
+     * reply would be larger than the READ, which the transport refuses without naming the file.
      */
-    private static void checkAdvanced(ByteBuffer into, int before, int got) throws IOException {
+    private static void checkAdvanced(ByteBuffer into, int before, int got, int limit) throws IOException {
+        if (into.limit() != limit) {
+            throw new IOException("read moved the buffer's limit from " + limit + " to " + into.limit()
+                    + " (write at most remaining() bytes: the limit is where the bytes asked for end)");
+        }
         if (into.position() != before + got) {
             throw new IOException("read returned " + got + " but moved the buffer's position by "
                     + (into.position() - before) + " (write with relative puts: the position is what is sent)");

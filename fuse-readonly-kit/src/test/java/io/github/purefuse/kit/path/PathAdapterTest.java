@@ -1095,6 +1095,53 @@ class PathAdapterTest {
         a.release(Requests.release(f, o.fh()));
     }
 
+    /**
+     * A read that moves the buffer's limit and writes past it (a new user's: {@code into.limit(into.capacity())})
+     * would make a reply larger than the READ, which the transport refuses, logging no file and counting no
+     * read error: EIO here instead, counted in {@code readErrors}. (A leased buffer holds the bytes asked for
+     * and no more.)
+     */
+    @Test
+    void aReadThatWritesPastTheLimitFailsWithEioAndCountsAsAReadError() {
+        MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
+        PathFileSystem greedy = new Over(files) {
+            @Override
+            public int read(FsPath file, long offset, ByteBuffer into) {
+                return fillToCapacity(into);
+            }
+
+            @Override
+            public OpenFile open(FsPath file) {
+                return new OpenFile() {
+                    @Override
+                    public int read(long offset, ByteBuffer into) {
+                        return fillToCapacity(into);
+                    }
+
+                    @Override
+                    public boolean readMayBlock() {
+                        return false;
+                    }
+                };
+            }
+        };
+        PathAdapter a = PathAdapter.builder(greedy).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16), new Target(64)));
+        assertEquals(1, a.stats().readErrors());
+        a.release(Requests.release(f, o.fh()));
+    }
+
+    private static int fillToCapacity(ByteBuffer into) {
+        into.limit(into.capacity());
+        int n = into.remaining();
+        while (into.hasRemaining()) {
+            into.put((byte) 'x');
+        }
+        return n;
+    }
+
     /** A negative count other than -1 is a bug of the filesystem: EIO, not a file that seems to end there (a user's trial). */
     @Test
     void aNegativeCountOtherThanMinusOneFailsWithEioInsteadOfEndingTheFile() {
