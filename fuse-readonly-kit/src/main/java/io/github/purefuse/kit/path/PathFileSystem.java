@@ -84,10 +84,14 @@ import org.jspecify.annotations.Nullable;
 public interface PathFileSystem {
 
     /**
-     * Lists a directory.
+     * Lists a directory. Each entry's attributes are what {@link #stat} gives for that path: READDIRPLUS hands
+     * them to the kernel, which caches them as the file's for the attribute timeout just as if they came from
+     * a GETATTR, so a listing whose size is 0 where {@code stat} says 14 makes {@code cat} read nothing until
+     * that timeout ends (1 s by default; a day with {@link PathAdapter.Builder#immutable()}).
      *
      * @param dir the directory
-     * @return its entries in a stable order, without {@code .} and {@code ..} (the adapter adds them)
+     * @return its entries in a stable order, without {@code .} and {@code ..} (the adapter adds them), each
+     *     with the same attributes as {@link #stat} of its path
      * @throws IOException ENOENT if {@code dir} does not exist, ENOTDIR if it is not a directory, or any
      *     other error (see the class description)
      */
