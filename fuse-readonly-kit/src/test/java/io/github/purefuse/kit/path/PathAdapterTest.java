@@ -1061,29 +1061,10 @@ class PathAdapterTest {
     void aReadThatReturnsACountWithoutMovingThePositionFailsWithEioInsteadOfSpinning() {
         MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-        PathFileSystem absolute = new Over(files) {
-            @Override
-            public int read(FsPath file, long offset, ByteBuffer into) {
-                calls.incrementAndGet();
-                return putAbsolute(offset, into);
-            }
-
-            @Override
-            public OpenFile open(FsPath file) {
-                return new OpenFile() {
-                    @Override
-                    public int read(long offset, ByteBuffer into) {
-                        calls.incrementAndGet();
-                        return putAbsolute(offset, into);
-                    }
-
-                    @Override
-                    public boolean readMayBlock() {
-                        return false;
-                    }
-                };
-            }
-        };
+        PathFileSystem absolute = readingWith(files, (offset, into) -> {
+            calls.incrementAndGet();
+            return putAbsolute(offset, into);
+        });
         PathAdapter a = PathAdapter.builder(absolute).leases(leases).build();
         NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
@@ -1104,10 +1085,30 @@ class PathAdapterTest {
     @Test
     void aReadThatWritesPastTheLimitFailsWithEioAndCountsAsAReadError() {
         MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
-        PathFileSystem greedy = new Over(files) {
+        PathFileSystem greedy = readingWith(files, (offset, into) -> fillToCapacity(into));
+        PathAdapter a = PathAdapter.builder(greedy).leases(leases).build();
+        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16), new Target(64)));
+        assertEquals(1, a.stats().readErrors());
+        a.release(Requests.release(f, o.fh()));
+    }
+
+    /** How a test's filesystem fills a READ's buffer. */
+    @FunctionalInterface
+    interface ReadFn {
+        int read(long offset, ByteBuffer into);
+    }
+
+    /**
+     * {@code files} whose reads all go to {@code fn}: the path filesystem's own {@code read} (the leased path) and
+     * that of the {@link OpenFile} its {@code open} returns, which says it does not block (the inline path).
+     */
+    private static PathFileSystem readingWith(MemoryFs files, ReadFn fn) {
+        return new Over(files) {
             @Override
             public int read(FsPath file, long offset, ByteBuffer into) {
-                return fillToCapacity(into);
+                return fn.read(offset, into);
             }
 
             @Override
@@ -1115,7 +1116,7 @@ class PathAdapterTest {
                 return new OpenFile() {
                     @Override
                     public int read(long offset, ByteBuffer into) {
-                        return fillToCapacity(into);
+                        return fn.read(offset, into);
                     }
 
                     @Override
@@ -1125,12 +1126,6 @@ class PathAdapterTest {
                 };
             }
         };
-        PathAdapter a = PathAdapter.builder(greedy).leases(leases).build();
-        NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
-        Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
-        assertEquals(Failure.of(Errno.EIO), a.read(Requests.read(f, o.fh(), 0, 16), new Target(64)));
-        assertEquals(1, a.stats().readErrors());
-        a.release(Requests.release(f, o.fh()));
     }
 
     private static int fillToCapacity(ByteBuffer into) {
@@ -1146,27 +1141,7 @@ class PathAdapterTest {
     @Test
     void aNegativeCountOtherThanMinusOneFailsWithEioInsteadOfEndingTheFile() {
         MemoryFs files = new MemoryFs().file(FsPath.of("/f"), DATA);
-        PathFileSystem negative = new Over(files) {
-            @Override
-            public int read(FsPath file, long offset, ByteBuffer into) {
-                return -7;
-            }
-
-            @Override
-            public OpenFile open(FsPath file) {
-                return new OpenFile() {
-                    @Override
-                    public int read(long offset, ByteBuffer into) {
-                        return -7;
-                    }
-
-                    @Override
-                    public boolean readMayBlock() {
-                        return false;
-                    }
-                };
-            }
-        };
+        PathFileSystem negative = readingWith(files, (offset, into) -> -7);
         PathAdapter a = PathAdapter.builder(negative).leases(leases).build();
         NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
