@@ -18,7 +18,8 @@ import java.util.TreeMap;
  * @param repliesWritten       replies the kernel accepted (INIT's included)
  * @param notificationsWritten notifications the kernel accepted
  * @param writeErrors          replies and notifications whose {@code writev} failed (ENOENT for an
- *                             interrupted request included); on io_uring also replies that could not be
+ *                             interrupted request included; not a notification's ENOENT, which says the
+ *                             kernel had nothing cached to drop); on io_uring also replies that could not be
  *                             committed (the ring had stopped)
  * @param transport            the transport serving: {@link Transport#DEV_FUSE} or
  *                             {@link Transport#IO_URING} (never {@code AUTO})

@@ -108,6 +108,14 @@ final class DepotAddress {
                 throw new DepotfsCli.UsageException("--endpoint " + endpoint
                         + ": expected http://HOST[:PORT] or https://HOST[:PORT]");
             }
+            String path = uri.getRawPath();
+            if (path != null && !path.isEmpty() && !"/".equals(path) || uri.getRawQuery() != null
+                    || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+                // a path went before every key (the server answered "no bucket"): the bucket and prefix are --depot's
+                throw new DepotfsCli.UsageException("--endpoint " + endpoint
+                        + ": expected http://HOST[:PORT] or https://HOST[:PORT], nothing after it (the bucket and"
+                        + " prefix go in --depot s3://BUCKET/PREFIX)");
+            }
         }
         String p = DepotfsCli.rangeProblem("--s3-timeout", timeoutSeconds, 1, 3600);
         if (p != null) {

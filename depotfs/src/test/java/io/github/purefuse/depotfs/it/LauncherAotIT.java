@@ -200,6 +200,9 @@ class LauncherAotIT {
     @Test
     void aMountThatCannotServeSaysSoAtOnceWithoutTraining() throws Exception {
         for (List<String> args : List.of(List.of("mount", "--depot", depot.toString(), work.resolve("nowhere").toString()),
+                // two existing directories, but not the depot (a tester's: the cache directory counted)
+                List.of("mount", "--depot", work.resolve("nodepot").toString(), work.resolve("src").toString(),
+                        "--cache", work.resolve("src/sub").toString()),
                 List.of("mount"), List.of("mount", "-h"), List.of("demo", "--help"))) {
             Tools.Result r = launcher(Map.of(), args.toArray(String[]::new));
             assertFalse(r.stderr().contains("recording"), args + ": " + r.stderr());

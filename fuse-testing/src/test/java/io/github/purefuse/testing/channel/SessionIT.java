@@ -671,6 +671,7 @@ class SessionIT {
         assertFalse(fs.connection.notifier().invalInode(NodeId.of(999), 0, 0), "an unknown node: ENOENT");
         assertTrue(fs.connection.notifier().invalEntry(NodeId.ROOT, "hello"));
         assertEquals(2, mount.session().stats().notificationsWritten());
+        assertEquals(0, mount.session().stats().writeErrors(), "an unknown node is an answer, not a refused write");
     }
 
     @Test

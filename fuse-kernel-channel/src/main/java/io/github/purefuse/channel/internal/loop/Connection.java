@@ -80,10 +80,10 @@ final class Connection implements FuseConnection {
             counters.notificationWritten();
             return true;
         } catch (ErrnoException e) {
-            counters.writeError();
             if (e.is(Errno.ENOENT)) {
-                return false;
+                return false; // an answer, not a refusal: nothing cached to drop (every node, at a root move)
             }
+            counters.writeError();
             throw e;
         }
     }
