@@ -303,6 +303,16 @@ public final class NativeFile implements LocalFile {
     }
 
     /**
+     * {@return whether this file's filesystem can say that a page must come from the device} False once it
+     * refused {@code RWF_NOWAIT} (tmpfs: learned by the first {@link #readNoWait} or {@link #inPageCache}, and
+     * remembered): both then answer without a system call, and a transport need not ask whether it must not
+     * wait before it reads.
+     */
+    public boolean mayWaitForDevice() {
+        return !noWaitRefused;
+    }
+
+    /**
      * Whether reading a range now would not wait for a device: every page of it is in the page cache
      * ({@code cachestat(2)}) and its last page is up to date (a one-byte {@code preadv2} with
      * {@code RWF_NOWAIT}: readahead reads a range's pages in order, so a page still being read is most

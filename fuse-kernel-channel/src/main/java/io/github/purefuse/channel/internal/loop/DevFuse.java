@@ -23,9 +23,6 @@ public final class DevFuse implements FuseDevice {
     private final int fd;
     private final AtomicInteger refs = new AtomicInteger(1);
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The last read buffer and its base address: a descriptor has one reader, which reuses its buffer. */
-    private ByteBuffer readBuffer = ByteBuffer.allocate(0);
-    private long readBase;
 
     /**
      * Wraps an open descriptor; this object then owns it.
@@ -84,16 +81,7 @@ public final class DevFuse implements FuseDevice {
             throw new ErrnoException("read", EBADF);
         }
         try {
-            ByteBuffer b = buffer;
-            long base;
-            synchronized (this) {
-                if (b != readBuffer) {
-                    readBuffer = b;
-                    readBase = Native.address(b) - b.position();
-                }
-                base = readBase;
-            }
-            return Native.read(fd, base + b.position(), b.remaining());
+            return Native.read(fd, Native.address(buffer), buffer.remaining());
         } finally {
             release();
         }

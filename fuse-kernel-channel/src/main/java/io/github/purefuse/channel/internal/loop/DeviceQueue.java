@@ -70,6 +70,12 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private @Nullable RequestSink sink;
     private @Nullable ReplyContext context;
     private volatile @Nullable Thread thread;
+    /**
+     * Set while the reader is parked in {@code read(2)} ({@link Engine#readerMayWait}): each reader writes
+     * only its own flag, so the two stores a request costs stay in this reader's cache line (a shared
+     * counter moved its line between CPUs twice per request).
+     */
+    private volatile boolean parked;
     /** The reader thread's READ buffer and the replies that send it or a file range. */
     private final ByteBuffer target;
     private final InlineTarget readTarget;
@@ -155,7 +161,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         for (;;) {
             buffer.clear();
             int n;
-            e.readerWaits(1);
+            parked = true;
             try {
                 n = device.read(buffer);
             } catch (ErrnoException ex) {
@@ -170,7 +176,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 e.failed(ex);
                 return;
             } finally {
-                e.readerWaits(-1);
+                parked = false;
             }
             if (n <= 0) {
                 LOG.log(Level.ERROR, "reading /dev/fuse returned {0}; the session ends", n);
@@ -193,6 +199,11 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 c.escaped(buffer, ex);
             }
         }
+    }
+
+    /** {@return whether this reader is parked in {@code read(2)} now, ready for the next request} */
+    boolean parked() {
+        return parked;
     }
 
     private boolean onReaderThread() {
@@ -248,7 +259,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         // Recording copies READ data anyway: pread + writev, which the recorder sees whole.
         if (recorder == null && length >= SPLICE_MIN && file instanceof NativeFile nf && device instanceof DevFuse dev) {
             boolean mine = onReaderThread();
-            if (mine && mustNotWait() && !nf.inPageCache(cacheScratch, offset, length)
+            if (mine && nf.mayWaitForDevice() && mustNotWait() && !nf.inPageCache(cacheScratch, offset, length)
                     && handOff(exchange, header, nf, offset, length)) {
                 return;
             }
@@ -291,7 +302,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         }
         try {
             b.clear().limit(Math.min(length, b.capacity()));
-            int total = mine && recorder == null && file instanceof NativeFile nf && mustNotWait()
+            int total = mine && recorder == null && file instanceof NativeFile nf && nf.mayWaitForDevice() && mustNotWait()
                     ? readCached(exchange, header, nf, offset, length, b) : -2;
             if (total == HANDED_OFF) {
                 return;

@@ -134,8 +134,8 @@ public final class Engine {
     private final List<FuseDevice> devices = new ArrayList<>();
     private final CompletableFuture<@Nullable Void> termination = new CompletableFuture<>();
     private final AtomicInteger liveReaders = new AtomicInteger();
-    /** Reader threads parked in {@code read(2)} on {@code /dev/fuse} now ({@link #readerWaits}). */
-    private final AtomicInteger waitingReaders = new AtomicInteger();
+    /** The {@code /dev/fuse} readers, once started ({@link #readerMayWait}). */
+    private volatile DeviceQueue[] queues = new DeviceQueue[0];
     /** {@code -Dpurefuse.fileReadThreads}, read when the session starts. */
     private final int fileReadLimit = Integer.getInteger("purefuse.fileReadThreads", FILE_READ_THREADS);
     /** The file-read threads of {@link #fileReads()}, made on first use. */
@@ -276,10 +276,14 @@ public final class Engine {
         int bufferSize = Math.max(MIN_READ_BUFFER, 80 + n.maxWrite());
         int maxData = n.maxPages() * 4096;
         liveReaders.set(devices.size());
-        for (int i = 0; i < devices.size(); i++) {
-            DeviceQueue q = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this, recorder);
-            q.serve(decoder, d, d.context());
-            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(q);
+        DeviceQueue[] qs = new DeviceQueue[devices.size()];
+        for (int i = 0; i < qs.length; i++) {
+            qs[i] = new DeviceQueue(devices.get(i), counters, bufferSize, maxData, this, recorder);
+            qs[i].serve(decoder, d, d.context());
+        }
+        queues = qs;
+        for (int i = 0; i < qs.length; i++) {
+            Thread.ofPlatform().daemon(true).name("fuse-reader-" + i).start(qs[i]);
         }
     }
 
@@ -484,10 +488,6 @@ public final class Engine {
      *
      * @param delta +1 or -1
      */
-    void readerWaits(int delta) {
-        waitingReaders.addAndGet(delta);
-    }
-
     /**
      * {@return whether a reader may wait for the device itself} Yes while another reader thread is parked in
      * {@code read(2)}, ready for the next request: the requests behind it still have a reader, so the
@@ -497,7 +497,15 @@ public final class Engine {
      * file-read thread is free too ({@link #fileReads}).
      */
     boolean readerMayWait() {
-        return fileReadLimit <= 0 || waitingReaders.get() > 0;
+        if (fileReadLimit <= 0) {
+            return true;
+        }
+        for (DeviceQueue q : queues) {
+            if (q.parked()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
