@@ -209,8 +209,8 @@ public final class DepotfsCli implements Callable<Integer> {
         boolean crossMounts;
 
         @Option(names = "--repair", description = "also re-read every object the depot already holds that the "
-                + "import reuses, and rewrite it from the source if its stored bytes no longer match its hash (what "
-                + "'depotfs verify' reports as a corrupt object); local depots, directory sources")
+                + "import reuses (on S3: GET it whole), and rewrite it from the source if its stored bytes no longer "
+                + "match its hash (what 'depotfs verify' reports as a corrupt object); directory sources")
         boolean repair;
 
         @CommandLine.Spec
@@ -238,10 +238,9 @@ public final class DepotfsCli implements Callable<Integer> {
                             + ": the source is inside the depot " + depotDir.get());
                 }
             }
-            if (repair && (depotAddress.isS3() || !Files.isDirectory(source))) {
-                throw new UsageException(depotAddress.isS3()
-                        ? "--repair is for local depots (an S3 server checks the bytes it stores)"
-                        : "--repair needs a directory source (a tar archive is read once: import the tree it came from)");
+            if (repair && !Files.isDirectory(source)) {
+                throw new UsageException("--repair needs a directory source (a tar archive is read once: import the"
+                        + " tree it came from)");
             }
             String threadsProblem = rangeProblem("--threads", threads, 1, 1024);
             if (threadsProblem != null) {
@@ -504,8 +503,9 @@ public final class DepotfsCli implements Callable<Integer> {
                         Terminal.seconds(java.time.Duration.ofNanos(System.nanoTime() - t0)),
                         r.problems().isEmpty() ? "all intact" : r.problems().size() + " problem(s)");
                 if (r.withoutChunkSums() > 0) {
-                    out.printf(Locale.ROOT, "%s %s no chunk checksums (written by an older depotfs): reads"
-                            + " of them through a mount are not checked; import the same files again to add them%n",
+                    out.printf(Locale.ROOT, "%s %s no chunk checksums (written by an older depotfs, or"
+                            + " their checksum keys were deleted): reads of them through a mount are not checked;"
+                            + " import the same files again to add them%n",
                             Terminal.count(r.withoutChunkSums()), r.withoutChunkSums() == 1 ? "object has" : "objects have");
                 }
                 return r.problems().isEmpty() ? 0 : 1;

@@ -400,7 +400,7 @@ public final class Importer {
                 deduped.incrementAndGet();
             } else {
                 try {
-                    if (depot.asksBeforePut(size) && depot.hasObject(h, size)) {
+                    if ((repair || depot.asksBeforePut(size)) && depot.hasObject(h, size)) {   // S3 asks for large ones only
                         if (repair && depot.repairObject(h, size, ch.position(0))) {
                             repaired.incrementAndGet();
                         } else {

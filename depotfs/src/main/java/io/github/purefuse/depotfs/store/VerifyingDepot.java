@@ -122,8 +122,8 @@ public final class VerifyingDepot extends ForwardingDepot {
             if (c.sums == null) {
                 if (warnedUnchecked.compareAndSet(false, true)) {
                     LOG.log(System.Logger.Level.WARNING, "object " + hash.shortHex() + " has no chunk checksums (written"
-                            + " by an older depotfs): objects without them are read unchecked; `depotfs import` of"
-                            + " the same files adds them");
+                            + " by an older depotfs, or its checksum key was deleted): objects without them are read"
+                            + " unchecked; `depotfs import` of the same files adds them");
                 }
                 return o;
             }
@@ -278,8 +278,8 @@ public final class VerifyingDepot extends ForwardingDepot {
                 mismatches.increment();
                 long from = sums.start(chunk);
                 String what = "corrupt object " + hash.shortHex() + ": bytes " + from + "-" + (from + sums.length(chunk) - 1)
-                        + " (chunk " + chunk + ") do not match their checksum; reads of them fail with EIO (`depotfs"
-                        + " verify` lists damaged objects)";
+                        + " (chunk " + chunk + ") as read do not match their checksum; reads of them fail with EIO"
+                        + " (damaged in the store, or on the way from it: `depotfs verify` lists damaged objects)";
                 // One line per damaged chunk, whatever reads it: the kit logs a kind of failure once, and the log
                 // is where a user learns which objects are damaged.
                 if (LOGGED_CHUNKS.size() < LOGGED_CHUNKS_LIMIT && LOGGED_CHUNKS.add(hash.shortHex() + ":" + chunk)) {

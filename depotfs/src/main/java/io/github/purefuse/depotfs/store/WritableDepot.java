@@ -78,8 +78,7 @@ public interface WritableDepot extends Depot {
      * @throws IOException on an I/O error
      */
     default boolean repairObject(Hash hash, long size, ReadableByteChannel source) throws IOException {
-        throw new DepotException(DepotException.Reason.INVALID, "this depot does not repair objects in place "
-                + "(--repair is for local depots)");
+        throw new DepotException(DepotException.Reason.INVALID, "this depot does not repair objects in place");
     }
 
     /**

@@ -626,8 +626,6 @@ class DepotfsCliTest {
         assertTrue(repair.out().contains("new objects 0, deduplicated 1, repaired 1, new manifests 0,"), repair.out());
         verify = cli("verify", "--depot", depot.toString(), "-q");
         assertEquals(0, verify.exit(), verify.err());
-        assertEquals("depotfs: --repair is for local depots (an S3 server checks the bytes it stores)\n",
-                cli("import", src.toString(), "--depot", "s3://bucket/prefix", "--repair").err());
     }
 }
 

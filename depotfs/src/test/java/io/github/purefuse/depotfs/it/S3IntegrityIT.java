@@ -31,7 +31,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * The read path of an S3 depot never serves damaged bytes: {@code import} stores chunk checksums next
  * to every object (one PUT, and with a multipart upload), an object whose bytes were changed in the
  * bucket (same key, same length, one byte flipped) gives EIO for the reads that cover that chunk, and
- * every other byte (prefetched in parts, or read exactly) is served. S3Proxy on a loopback port.
+ * every other byte (prefetched in parts, or read exactly) is served; {@code import --repair} uploads it again.
+ * S3Proxy on a loopback port.
  */
 class S3IntegrityIT {
     private static final String BUCKET = "depotfs-integrity";
@@ -99,6 +100,23 @@ class S3IntegrityIT {
                     assertTrue(depot.mismatches() > 0);
                     assertTrue(TestMount.isMounted(m.path()));
                 }
+            }
+            // What `depotfs verify` advises: an import with --repair of the tree the file came from reads the
+            // reused objects back and uploads the damaged one again, over it (a plain import keeps it: same size)
+            try (S3Depot s3 = S3Depot.open(location, server.options())) {
+                ImportResult plain = new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
+                assertEquals(0, plain.repairedObjects());
+                ImportResult repaired = new Importer(s3, 2, Progress.NONE, Set.of()).repair(true).importPath(src);
+                assertEquals(1, repaired.repairedObjects(), repaired.toString());
+                assertEquals(root, repaired.bundle());
+            }
+            try (S3Client admin = server.adminClient()) {
+                assertArrayEquals(data, admin.getObjectAsBytes(b -> b.bucket(BUCKET).key(location.objectKey(damaged)))
+                        .asByteArray(), "the stored bytes are the file's again");
+            }
+            try (S3Depot s3 = S3Depot.open(location, server.options())) {
+                ImportResult again = new Importer(s3, 2, Progress.NONE, Set.of()).repair(true).importPath(src);
+                assertEquals(0, again.repairedObjects(), "intact objects are left alone");
             }
         }
     }

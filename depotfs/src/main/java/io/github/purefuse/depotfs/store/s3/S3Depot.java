@@ -928,12 +928,12 @@ public final class S3Depot implements WritableDepot {
                     putChunkSums(sums.finish(h), false);   // a depot written before chunk checksums gets them
                     return new Stored(h, length, false);
                 }
-                return upload(s, length, h);
+                return upload(s, length, h, false);
             }
             if (expected != null && hasKnown(expected, length)) {
                 return new Stored(expected, length, false);
             }
-            return upload(s, length, expected);
+            return upload(s, length, expected, false);
         }
         // A stream of unknown length: keep it in memory up to the threshold, else spool it to a file.
         ByteBuffer head = ByteBuffer.allocate(MULTIPART_THRESHOLD + 1);
@@ -975,10 +975,59 @@ public final class S3Depot implements WritableDepot {
     }
 
     /**
+     * {@inheritDoc} On S3: GETs the stored object whole and hashes it, so an import with {@code --repair} reads
+     * back every object it reuses; a damaged or missing one is uploaded again over it (its chunk checksums
+     * first, then an unconditional PUT or a multipart upload). A server checks the bytes it receives, but
+     * one that keeps them on a disk of its own (S3Proxy's filesystem store, a single-drive MinIO) can later
+     * return others.
+     *
+     * @param source a {@link SeekableByteChannel} (a file): it is read once more for the upload
+     */
+    @Override
+    public boolean repairObject(Hash hash, long size, ReadableByteChannel source) throws IOException {
+        beginWriting();
+        if (!(source instanceof SeekableByteChannel s)) {
+            throw new IllegalArgumentException("a repair needs a seekable source (a file), not " + source);
+        }
+        if (intact(hash, size)) {
+            return false;
+        }
+        known.remove(hash);
+        upload(s, s.size() - s.position(), hash, true);
+        return true;
+    }
+
+    /** Whether the stored object is there, of its size, and its bytes hash to its name. */
+    private boolean intact(Hash hash, long size) throws IOException {
+        try (DepotObject o = open(hash, size)) {
+            MessageDigest md = Hash.newDigest();
+            ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+            long offset = 0;
+            while (offset < size) {
+                buf.clear();
+                int n = o.read(buf, offset);
+                if (n <= 0) {
+                    return false;
+                }
+                md.update(buf.flip());
+                offset += n;
+            }
+            return Hash.of(md.digest()).equals(hash);
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND || e.reason() == DepotException.Reason.CORRUPT) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Uploads {@code length} bytes of {@code s} from its position, hashing them on the way; with
      * {@code expected} null the caller has hashed them already and passes the hash as expected.
+     *
+     * @param replace write over an object of that key (a repair), not only where there is none
      */
-    private Stored upload(SeekableByteChannel s, long length, @Nullable Hash expected) throws IOException {
+    private Stored upload(SeekableByteChannel s, long length, @Nullable Hash expected, boolean replace) throws IOException {
         if (length <= MULTIPART_THRESHOLD) {
             ByteBuffer all = ByteBuffer.allocate((int) length);
             while (all.hasRemaining() && s.read(all) >= 0) {
@@ -993,7 +1042,7 @@ public final class S3Depot implements WritableDepot {
             Hash h = Hash.of(md.digest());
             checkExpected(h, expected);
             ChunkSums sums = chunkSumsOf(all, h);
-            if (length > ASK_BEFORE_PUT_ABOVE && expected == null && hasObject(h, length)) {
+            if (!replace && length > ASK_BEFORE_PUT_ABOVE && expected == null && hasObject(h, length)) {
                 putChunkSums(sums, false);
                 return new Stored(h, length, false);
             }
@@ -1001,7 +1050,15 @@ public final class S3Depot implements WritableDepot {
             // (a small one is written without asking, asksBeforePut), these are the same bytes again, or the
             // checksums a depot written before them lacked.
             putChunkSums(sums, true);
-            boolean created = putIfAbsent(location.objectKey(h), all, length);
+            String key = location.objectKey(h);
+            boolean created;
+            if (replace) {
+                await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
+                        AsyncRequestBody.fromByteBufferUnsafe(all.duplicate())), "upload " + key);
+                created = true;
+            } else {
+                created = putIfAbsent(key, all, length);
+            }
             known.put(h, length);
             return new Stored(h, length, created);
         }
