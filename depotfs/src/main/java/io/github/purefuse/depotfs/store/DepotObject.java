@@ -35,6 +35,31 @@ public interface DepotObject extends AutoCloseable {
     int read(ByteBuffer dst, long offset) throws IOException;
 
     /**
+     * Reads the object whole and tells whether its bytes hash to {@code hash}: what a repair asks of a stored
+     * object ({@link WritableDepot#repairObject}). Reads by {@link #read}, up to 1 MiB at a time, from the start.
+     *
+     * @param hash the object's name
+     * @param size the bytes it must hold
+     * @return false when its bytes end before {@code size} or hash to something else
+     * @throws IOException as {@link #read} does (a CORRUPT one for an object cut short)
+     */
+    default boolean hashesTo(Hash hash, long size) throws IOException {
+        java.security.MessageDigest md = Hash.newDigest();
+        ByteBuffer buf = ByteBuffer.allocate((int) Math.max(1, Math.min(size, 1 << 20)));
+        long offset = 0;
+        while (offset < size) {
+            buf.clear();
+            int n = read(buf, offset);
+            if (n <= 0) {
+                return false;
+            }
+            md.update(buf.flip());
+            offset += n;
+        }
+        return Hash.of(md.digest()).equals(hash);
+    }
+
+    /**
      * Lends {@code length} bytes at {@code offset} that the object already holds in memory of its own (a
      * part its read-ahead fetched), instead of copying them into a caller's buffer as {@link #read} does:
      * a lease on exactly those bytes, which the caller closes once it is done with them (a READ reply:

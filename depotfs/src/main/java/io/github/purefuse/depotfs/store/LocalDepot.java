@@ -576,19 +576,7 @@ public final class LocalDepot implements WritableDepot {
     /** Whether the stored object's bytes are there, of its size, and hash to its name. */
     private boolean intact(Hash hash, long size) throws IOException {
         try (DepotObject o = open(hash, size)) {
-            MessageDigest md = Hash.newDigest();
-            ByteBuffer buf = COPY_BUFFERS.get();
-            long offset = 0;
-            while (offset < size) {
-                buf.clear();
-                int n = o.read(buf, offset);
-                if (n <= 0) {
-                    return false;
-                }
-                md.update(buf.array(), 0, n);
-                offset += n;
-            }
-            return Hash.of(md.digest()).equals(hash);
+            return o.hashesTo(hash, size);
         } catch (DepotException e) {
             if (e.reason() == DepotException.Reason.UNREADABLE) {
                 throw e; // not damage this process can tell: the permissions of the depot

@@ -1000,19 +1000,7 @@ public final class S3Depot implements WritableDepot {
     /** Whether the stored object is there, of its size, and its bytes hash to its name. */
     private boolean intact(Hash hash, long size) throws IOException {
         try (DepotObject o = open(hash, size)) {
-            MessageDigest md = Hash.newDigest();
-            ByteBuffer buf = ByteBuffer.allocate(1 << 20);
-            long offset = 0;
-            while (offset < size) {
-                buf.clear();
-                int n = o.read(buf, offset);
-                if (n <= 0) {
-                    return false;
-                }
-                md.update(buf.flip());
-                offset += n;
-            }
-            return Hash.of(md.digest()).equals(hash);
+            return o.hashesTo(hash, size);
         } catch (DepotException e) {
             if (e.reason() == DepotException.Reason.NOT_FOUND || e.reason() == DepotException.Reason.CORRUPT) {
                 return false;
