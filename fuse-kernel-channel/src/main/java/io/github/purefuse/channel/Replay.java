@@ -169,6 +169,22 @@ public final class Replay {
     }
 
     /**
+     * Reads a recording as {@code bin/fuse-decode} prints it, for a project that has the SDK's jars but not this
+     * repository's launchers: one line per frame, in order, a request as {@code K>S LOOKUP unique=14 nodeid=1 ...
+     * name="hello"}, a reply as {@code S>K reply LOOKUP unique=14 nodeid=2 ... size=13}, a frame that does not
+     * decode as a line that says so. From a shell, with the project's class path in {@code cp.txt}:
+     * {@code printf '%s\n' 'io.github.purefuse.channel.Replay.describe(java.nio.file.Path.of("x.fusecap")).forEach(System.out::println)' '/exit' | jshell --class-path "$(cat cp.txt)" -}.
+     *
+     * @param recording a {@code FUSECAP1} file ({@link MountOptions.Builder#record(Path, long, int)}, {@code --record},
+     *                  or the capture tool's)
+     * @return one line per frame, without line breaks
+     * @throws IOException if the file cannot be read or is not a capture
+     */
+    public static List<String> describe(Path recording) throws IOException {
+        return io.github.purefuse.channel.internal.tools.FuseDecode.lines(FuseCapture.read(recording));
+    }
+
+    /**
      * Replays a recording against a filesystem: calls {@code fs.init}, every request, and
      * {@code fs.destroy}.
      *

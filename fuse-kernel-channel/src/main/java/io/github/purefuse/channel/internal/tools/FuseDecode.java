@@ -95,10 +95,22 @@ public final class FuseDecode {
      * @param out    where the lines go
      */
     public static void print(List<FuseCapture.Frame> frames, PrintStream out) {
+        lines(frames).forEach(out::println);
+    }
+
+    /**
+     * Describes every frame ({@code Replay.describe}, {@link #print}).
+     *
+     * @param frames the frames of a capture, in order
+     * @return one line per frame, without line breaks
+     */
+    public static List<String> lines(List<FuseCapture.Frame> frames) {
         FuseDecode d = new FuseDecode();
+        List<String> out = new java.util.ArrayList<>(frames.size());
         for (FuseCapture.Frame f : frames) {
-            out.println(d.line(f));
+            out.add(d.line(f));
         }
+        return out;
     }
 
     /**
