@@ -1041,8 +1041,7 @@ public final class S3Depot implements WritableDepot {
             String key = location.objectKey(h);
             boolean created;
             if (replace) {
-                await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
-                        AsyncRequestBody.fromByteBufferUnsafe(all.duplicate())), "upload " + key);
+                put(key, all, length);
                 created = true;
             } else {
                 created = putIfAbsent(key, all, length);
@@ -1079,10 +1078,15 @@ public final class S3Depot implements WritableDepot {
             if (!(e.getCause() instanceof S3Exception s3) || s3.statusCode() != 501) {
                 throw e;
             }
-            await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
-                    AsyncRequestBody.fromByteBufferUnsafe(body.duplicate())), "upload " + key);
+            put(key, body, length);
             return true;
         }
+    }
+
+    /** Writes a whole object unconditionally: over one that is there (a repair), or where the server refuses the condition. */
+    private void put(String key, ByteBuffer body, long length) throws IOException {
+        await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
+                AsyncRequestBody.fromByteBufferUnsafe(body.duplicate())), "upload " + key);
     }
 
     /** Whether the SDK's profile files (as its credential chain reads them) have a profile of that name. */

@@ -3,7 +3,6 @@ package io.github.purefuse.channel.internal.linux;
 import io.github.purefuse.api.types.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A pipe that carries one READ reply from a local file to {@code /dev/fuse} with {@code splice(2)}, the
@@ -36,8 +35,6 @@ public final class SplicePipe implements AutoCloseable {
     private final long cellsAddress;
     private final jnr.ffi.Pointer offsetCell;
     private boolean broken;
-    private @Nullable ByteBuffer lastHeader;
-    private long lastHeaderBase;
 
     private SplicePipe(int readFd, int writeFd, int capacity) {
         this.readFd = readFd;
@@ -128,11 +125,7 @@ public final class SplicePipe implements AutoCloseable {
             throws ErrnoException, FileReadFailed {
         int h = header.position();
         header.putInt(h, OUT_HEADER + length);
-        if (header != lastHeader) {
-            lastHeader = header;
-            lastHeaderBase = Native.address(header) - h;
-        }
-        cells.putLong(0, lastHeaderBase + h);
+        cells.putLong(0, Native.address(header));
         cells.putLong(8, OUT_HEADER);
         cells.putLong(16, offset);
         broken = true; // until the whole message went through
