@@ -71,11 +71,16 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private @Nullable ReplyContext context;
     private volatile @Nullable Thread thread;
     /**
-     * Set while the reader is parked in {@code read(2)} ({@link Engine#readerMayWait}): each reader writes
-     * only its own flag, so the two stores a request costs stay in this reader's cache line (a shared
-     * counter moved its line between CPUs twice per request).
+     * Clear while the reader handles a request, from the {@code read(2)} that brought it to the write of its
+     * reply (or the end of its frame, for one without a reply or whose reply a worker writes): an idle
+     * reader is parked in {@code read(2)}, or on its way back there, ready for the next request
+     * ({@link Engine#readerMayWait}). Each reader writes only its own flag, so the stores a request costs stay
+     * in this reader's cache line (a shared counter moved its line between CPUs twice per request); and it is
+     * set as the reply goes out, so that a reader woken for the next request finds the other one idle (with
+     * the flag set after the write, one cold 4 KiB read in six or eight on two CPUs was handed off needlessly:
+     * the write wakes the caller, and its next request could come before the writer was back).
      */
-    private volatile boolean parked;
+    private volatile boolean idle = true;
     /** The reader thread's READ buffer and the replies that send it or a file range. */
     private final ByteBuffer target;
     private final InlineTarget readTarget;
@@ -161,7 +166,6 @@ final class DeviceQueue implements Runnable, ReplyPort {
         for (;;) {
             buffer.clear();
             int n;
-            parked = true;
             try {
                 n = device.read(buffer);
             } catch (ErrnoException ex) {
@@ -175,13 +179,12 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 LOG.log(Level.ERROR, "reading /dev/fuse failed: {0}; the session ends", ex.getMessage());
                 e.failed(ex);
                 return;
-            } finally {
-                parked = false;
             }
             if (n <= 0) {
                 LOG.log(Level.ERROR, "reading /dev/fuse returned {0}; the session ends", n);
                 return;
             }
+            idle = false;
             buffer.limit(n);
             Recorder rec = recorder;
             if (rec != null) {
@@ -198,12 +201,25 @@ final class DeviceQueue implements Runnable, ReplyPort {
             } catch (RuntimeException | Error ex) { // a bug of ours ends this frame, not the reader
                 c.escaped(buffer, ex);
             }
+            if (!idle) {
+                idle = true;
+            }
         }
     }
 
-    /** {@return whether this reader is parked in {@code read(2)} now, ready for the next request} */
-    boolean parked() {
-        return parked;
+    /**
+     * On the reader, once its reply goes out (a copied one as its {@code writev} starts, a spliced one once
+     * spliced: the splice may still wait for the file), the reader is {@link #idle}: it reads next.
+     */
+    private void answered() {
+        if (!idle && onReaderThread()) {
+            idle = true;
+        }
+    }
+
+    /** {@return whether this reader handles no request now: it is, or will be at once, in {@code read(2)}} */
+    boolean idle() {
+        return idle;
     }
 
     private boolean onReaderThread() {
@@ -234,6 +250,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
             rec.reply(iov, n);
         }
         try {
+            answered(); // before the write: it wakes the caller, whose next request may come before it returns
             long written = device.writev(iov, n);
             if (written != expected) {
                 counters.writeError();
@@ -270,6 +287,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
             if (p != null && p.fits(offset, length)) {
                 try {
                     int sent = dev.spliceReply(p, header, nf, offset, length, exchange.fileBytesNeeded(nf, offset));
+                    answered();
                     exchange.sentFile(0, sent);
                     return;
                 } catch (SplicePipe.FileEndsEarly e) {

@@ -484,13 +484,9 @@ public final class Engine {
     }
 
     /**
-     * A reader thread enters ({@code +1}) or leaves ({@code -1}) its {@code read(2)} on {@code /dev/fuse}.
-     *
-     * @param delta +1 or -1
-     */
-    /**
-     * {@return whether a reader may wait for the device itself} Yes while another reader thread is parked in
-     * {@code read(2)}, ready for the next request: the requests behind it still have a reader, so the
+     * {@return whether a reader may wait for the device itself} Yes while another reader thread is idle
+     * ({@link DeviceQueue#idle}: parked in {@code read(2)}, or back there at once), ready for the next request:
+     * the requests behind it still have a reader, so the
      * hand-off to a file-read thread (a thread switch, and the page-cache checks that decide it) is not
      * needed; and always with the file-read threads off ({@code -Dpurefuse.fileReadThreads=0}). With every
      * other reader busy a reader hands off, so that a reader stays free for the other requests as long as a
@@ -501,7 +497,7 @@ public final class Engine {
             return true;
         }
         for (DeviceQueue q : queues) {
-            if (q.parked()) {
+            if (q.idle()) {
                 return true;
             }
         }
