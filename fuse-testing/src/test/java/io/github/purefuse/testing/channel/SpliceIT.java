@@ -321,7 +321,7 @@ class SpliceIT {
             dropFromPageCache(dir, source);
             long readers = readerRchar();
             long fileReads = threadRchar("fuse-file-read");
-            readFourDirectPages(data);
+            readFourDirectPages(data, () -> awaitReadersInRead(2)); // the premise: each READ finds the other reader free
             assertTrue(readerRchar() - readers >= 4 * 4096, "the readers did not read the cold file themselves");
             assertEquals(fileReads, threadRchar("fuse-file-read"), "a file-read thread read it");
         }
@@ -371,8 +371,14 @@ class SpliceIT {
 
     /** Reads 4 KiB at four places of "d" (direct I/O: each a READ, copied) and checks them against {@code data}. */
     void readFourDirectPages(byte[] data) throws IOException {
+        readFourDirectPages(data, () -> { });
+    }
+
+    /** {@link #readFourDirectPages(byte[])}, running {@code before} ahead of each read. */
+    void readFourDirectPages(byte[] data, Runnable before) throws IOException {
         try (RandomAccessFile d = new RandomAccessFile(mount.path().resolve("d").toFile(), "r")) {
             for (int at : new int[] {0, 1 << 20, (2 << 20) + 4096, SIZE - 4096}) {
+                before.run();
                 byte[] got = new byte[4096];
                 d.seek(at);
                 assertEquals(4096, d.read(got));
@@ -416,6 +422,38 @@ class SpliceIT {
     }
 
     /** {@code rchar} summed over this JVM's {@code fuse-reader-*} threads. */
+    /**
+     * Waits (up to 5 s) until {@code n} reader threads of this JVM are parked in {@code read(2)} on
+     * {@code /dev/fuse} ({@code wchan} {@code fuse_dev_do_read}): the kernel may still be sending a request
+     * of the last one (a RELEASE, a GETATTR) when the next READ comes.
+     */
+    static void awaitReadersInRead(int n) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        int parked = 0;
+        while (System.nanoTime() < deadline) {
+            parked = 0;
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        if (Files.readString(t.resolve("comm")).startsWith("fuse-reader")
+                                && Files.readString(t.resolve("wchan")).trim().equals("fuse_dev_do_read")) {
+                            parked++;
+                        }
+                    } catch (IOException gone) {
+                        // a thread that ended meanwhile
+                    }
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            if (parked >= n) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError(parked + " of " + n + " reader threads in read(2) on /dev/fuse after 5 s");
+    }
+
     static long readerRchar() throws IOException {
         return threadRchar("fuse-reader");
     }
