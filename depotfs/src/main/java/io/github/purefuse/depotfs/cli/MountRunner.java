@@ -362,6 +362,7 @@ final class MountRunner {
         if (v != null) {
             root.put("chunksChecked", v.chunksChecked());
             root.put("chunkMismatches", v.mismatches());
+            root.put("chunkRefetches", v.refetches());
         }
         if (depot instanceof CachedDepot c) {
             root.set("cache", json.valueToTree(c.cache().stats()));

@@ -102,6 +102,23 @@ public interface DepotObject extends AutoCloseable {
     }
 
     /**
+     * Forgets the bytes in {@code [offset, offset + length)} that this object holds in memory (a part its
+     * read-ahead fetched), because the caller found them damaged after reading them (a chunk checksum that did
+     * not match, in a {@link VerifyingDepot}): the next {@link #read} of them fetches them from the store again.
+     * Bytes still being fetched are not dropped; a part lent to a reply is given back when its lease is closed.
+     * The default keeps nothing and returns false.
+     *
+     * @param offset the first byte, {@code >= 0}
+     * @param length the bytes, {@code > 0}
+     * @return true when a new read of the range goes to the store again (a remote store: a new GET), so that
+     *     bytes damaged on the way from it may come back whole; false when it would read the same bytes (a local
+     *     file)
+     */
+    default boolean discard(long offset, long length) {
+        return false;
+    }
+
+    /**
      * Releases the object (a file descriptor, a connection). Reads in flight may fail afterwards.
      * Idempotent.
      *

@@ -23,8 +23,12 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>{@link DepotObject#read}</b> (S3 GETs and prefetched parts, a local object read into a
  *       buffer): every call. The range is widened to whole chunks; whole chunks are read straight into the
  *       caller's buffer and checked there, a partly wanted chunk at either end is read into a pooled
- *       scratch buffer, checked and copied. A mismatch fails the call with
- *       {@link DepotException.Reason#CORRUPT}, and none of its bytes count as read.</li>
+ *       scratch buffer, checked and copied. After a mismatch, an object whose store can fetch the bytes
+ *       again ({@link DepotObject#discard}: S3, where bytes can be damaged on the way) drops what it holds of
+ *       that chunk and the call is read once more; a mismatch then (or at once, for a local file) fails the
+ *       call with {@link DepotException.Reason#CORRUPT}, and none of its bytes count as read. A lent range
+ *       ({@link DepotObject#lend}) that fails its check is dropped the same way and not lent: the caller
+ *       reads it.</li>
  *   <li><b>{@link DepotObject#checkLocal}</b> (bytes of the local file that the transport splices, or
  *       that the kernel reads itself with FUSE passthrough): the first time a chunk is asked for, it is
  *       read and checked; a chunk that passed is remembered in a bitmap per object, shared by all opens of
@@ -59,6 +63,7 @@ public final class VerifyingDepot extends ForwardingDepot {
     private final AtomicBoolean warnedUnchecked = new AtomicBoolean();
     private final LongAdder chunksChecked = new LongAdder();
     private final LongAdder mismatches = new LongAdder();
+    private final LongAdder refetches = new LongAdder();
 
     /**
      * Wraps a depot.
@@ -74,9 +79,20 @@ public final class VerifyingDepot extends ForwardingDepot {
         return chunksChecked.sum();
     }
 
-    /** {@return checks that failed so far: reads answered with EIO because the bytes were not the object's} */
+    /**
+     * {@return checks that failed so far: bytes that were not the object's (a read answered with EIO, or fetched
+     * again)}
+     */
     public long mismatches() {
         return mismatches.sum();
+    }
+
+    /**
+     * {@return damaged bytes fetched again from the store so far (after a failed check, where the store can:
+     * {@link DepotObject#discard}); each one that then matched was served}
+     */
+    public long refetches() {
+        return refetches.sum();
     }
 
     /** One object's checksums (or none) and which of its chunks a local read has checked. */
@@ -172,6 +188,32 @@ public final class VerifyingDepot extends ForwardingDepot {
 
         @Override
         public int read(ByteBuffer dst, long offset) throws IOException {
+            try {
+                return readChecked(dst, offset);
+            } catch (Mismatch first) {
+                if (!fetchAgain(first)) {
+                    throw first.failure();
+                }
+                try {
+                    int n = readChecked(dst, offset);
+                    first.recovered();
+                    return n;
+                } catch (Mismatch again) {
+                    throw again.failure();
+                }
+            }
+        }
+
+        /** The bytes of a chunk that failed its check are dropped by the store, if it can fetch them again. */
+        private boolean fetchAgain(Mismatch m) {
+            boolean again = delegate.discard(sums.start(m.chunk), sums.length(m.chunk));
+            if (again) {
+                refetches.increment();
+            }
+            return again;
+        }
+
+        private int readChecked(ByteBuffer dst, long offset) throws IOException {
             if (offset < 0) {
                 throw new IllegalArgumentException("negative offset " + offset);
             }
@@ -253,6 +295,12 @@ public final class VerifyingDepot extends ForwardingDepot {
                     check(c, b.slice(b.position() + (int) (sums.start(c) - offset), sums.length(c)));
                 }
                 return lease;
+            } catch (Mismatch m) {
+                lease.close();
+                if (!fetchAgain(m)) {
+                    throw m.failure();
+                }
+                return null;                               // read() fetches it again, and checks it
             } catch (IOException | RuntimeException e) {
                 lease.close();
                 throw e;
@@ -272,21 +320,18 @@ public final class VerifyingDepot extends ForwardingDepot {
             }
         }
 
-        private void check(int chunk, ByteBuffer bytes) throws DepotException {
+        private void check(int chunk, ByteBuffer bytes) throws Mismatch {
             chunksChecked.increment();
             if (!sums.matches(chunk, bytes)) {
                 mismatches.increment();
-                long from = sums.start(chunk);
-                String what = "corrupt object " + hash.shortHex() + ": bytes " + from + "-" + (from + sums.length(chunk) - 1)
-                        + " (chunk " + chunk + ") as read do not match their checksum; reads of them fail with EIO"
-                        + " (damaged in the store, or on the way from it: `depotfs verify` lists damaged objects)";
-                // One line per damaged chunk, whatever reads it: the kit logs a kind of failure once, and the log
-                // is where a user learns which objects are damaged.
-                if (LOGGED_CHUNKS.size() < LOGGED_CHUNKS_LIMIT && LOGGED_CHUNKS.add(hash.shortHex() + ":" + chunk)) {
-                    LOG.log(System.Logger.Level.WARNING, what);
-                }
-                throw new DepotException(DepotException.Reason.CORRUPT, what);
+                throw new Mismatch(this, chunk);
             }
+        }
+
+        /** Bytes {@code from-to} of this object, as a message names them. */
+        String bytesOf(int chunk) {
+            long from = sums.start(chunk);
+            return "bytes " + from + "-" + (from + sums.length(chunk) - 1) + " (chunk " + chunk + ")";
         }
 
         @Override
@@ -311,7 +356,11 @@ public final class VerifyingDepot extends ForwardingDepot {
                         readFully(b, from);
                         b.flip();
                         for (int i = c; i <= k; i++) {
-                            check(i, b.slice((int) (sums.start(i) - from), sums.length(i)));
+                            try {
+                                check(i, b.slice((int) (sums.start(i) - from), sums.length(i)));
+                            } catch (Mismatch m) {
+                                throw m.failure();             // a local file: read again, the same bytes
+                            }
                             state.markChecked(i);
                         }
                     } finally {
@@ -329,8 +378,53 @@ public final class VerifyingDepot extends ForwardingDepot {
         }
 
         @Override
+        public boolean discard(long offset, long length) {
+            return delegate.discard(offset, length);
+        }
+
+        @Override
         public void close() throws IOException {
             delegate.close();
+        }
+    }
+
+    /**
+     * A chunk whose bytes did not match its checksum, before it is known whether fetching it again helps; never
+     * leaves this class ({@link #failure} is what callers get).
+     */
+    private static final class Mismatch extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient VerifiedObject object;
+        private final int chunk;
+
+        Mismatch(VerifiedObject object, int chunk) {
+            super("chunk " + chunk + " does not match its checksum");
+            this.object = object;
+            this.chunk = chunk;
+        }
+
+        /** {@return the CORRUPT error a read gets}, logged once per damaged chunk */
+        DepotException failure() {
+            String what = "corrupt object " + object.hash.shortHex() + ": " + object.bytesOf(chunk)
+                    + " as read do not match their checksum; reads of them fail with EIO"
+                    + " (damaged in the store, or on the way from it: `depotfs verify` lists damaged objects)";
+            // One line per damaged chunk, whatever reads it: the kit logs a kind of failure once, and the log
+            // is where a user learns which objects are damaged.
+            logOnce(object.hash.shortHex() + ":" + chunk, what);
+            return new DepotException(DepotException.Reason.CORRUPT, what);
+        }
+
+        /** The chunk matched when fetched again: logged once per chunk, as a network or store fault to look into. */
+        void recovered() {
+            logOnce(object.hash.shortHex() + ":" + chunk + ":again", "object " + object.hash.shortHex() + ": "
+                    + object.bytesOf(chunk) + " did not match their checksum as first fetched and did when fetched"
+                    + " again (damaged on the way from the store); served");
+        }
+
+        private static void logOnce(String key, String line) {
+            if (LOGGED_CHUNKS.size() < LOGGED_CHUNKS_LIMIT && LOGGED_CHUNKS.add(key)) {
+                LOG.log(System.Logger.Level.WARNING, line);
+            }
         }
     }
 

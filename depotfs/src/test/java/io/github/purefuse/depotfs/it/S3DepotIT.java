@@ -111,7 +111,7 @@ class S3DepotIT {
                 d.setRoot(String.format(java.util.Locale.ROOT, "root%03d", i), null, empty);
             }
         }
-        try (ThrottlingProxy counting = new ThrottlingProxy(server.endpoint());
+        try (FaultProxy counting = new FaultProxy(server.endpoint());
              S3Depot d = S3Depot.open(loc, io.github.purefuse.depotfs.store.s3.S3Options.defaults(counting.endpoint())
                      .withRegion("us-east-1"))) {
             int before = counting.passed();
@@ -174,7 +174,7 @@ class S3DepotIT {
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");
-             ThrottlingProxy plain = new ThrottlingProxy(open.endpoint())) {
+             FaultProxy plain = new FaultProxy(open.endpoint())) {
             open.createBucket("public");
             plain.hideConditionalHeaders();
             S3Location loc = S3Location.parse("s3://public/p");

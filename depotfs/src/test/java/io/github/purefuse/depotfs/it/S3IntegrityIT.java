@@ -120,4 +120,48 @@ class S3IntegrityIT {
             }
         }
     }
+
+    /**
+     * Bytes damaged on the way (a proxy flips one byte of a GET's body, as a bad link would) fail their chunk's
+     * check, are fetched again and served: a reader sees the file whole, with no EIO, through an exact GET
+     * (O_DIRECT; it got EIO before) and through a prefetched part (buffered reads; the kernel's readahead
+     * swallowed the EIO and read again, but the part kept its damaged bytes) alike.
+     */
+    @Test
+    void bytesDamagedOnTheWayAreFetchedAgainAndServed() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        byte[] data = new byte[SIZE];
+        new Random(77).nextBytes(data);
+        Files.write(src.resolve("file.bin"), data);
+        try (S3ProxyServer server = S3ProxyServer.signed(Files.createDirectories(tmp.resolve("s3")), BUCKET)) {
+            S3Location location = S3Location.parse("s3://" + BUCKET + "/link");
+            try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
+                ImportResult r = new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
+                s3.setRoot("r", s3.root("r").orElse(null), r.bundle());
+            }
+            try (FaultProxy link = new FaultProxy(server.endpoint());
+                 S3Depot s3 = S3Depot.open(location, io.github.purefuse.depotfs.store.s3.S3Options.defaults(link.endpoint())
+                         .withRegion("us-east-1"))) {
+                VerifyingDepot depot = new VerifyingDepot(s3);
+                PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
+                try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
+                    Path f = m.path().resolve("file.bin");
+                    String want = Tools.ok(tmp, "sha256sum", src.resolve("file.bin").toString()).split(" ")[0];
+                    int round = 0;
+                    for (String reader : new String[] {"dd if=\"$0\" bs=64K iflag=direct status=none", "cat \"$0\""}) {
+                        round++;
+                        Tools.run(tmp, "sh", "-c", "echo 3 > /proc/sys/vm/drop_caches");
+                        link.damageNextBody(100_000 + round);
+                        Tools.Result r = Tools.run(tmp, "bash", "-c", "set -o pipefail; " + reader + " | sha256sum", f.toString());
+                        assertEquals(0, r.exit(), reader + ": " + r.stderr());
+                        assertEquals(want, r.out().split(" ")[0], reader + " reads the file whole");
+                        assertEquals(round, link.damaged(), "a body was damaged on the way for " + reader);
+                        assertEquals(round, depot.refetches(), "fetched again after " + reader);
+                        assertEquals(round, depot.mismatches());
+                    }
+                    assertTrue(TestMount.isMounted(m.path()));
+                }
+            }
+        }
+    }
 }

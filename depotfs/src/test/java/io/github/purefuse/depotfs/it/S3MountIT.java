@@ -325,7 +325,7 @@ class S3MountIT {
 
     @Test
     void aThrottlingServerIsBackedOffAndTheReadSucceeds() throws Exception {
-        try (ThrottlingProxy proxy = new ThrottlingProxy(server.endpoint());
+        try (FaultProxy proxy = new FaultProxy(server.endpoint());
              S3Depot s3 = S3Depot.open(location, S3Options.defaults(proxy.endpoint()).withRegion("us-east-1"));
              TestMount m = mount(s3)) {
             Path readme = m.path().resolve(DemoBuilder.ROOT).resolve("README.txt");

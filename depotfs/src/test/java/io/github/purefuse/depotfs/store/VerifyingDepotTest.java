@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,6 +93,7 @@ class VerifyingDepotTest {
                 assertEquals(0, dst.position());
             }
             assertTrue(depot.mismatches() >= 4);
+            assertEquals(0, depot.refetches(), "a store that reads the same bytes again is not asked again");
             assertEquals(0, o.read(ByteBuffer.allocate(10), data.length), "at the end: nothing");
         }
     }
@@ -142,6 +144,92 @@ class VerifyingDepotTest {
             ByteBuffer all = ByteBuffer.allocate(data.length);
             assertEquals(data.length, o.read(all, 0));
             assertArrayEquals(data, all.array());
+        }
+    }
+
+    /**
+     * A store on a bad link: the first {@code damaged} fetches that cover byte {@code bad} arrive with it flipped;
+     * its objects fetch again after {@link DepotObject#discard}, which it counts.
+     */
+    private static final class BadLink extends ForwardingDepot {
+        final long bad;
+        final java.util.concurrent.atomic.AtomicInteger damaged;
+        final java.util.concurrent.atomic.AtomicInteger discarded = new java.util.concurrent.atomic.AtomicInteger();
+
+        BadLink(Depot delegate, long bad, int damaged) {
+            super(delegate);
+            this.bad = bad;
+            this.damaged = new java.util.concurrent.atomic.AtomicInteger(damaged);
+        }
+
+        @Override
+        public DepotObject open(Hash hash, long size) throws IOException {
+            DepotObject o = delegate.open(hash, size);
+            return new DepotObject() {
+                @Override
+                public long size() {
+                    return o.size();
+                }
+
+                @Override
+                public int read(ByteBuffer dst, long offset) throws IOException {
+                    int at = dst.position();
+                    int n = o.read(dst, offset);
+                    if (offset <= bad && bad < offset + n && damaged.getAndDecrement() > 0) {
+                        int i = at + (int) (bad - offset);
+                        dst.put(i, (byte) (dst.get(i) ^ 0x20));
+                    }
+                    return n;
+                }
+
+                @Override
+                public boolean discard(long offset, long length) {
+                    assertTrue(offset <= bad && bad < offset + length, "the damaged chunk: " + offset + "+" + length);
+                    discarded.incrementAndGet();
+                    return true;
+                }
+
+                @Override
+                public void close() throws IOException {
+                    o.close();
+                }
+            };
+        }
+    }
+
+    @Test
+    void bytesDamagedOnTheWayAreFetchedAgainOnceAndServedWhenTheyMatch() throws Exception {
+        MemoryDepot mem = new MemoryDepot();
+        byte[] data = random(4 * CHUNK, 5);
+        Hash h = mem.putObject(data).hash();
+        int bad = 2 * CHUNK + 7;
+        // Damaged once: the read is whole and right, at the cost of one fetch more.
+        for (int[] r : new int[][] {{0, 4 * CHUNK}, {2 * CHUNK, CHUNK}, {bad, 1}, {CHUNK + 5, 2 * CHUNK}}) {
+            BadLink link = new BadLink(mem, bad, 1);
+            VerifyingDepot depot = new VerifyingDepot(link);
+            try (DepotObject o = depot.open(h, data.length)) {
+                ByteBuffer dst = ByteBuffer.allocateDirect(r[1]);
+                assertEquals(r[1], o.read(dst, r[0]));
+                byte[] got = new byte[r[1]];
+                dst.get(0, got);
+                assertArrayEquals(Arrays.copyOfRange(data, r[0], r[0] + r[1]), got, "bytes " + r[0] + "+" + r[1]);
+                assertEquals(1, link.discarded.get());
+                assertEquals(1, depot.mismatches());
+                assertEquals(1, depot.refetches());
+            }
+        }
+        // Damaged every time (in the store itself): EIO after one fetch more per read, the buffer untouched.
+        BadLink always = new BadLink(mem, bad, Integer.MAX_VALUE);
+        VerifyingDepot depot = new VerifyingDepot(always);
+        try (DepotObject o = depot.open(h, data.length)) {
+            ByteBuffer dst = ByteBuffer.allocate(2 * CHUNK);
+            DepotException e = assertThrows(DepotException.class, () -> o.read(dst, CHUNK));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertTrue(e.getMessage().contains("chunk 2"), e.getMessage());
+            assertEquals(0, dst.position());
+            assertEquals(2, depot.mismatches());
+            assertEquals(1, depot.refetches());
+            assertEquals(CHUNK, o.read(dst.clear().limit(CHUNK), 0), "the chunks before it are served");
         }
     }
 }

@@ -587,6 +587,32 @@ final class Prefetcher {
         }
     }
 
+    /**
+     * Drops the fetched parts that hold bytes of {@code [start, end)}, which a reader found damaged (a chunk
+     * checksum that did not match: bytes changed on the way from the store), so that the next read of them
+     * fetches them again instead of finding the same bytes here. Parts still being fetched stay; a part on loan
+     * goes back to the budget when its last loan ends.
+     */
+    void discard(long start, long end) {
+        lock.lock();
+        try {
+            Map.Entry<Long, Part> e = parts.floorEntry(start);
+            Iterator<Part> it = parts.tailMap(e != null ? e.getKey() : start, true).values().iterator();
+            while (it.hasNext()) {
+                Part p = it.next();
+                if (p.start >= end) {
+                    break;
+                }
+                if (p.end() > start && p.buffer != null && p.fetch.result().isDone()) {
+                    it.remove();
+                    giveBack(p);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Drops parts that end {@link #KEEP_BEHIND} bytes or more before {@code readEnd}. */
     private void evictBehind(long readEnd) {
         lock.lock();

@@ -50,6 +50,16 @@ final class S3DepotObject implements DepotObject {
         return p == null ? null : p.lend(offset, length);
     }
 
+    /** {@inheritDoc} Drops the prefetched parts that hold them; every read of them is a GET again. */
+    @Override
+    public boolean discard(long offset, long length) {
+        Prefetcher p = shared.prefetcher;
+        if (p != null && length > 0 && !closed.get()) {
+            p.discard(offset, offset + length);
+        }
+        return true;
+    }
+
     /**
      * The shared prefetcher for a read at {@code offset}, or null when nothing is to be read there (at or
      * past the end, or {@code wanted} false).

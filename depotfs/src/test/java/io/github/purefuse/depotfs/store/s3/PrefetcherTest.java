@@ -496,4 +496,40 @@ class PrefetcherTest {
         }
         assertEquals(0, budget.used(), "every buffer back once the objects are closed");
     }
+
+    @Test
+    void discardedBytesAreFetchedAgainByTheNextReadAndTheirBudgetGivenBack() throws Exception {
+        FakeStore store = new FakeStore(8 * MIB);
+        PrefetchBudget budget = new PrefetchBudget(64L * MIB);
+        store.budget = budget;
+        Prefetcher p = new Prefetcher(store.content.length, store, budget, new Prefetcher.Settings(128 * KIB, 4L * MIB, MIB));
+        for (long off = 0; off < 2 * MIB; off += 128 * KIB) {
+            read(p, off, 128 * KIB);
+        }
+        Thread.sleep(50);                                  // the parts fetched ahead are in
+        int gets = store.gets.size();
+        long used = budget.used();
+        // A reader found bytes 2 MiB + 64 KiB .. + 64 KiB damaged: the part that holds them goes, and comes again.
+        p.discard(2 * MIB + 64 * KIB, 2 * MIB + 128 * KIB);
+        assertTrue(budget.used() < used, "the part's buffer went back: " + budget.used() + " of " + used);
+        byte[] got = read(p, 2 * MIB, 128 * KIB);
+        assertArrayEquals(Arrays.copyOfRange(store.content, 2 * MIB, 2 * MIB + 128 * KIB), got);
+        assertTrue(store.gets.stream().skip(gets).anyMatch(r -> r[0] <= 2 * MIB + 64 * KIB && r[1] >= 2 * MIB + 128 * KIB),
+                "a new GET of the discarded bytes: " + store.gets.stream().skip(gets).map(Arrays::toString).toList());
+        // A lent part that is discarded stays whole until its lease is closed.
+        BufferLease lease = p.lend(2 * MIB, 128 * KIB);
+        assertTrue(lease != null, "lent out of the part fetched again");
+        p.discard(2 * MIB, 2 * MIB + 128 * KIB);
+        assertArrayEquals(Arrays.copyOfRange(store.content, 2 * MIB, 2 * MIB + 128 * KIB), bytes(lease.bytes()));
+        lease.close();
+        assertTrue(store.overlaps.isEmpty(), store.overlaps.toString());
+        p.close();
+        assertEquals(0, budget.used());
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
 }

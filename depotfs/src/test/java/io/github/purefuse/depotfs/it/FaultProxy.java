@@ -13,11 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A loopback TCP proxy in front of an S3 server that can throttle: after {@link #throttle(int)} the next
- * {@code n} connections get {@code 503 SlowDown} (the S3 throttling answer) and are closed; the others
- * are passed through byte for byte (so request signatures stay valid).
+ * A loopback TCP proxy in front of an S3 server that injects faults: after {@link #throttle(int)} the next
+ * {@code n} connections get {@code 503 SlowDown} (the S3 throttling answer) and are closed; after
+ * {@link #damageNextBody(int)} one response body arrives with a byte flipped (a bad link); the rest is passed
+ * through byte for byte (so request signatures stay valid).
  */
-final class ThrottlingProxy implements AutoCloseable {
+final class FaultProxy implements AutoCloseable {
 
     private static final byte[] SLOW_DOWN_BODY = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
             + "<Message>Please reduce your request rate.</Message></Error>").getBytes(StandardCharsets.UTF_8);
@@ -30,8 +31,11 @@ final class ThrottlingProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean hideConditions;
+    /** The body byte to flip in the next response long enough to have it; -1: none. */
+    private final AtomicInteger damageAt = new AtomicInteger(-1);
+    private final AtomicInteger damaged = new AtomicInteger();
 
-    ThrottlingProxy(URI upstream) throws IOException {
+    FaultProxy(URI upstream) throws IOException {
         this.upstreamPort = upstream.getPort();
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.acceptor = Thread.ofVirtual().name("throttling-proxy").start(this::acceptLoop);
@@ -57,6 +61,22 @@ final class ThrottlingProxy implements AutoCloseable {
      */
     void hideConditionalHeaders() {
         hideConditions = true;
+    }
+
+    /**
+     * Flips byte {@code at} of the body of the next response whose body is longer than that (a GET of an
+     * object's bytes), once; closes the connections open now so that the next request opens one.
+     */
+    void damageNextBody(int at) {
+        damageAt.set(at);
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+    }
+
+    /** {@return response bodies damaged so far} */
+    int damaged() {
+        return damaged.get();
     }
 
     /** {@return connections answered with 503 so far} */
@@ -113,7 +133,12 @@ final class ThrottlingProxy implements AutoCloseable {
                     out.append("Connection: close\r\n\r\n");
                     up.getOutputStream().write(out.toString().getBytes(StandardCharsets.ISO_8859_1));
                 }
-                Thread back = Thread.ofVirtual().start(() -> pipe(up, client));
+                Thread back = Thread.ofVirtual().start(() -> {
+                    if (damageAt.get() >= 0) {
+                        damageFirstBody(up, client);
+                    }
+                    pipe(up, client);
+                });
                 pipe(client, up);
                 back.join();
             } finally {
@@ -153,6 +178,38 @@ final class ThrottlingProxy implements AutoCloseable {
         } finally {
             closeQuietly(from);
             closeQuietly(to);
+        }
+    }
+
+    /**
+     * Passes the first response of a connection on with byte {@link #damageAt} of its body flipped, if it is
+     * long enough and no other response took the damage first; the rest of the connection is {@link #pipe}d.
+     */
+    private void damageFirstBody(Socket from, Socket to) {
+        try {
+            InputStream in = from.getInputStream();
+            OutputStream out = to.getOutputStream();
+            byte[] head = readHeaderBytes(in);
+            out.write(head);
+            long length = -1;
+            for (String line : new String(head, StandardCharsets.ISO_8859_1).split("\r\n")) {
+                if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                    length = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                }
+            }
+            int at = damageAt.get();
+            if (at < 0 || length <= at || !damageAt.compareAndSet(at, -1)) {
+                return;
+            }
+            out.write(in.readNBytes(at));
+            int b = in.read();
+            if (b >= 0) {
+                out.write(b ^ 0x01);
+                damaged.incrementAndGet();
+            }
+            out.flush();
+        } catch (IOException | NumberFormatException e) {
+            // a closed connection: pipe ends it
         }
     }
 
