@@ -374,6 +374,7 @@ final class MountRunner {
             prefetch.put("inUseBytes", s3.prefetchBudget().used());
             prefetch.put("lentReads", s3.prefetchBudget().lentReads());
             prefetch.put("copiedReads", s3.prefetchBudget().copiedReads());
+            prefetch.put("linkBytesPerSecond", s3.linkBytesPerSecond());
             ObjectNode s3Requests = root.putObject("s3Requests");
             s3.requests().forEach(s3Requests::put);
         });

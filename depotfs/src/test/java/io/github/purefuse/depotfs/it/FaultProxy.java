@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A loopback TCP proxy in front of an S3 server that injects faults: after {@link #throttle(int)} the next
  * {@code n} connections get {@code 503 SlowDown} (the S3 throttling answer) and are closed; after
- * {@link #damageNextBody(int)} one response body arrives with a byte flipped (a bad link); the rest is passed
- * through byte for byte (so request signatures stay valid).
+ * {@link #damageNextBody(int)} one response body arrives with a byte flipped (a bad link); after
+ * {@link #limitRate(long)} the answers of all connections together arrive at most that fast (a slow link); the
+ * rest is passed through byte for byte (so request signatures stay valid).
  */
 final class FaultProxy implements AutoCloseable {
 
@@ -34,6 +35,10 @@ final class FaultProxy implements AutoCloseable {
     /** The body byte to flip in the next response long enough to have it; -1: none. */
     private final AtomicInteger damageAt = new AtomicInteger(-1);
     private final AtomicInteger damaged = new AtomicInteger();
+    /** Bytes per second of the answers, all connections together; 0: no limit. */
+    private volatile long rate;
+    /** When the link is free again ({@link System#nanoTime}), under {@code this}. */
+    private long linkFree;
 
     FaultProxy(URI upstream) throws IOException {
         this.upstreamPort = upstream.getPort();
@@ -71,6 +76,29 @@ final class FaultProxy implements AutoCloseable {
         damageAt.set(at);
         for (Socket s : open) {
             closeQuietly(s);
+        }
+    }
+
+    /** Lets the answers of all connections together through at {@code bytesPerSecond} at most (0: no limit). */
+    void limitRate(long bytesPerSecond) {
+        rate = bytesPerSecond;
+    }
+
+    /** Waits until {@code n} more bytes may pass at the link's rate. */
+    private void pace(int n) throws InterruptedException {
+        long r = rate;
+        if (r <= 0) {
+            return;
+        }
+        long due;
+        synchronized (this) {
+            long now = System.nanoTime();
+            due = Math.max(now, linkFree);
+            linkFree = due + n * 1_000_000_000L / r;
+        }
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
         }
     }
 
@@ -137,7 +165,7 @@ final class FaultProxy implements AutoCloseable {
                     if (damageAt.get() >= 0) {
                         damageFirstBody(up, client);
                     }
-                    pipe(up, client);
+                    pipePaced(up, client);
                 });
                 pipe(client, up);
                 back.join();
@@ -210,6 +238,24 @@ final class FaultProxy implements AutoCloseable {
             out.flush();
         } catch (IOException | NumberFormatException e) {
             // a closed connection: pipe ends it
+        }
+    }
+
+    /** {@link #pipe}, at the link's rate. */
+    private void pipePaced(Socket from, Socket to) {
+        try {
+            InputStream in = from.getInputStream();
+            OutputStream out = to.getOutputStream();
+            byte[] buf = new byte[16 << 10];
+            for (int n; (n = in.read(buf)) >= 0; ) {
+                pace(n);
+                out.write(buf, 0, n);
+            }
+        } catch (IOException | InterruptedException e) {
+            // closed
+        } finally {
+            closeQuietly(from);
+            closeQuietly(to);
         }
     }
 

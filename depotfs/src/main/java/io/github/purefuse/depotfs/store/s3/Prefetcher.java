@@ -142,6 +142,7 @@ final class Prefetcher {
     private final long size;
     private final RangeFetcher fetcher;
     private final PrefetchBudget budget;
+    private final LinkRate link;
     private final Settings settings;
     private final ReentrantLock lock = new ReentrantLock();
     private final TreeMap<Long, Part> parts = new TreeMap<>();
@@ -151,9 +152,18 @@ final class Prefetcher {
     private boolean closed;
 
     Prefetcher(long size, RangeFetcher fetcher, PrefetchBudget budget, Settings settings) {
+        this(size, fetcher, budget, LinkRate.UNLIMITED, settings);
+    }
+
+    /**
+     * @param link what the store's link carries: parts start only while it has room ({@link LinkRate#admit}); the
+     *     fetcher reports its GETs to it
+     */
+    Prefetcher(long size, RangeFetcher fetcher, PrefetchBudget budget, LinkRate link, Settings settings) {
         this.size = size;
         this.fetcher = fetcher;
         this.budget = budget;
+        this.link = link;
         this.settings = settings;
         this.window = 0;
     }
@@ -301,13 +311,12 @@ final class Prefetcher {
                     if (sequential) {
                         // Fetch the gap as parts that stay for the other readers (and the kernel's reorderings).
                         while (pos < gapEnd) {
-                            int len = (int) Math.min(settings.partSize(), gapEnd - pos);
-                            Part p = startPart(pos, len);
+                            Part p = startPart(pos, (int) Math.min(settings.partSize(), gapEnd - pos));
                             if (p == null) {
                                 break;
                             }
-                            plan.add(new Piece(pos, len, p, true));
-                            pos += len;
+                            plan.add(new Piece(pos, p.length, p, true));
+                            pos += p.length;
                         }
                     }
                     if (pos < gapEnd) {
@@ -515,8 +524,15 @@ final class Prefetcher {
         }
     }
 
-    /** Starts one part with its own buffer, if the budget allows; called under the lock. */
-    private @Nullable Part startPart(long start, int len) {
+    /**
+     * Starts one part with its own buffer, of {@code want} bytes or fewer (as the link has room for: {@link
+     * LinkRate#admit}), if the budget and the link allow; called under the lock.
+     */
+    private @Nullable Part startPart(long start, int want) {
+        int len = link.admit(want);
+        if (len <= 0) {
+            return null;
+        }
         ByteBuffer buf = budget.take(len);
         if (buf == null) {
             return null;
@@ -548,10 +564,11 @@ final class Prefetcher {
             Map.Entry<Long, Part> next = parts.ceilingEntry(pos);
             long limit = next == null ? target : Math.min(target, next.getKey());
             int len = (int) Math.min(settings.partSize(), limit - pos);
-            if (len <= 0 || startPart(pos, len) == null) {
+            Part p = len <= 0 ? null : startPart(pos, len);
+            if (p == null) {
                 return;
             }
-            pos += len;
+            pos += p.length;
         }
     }
 

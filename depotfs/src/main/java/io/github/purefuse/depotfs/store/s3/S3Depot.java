@@ -127,6 +127,7 @@ public final class S3Depot implements WritableDepot {
     private volatile @Nullable Boolean conditionalWrites;
     private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
     private final PrefetchBudget budget;
+    private final LinkRate link;
     private final Prefetcher.Settings prefetch = Prefetcher.Settings.fromSystemProperties();
     private volatile io.github.purefuse.depotfs.store.cache.@Nullable DiskCache manifestCopies;
 
@@ -137,6 +138,7 @@ public final class S3Depot implements WritableDepot {
         this.options = options;
         this.description = location + (options.endpoint() == null ? "" : " at " + options.endpoint());
         this.budget = new PrefetchBudget(options.prefetchBytes());
+        this.link = new LinkRate(options.attemptTimeout().toNanos(), System::nanoTime);
     }
 
     /**
@@ -766,7 +768,7 @@ public final class S3Depot implements WritableDepot {
     }
 
     private Prefetcher firstPart(SharedObject s) throws IOException {
-        Prefetcher p = new Prefetcher(s.size, (dst, offset) -> startGet(s.key, dst, offset), budget, prefetch);
+        Prefetcher p = new Prefetcher(s.size, (dst, offset) -> startGet(s.key, dst, offset), budget, link, prefetch);
         if (s.size == 0) {
             HeadObjectResponse head;
             try {
@@ -846,14 +848,21 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
-    /** Starts a ranged GET of {@code dst.remaining()} bytes at {@code offset} into {@code dst}. */
+    /**
+     * Starts a ranged GET of {@code dst.remaining()} bytes at {@code offset} into {@code dst}; it counts for the
+     * {@link LinkRate}.
+     */
     private Prefetcher.Fetch startGet(String key, ByteBuffer dst, long offset) {
         IntoBuffer into = new IntoBuffer(dst);
         int want = dst.remaining();
         String range = "bytes=" + offset + "-" + (offset + want - 1);
+        link.started(want);
         CompletableFuture<Integer> f = client.getObject(r -> r.bucket(location.bucket()).key(key).range(range), into);
-        CompletableFuture<Integer> result = f.handle((v, t) -> t == null ? CompletableFuture.completedFuture(v)
-                : CompletableFuture.<Integer>failedFuture(translate(t, "read " + key + " at " + offset))).thenCompose(x -> x);
+        CompletableFuture<Integer> result = f.handle((v, t) -> {
+            link.ended(want, t == null);
+            return t == null ? CompletableFuture.completedFuture(v)
+                    : CompletableFuture.<Integer>failedFuture(translate(t, "read " + key + " at " + offset));
+        }).thenCompose(x -> x);
         return new Prefetcher.Fetch(result, () -> {
             into.abandon();
             f.cancel(true);
@@ -867,6 +876,15 @@ public final class S3Depot implements WritableDepot {
      */
     public Map<String, Long> requests() {
         return requests.snapshot();
+    }
+
+    /**
+     * {@return how fast the store delivered GET bodies lately, bytes per second of time with a GET in flight (0
+     * before the first measurement); the prefetchers keep their parts within what it carries in half an attempt
+     * timeout}
+     */
+    public long linkBytesPerSecond() {
+        return link.bytesPerSecond();
     }
 
     /** {@return the read-ahead memory of this depot's prefetchers, and its cap} */

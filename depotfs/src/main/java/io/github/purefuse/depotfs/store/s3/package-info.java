@@ -76,7 +76,13 @@
  * Every request has an attempt timeout (10 s) and a call timeout ({@code --s3-timeout}, 30 s) and is
  * retried up to 4 attempts with exponential backoff and jitter; throttling ({@code 503 SlowDown}) backs
  * off from 1 s; there is no retry quota that could run dry during an outage. A failed part is dropped,
- * so the next READ tries again: the mount recovers as soon as the store answers.
+ * so the next READ tries again: the mount recovers as soon as the store answers. The parts of a window are
+ * in flight together and share the link, so they end (bytes in flight) / (rate) after they start; on a link too
+ * slow for the window that is past the attempt timeout, and every part would be abandoned and sent again. So
+ * the depot measures the rate at which GET bodies arrive ({@code LinkRate}) and parts start only while the
+ * bytes in flight stay under what the link carries in half an attempt timeout (at least 256 KiB; on a fast
+ * link far above any window). A link of 4 MiB/s with 2 s attempts carried a sequential read at 1.8 MiB/s in 331
+ * GETs for 24 MiB before, at 3.3 MiB/s in 12 GETs with it ({@code S3MountIT}).
  */
 @NullMarked
 package io.github.purefuse.depotfs.store.s3;
