@@ -283,8 +283,10 @@ public interface ReadOnlyFileSystem {
 
     /**
      * {@code FUSE_READDIR}: adds the entries after {@code request.offset()} to {@code page} until it is
-     * full or the directory ends. The default lists {@link #readdirplus} on the same page, without
-     * attributes.
+     * full or the directory ends. Every filesystem implements it, also one that implements
+     * {@link #readdirplus}: the kernel chooses per call and sends READDIR too (a cold {@code find} over a
+     * mount with READDIRPLUS sent one READDIR per directory beside its READDIRPLUS). The kit's
+     * {@code DirectoryListing.fill} answers both from one listing.
      *
      * @param request the handle, the cookie to resume after and the reply size
      * @param page    the reply buffer; borrowed

@@ -19,9 +19,13 @@ import java.nio.ByteBuffer;
  *
  * {@snippet :
  * public ReadReply read(ReadView request, ReadTarget target) {
- *     ByteBuffer into = target.buffer();          // position 0, limit request.size()
- *     int n = file.read(into, request.offset());  // fill some or all of it
- *     return target.filled();                     // sends bytes [0, position)
+ *     ByteBuffer into = target.buffer();             // position 0, limit request.size()
+ *     try {
+ *         channel.read(into, request.offset());      // a FileChannel: fill some or all of it
+ *     } catch (IOException e) {
+ *         return Failure.of(Errno.EIO);
+ *     }
+ *     return target.filled();                        // sends bytes [0, position)
  * }
  * }
  *

@@ -32,6 +32,7 @@ import org.jspecify.annotations.Nullable;
  * A mounted {@link ReadOnlyFileSystem}, served until it is unmounted.
  *
  * {@snippet :
+ * // HelloFs: the low-level hello of examples/ (not in an artifact)
  * try (FuseSession session = FuseSession.mount(Path.of("/mnt/hello"), new HelloFs(), MountOptions.defaults())) {
  *     session.awaitTermination();   // until `umount /mnt/hello`, close() or SIGTERM
  * }

@@ -302,7 +302,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
     /**
      * Makes a valid {@link #fsname} of any text, e.g. a path or a URL naming what is mounted: every
      * character an fsname cannot hold (whitespace and other control characters, {@code ','}, which separates
-     * mount options, and {@code ''}) becomes {@code '_'}.
+     * mount options, and the backslash) becomes {@code '_'}.
      *
      * @param source the text, not empty
      * @return the fsname

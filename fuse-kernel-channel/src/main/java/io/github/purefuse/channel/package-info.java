@@ -11,10 +11,14 @@
  * {@code autoUnmount}, through the setuid helper {@code fusermount3}. Reader threads (platform
  * threads, one {@code /dev/fuse} descriptor each, the extra ones from {@code FUSE_DEV_IOC_CLONE}) do
  * exactly one {@code read(2)} per request; each handler call runs on a (reused) virtual thread, except
- * READs the filesystem says do not block ({@code readMayBlock}), which run on the reader thread into
- * its reused buffer; each reply is exactly one {@code writev(2)} on the descriptor its request came
- * from, with READ data sent straight from the handler's buffer, or, for a {@code FileRange} of a local
- * file, one {@code splice(2)} of the whole message from a pipe the file's pages were spliced into.
+ * requests the filesystem says do not block ({@code mayBlock}; for READ {@code readMayBlock}), which run
+ * on the reader thread (a READ into its reused buffer); each reply is exactly one {@code writev(2)} on the
+ * descriptor its request came from, with READ data sent straight from the handler's buffer, or, for a
+ * {@code FileRange} of a local file, one {@code splice(2)} of the whole message from a pipe the file's
+ * pages were spliced into. With {@link io.github.purefuse.channel.Transport#IO_URING} (FUSE over
+ * io_uring, Linux 6.14+; what {@code AUTO} picks where the kernel offers it) requests arrive in ring
+ * entries, one serving thread per CPU queue, and each reply is committed in the entry its request came in;
+ * INIT, FORGET, INTERRUPT and notifications stay on {@code /dev/fuse}, which one reader keeps serving.
  *
  * <h2>Device errors</h2>
  * <table>

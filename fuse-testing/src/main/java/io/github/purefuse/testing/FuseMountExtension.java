@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@snippet :
  * class HelloIT {
  *     @RegisterExtension
- *     static final FuseMountExtension MOUNT = FuseMountExtension.of(HelloFs::new);
+ *     // HelloPath: the README's getting-started PathFileSystem (examples/, not in an artifact)
+ *     static final FuseMountExtension MOUNT = FuseMountExtension.of(() -> PathAdapter.builder(new HelloPath()).build());
  *
  *     @Test
  *     void catShowsTheGreeting() {

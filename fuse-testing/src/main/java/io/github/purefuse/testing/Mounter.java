@@ -15,7 +15,7 @@ import java.nio.file.Path;
  *
  * {@snippet :
  * Mounter mounter = mountpoint -> {
- *     ZipFileSystem zip = ZipFileSystem.open(jar);
+ *     ZipFileSystem zip = ZipFileSystem.open(jar);        // the zip example's PathFileSystem (examples/)
  *     TestMount mount = TestMount.mountAt(mountpoint, PathAdapter.builder(zip).immutable().build(),
  *             TestMount.options().build());
  *     return MountedFs.of(mountpoint, () -> {

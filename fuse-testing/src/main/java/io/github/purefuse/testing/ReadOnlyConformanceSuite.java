@@ -43,10 +43,11 @@ import org.junit.jupiter.api.TestInstance;
  * {@snippet :
  * class HelloConformanceIT extends ReadOnlyConformanceSuite {
  *     protected Mounter mounter() {
- *         return TestMount.mounter(() -> PathAdapter.builder(new HelloPath()).immutable().build()); // PathFileSystem's hello
+ *         // HelloPath: the README's getting-started PathFileSystem (examples/, not in an artifact)
+ *         return TestMount.mounter(() -> PathAdapter.builder(new HelloPath()).immutable().build());
  *     }
  *     protected ExpectedTree expectedTree() {
- *         return ExpectedTree.builder().file("hello.txt", "Hello, world!\n".getBytes(UTF_8)).build();
+ *         return ExpectedTree.builder().file("hello.txt", "Hello, world!\n".getBytes(StandardCharsets.UTF_8)).build();
  *     }
  * }
  * }

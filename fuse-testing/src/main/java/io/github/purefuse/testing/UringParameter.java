@@ -13,6 +13,11 @@ import java.nio.file.Path;
  * machine's state; when it cannot (no such parameter, not root), the test fails: an io_uring test
  * never passes by skipping.
  *
+ * <p>The parameter is the host's, not the test's: it applies to every FUSE mount made on the machine while
+ * it is set, and another process that sets or restores it meanwhile (a second test run, another user's
+ * tests) changes it under this one; {@link #close} restores the value this one found, whatever the others
+ * did. Run io_uring tests of concurrent jobs on separate machines, or serially.
+ *
  * {@snippet :
  * try (UringParameter p = UringParameter.enable()) {
  *     // mounts with Transport.IO_URING

@@ -11,7 +11,11 @@ import java.util.Objects;
  * the application when they are wrong: the type bits of {@link #mode()} must name a POSIX type, and
  * {@link #size()} must not exceed {@link Long#MAX_VALUE}; the constructor enforces both.
  *
- * @param ino     {@code st_ino}: the inode number shown by {@code ls -i}; not the nodeid
+ * @param ino     {@code st_ino}: the inode number shown by {@code ls -i}; not the nodeid. 0 (the
+ *                {@linkplain #builder builder's} default) is sent as the node's nodeid, so that distinct nodes
+ *                show distinct numbers ({@code tar} takes two files with one {@code st_ino} for hard links of
+ *                each other, {@code du} a directory with its parent's for a cycle); set it where a file must
+ *                keep its number across remounts, or where one file has several nodes
  * @param size    {@code st_size} in bytes; for a symlink the length of its target
  * @param blocks  {@code st_blocks}: allocated space in 512-byte units ({@code du} reads it)
  * @param atime   last access time
@@ -54,7 +58,8 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
     }
 
     /**
-     * Starts a builder for a node of the given type: all numbers 0, nlink 1 (2 for a directory), blocks
+     * Starts a builder for a node of the given type: all numbers 0 (an {@code ino} of 0 is sent as the
+     * nodeid: see {@link Attr}), nlink 1 (2 for a directory), blocks
      * computed from the size unless set, and the three times set to one instant taken once per JVM, when
      * this class is initialized (in practice: when the filesystem process started). So a node whose times
      * are not set shows a recent date that stays the same on every {@code stat}, instead of 1970; set

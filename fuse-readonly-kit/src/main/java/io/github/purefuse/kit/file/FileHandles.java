@@ -28,7 +28,13 @@ import org.jspecify.annotations.Nullable;
  * }
  * public StatusReply release(Release request) {
  *     LocalFileReader file = files.release(request.fh());
- *     if (file != null) file.close();
+ *     if (file != null) {
+ *         try {
+ *             file.close();
+ *         } catch (IOException e) {
+ *             // the descriptor is released either way
+ *         }
+ *     }
  *     return Ok.INSTANCE;
  * }
  * }

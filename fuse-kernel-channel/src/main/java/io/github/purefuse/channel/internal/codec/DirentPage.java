@@ -117,7 +117,9 @@ public final class DirentPage implements DirectoryPage {
             }
             d = pos + FuseDirentplus.DIRENT;
         }
-        Le.put64(buffer, d + FuseDirent.INO, entry.ino());
+        // d_ino as st_ino: a READDIRPLUS entry whose ino is 0 shows its nodeid in both (Wire.ino)
+        Le.put64(buffer, d + FuseDirent.INO, entry.ino() == 0 && lookup != null ? Wire.ino(lookup.attr(), lookup.nodeId().value())
+                : entry.ino());
         Le.put64(buffer, d + FuseDirent.OFF, entry.cookie());
         Le.put32(buffer, d + FuseDirent.NAMELEN, nameLen);
         Le.put32(buffer, d + FuseDirent.TYPE, entry.type().direntType());

@@ -134,10 +134,11 @@ public final class ReplyEncoder {
                 finish(scratch, OUT_HEADER + size, unique);
             }
             case Attributes a -> {
+                long nodeId = request.header().nodeId().value();
                 if (request instanceof Statx) {
-                    statx(scratch, a);
+                    statx(scratch, a, nodeId);
                 } else {
-                    attrOut(scratch, a);
+                    attrOut(scratch, a, nodeId);
                 }
                 finish(scratch, scratch.limit(), unique);
             }
@@ -454,18 +455,18 @@ public final class ReplyEncoder {
         return minor < 9 ? FuseStructs.COMPAT_ENTRY_OUT_SIZE : FuseEntryOut.BYTES;
     }
 
-    private void attrOut(ByteBuffer scratch, Attributes a) {
+    private void attrOut(ByteBuffer scratch, Attributes a, long nodeId) {
         boolean compat = minor < 9;
         int size = compat ? FuseStructs.COMPAT_ATTR_OUT_SIZE : FuseAttrOut.BYTES;
         begin(scratch, OUT_HEADER + size);
         Le.put64(scratch, OUT_HEADER + FuseAttrOut.ATTR_VALID, a.attrTimeout().getSeconds());
         Le.put32(scratch, OUT_HEADER + FuseAttrOut.ATTR_VALID_NSEC, a.attrTimeout().getNano());
         Le.put32(scratch, OUT_HEADER + FuseAttrOut.DUMMY, 0);
-        Wire.attr(scratch, OUT_HEADER + FuseAttrOut.ATTR, a.attr(), compat);
+        Wire.attr(scratch, OUT_HEADER + FuseAttrOut.ATTR, a.attr(), nodeId, compat);
         scratch.limit(OUT_HEADER + size);
     }
 
-    private void statx(ByteBuffer scratch, Attributes a) {
+    private void statx(ByteBuffer scratch, Attributes a, long nodeId) {
         int n = OUT_HEADER + FuseStatxOut.BYTES;
         begin(scratch, n);
         Le.zero(scratch, OUT_HEADER, FuseStatxOut.BYTES);
@@ -479,7 +480,7 @@ public final class ReplyEncoder {
         Le.put32(scratch, s + FuseStatx.UID, attr.uid());
         Le.put32(scratch, s + FuseStatx.GID, attr.gid());
         Le.put16(scratch, s + FuseStatx.MODE, attr.mode());
-        Le.put64(scratch, s + FuseStatx.INO, attr.ino());
+        Le.put64(scratch, s + FuseStatx.INO, Wire.ino(attr, nodeId));
         Le.put64(scratch, s + FuseStatx.SIZE, attr.size());
         Le.put64(scratch, s + FuseStatx.BLOCKS, attr.blocks());
         sxTime(scratch, s + FuseStatx.ATIME, attr.atime());

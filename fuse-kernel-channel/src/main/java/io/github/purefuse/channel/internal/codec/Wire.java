@@ -28,9 +28,12 @@ final class Wire {
         Le.put64(b, at + FuseOutHeader.UNIQUE, unique);
     }
 
-    /** Writes {@code fuse_attr} (88 bytes, or 80 with {@code compat}) with {@code flags = 0}. */
-    static void attr(ByteBuffer b, int at, Attr a, boolean compat) {
-        Le.put64(b, at + FuseAttr.INO, a.ino());
+    /**
+     * Writes {@code fuse_attr} (88 bytes, or 80 with {@code compat}) with {@code flags = 0}; an {@code ino} of 0
+     * is sent as {@code nodeId} ({@link Attr#ino()}).
+     */
+    static void attr(ByteBuffer b, int at, Attr a, long nodeId, boolean compat) {
+        Le.put64(b, at + FuseAttr.INO, ino(a, nodeId));
         Le.put64(b, at + FuseAttr.SIZE, a.size());
         Le.put64(b, at + FuseAttr.BLOCKS, a.blocks());
         Le.put64(b, at + FuseAttr.ATIME, a.atime().getEpochSecond());
@@ -50,6 +53,15 @@ final class Wire {
         }
     }
 
+    /**
+     * {@return the {@code st_ino} the kernel gets for {@code a} of node {@code nodeId}: its ino, or the nodeid when
+     * it is 0} An ino left 0 (the builder's default) gave every such file inode 0: {@code tar} stored different
+     * files as hard links of one another and {@code du} reported a directory cycle.
+     */
+    static long ino(Attr a, long nodeId) {
+        return a.ino() != 0 ? a.ino() : nodeId;
+    }
+
     /** Writes {@code fuse_entry_out} (128 bytes, or 120 with {@code compat}). */
     static void entry(ByteBuffer b, int at, Entry e, boolean compat) {
         Le.put64(b, at + FuseEntryOut.NODEID, e.nodeId().value());
@@ -58,7 +70,7 @@ final class Wire {
         Le.put64(b, at + FuseEntryOut.ATTR_VALID, e.attrTimeout().getSeconds());
         Le.put32(b, at + FuseEntryOut.ENTRY_VALID_NSEC, e.entryTimeout().getNano());
         Le.put32(b, at + FuseEntryOut.ATTR_VALID_NSEC, e.attrTimeout().getNano());
-        attr(b, at + FuseEntryOut.ATTR, e.attr(), compat);
+        attr(b, at + FuseEntryOut.ATTR, e.attr(), e.nodeId().value(), compat);
     }
 
     /** Writes a negative {@code fuse_entry_out}: nodeid 0, the entry timeout, everything else 0. */

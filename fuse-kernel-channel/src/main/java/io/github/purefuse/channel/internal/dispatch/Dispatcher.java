@@ -101,6 +101,13 @@ import java.util.function.Supplier;
  */
 public final class Dispatcher implements RequestSink {
     private static final Logger LOG = System.getLogger(Dispatcher.class.getName());
+    /**
+     * Kinds of handler failure (opcode and exception class) logged at WARNING with their stack trace, at most
+     * {@value #TRACED_LIMIT}; a later failure of the same kind is a DEBUG line (a store that is down fails every
+     * request the same way).
+     */
+    private static final java.util.Set<String> TRACED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final int TRACED_LIMIT = 256;
     private static final int READ = Opcode.FUSE_READ.code();
 
     private final ReadOnlyFileSystem fs;
@@ -535,7 +542,13 @@ public final class Dispatcher implements RequestSink {
                     name, unique, e.toString());
             return Failure.of(Errno.EINTR);
         }
-        LOG.log(Level.WARNING, "handler for {0} (unique {1}) threw {2}; answered EIO", name, unique, e.toString());
+        String kind = name + " " + e.getClass().getName();
+        if (TRACED.size() < TRACED_LIMIT && TRACED.add(kind)) {
+            LOG.log(Level.WARNING, "handler for " + name + " (unique " + unique + ") threw " + e + "; answered EIO"
+                    + " (later failures of " + kind + " are logged at DEBUG, FINE in java.util.logging)", e);
+        } else {
+            LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2}; answered EIO", name, unique, e.toString());
+        }
         return Failure.of(Errno.EIO);
     }
 

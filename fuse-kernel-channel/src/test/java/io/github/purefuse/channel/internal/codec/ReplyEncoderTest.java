@@ -261,6 +261,27 @@ class ReplyEncoderTest {
         assertArrayEquals(expected, encode(45, new Readdir(H, FileHandle.NONE, 0, 4096, 0), page.done(), page));
     }
 
+    /**
+     * An {@code ino} left 0 (the builder's default) is sent as the node's nodeid, in LOOKUP, GETATTR and
+     * READDIRPLUS replies alike (a trial's filesystem showed inode 0 for every file: tar stored them as hard links
+     * of one another); a given ino is sent as it is.
+     */
+    @Test
+    void anInoOfZeroIsSentAsTheNodeid() {
+        Attr zero = Attr.builder(FileType.REGULAR).size(3).build();
+        java.util.function.ToLongFunction<byte[]> attrIno = b -> ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(16 + 40);
+        assertEquals(0x77, attrIno.applyAsLong(encode(new Lookup(H, "x"), new Entry(NodeId.of(0x77), 0, zero, Duration.ZERO, Duration.ZERO))));
+        assertEquals(1234, attrIno.applyAsLong(encode(new Lookup(H, "x"), new Entry(NodeId.of(0x77), 0, ATTR, Duration.ZERO, Duration.ZERO))));
+        byte[] getattr = encode(new Getattr(H, 0, FileHandle.NONE), new Attributes(zero, Duration.ZERO));
+        assertEquals(H.nodeId().value(), ByteBuffer.wrap(getattr).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(16 + 16));
+        DirentPage page = new DirentPage(ByteBuffer.allocate(4096), 4096, true, 45);
+        page.add(new DirEntry("a", 0, FileType.REGULAR, 1), new Entry(NodeId.of(0x99), 0, zero, Duration.ZERO, Duration.ZERO));
+        ByteBuffer plus = ByteBuffer.wrap(encode(45, new Readdirplus(H, FileHandle.NONE, 0, 4096, 0), page.done(), page))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0x99, plus.getLong(16 + 40), "st_ino");
+        assertEquals(0x99, plus.getLong(16 + 128), "d_ino, the same");
+    }
+
     @Test
     void emptyPageMeansEndOfDirectory() {
         DirentPage page = new DirentPage(ByteBuffer.allocate(4096), 4096, true, 45);

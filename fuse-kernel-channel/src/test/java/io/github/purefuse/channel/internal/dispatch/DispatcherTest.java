@@ -372,6 +372,66 @@ class DispatcherTest {
         assertEquals(List.of(), sink.files);
     }
 
+    /** An exception of its own: the first throw of a class is logged once per JVM. */
+    static final class BrokenOnPurpose extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        BrokenOnPurpose(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A handler that throws: EIO for that request; the first throw of each opcode and exception class is a WARNING
+     * with its stack trace (where the bug is), the next ones DEBUG lines (a trial's handler threw on every READ: 50
+     * reads, 52 WARNING lines, none with a trace).
+     */
+    @Test
+    void aThrowIsLoggedWithItsStackTraceOncePerOpcodeAndClass() throws Exception {
+        Fs fs = new Fs() {
+            @Override
+            public ReadReply read(Read request) {
+                throw new BrokenOnPurpose("broken on purpose " + request.header().unique());
+            }
+        };
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(Dispatcher.class.getName());
+        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level before = log.getLevel();
+        log.setLevel(java.util.logging.Level.ALL);
+        log.addHandler(capture);
+        try {
+            for (int i = 0; i < 5; i++) {
+                Sink sink = new Sink(true);
+                run(dispatcher(fs), new Read(header(15, 900 + i, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
+                assertEquals(List.of(Errno.EIO), sink.errors);
+            }
+            List<java.util.logging.LogRecord> warnings = records.stream()
+                    .filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList();
+            assertEquals(1, warnings.size(), records.stream().map(java.util.logging.LogRecord::getMessage).toList().toString());
+            assertTrue(warnings.get(0).getMessage().startsWith("handler for FUSE_READ (unique 900) threw "
+                    + BrokenOnPurpose.class.getName() + ": broken on purpose 900; answered EIO"), warnings.get(0).getMessage());
+            assertTrue(warnings.get(0).getThrown() instanceof BrokenOnPurpose, "with its stack trace");
+            assertEquals(4, records.stream().filter(r -> r.getLevel() == java.util.logging.Level.FINE).count());
+        } finally {
+            log.removeHandler(capture);
+            log.setLevel(before);
+        }
+    }
+
     /** A handler that answers a READ with more bytes than asked: EIO, and a log line saying what was wrong. */
     @Test
     void dataLongerThanTheReadIsAnsweredWithEioAndLogged() throws Exception {
