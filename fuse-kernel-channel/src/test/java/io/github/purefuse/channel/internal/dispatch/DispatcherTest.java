@@ -372,6 +372,41 @@ class DispatcherTest {
         assertEquals(List.of(), sink.files);
     }
 
+    /** A body that throws what a test asserts. */
+    interface Block {
+        void run() throws Exception;
+    }
+
+    /** {@return the records logged by the logger of {@code source}, at every level, while {@code block} ran} */
+    static List<java.util.logging.LogRecord> captureLogs(Class<?> source, Block block) throws Exception {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(source.getName());
+        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level before = log.getLevel();
+        log.setLevel(java.util.logging.Level.ALL);
+        log.addHandler(capture);
+        try {
+            block.run();
+        } finally {
+            log.removeHandler(capture);
+            log.setLevel(before);
+        }
+        return records;
+    }
+
     /** An exception of its own: the first throw of a class is logged once per JVM. */
     static final class BrokenOnPurpose extends IllegalStateException {
         private static final long serialVersionUID = 1L;
@@ -394,42 +429,20 @@ class DispatcherTest {
                 throw new BrokenOnPurpose("broken on purpose " + request.header().unique());
             }
         };
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(Dispatcher.class.getName());
-        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Level before = log.getLevel();
-        log.setLevel(java.util.logging.Level.ALL);
-        log.addHandler(capture);
-        try {
+        List<java.util.logging.LogRecord> records = captureLogs(Dispatcher.class, () -> {
             for (int i = 0; i < 5; i++) {
                 Sink sink = new Sink(true);
                 run(dispatcher(fs), new Read(header(15, 900 + i, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
                 assertEquals(List.of(Errno.EIO), sink.errors);
             }
-            List<java.util.logging.LogRecord> warnings = records.stream()
-                    .filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList();
-            assertEquals(1, warnings.size(), records.stream().map(java.util.logging.LogRecord::getMessage).toList().toString());
-            assertTrue(warnings.get(0).getMessage().startsWith("handler for FUSE_READ (unique 900) threw "
-                    + BrokenOnPurpose.class.getName() + ": broken on purpose 900; answered EIO"), warnings.get(0).getMessage());
-            assertTrue(warnings.get(0).getThrown() instanceof BrokenOnPurpose, "with its stack trace");
-            assertEquals(4, records.stream().filter(r -> r.getLevel() == java.util.logging.Level.FINE).count());
-        } finally {
-            log.removeHandler(capture);
-            log.setLevel(before);
-        }
+        });
+        List<java.util.logging.LogRecord> warnings = records.stream()
+                .filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList();
+        assertEquals(1, warnings.size(), records.stream().map(java.util.logging.LogRecord::getMessage).toList().toString());
+        assertTrue(warnings.get(0).getMessage().startsWith("handler for FUSE_READ (unique 900) threw "
+                + BrokenOnPurpose.class.getName() + ": broken on purpose 900; answered EIO"), warnings.get(0).getMessage());
+        assertTrue(warnings.get(0).getThrown() instanceof BrokenOnPurpose, "with its stack trace");
+        assertEquals(4, records.stream().filter(r -> r.getLevel() == java.util.logging.Level.FINE).count());
     }
 
     /** A handler that answers a READ with more bytes than asked: EIO, and a log line saying what was wrong. */
@@ -441,36 +454,17 @@ class DispatcherTest {
                 return Data.of(new byte[request.size() + 4096]);
             }
         };
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(
-                io.github.purefuse.channel.internal.transport.ReplyContext.class.getName());
-        List<String> lines = new CopyOnWriteArrayList<>();
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                lines.add(r.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        log.addHandler(capture);
-        try {
+        List<String> lines = captureLogs(io.github.purefuse.channel.internal.transport.ReplyContext.class, () -> {
             Sink sink = new Sink(true);
             run(dispatcher(fs), new Read(header(15, 26, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
             assertEquals(List.of(Errno.EIO), sink.errors);
             assertEquals(List.of(16), sink.lengths, "a bare error frame, none of the data");
-            assertEquals(1, lines.size(), lines.toString());
-            assertTrue(lines.get(0).startsWith("reply to FUSE_READ failed: cannot encode the reply Data to unique 26"
-                    + " (java.lang.IllegalArgumentException: Data of 8192 bytes, more than the 4096 that FUSE_READ asked"
-                    + " for); answered EIO"), lines.get(0));
-        } finally {
-            log.removeHandler(capture);
-        }
+        }).stream().filter(r -> r.getLevel().intValue() >= java.util.logging.Level.INFO.intValue())
+                .map(java.util.logging.LogRecord::getMessage).toList();
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).startsWith("reply to FUSE_READ failed: cannot encode the reply Data to unique 26"
+                + " (java.lang.IllegalArgumentException: Data of 8192 bytes, more than the 4096 that FUSE_READ asked"
+                + " for); answered EIO"), lines.get(0));
     }
 
     /** A port with a bug: its next {@code throwing} sends throw (a {@code sendFile} as its LocalFile would). */
