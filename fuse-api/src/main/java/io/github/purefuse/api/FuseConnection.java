@@ -31,7 +31,9 @@ public interface FuseConnection {
      * with {@link io.github.purefuse.api.reply.FileRange} ({@code splice(2)} on {@code /dev/fuse}) or read
      * into a {@link io.github.purefuse.api.ReadTarget}. Works on every kernel and without privileges.
      *
-     * @param file a regular local file (symbolic links are followed)
+     * @param file a regular local file; a symbolic link in its place is refused ({@code O_NOFOLLOW}: whoever can
+     *     write its directory could otherwise have the server read a file they may not), links in the
+     *     directories above are followed
      * @return the open file; close it when the last open handle using it is released
      * @throws java.nio.file.NoSuchFileException   if it does not exist
      * @throws java.nio.file.AccessDeniedException if it cannot be opened for reading
@@ -51,7 +53,7 @@ public interface FuseConnection {
      * reply that the kernel would take for the end of the file. The transport learns it from the bytes it
      * read or spliced: no {@code fstat} per READ.
      *
-     * @param file         a regular local file (symbolic links are followed)
+     * @param file         a regular local file (not a symbolic link, as for {@link #openLocal(Path)})
      * @param expectedSize the bytes the file must hold, at least 0; {@link LocalFile#expectedSize()}
      * @return the open file; close it when the last open handle using it is released
      * @throws java.nio.file.NoSuchFileException   if it does not exist

@@ -118,10 +118,13 @@ public final class LocalFiles {
     }
 
     /**
-     * Opens a local file for reading if, and only if, it is a regular file (a symbolic link to one is followed),
-     * without the race of a check before the open: the file is opened with {@code O_NONBLOCK}, so that a FIFO
-     * in its place (put there before the call or swapped in meanwhile) neither blocks the caller until a
-     * writer comes nor is read, and the kind checked is that of the file actually opened. For servers whose
+     * Opens a local file for reading if, and only if, it is a regular file, without the race of a check before
+     * the open: the file is opened with {@code O_NONBLOCK}, so that a FIFO in its place (put there before the
+     * call or swapped in meanwhile) neither blocks the caller until a writer comes nor is read, and the kind
+     * checked is that of the file actually opened. A symbolic link in the file's place is refused
+     * ({@code O_NOFOLLOW}), not followed: whoever can write the directory could otherwise make the server read,
+     * with its rights, a file they may not read (resolve links first, {@link Path#toRealPath}, where you mean to
+     * follow them); links in the directories above are followed. For servers whose
      * files can be replaced under them by someone else (a shared store directory): {@code FileChannel.open}
      * of a FIFO blocks its thread, a transport's thread when the open serves a FUSE request.
      *
@@ -133,7 +136,7 @@ public final class LocalFiles {
      * @throws NoSuchFileException    if it does not exist (ENOENT)
      * @throws AccessDeniedException  if it cannot be opened for reading (EACCES)
      * @throws FileSystemException    if it is not a regular file (reason {@code not a regular file
-     *                                (directory)}, {@code (FIFO)}, {@code (character device)}, ...), or for
+     *                                (directory)}, {@code (FIFO)}, {@code (symbolic link)}, ...), or for
      *                                another errno (ELOOP: {@code Too many levels of symbolic links}), with
      *                                the C library's message as its reason
      */

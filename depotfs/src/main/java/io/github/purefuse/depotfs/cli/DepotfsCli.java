@@ -64,9 +64,26 @@ public final class DepotfsCli implements Callable<Integer> {
      *
      * @param args the arguments
      */
-    public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err));
+    public static void main(String[] args) throws InterruptedException {
+        int[] status = {1};
+        // A stack of its own: import, verify and gc walk a tree recursively, one level of nesting a few frames, and
+        // the JVM's 1 MiB main stack overflowed at 3,000-6,000 levels (a tar of 6,000 nested directories, a depot of
+        // 10,000 nested bundles). 512 MiB of address space, touched only as deep as a walk goes.
+        Thread t = Thread.ofPlatform().name("main").stackSize(MAIN_STACK_BYTES).unstarted(() -> {
+            try {
+                status[0] = run(args, System.out, System.err);
+            } catch (StackOverflowError e) {
+                System.err.println("depotfs: the tree is nested too deeply to walk (more levels than a stack of "
+                        + (MAIN_STACK_BYTES >> 20) + " MiB holds)");
+            }
+        });
+        t.start();
+        t.join();
+        System.exit(status[0]);
     }
+
+    /** The stack of the thread that runs a command. */
+    static final long MAIN_STACK_BYTES = 512L << 20;
 
     /**
      * Runs the command line.
@@ -223,10 +240,11 @@ public final class DepotfsCli implements Callable<Integer> {
             String rootName = root != null ? root : defaultRootName(source);
             checkRootName(rootName, root == null ? " (choose one with --root)" : "");
             if (!Files.exists(source)) {
-                throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
+                throw new DepotException(DepotException.Reason.NOT_FOUND, io.github.purefuse.depotfs.importer.Importer.missing(source));
             }
             Optional<Path> depotDir = depotAddress.localDirectory();
-            if (depotDir.isPresent() && Files.exists(depotDir.get())) {
+            if (depotDir.isPresent() && Files.exists(depotDir.get())
+                    && (Files.isDirectory(source) || Files.isRegularFile(source))) {   // a pipe has no real path
                 Path src = source.toRealPath();
                 Path dep = depotDir.get().toRealPath();
                 if (src.equals(dep)) {
@@ -375,8 +393,9 @@ public final class DepotfsCli implements Callable<Integer> {
                     for (Map.Entry<String, Hash> r : depot.roots().entrySet()) {
                         try {
                             Bundle b = depot.bundle(r.getValue());
-                            lines.put(r.getKey(), String.format(Locale.ROOT, "%-20s %s  %s, %s entries", r.getKey(),
-                                    r.getValue().toHex(), Terminal.bytes(b.totalBytes()), Terminal.count(b.totalNodes())));
+                            lines.put(r.getKey(), String.format(Locale.ROOT, "%-20s %s  %s, %s %s", r.getKey(),
+                                    r.getValue().toHex(), Terminal.bytes(b.totalBytes()), Terminal.count(b.totalNodes()),
+                                    b.totalNodes() == 1 ? "entry" : "entries"));
                         } catch (DepotException e) {
                             broken.put(r.getKey(), e.getMessage());
                         }
@@ -881,7 +900,17 @@ public final class DepotfsCli implements Callable<Integer> {
             } catch (MountException e) {
                 throw withUnmountHint(e);
             }
+            String inside = MountRunner.insideMountpoint(mountpoint, settings);
+            if (inside != null) {
+                throw new UsageException(inside);
+            }
             WritableDepot opened = depotAddress.open(false, prefetchMib);
+            if (opened instanceof io.github.purefuse.depotfs.store.LocalDepot l
+                    && MountRunner.isWithin(l.directory(), mountpoint)) {
+                opened.close();
+                throw new UsageException("the depot " + l.directory() + " is inside the mount point " + mountpoint
+                        + ": mounted there, it would hide its own store from the server (every read: EIO)");
+            }
             io.github.purefuse.depotfs.store.Depot depot = opened;
             if (cache != null) {
                 if (!(opened instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3)) {

@@ -131,12 +131,76 @@ final class MountRunner {
             serve(out, onReady);
         } finally {
             if (mark != null) {
-                try {
-                    mark.close();
-                } catch (Exception e) {
-                    // the lock goes with the process anyway
-                }
+                closeWithin(mark, "the mount mark " + local.directory().resolve(io.github.purefuse.depotfs.store.LocalDepot.MOUNTS_LOCK)
+                        + " (the lock goes with the process)");
             }
+        }
+    }
+
+    /**
+     * {@return a one-line problem when a file the mount writes ({@code --stats}, {@code --record}) is inside the
+     * mount point, where it cannot be written once mounted (a tester's {@code --stats-interval 1} logged a failed
+     * write every second and lost the statistics at exit), else null}
+     *
+     * @param mountpoint the mount point
+     * @param settings   the flags
+     */
+    static @Nullable String insideMountpoint(Path mountpoint, Settings settings) {
+        if (settings.stats() != null && isWithin(settings.stats(), mountpoint)) {
+            return "--stats " + settings.stats() + " is inside the mount point " + mountpoint
+                    + ", which is read-only once mounted: write it elsewhere";
+        }
+        if (settings.record() != null && isWithin(settings.record().file(), mountpoint)) {
+            return "--record " + settings.record().file() + " is inside the mount point " + mountpoint
+                    + ", which is read-only once mounted: write it elsewhere";
+        }
+        return null;
+    }
+
+    /**
+     * {@return whether {@code path} is {@code dir} or below it, symbolic links resolved where the path exists (the
+     * nearest existing ancestor of a file yet to be written)}
+     */
+    static boolean isWithin(Path path, Path dir) {
+        return real(path).startsWith(real(dir));
+    }
+
+    private static Path real(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        for (Path cur = abs; cur != null; cur = cur.getParent()) {
+            try {
+                return cur.toRealPath().resolve(cur.relativize(abs));
+            } catch (IOException e) {
+                // not there (yet): try its parent
+            }
+        }
+        return abs;
+    }
+
+    /** How long closing the depot's files may take at the end before the mount exits without them. */
+    static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+
+    /**
+     * Closes {@code c} at the end, on a thread of its own, waiting {@link #CLOSE_WAIT} at most: a depot whose
+     * storage stopped answering (a hung NFS server, a frozen FUSE mount under it) blocks {@code close(2)} of its
+     * files, and a SIGTERM'd mount waited on it for as long as the storage did (a tester's: still alive 80 s
+     * later). Then one line says what was left, and the process exits; the kernel releases what it held.
+     */
+    private static void closeWithin(AutoCloseable c, String what) {
+        Thread t = Thread.ofPlatform().daemon().name("depotfs-close").start(() -> {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // nothing left to do: the process ends
+            }
+        });
+        try {
+            if (!t.join(CLOSE_WAIT)) {
+                System.err.println("depotfs: closing " + what + " did not return within " + CLOSE_WAIT.toSeconds()
+                        + " s (its storage does not answer); exiting without waiting for it");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -260,11 +324,7 @@ final class MountRunner {
         long allocated = allocatedBytes() - allocatedAtReady;
         double seconds = (System.nanoTime() - readyNanos) / 1e9;
         s.close();
-        try {
-            depot.close();
-        } catch (IOException e) {
-            // nothing left to do
-        }
+        closeWithin(depot, "the depot " + depot.describe());
         Path statsFile = settings.stats();
         if (statsFile != null) {
             try {

@@ -216,15 +216,30 @@ public final class Importer {
      */
     public ImportResult importPath(Path source) throws IOException {
         if (!Files.exists(source)) {
-            throw new DepotException(DepotException.Reason.NOT_FOUND, "cannot import " + source + ": no such file or directory");
+            throw new DepotException(DepotException.Reason.NOT_FOUND, missing(source));
         }
         if (Files.isDirectory(source)) {
             return importDirectory(source);
+        }
+        if (!Files.isRegularFile(source)) {
+            // a FIFO would block the open until a writer came, and a stream has no size: a tester's import hung
+            throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source + ": it is a "
+                    + io.github.purefuse.channel.LocalFiles.kind(source) + "; import takes a directory or a tar archive file (save a"
+                    + " stream to a file first)");
         }
         if (!Files.isReadable(source)) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot import " + source + ": permission denied");
         }
         return importTar(source);
+    }
+
+    /**
+     * {@return the message for a source that does not exist}
+     *
+     * @param source the path given
+     */
+    public static String missing(Path source) {
+        return "cannot import " + source + ": no such file or directory";
     }
 
     // ------------------------------------------------------------------ directories

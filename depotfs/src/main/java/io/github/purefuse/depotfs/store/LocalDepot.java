@@ -247,25 +247,45 @@ public final class LocalDepot implements WritableDepot {
         if (Files.exists(abs) && !Files.isDirectory(abs)) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot create a depot at " + dir + ": not a directory");
         }
-        if (Files.isDirectory(abs)) {
-            try (DirectoryStream<Path> s = Files.newDirectoryStream(abs)) {
-                if (s.iterator().hasNext()) {
-                    throw new DepotException(DepotException.Reason.NOT_A_DEPOT,
-                            dir + " is not a depot (it has no " + MARKER + ") and is not empty");
-                }
-            }
+        if (Files.isDirectory(abs) && !beingCreated(abs)) {
+            throw new DepotException(DepotException.Reason.NOT_A_DEPOT,
+                    dir + " is not a depot (it has no " + MARKER + ") and is not empty");
         }
+        // Each step may race another process creating the same depot (imports started together): each is done
+        // once whoever does it, and the marker, the same bytes either way, comes last.
         try {
             Files.createDirectories(abs);
             Files.createDirectories(abs.resolve("objects"));
             Files.createDirectories(abs.resolve("refs"));
             Files.createDirectories(abs.resolve("tmp"));
-            Files.createFile(abs.resolve(MOUNTS_LOCK)); // so that a mount that may not write can lock it
+            try {
+                Files.createFile(abs.resolve(MOUNTS_LOCK)); // so that a mount that may not write can lock it
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // another creator's
+            }
             writeDurably(abs.resolve(MARKER), MARKER_CONTENT.getBytes(StandardCharsets.UTF_8));
         } catch (AccessDeniedException e) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, "cannot create a depot at " + dir + ": permission denied", e);
         }
         return open(abs);
+    }
+
+    /**
+     * Whether {@code dir}, a directory without the marker, is empty or holds only what {@link #openOrCreate} puts
+     * there before the marker (another process creating the same depot now: three imports into one new depot
+     * started together failed one time in two with "not a depot ... and is not empty").
+     */
+    private static boolean beingCreated(Path dir) throws IOException {
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            for (Path p : s) {
+                String n = p.getFileName().toString();
+                if (!n.equals("objects") && !n.equals("refs") && !n.equals("tmp") && !n.equals(MOUNTS_LOCK)
+                        && !n.startsWith("." + MARKER + ".tmp-") && !n.equals(MARKER)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** {@return the depot's directory (absolute)} */
@@ -342,11 +362,7 @@ public final class LocalDepot implements WritableDepot {
                 } catch (DepotException e) {
                     broken.put(name, e.getMessage());
                 } catch (NoSuchFileException e) {
-                    if (Files.isSymbolicLink(p)) { // listed, and still there: a link whose target is gone
-                        broken.put(name, "ref " + p + " is a symbolic link to " + Files.readSymbolicLink(p)
-                                + ", which does not exist");
-                    }
-                    // else removed meanwhile
+                    // removed meanwhile (a link in its place is refused as such, not followed: StoreFiles)
                 } catch (IOException e) {
                     broken.put(name, "ref " + p + ": " + LocalFiles.reason(e)); // one unreadable ref spoils no other
                 }
@@ -485,26 +501,31 @@ public final class LocalDepot implements WritableDepot {
             ch.close();
             throw e;
         }
+        ch.close();
         if (actual != size) {
-            ch.close();
             throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": "
                     + actual + " bytes stored, the manifest says " + size);
         }
-        return new LocalObject(hash, p, ch, size);
+        return new LocalObject(hash, p, size);
     }
 
-    /** An object file read with {@code pread}. */
+    /**
+     * An object file read with {@code pread}, opened at its first read: a mount's open of an object reads it through
+     * the transport's own descriptor ({@link #localPath()}: splice, or the kernel with passthrough), and a second
+     * descriptor per open, never read, halved the files a mount could hold open (a tester's 10,000th open got EIO,
+     * the process out of descriptors, and every other reader's open with it).
+     */
     private static final class LocalObject implements DepotObject {
         private final Hash hash;
         private final Path path;
-        private final FileChannel channel;
+        private volatile @Nullable FileChannel channel;
+        private boolean closed;
         private final long size;
         private final FileReads.EndsEarly shrank;
 
-        LocalObject(Hash hash, Path path, FileChannel channel, long size) {
+        LocalObject(Hash hash, Path path, long size) {
             this.hash = hash;
             this.path = path;
-            this.channel = channel;
             this.size = size;
             this.shrank = at -> {
                 long now = sizeOrMinusOne();
@@ -521,12 +542,28 @@ public final class LocalDepot implements WritableDepot {
 
         @Override
         public int read(ByteBuffer dst, long offset) throws IOException {
-            return FileReads.readClipped(channel, dst, offset, size, shrank);
+            return FileReads.readClipped(channel(), dst, offset, size, shrank);
+        }
+
+        private FileChannel channel() throws IOException {
+            FileChannel ch = channel;
+            if (ch != null) {
+                return ch;
+            }
+            synchronized (this) {
+                if (closed) {
+                    throw new IOException("object " + hash.shortHex() + " closed");
+                }
+                if (channel == null) {
+                    channel = StoreFiles.openRegularFile(path, "corrupt object " + hash.shortHex());
+                }
+                return java.util.Objects.requireNonNull(channel);
+            }
         }
 
         private long sizeOrMinusOne() {
             try {
-                return channel.size();
+                return channel().size();
             } catch (IOException e) {
                 return -1;
             }
@@ -539,7 +576,14 @@ public final class LocalDepot implements WritableDepot {
 
         @Override
         public void close() throws IOException {
-            channel.close();
+            FileChannel ch;
+            synchronized (this) {
+                closed = true;
+                ch = channel;
+            }
+            if (ch != null) {
+                ch.close();
+            }
         }
     }
 

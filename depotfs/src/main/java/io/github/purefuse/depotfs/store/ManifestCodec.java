@@ -192,6 +192,9 @@ public final class ManifestCodec {
                     default -> throw new IllegalArgumentException("unknown entry field '" + field + "'");
                 }
             }
+            if (size < 0 && (seen & (1 << 3)) != 0) {
+                throw new IllegalArgumentException("entry " + (name == null ? "" : "'" + name + "' ") + "has a negative size");
+            }
             if (name == null || kind == null || ref == null || size < 0 || mtime == null) {
                 throw new IllegalArgumentException("entry " + (name == null ? "" : "'" + name + "' ")
                         + "lacks one of name, kind, ref, size, mtime");

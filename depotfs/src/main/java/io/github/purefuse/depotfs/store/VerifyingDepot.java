@@ -100,9 +100,12 @@ public final class VerifyingDepot extends ForwardingDepot {
         final @Nullable ChunkSums sums;
         final @Nullable AtomicLongArray local;
         final AtomicInteger localCount = new AtomicInteger();
+        /** No checksums because they are damaged (the object's SHA-256 matched), not because there are none. */
+        final boolean sumsDamaged;
 
-        Checked(@Nullable ChunkSums sums) {
+        Checked(@Nullable ChunkSums sums, boolean sumsDamaged) {
             this.sums = sums;
+            this.sumsDamaged = sumsDamaged;
             this.local = sums == null ? null : new AtomicLongArray((sums.count() + 63) >>> 6);
         }
 
@@ -126,7 +129,29 @@ public final class VerifyingDepot extends ForwardingDepot {
         try {
             Checked c = checked.get(hash);
             if (c == null) {
-                c = new Checked(delegate.chunkSums(hash, size).orElse(null));
+                ChunkSums sums;
+                boolean damaged = false;
+                try {
+                    sums = delegate.chunkSums(hash, size).orElse(null);
+                } catch (DepotException e) {
+                    if (e.reason() != DepotException.Reason.CORRUPT) {
+                        throw e;
+                    }
+                    // The checksums are damaged: the object may be intact (a tester's was, and every read of it
+                    // failed). Its SHA-256, once per object: served unchecked if its bytes are its name's, else EIO.
+                    if (!o.hashesTo(hash, size)) {
+                        throw new DepotException(DepotException.Reason.CORRUPT, e.getMessage() + ", and the object's bytes"
+                                + " do not hash to its name: reads of it fail with EIO (`depotfs verify` lists damaged objects)", e);
+                    }
+                    sums = null;
+                    damaged = true;
+                    if (LOGGED_CHUNKS.size() < LOGGED_CHUNKS_LIMIT && LOGGED_CHUNKS.add(hash.shortHex() + ":sums")) {
+                        LOG.log(System.Logger.Level.WARNING, e.getMessage() + "; the object's bytes hash to its name,"
+                                + " so it is served, its reads unchecked from here on (an `import` of the same files"
+                                + " writes its checksums again)");
+                    }
+                }
+                c = new Checked(sums, damaged);
                 if (checked.size() >= MAX_OBJECTS) {
                     checked.clear();
                 }
@@ -136,7 +161,7 @@ public final class VerifyingDepot extends ForwardingDepot {
                 }
             }
             if (c.sums == null) {
-                if (warnedUnchecked.compareAndSet(false, true)) {
+                if (!c.sumsDamaged && warnedUnchecked.compareAndSet(false, true)) {
                     LOG.log(System.Logger.Level.WARNING, "object " + hash.shortHex() + " has no chunk checksums (written"
                             + " by an older depotfs, or its checksum key was deleted): objects without them are read"
                             + " unchecked; `depotfs import` of the same files adds them");

@@ -133,6 +133,9 @@ public final class DepotTree {
             depot.setRoot(newPath.root(), null, linked.requireHash());
             return linked.requireHash();
         }
+        if (existing.equals(newPath)) {
+            throw new DepotException(DepotException.Reason.INVALID, newPath + " exists already");
+        }
         if (existing.contains(newPath)) {
             throw new DepotException(DepotException.Reason.INVALID, "refusing to link " + existing + " at " + newPath
                     + ": a bundle cannot contain itself (cycle)");

@@ -60,4 +60,41 @@ class StoreErrorIT {
             }
         }
     }
+
+    /**
+     * An object file replaced by a symbolic link, by someone who can write the depot, is not followed: a root-run
+     * mount read with its own rights whatever the link pointed to (a tester served {@code /etc/shadow} to
+     * {@code nobody} through an {@code allow_other} mount). It reads as damage (EIO), like a FIFO there; with
+     * passthrough too, and the other files are served.
+     */
+    @Test
+    void anObjectThatIsASymbolicLinkIsNotFollowed() throws Exception {
+        Files.createDirectories(tmp.resolve("src"));
+        Files.writeString(tmp.resolve("src/good.txt"), "still fine\n");
+        Files.writeString(tmp.resolve("src/public.txt"), "0123456789\n");
+        Path secret = tmp.resolve("secret");
+        Files.writeString(secret, "SECRET-LINE\n");               // as long as public.txt: the size check passes
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        BundleEntry pub;
+        try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tmp.resolve("src"));
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
+            pub = depot.stat(r.bundle(), "public.txt").orElseThrow();
+            Path object = depot.pathOf(pub.requireHash());
+            Files.delete(object);
+            Files.createSymbolicLink(object, secret);
+        }
+        for (boolean passthrough : new boolean[] {false, true}) {
+            try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
+                PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), passthrough);
+                try (TestMount m = TestMount.mount(handler, TestMount.options().build())) {
+                    Tools.Result cat = Tools.run(tmp, "cat", m.path().resolve("public.txt").toString());
+                    assertEquals(1, cat.exit(), "passthrough " + passthrough + ": " + cat.out());
+                    assertTrue(cat.stderr().contains("Input/output error"), cat.stderr());
+                    assertTrue(!cat.out().contains("SECRET"), cat.out());
+                    assertEquals("still fine\n", Tools.ok(tmp, "cat", m.path().resolve("good.txt").toString()));
+                }
+            }
+        }
+    }
 }

@@ -182,10 +182,14 @@ class LocalDepotTest {
 
             Path manifest = d.pathOf(bundle);
             Files.move(manifest, tmp.resolve("manifest"));
-            Files.createSymbolicLink(manifest, Path.of("/dev/zero")); // read whole, it would never end
+            Files.createSymbolicLink(manifest, Path.of("/dev/zero")); // not followed: no store file is a link
             DepotException m = assertThrows(DepotException.class, () -> d.bundle(bundle));
-            assertEquals("corrupt manifest " + bundle.shortHex() + ": " + manifest + " is a character device, not a regular file",
+            assertEquals("corrupt manifest " + bundle.shortHex() + ": " + manifest + " is a symbolic link, not a regular file",
                     m.getMessage());
+            Files.delete(manifest);
+            Files.createSymbolicLink(manifest, tmp.resolve("manifest"));  // even to the right bytes: whoever can
+            assertEquals("corrupt manifest " + bundle.shortHex() + ": " + manifest + " is a symbolic link, not a regular file",
+                    assertThrows(DepotException.class, () -> d.bundle(bundle)).getMessage()); // write it could point anywhere
 
             // refs: each broken one is listed with its reason, the good one still counts
             Path refs = dir.resolve("refs");
@@ -198,7 +202,7 @@ class LocalDepotTest {
                 assertEquals(java.util.Map.of(
                         "adir", "ref: " + refs.resolve("adir") + " is a directory, not a regular file",
                         "afifo", "ref: " + refs.resolve("afifo") + " is a FIFO, not a regular file",
-                        "zeros", "ref: " + refs.resolve("zeros") + " is a character device, not a regular file",
+                        "zeros", "ref: " + refs.resolve("zeros") + " is a symbolic link, not a regular file",
                         "long", "ref " + refs.resolve("long") + " does not hold a hash"), d.brokenRoots());
                 assertEquals("corrupt root 'afifo': ref: " + refs.resolve("afifo") + " is a FIFO, not a regular file",
                         assertThrows(DepotException.class, () -> d.root("afifo")).getMessage());
@@ -296,7 +300,7 @@ class LocalDepotTest {
             Files.createSymbolicLink(object, object.getFileName()); // points at itself
             DepotException e = assertThrows(DepotException.class, () -> d.open(o.hash(), bytes.length));
             assertEquals(DepotException.Reason.CORRUPT, e.reason());
-            assertEquals("corrupt object " + o.hash().shortHex() + ": " + object + ": Too many levels of symbolic links",
+            assertEquals("corrupt object " + o.hash().shortHex() + ": " + object + " is a symbolic link, not a regular file",
                     e.getMessage());
             Files.delete(object);
             Files.move(tmp.resolve("saved"), object);
@@ -476,5 +480,21 @@ class LocalDepotTest {
             }
         }
     }
-}
 
+    /** A depot that another process is creating (its directories there, no marker yet) is joined, not refused. */
+    @Test
+    void aDepotBeingCreatedByAnotherProcessIsJoined() throws Exception {
+        Path dir = tmp.resolve("new");
+        Files.createDirectories(dir.resolve("objects"));
+        Files.createDirectories(dir.resolve("refs"));
+        Files.createFile(dir.resolve(LocalDepot.MOUNTS_LOCK));
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            assertTrue(Files.isRegularFile(dir.resolve(LocalDepot.MARKER)));
+            assertTrue(Files.isDirectory(dir.resolve("tmp")));
+        }
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        Files.writeString(other.resolve("notes.txt"), "mine\n");
+        assertEquals(DepotException.Reason.NOT_A_DEPOT,
+                assertThrows(DepotException.class, () -> LocalDepot.openOrCreate(other)).reason(), "anything else: refused");
+    }
+}

@@ -232,4 +232,38 @@ class VerifyingDepotTest {
             assertEquals(CHUNK, o.read(dst.clear().limit(CHUNK), 0), "the chunks before it are served");
         }
     }
+
+    /**
+     * Damaged chunk checksums of an intact object: the object is checked whole against its name at its first open
+     * and served (a tester's intact object gave EIO on every read); with its bytes damaged as well, EIO.
+     */
+    @Test
+    void damagedChecksumsOfAnIntactObjectFallBackToItsName() throws Exception {
+        byte[] data = random(3 * CHUNK + 9, 6);
+        Hash h;
+        try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("sums"))) {
+            h = d.putObject(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(data)), null).hash();
+            Path sums = d.chunkSumsPathOf(h);
+            sums.toFile().setWritable(true);
+            byte[] b = Files.readAllBytes(sums);
+            b[b.length - 1] ^= 1;
+            Files.write(sums, b);
+        }
+        try (LocalDepot local = LocalDepot.open(tmp.resolve("sums"))) {
+            VerifyingDepot depot = new VerifyingDepot(local);
+            try (DepotObject o = depot.open(h, data.length)) {
+                ByteBuffer all = ByteBuffer.allocate(data.length);
+                assertEquals(data.length, o.read(all, 0));
+                assertArrayEquals(data, all.array());
+            }
+            Path file = local.pathOf(h);
+            file.toFile().setWritable(true);
+            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.wrap(new byte[] {(byte) ~data[5]}), 5);
+            }
+            DepotException e = assertThrows(DepotException.class, () -> new VerifyingDepot(local).open(h, data.length));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason());
+            assertTrue(e.getMessage().contains("do not hash to its name"), e.getMessage());
+        }
+    }
 }

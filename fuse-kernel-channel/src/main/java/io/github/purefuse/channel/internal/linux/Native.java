@@ -30,6 +30,8 @@ public final class Native {
     public static final int O_NONBLOCK = 04000;
     /** {@code O_CLOEXEC}. */
     public static final int O_CLOEXEC = 02000000;
+    /** {@code O_NOFOLLOW} (x86-64 and arm64 alike). */
+    public static final int O_NOFOLLOW = 0400000;
     /** {@code MS_RDONLY}. */
     public static final long MS_RDONLY = 0x1;
     /** {@code MS_NOSUID}. */

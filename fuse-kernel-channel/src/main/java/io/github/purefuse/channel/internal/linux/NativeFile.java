@@ -84,7 +84,7 @@ public final class NativeFile implements LocalFile {
     }
 
     /**
-     * {@code open(2)} of a regular file (a symbolic link to one is followed), read-only and close-on-exec, left
+     * {@code open(2)} of a regular file (not a symbolic link: {@link #openNonBlocking}), read-only and close-on-exec, left
      * in blocking mode. Anything else is refused without waiting: the open is non-blocking until the type of
      * the file actually opened is checked, so a FIFO in its place (there before, or swapped in meanwhile)
      * neither blocks the caller until a writer comes nor is read.
@@ -126,17 +126,26 @@ public final class NativeFile implements LocalFile {
     }
 
     /**
-     * {@code open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)} by the path's bytes: whatever the file is, the call
-     * returns at once (a FIFO does not wait for a writer).
+     * {@code open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)} by the path's bytes: whatever the file is,
+     * the call returns at once (a FIFO does not wait for a writer), and a symbolic link in the file's place is
+     * refused, not followed: a server that serves files from a directory others can write (a shared store) would
+     * otherwise open, with its own rights, whatever a link put there points to (a root-run mount with
+     * {@code allow_other} served {@code /etc/shadow} to any user that way). Links in the directories above are
+     * followed.
      *
      * @param path the file
      * @return the new descriptor, non-blocking; the caller closes it
-     * @throws IOException as {@link #translate} words an errno
+     * @throws IOException as {@link #translate} words an errno; {@code not a regular file (symbolic link)} for a
+     *     link in the file's place
      */
     public static int openNonBlocking(Path path) throws IOException {
         try {
-            return Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK, path.toString());
+            return Native.open(PathBytes.of(path), Native.O_RDONLY | Native.O_CLOEXEC | Native.O_NONBLOCK | Native.O_NOFOLLOW,
+                    path.toString());
         } catch (ErrnoException e) {
+            if (e.is(Errno.ELOOP) && java.nio.file.Files.isSymbolicLink(path)) {
+                throw new FileSystemException(path.toString(), null, "not a regular file (symbolic link)");
+            }
             throw translate(path.toString(), e);
         }
     }
