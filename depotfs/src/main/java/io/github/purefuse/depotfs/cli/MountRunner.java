@@ -460,9 +460,17 @@ final class MountRunner {
             Files.createDirectories(parent);
         }
         // Readers of a periodically rewritten file never see half of it.
-        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
-        Files.writeString(tmp, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        // A new file of a name no one can guess (CREATE_NEW: O_EXCL, so never through a link put there), then renamed
+        // over the target, which replaces a link there rather than writing through it.
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp-"
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+        try {
+            Files.writeString(tmp, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
     }
 
     private static void putPool(ObjectNode o, BufferLeases.Pool pool) {

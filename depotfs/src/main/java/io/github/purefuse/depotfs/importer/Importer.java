@@ -23,7 +23,6 @@ import java.nio.file.FileVisitor;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -393,7 +392,9 @@ public final class Importer {
 
     private void storeFile(File f) throws IOException {
         Path src = java.util.Objects.requireNonNull(f.source);
-        try (FileChannel ch = FileChannel.open(src, StandardOpenOption.READ)) {
+        // Not a plain open: the walk saw a regular file, and one swapped for a symbolic link since (a source another
+        // user can write, imported by root) would be followed to whatever it names, a FIFO would block the import.
+        try (FileChannel ch = io.github.purefuse.channel.LocalFiles.openRegularFile(src)) {
             MessageDigest md = Hash.newDigest();
             ChunkSums.Builder sums = ChunkSums.builder(ChunkSums.DEFAULT_CHUNK_SIZE);
             ByteBuffer buf = BUFFERS.get();

@@ -227,6 +227,7 @@ public final class LocalDepot implements WritableDepot {
         if (!content.contains("\"depotfs-depot\"") || !content.contains("\"version\":1")) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, dir + " is not a version-1 depot (" + MARKER + " says otherwise)");
         }
+        StoreFiles.checkOwnedByRoot(abs.toRealPath(), java.util.List.of("objects", "chunks", "refs", "tmp"), "depot");
         return new LocalDepot(abs);
     }
 

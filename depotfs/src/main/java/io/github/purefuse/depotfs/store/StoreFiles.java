@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -122,5 +123,71 @@ public final class StoreFiles {
                     : f.getFile() + " -> " + f.getOtherFile() + ": " + LocalFiles.reason(e);
         }
         return fallback != null ? LocalFiles.describe(fallback, e) : LocalFiles.reason(e);
+    }
+
+    /** The environment variable that lets root work in a store that others can write ({@link #checkOwnedByRoot}). */
+    public static final String TRUST_WRITERS_ENV = "DEPOTFS_TRUST_STORE_WRITERS";
+
+    /**
+     * Refuses, when this process runs as root, a local store (a depot, a {@code --cache} directory) in which
+     * another user can create or replace entries: its directory, or one of {@code subdirs} and the directories
+     * just below them (a depot's {@code objects/ab}), owned by a user other than root, writable by a group other
+     * than root's or by everyone, or a symbolic link. Whoever can write such a directory can put symbolic links
+     * where depotfs, as root, reads, writes, renames and deletes files, and so make it read, write or delete any
+     * file of the machine: a security trial had a root {@code import} install a root-owned file in a directory of
+     * their choosing, a root {@code gc} empty one, a root mount with a shared cache serve {@code /etc/shadow}. A
+     * store only its own user can write is as safe to use as root as any other file of root's. The environment
+     * variable {@value #TRUST_WRITERS_ENV}{@code =1} accepts the risk (every user who can write the store is
+     * trusted as root).
+     *
+     * @param dir     the store's directory (its real path)
+     * @param subdirs its subdirectories whose own subdirectories are checked too ({@code objects}); others by name
+     * @param what    what it is, for the message: {@code depot}, {@code cache}
+     * @throws DepotException ({@link DepotException.Reason#INVALID}) naming the first directory that is not root's
+     * @throws IOException if a directory's attributes cannot be read
+     */
+    public static void checkOwnedByRoot(Path dir, java.util.List<String> subdirs, String what) throws IOException {
+        if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))
+                || "1".equals(System.getenv(TRUST_WRITERS_ENV))) {
+            return;
+        }
+        java.util.List<Path> dirs = new java.util.ArrayList<>();
+        dirs.add(dir);
+        for (String sub : subdirs) {
+            Path d = dir.resolve(sub);
+            if (!Files.exists(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            dirs.add(d);
+            if (Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                try (java.nio.file.DirectoryStream<Path> s = Files.newDirectoryStream(d)) {
+                    for (Path p : s) {
+                        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                || Files.isSymbolicLink(p)) {
+                            dirs.add(p);
+                        }
+                    }
+                }
+            }
+        }
+        for (Path d : dirs) {
+            java.util.Map<String, Object> a = Files.readAttributes(d, "unix:uid,gid,mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            int uid = (Integer) a.get("uid");
+            int gid = (Integer) a.get("gid");
+            int mode = (Integer) a.get("mode");
+            String problem = (mode & 0170000) == 0120000 ? "is a symbolic link"
+                    : uid != 0 ? "belongs to uid " + uid
+                    : (mode & 02) != 0 ? "is writable by everyone (mode " + Integer.toOctalString(mode & 07777) + ")"
+                    : (mode & 020) != 0 && gid != 0 ? "is writable by group " + gid + " (mode "
+                            + Integer.toOctalString(mode & 07777) + ")"
+                    : null;
+            if (problem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + dir
+                        + " as root: " + d + " " + problem + ", and whoever can write it can make root read, write or"
+                        + " delete any file through symbolic links put there. Run depotfs as the user who owns the "
+                        + what + ", or make it root's alone (chown -R root:root, chmod -R go-w); "
+                        + TRUST_WRITERS_ENV + "=1 accepts the risk");
+            }
+        }
     }
 }

@@ -130,6 +130,11 @@ public final class DiskCache implements AutoCloseable {
             throw new IllegalArgumentException("a cache of " + maxBytes + " bytes is too small (at least " + PART + ")");
         }
         DiskCache c = new DiskCache(dir.toAbsolutePath(), maxBytes);
+        if (Files.isDirectory(c.dir)) {
+            io.github.purefuse.depotfs.store.StoreFiles.checkOwnedByRoot(c.dir.toRealPath(),
+                    java.util.List.of(c.objects.getFileName().toString(), c.manifests.getFileName().toString(),
+                            c.partial.getFileName().toString(), c.chunks.getFileName().toString()), "cache");
+        }
         Files.createDirectories(c.objects);
         Files.createDirectories(c.manifests);
         Files.createDirectories(c.partial);

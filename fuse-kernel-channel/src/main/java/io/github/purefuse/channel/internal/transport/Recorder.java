@@ -1,6 +1,6 @@
 package io.github.purefuse.channel.internal.transport;
 
-import java.io.FileOutputStream;
+import java.io.OutputStream;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -74,7 +74,7 @@ public final class Recorder implements AutoCloseable {
     private byte @Nullable [] initReply;
     private long initUnique = -1;
     // the writer thread's:
-    private @Nullable FileOutputStream out;
+    private @Nullable OutputStream out;
     private volatile long rotations;
     private final Thread writer;
 
@@ -102,12 +102,18 @@ public final class Recorder implements AutoCloseable {
         return r;
     }
 
-    private FileOutputStream create() throws IOException {
+    private OutputStream create() throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        FileOutputStream o = new FileOutputStream(file.toFile());
+        // Only for this process's user (the frames hold READ data: what the mount's files contain), and never
+        // through a symbolic link put in the file's place (a recording of root's mount written anywhere).
+        OutputStream o = java.nio.channels.Channels.newOutputStream(Files.newByteChannel(file,
+                java.util.Set.of(java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                        java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))));
         o.write(MAGIC);
         return o;
     }
@@ -318,7 +324,7 @@ public final class Recorder implements AutoCloseable {
                 lock.unlock();
             }
             try {
-                FileOutputStream o = java.util.Objects.requireNonNull(out);
+                OutputStream o = java.util.Objects.requireNonNull(out);
                 o.write(buffer, 0, length);
                 if (rotate) {
                     rotate();
@@ -346,7 +352,7 @@ public final class Recorder implements AutoCloseable {
 
     /** On the writer thread: closes the file, shifts the old ones, starts a new one with the INIT. */
     private void rotate() throws IOException {
-        FileOutputStream o = out;
+        OutputStream o = out;
         out = null;
         if (o != null) {
             o.close();
@@ -363,7 +369,7 @@ public final class Recorder implements AutoCloseable {
             Files.move(file, rotated(1), StandardCopyOption.REPLACE_EXISTING);
         }
         rotations++;
-        FileOutputStream n = create();
+        OutputStream n = create();
         out = n;
         byte[] q;
         byte[] r;
@@ -413,7 +419,7 @@ public final class Recorder implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        FileOutputStream o = out;
+        OutputStream o = out;
         out = null;
         if (o != null) {
             try {

@@ -104,6 +104,25 @@ class RecorderTest {
         }
     }
 
+    /**
+     * A recording holds READ data: it is its user's alone (0600), and a symbolic link in its place is not written
+     * through (a security trial had root's recording written to a file of their choosing).
+     */
+    @Test
+    void aRecordingIsPrivateAndNeverWrittenThroughALink() throws Exception {
+        Path file = tmp.resolve("private.fusecap");
+        try (Recorder r = Recorder.open(file, 1 << 20, 1)) {
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    java.nio.file.Files.getPosixFilePermissions(file)));
+        }
+        Path target = tmp.resolve("target");
+        java.nio.file.Files.writeString(target, "precious\n");
+        Path link = tmp.resolve("link.fusecap");
+        java.nio.file.Files.createSymbolicLink(link, target);
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> Recorder.open(link, 1 << 20, 1).close());
+        assertEquals("precious\n", java.nio.file.Files.readString(target));
+    }
+
     @Test
     void anInterruptedHandlerThreadDoesNotEndTheRecording() throws Exception {
         Path file = tmp.resolve("interrupted.fusecap");

@@ -1,0 +1,56 @@
+package io.github.purefuse.depotfs.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.purefuse.depotfs.store.cache.DiskCache;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * As root, a store another user can write is refused (a security trial turned a root import, gc and cached mount
+ * of such stores into writes, deletions and reads of any file, through symbolic links put in its directories).
+ */
+class StoreOwnershipTest {
+    private static final int NOBODY = 65534;
+
+    @TempDir
+    Path tmp;
+
+    private static boolean root() throws Exception {
+        return "0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")));
+    }
+
+    @Test
+    void asRootADepotOrCacheOthersCanWriteIsRefused() throws Exception {
+        assumeTrue(root(), "the check applies to root only");
+        Path dir = tmp.resolve("depot");
+        Hash h;
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            h = d.putObject(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(new byte[] {1, 2, 3})), null).hash();
+        }
+        Path shard = dir.resolve("objects").resolve(h.toHex().substring(0, 2));
+        LocalDepot.open(dir).close();                                   // root's alone: fine
+        Files.setAttribute(shard, "unix:uid", NOBODY);
+        DepotException e = assertThrows(DepotException.class, () -> LocalDepot.open(dir));
+        assertEquals(DepotException.Reason.INVALID, e.reason());
+        assertTrue(e.getMessage().contains(shard + " belongs to uid " + NOBODY), e.getMessage());
+        Files.setAttribute(shard, "unix:uid", 0);
+        Files.setPosixFilePermissions(dir.resolve("refs"), PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertTrue(assertThrows(DepotException.class, () -> LocalDepot.open(dir)).getMessage()
+                .contains("is writable by everyone"));
+        Files.setPosixFilePermissions(dir.resolve("refs"), PosixFilePermissions.fromString("rwxrwxr-x"));
+        LocalDepot.open(dir).close();                                   // group-writable by root's own group: fine
+
+        Path cache = Files.createDirectories(tmp.resolve("cache"));
+        DiskCache.open(cache, DiskCache.PART).close();
+        Files.setAttribute(cache.resolve("objects"), "unix:uid", NOBODY);
+        assertTrue(assertThrows(DepotException.class, () -> DiskCache.open(cache, DiskCache.PART)).getMessage()
+                .contains("refusing to use the cache"));
+    }
+}
