@@ -496,13 +496,9 @@ public final class LocalDepot implements WritableDepot {
             throw StoreFiles.unreadable("object " + hash.shortHex(), p, e);
         }
         long actual;
-        try {
+        try (ch) {   // the size check only: the object is read through its own channel, opened at its first read
             actual = ch.size();
-        } catch (IOException e) {
-            ch.close();
-            throw e;
         }
-        ch.close();
         if (actual != size) {
             throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + hash.shortHex() + ": "
                     + actual + " bytes stored, the manifest says " + size);

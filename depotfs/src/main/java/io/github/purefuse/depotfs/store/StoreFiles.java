@@ -5,11 +5,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -146,48 +149,52 @@ public final class StoreFiles {
      * @throws DepotException ({@link DepotException.Reason#INVALID}) naming the first directory that is not root's
      * @throws IOException if a directory's attributes cannot be read
      */
-    public static void checkOwnedByRoot(Path dir, java.util.List<String> subdirs, String what) throws IOException {
+    public static void checkOwnedByRoot(Path dir, List<String> subdirs, String what) throws IOException {
         if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))
                 || "1".equals(System.getenv(TRUST_WRITERS_ENV))) {
             return;
         }
-        java.util.List<Path> dirs = new java.util.ArrayList<>();
-        dirs.add(dir);
+        checkOwnedByRoot(dir, dir, what);
         for (String sub : subdirs) {
             Path d = dir.resolve(sub);
-            if (!Files.exists(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
-            dirs.add(d);
-            if (Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                try (java.nio.file.DirectoryStream<Path> s = Files.newDirectoryStream(d)) {
+            if (Files.exists(d, LinkOption.NOFOLLOW_LINKS) && checkOwnedByRoot(dir, d, what)) {
+                try (DirectoryStream<Path> s = Files.newDirectoryStream(d)) {
                     for (Path p : s) {
-                        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                                || Files.isSymbolicLink(p)) {
-                            dirs.add(p);
-                        }
+                        checkOwnedByRoot(dir, p, what);
                     }
                 }
             }
         }
-        for (Path d : dirs) {
-            java.util.Map<String, Object> a = Files.readAttributes(d, "unix:uid,gid,mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
-            int uid = (Integer) a.get("uid");
-            int gid = (Integer) a.get("gid");
-            int mode = (Integer) a.get("mode");
-            String problem = (mode & 0170000) == 0120000 ? "is a symbolic link"
-                    : uid != 0 ? "belongs to uid " + uid
-                    : (mode & 02) != 0 ? "is writable by everyone (mode " + Integer.toOctalString(mode & 07777) + ")"
-                    : (mode & 020) != 0 && gid != 0 ? "is writable by group " + gid + " (mode "
-                            + Integer.toOctalString(mode & 07777) + ")"
-                    : null;
-            if (problem != null) {
-                throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + dir
-                        + " as root: " + d + " " + problem + ", and whoever can write it can make root read, write or"
-                        + " delete any file through symbolic links put there. Run depotfs as the user who owns the "
-                        + what + ", or make it root's alone (chown -R root:root, chmod -R go-w); "
-                        + TRUST_WRITERS_ENV + "=1 accepts the risk");
-            }
+    }
+
+    /**
+     * Checks one entry of a store for {@link #checkOwnedByRoot(Path, List, String)}: a directory or a symbolic link
+     * must be root's alone; a file is not checked (whoever can only write a file cannot put a link in its place).
+     *
+     * @return whether {@code d} is a directory
+     */
+    private static boolean checkOwnedByRoot(Path store, Path d, String what) throws IOException {
+        Map<String, Object> a = Files.readAttributes(d, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) a.get("mode");
+        int type = mode & 0170000;
+        if (type != 0040000 && type != 0120000) {
+            return false;
         }
+        int uid = (Integer) a.get("uid");
+        int gid = (Integer) a.get("gid");
+        String problem = type == 0120000 ? "is a symbolic link"
+                : uid != 0 ? "belongs to uid " + uid
+                : (mode & 02) != 0 ? "is writable by everyone (mode " + Integer.toOctalString(mode & 07777) + ")"
+                : (mode & 020) != 0 && gid != 0 ? "is writable by group " + gid + " (mode "
+                        + Integer.toOctalString(mode & 07777) + ")"
+                : null;
+        if (problem != null) {
+            throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + store
+                    + " as root: " + d + " " + problem + ", and whoever can write it can make root read, write or"
+                    + " delete any file through symbolic links put there. Run depotfs as the user who owns the "
+                    + what + ", or make it root's alone (chown -R root:root, chmod -R go-w); "
+                    + TRUST_WRITERS_ENV + "=1 accepts the risk");
+        }
+        return type == 0040000;
     }
 }
