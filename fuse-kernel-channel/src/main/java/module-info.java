@@ -19,6 +19,7 @@ module io.github.purefuse.channel {
     requires static org.jspecify;
     requires org.jnrproject.ffi;
     requires org.jnrproject.jffi;   // jnr-ffi's native layer, used directly for a few calls
+    requires java.management;       // direct memory left, before io_uring's entries are allocated (uring)
     requires jdk.unsupported;       // sun.misc.Signal: SIGTERM/SIGINT/SIGHUP unmount (ShutdownSignals)
 
     exports io.github.purefuse.channel;

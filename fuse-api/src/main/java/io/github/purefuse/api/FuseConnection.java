@@ -72,6 +72,12 @@ public interface FuseConnection {
         /**
          * Opens {@code file} read-only and registers it with the kernel as a backing file.
          *
+         * <p>The kernel ties a backing file to the FUSE inode while any passthrough open of it lasts: every
+         * open of one inode must carry the same {@code backing_id} (register once, share it, close it at the
+         * last RELEASE), and an inode cannot be open with and without passthrough at once. An open that
+         * breaks this fails in the caller with EIO, and the server is not told. The kit's
+         * {@code PassthroughFiles} keeps that count.
+         *
          * @param file a regular file on a local filesystem
          * @return the backing file; put {@link BackingFile#id()} in an {@code Opened} reply with
          *     {@code PASSTHROUGH}, and close it when the open file is released

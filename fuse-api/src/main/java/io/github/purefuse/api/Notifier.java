@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * Notifications a filesystem sends to the kernel ({@code fuse_out_header.unique = 0}). Each returns
  * {@code true} when the kernel acted on it and {@code false} when it did not know the node or name
- * (ENOENT), which is a normal outcome, not an error.
+ * (ENOENT), which is a normal outcome, not an error. Once the session has ended, each throws an
+ * {@link IOException} that says so.
  *
  * <p>Never send INVAL_ENTRY or DELETE from a handler that serves a request on the same directory: the
  * kernel holds the directory's lock while it waits for that reply (deadlock). Send them from another

@@ -189,8 +189,9 @@ public interface ReadOnlyFileSystem {
      *
      * <ul>
      *   <li>{@code true} (the default): {@link #read(Read)} runs on a virtual thread, at most
-     *       {@code maxInFlight} at once (when they are all busy the transport stops reading and the kernel
-     *       queues: backpressure). A {@code FUSE_INTERRUPT} marks the request ({@link Interrupts}).</li>
+     *       {@code maxInFlight} at once (when they are all busy, the next wait in the session's queue while
+     *       the transport goes on reading, so interrupts and the unmount still arrive). A
+     *       {@code FUSE_INTERRUPT} marks the request ({@link Interrupts}).</li>
      *   <li>{@code false}: {@link #read(Read, ReadTarget)} runs right on the thread that read the request
      *       from the kernel, into that thread's reused buffer: no hand-off, no queue, no allocation. Say
      *       so only for reads that complete in about the time of a page-cache copy (memory, local files,

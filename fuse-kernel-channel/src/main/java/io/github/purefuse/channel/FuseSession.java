@@ -676,9 +676,17 @@ public final class FuseSession implements AutoCloseable {
      * without a word); the abort is logged at WARNING. When {@code close()} runs in the JVM
      * shutdown hook ({@link MountOptions#installShutdownHook()}), where the logging framework may already be
      * shut down, these messages go to {@code System.err} as {@code purefuse: LEVEL: message} instead.
+     *
+     * <p>Called from a call of this session's filesystem (a handler that decides to end the session), it
+     * does the above on a thread of its own and returns at once: the session cannot end before that call
+     * returns. {@link #awaitTermination()} waits for the end, from any other thread.
      */
     @Override
     public void close() {
+        if (engine.inCallOnCurrentThread()) {
+            Thread.ofPlatform().name("purefuse-close").start(this::close);
+            return;
+        }
         if (!closing.compareAndSet(false, true)) {
             awaitQuietly(UNMOUNT_GRACE);
             return;
@@ -807,11 +815,16 @@ public final class FuseSession implements AutoCloseable {
      * FUSE control file system there first if it is not mounted (and unmounting it again afterwards).
      * Requests in flight fail with ECONNABORTED, later accesses with ENOTCONN ("Transport endpoint is not
      * connected"); the readers end and the session ends, but the mount stays until unmounted
-     * ({@link #close()} does that). Needs root (or the mount's owner with fusectl already mounted).
+     * ({@link #close()} does that). Needs root (or the mount's owner with fusectl already mounted). Does
+     * nothing once the session has seen its connection end (unmounted, aborted): the kernel may have given
+     * its number to another mount by then, whose connection this must not touch.
      *
      * @throws IOException if fusectl cannot be mounted or the abort file cannot be written
      */
     public void abort() throws IOException {
+        if (!engine.connectionLive()) {
+            return;
+        }
         MountInfo.abortConnection(Integer.parseInt(deviceId.substring(deviceId.indexOf(':') + 1)));
     }
 

@@ -42,9 +42,11 @@ import org.jspecify.annotations.Nullable;
  *                            no file-read thread is free, so more than that many READs waiting for a slow
  *                            disk at once (synchronous O_DIRECT callers) can hold up cached requests, as
  *                            can small values of the property (0: readers read every cold range)
- * @param maxInFlight         the most handler calls running at once; at least 1. When reached, readers
- *                            stop reading until one finishes (backpressure), so an INTERRUPT for a
- *                            running handler waits too. Default 256
+ * @param maxInFlight         the most handler calls running at once on virtual threads; at least 1. When
+ *                            reached, further calls wait in the session's queue until one finishes; the
+ *                            readers go on reading, so FUSE_INTERRUPT, FORGET and the unmount still
+ *                            arrive (the kernel bounds the queue: one request per waiting caller, plus
+ *                            {@code maxBackground}). Default 256
  * @param maxReadahead        INIT {@code max_readahead} in bytes; can only lower the kernel's offer
  *                            (usually 131072); 0 to accept the offer (the default)
  * @param readaheadKb         when running as root, written to

@@ -5,7 +5,11 @@ package io.github.purefuse.api.types;
  * {@code fuse_open_out.open_flags}.
  */
 public enum OpenFlag {
-    /** {@code FOPEN_DIRECT_IO}: bypass the page cache; every read reaches the server at the application's size. */
+    /**
+     * {@code FOPEN_DIRECT_IO}: bypass the page cache; every read reaches the server at the application's size.
+     * A shared {@code mmap} ({@code MAP_SHARED}) of such an open fails with ENODEV (the SDK does not request
+     * {@code FUSE_DIRECT_IO_ALLOW_MMAP}); a private one ({@code MAP_PRIVATE}) works.
+     */
     DIRECT_IO(1 << 0),
     /** {@code FOPEN_KEEP_CACHE}: keep the file's cached pages on open; right for immutable data. */
     KEEP_CACHE(1 << 1),

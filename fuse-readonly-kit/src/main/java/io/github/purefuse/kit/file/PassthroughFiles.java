@@ -20,8 +20,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why share</h2>
  * The kernel ties a backing file to the FUSE inode: a second, different backing file for an inode that
- * already has one is refused (the open fails with EBUSY), as is a passthrough open of an inode that is
- * open without passthrough, and the other way round. So every open of one node must carry the same
+ * already has one is refused, as is a passthrough open of an inode that is open without passthrough, and
+ * the other way round: the caller's {@code open(2)} fails with EIO ({@code fs/fuse/iomode.c} turns the
+ * EBUSY into EIO), and nothing reaches the server to say so. So every open of one node must carry the same
  * {@code backing_id}, and it may be closed ({@code FUSE_DEV_IOC_BACKING_CLOSE}) only when no open uses it.
  * This registry counts the opens per key.
  *

@@ -102,6 +102,8 @@ class SessionIT {
         final CountDownLatch slowReadStarted = new CountDownLatch(1);
         volatile FuseConnection connection;
         volatile Path backing;
+        /** The session, for a LOOKUP of {@code close-me}, which closes it from the handler. */
+        volatile FuseSession self;
 
         static Attr attr(long nodeid, long size) {
             return Attr.builder(nodeid == 1 ? FileType.DIRECTORY : FileType.REGULAR).ino(nodeid).size(size)
@@ -119,6 +121,11 @@ class SessionIT {
 
         @Override
         public LookupReply lookup(Lookup request) {
+            FuseSession session = self;
+            if (request.name().equals("close-me") && session != null) {
+                session.close();
+                return Failure.of(Errno.ENOENT);
+            }
             int i = NAMES.indexOf(request.name());
             if (i < 0) {
                 return Failure.of(Errno.ENOENT);
@@ -291,6 +298,8 @@ class SessionIT {
             first.close();
             assertTrue(TestMount.isMounted(mp), "the next mount (" + nextDevice + ", the first one was "
                     + first.deviceId() + ") is still there after the first session's close");
+            assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+            first.abort(); // its connection has ended: the number may be the next mount's, which it must not cut
             assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
             assertFalse(next.session().isTerminated());
         }
@@ -594,6 +603,21 @@ class SessionIT {
         } finally {
             cat.destroyForcibly();
         }
+    }
+
+    @Test
+    void aHandlerMayCloseItsOwnSession() throws Exception {
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        fs.self = mount.session();
+        long t0 = System.nanoTime();
+        Result r = run("stat", mount.path().resolve("close-me").toString());
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertNotEquals(0, r.exit(), r.out());
+        assertTrue(millis < 5_000, "the stat whose handler closed the session took " + millis + " ms");
+        assertTrue(mount.session().awaitTermination(T), "the session ended");
+        assertEquals(1, fs.destroyed.get(), "destroy() ran before awaitTermination returned");
+        assertFalse(TestMount.isMounted(mount.path()));
     }
 
     @Test

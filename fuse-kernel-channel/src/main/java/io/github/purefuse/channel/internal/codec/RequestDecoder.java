@@ -133,9 +133,8 @@ public final class RequestDecoder {
          *
          * @param request the request
          * @param port    what the caller passed with the frame
-         * @throws InterruptedException if the sink was interrupted while waiting (backpressure)
          */
-        void request(FuseRequest request, P port) throws InterruptedException;
+        void request(FuseRequest request, P port);
 
         /**
          * A READ, as the decoding thread's borrowed view (no header, no record): valid until this call
@@ -144,9 +143,8 @@ public final class RequestDecoder {
          *
          * @param read the READ's values
          * @param port what the caller passed with the frame
-         * @throws InterruptedException if the sink was interrupted while waiting (backpressure)
          */
-        default void read(ReadView read, P port) throws InterruptedException {
+        default void read(ReadView read, P port) {
             request(read.toRead(), port);
         }
 
@@ -169,9 +167,8 @@ public final class RequestDecoder {
      * @param sink  where the record goes
      * @param port  passed on to the sink
      * @throws ProtocolException    if the frame is malformed (see the class description); nothing was delivered
-     * @throws InterruptedException if the sink threw it
      */
-    public <P> void decode(ByteBuffer frame, Sink<P> sink, P port) throws ProtocolException, InterruptedException {
+    public <P> void decode(ByteBuffer frame, Sink<P> sink, P port) throws ProtocolException {
         Object request = decodeOnce(frame);
         if (request instanceof ReadIn read) {
             sink.read(read, port);

@@ -58,6 +58,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -92,9 +93,13 @@ import java.util.function.Supplier;
  *   <tr><td>everything else</td><td>a worker virtual thread (reused)</td><td>the handler's reply</td></tr>
  * </table>
  *
- * <p>Handler calls on virtual threads are bounded by a semaphore of {@code maxInFlight} permits that the
- * transport thread acquires before it hands the call over: when the filesystem is slow, the transport
- * stops reading and the kernel queues requests (backpressure). A handler that throws (or returns
+ * <p>Handler calls on virtual threads are bounded by {@code maxInFlight} permits. A call that finds none
+ * free waits in this dispatcher's queue, and the first worker to finish runs it next; the transport
+ * thread never waits, so it goes on reading the requests that must not wait behind a slow filesystem:
+ * FUSE_INTERRUPT (which frees a handler stuck in {@link io.github.purefuse.api.Interrupts#interruptibly}),
+ * FORGET, and the end of the connection at unmount. The kernel bounds that queue: one request per caller
+ * waiting in a system call, plus {@code max_background} (readahead). A queued call that FUSE_INTERRUPT
+ * reaches before it starts is answered EINTR without calling the filesystem. A handler that throws (or returns
  * {@code null}) gets EIO for that request and one log line (EINTR, at DEBUG, when its request was
  * interrupted: {@link io.github.purefuse.api.Interrupts}); the session goes on. Lookup counts, leases
  * and pages are the {@link Exchange}'s: see there.
@@ -113,6 +118,8 @@ public final class Dispatcher implements RequestSink {
     private final ReadOnlyFileSystem fs;
     private final int minor;
     private final Semaphore permits;
+    /** Handler calls waiting for a permit; the worker that gives one back runs the next. */
+    private final ConcurrentLinkedQueue<Call> waiting = new ConcurrentLinkedQueue<>();
     private final InterruptTable interrupts = new InterruptTable();
     private final SlowCalls calls = new SlowCalls(SlowCalls.configuredSeconds(), true);
     private final PagePool pages;
@@ -125,6 +132,8 @@ public final class Dispatcher implements RequestSink {
     private static final long WORKER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(30);
     private final Object idleLock = new Object();
     private int active;
+    /** Worker threads alive (running a call or waiting for one). */
+    private final java.util.concurrent.atomic.AtomicInteger workers = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * Creates a dispatcher.
@@ -181,7 +190,7 @@ public final class Dispatcher implements RequestSink {
      * it was not answered yet, one log line per opcode, and the transport goes on serving.
      */
     @Override
-    public void request(FuseRequest request, ReplyPort port) throws InterruptedException {
+    public void request(FuseRequest request, ReplyPort port) {
         if (request instanceof Read r) {
             read(r, port);
             return;
@@ -201,7 +210,7 @@ public final class Dispatcher implements RequestSink {
         }
     }
 
-    private void route(FuseRequest request, Exchange x, boolean mayBlock) throws InterruptedException {
+    private void route(FuseRequest request, Exchange x, boolean mayBlock) {
         switch (request) {
             case Lookup r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.lookup(r))));
             case Getattr r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.getattr(r))));
@@ -329,7 +338,7 @@ public final class Dispatcher implements RequestSink {
      * else its record on a worker like everything else.
      */
     @Override
-    public void read(ReadView read, ReplyPort port) throws InterruptedException {
+    public void read(ReadView read, ReplyPort port) {
         int size = read.size();
         if (tooLarge(size)) {
             tooLarge(READ, size, exchange(read.toRead(), port));
@@ -383,7 +392,7 @@ public final class Dispatcher implements RequestSink {
      * Runs a handler call: on this (the transport's) thread when it does not block (what it throws ends
      * in {@link #ended}), else on a worker ({@link #spawn}).
      */
-    private void handle(Exchange x, boolean mayBlock, Job task) throws InterruptedException {
+    private void handle(Exchange x, boolean mayBlock, Job task) {
         if (mayBlock) {
             spawn(x, task);
         } else {
@@ -391,41 +400,75 @@ public final class Dispatcher implements RequestSink {
         }
     }
 
+    /** A handler call handed to a worker, or waiting for a permit. */
+    private record Call(InterruptTable.InFlight f, Exchange exchange, Job task) { }
+
     /**
-     * Hands a call to a worker, once a permit is free. Nothing happens here after the hand-off: from then
-     * on the worker owns the exchange; a failure before it leaves the exchange to the caller unanswered.
+     * Hands a call to a worker, or queues it when {@code maxInFlight} calls run; never waits. Nothing happens
+     * here after the hand-off: from then on the worker (or the queue) owns the exchange; a failure before it
+     * leaves the exchange to the caller unanswered.
      */
-    private void spawn(Exchange exchange, Job task) throws InterruptedException {
-        try {
-            permits.acquire();
-        } catch (InterruptedException e) {
-            exchange.error(Errno.EINTR);
-            throw e;
-        }
-        InterruptTable.InFlight f;
-        try {
-            f = interrupts.register(exchange.unique());
-        } catch (RuntimeException | Error e) {
-            permits.release();
-            throw e;
-        }
+    private void spawn(Exchange exchange, Job task) {
+        InterruptTable.InFlight f = interrupts.register(exchange.unique());
         synchronized (idleLock) {
             active++;
         }
-        Runnable job = () -> run(f, exchange, task);
+        Call mine = new Call(f, exchange, task);
+        Call call = mine;
+        if (!permits.tryAcquire()) {
+            waiting.add(mine);
+            // A worker may have given its permit back between the tryAcquire and the add: take it.
+            call = nextWaiting();
+            if (call == null) {
+                return;
+            }
+        }
+        Call first = call;
+        Runnable job = () -> run(first);
         try {
             if (!idleWorkers.tryTransfer(job)) {
-                handlers.newThread(() -> work(job)).start();
-            }
-        } catch (RuntimeException | Error e) { // no worker took it: undo what run() would have undone
-            interrupts.done(f);
-            permits.release();
-            synchronized (idleLock) {
-                if (--active == 0) {
-                    idleLock.notifyAll();
+                Thread worker = handlers.newThread(() -> work(job));
+                workers.incrementAndGet();
+                try {
+                    worker.start();
+                } catch (RuntimeException | Error e) {
+                    workers.decrementAndGet();
+                    throw e;
                 }
             }
+        } catch (RuntimeException | Error e) { // no worker took it: undo what run() would have undone
+            interrupts.done(first.f());
+            permits.release();
+            finished();
+            if (first != mine) { // a queued call's turn: it ends here, and ours waits on in the queue
+                ended(first.exchange(), e);
+                return;
+            }
             throw e;
+        }
+    }
+
+    /**
+     * Takes a permit for the first waiting call, if one waits and a permit is free.
+     *
+     * @return the call, whose permit is now held; null when none waits or no permit is free
+     */
+    private @org.jspecify.annotations.Nullable Call nextWaiting() {
+        while (!waiting.isEmpty() && permits.tryAcquire()) {
+            Call c = waiting.poll();
+            if (c != null) {
+                return c;
+            }
+            permits.release();
+        }
+        return null;
+    }
+
+    private void finished() {
+        synchronized (idleLock) {
+            if (--active == 0) {
+                idleLock.notifyAll();
+            }
         }
     }
 
@@ -449,24 +492,41 @@ public final class Dispatcher implements RequestSink {
                 Opcodes.name(exchange.opcode()), e.getMessage());
     }
 
-    /** Runs one handler call on the current worker thread, bound to its request for interrupts. */
-    private void run(InterruptTable.InFlight f, Exchange exchange, Job task) {
+    /**
+     * Runs a handler call on the current worker thread, then the calls that waited for its permit, each
+     * bound to its request for interrupts; gives the permit back when none waits.
+     */
+    private void run(Call first) {
+        for (Call c = first; c != null; c = waiting.poll()) {
+            runOne(c);
+        }
+        permits.release();
+        // A call queued after the last poll, while this worker still held its permit, would wait for the
+        // next worker to finish: run it now.
+        for (Call c = nextWaiting(); c != null; c = nextWaiting()) {
+            runOne(c);
+            permits.release();
+        }
+    }
+
+    private void runOne(Call c) {
+        Exchange exchange = c.exchange();
+        InterruptTable.InFlight f = c.f();
         SlowCalls.Slot call = calls.begin(exchange.opcode(), exchange.unique(), exchange.nodeid());
         try {
             f.bind();
-            task.run(exchange);
+            if (f.interrupted()) { // FUSE_INTERRUPT came while it waited for a permit: the caller has gone
+                exchange.error(Errno.EINTR);
+            } else {
+                c.task().run(exchange);
+            }
         } catch (RuntimeException | Error e) {
             ended(exchange, e);
         } finally {
             SlowCalls.end(call);
             f.unbind(); // from here on no INTERRUPT of this request can reach the worker
             interrupts.done(f);
-            permits.release();
-            synchronized (idleLock) {
-                if (--active == 0) {
-                    idleLock.notifyAll();
-                }
-            }
+            finished();
         }
     }
 
@@ -478,14 +538,18 @@ public final class Dispatcher implements RequestSink {
      * since each runs one permit's job at a time.
      */
     private void work(Runnable first) {
-        Runnable job = first;
-        while (job != null && job != END) {
-            job.run();
-            try {
-                job = idleWorkers.poll(WORKER_IDLE_NANOS, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                job = null; // only an interrupt meant for a finished request could get here; end quietly
+        try {
+            Runnable job = first;
+            while (job != null && job != END) {
+                job.run();
+                try {
+                    job = idleWorkers.poll(WORKER_IDLE_NANOS, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    job = null; // only an interrupt meant for a finished request could get here; end quietly
+                }
             }
+        } finally {
+            workers.decrementAndGet();
         }
     }
 
@@ -499,8 +563,10 @@ public final class Dispatcher implements RequestSink {
      * (a replay, one fuzz input).
      */
     public void endIdleWorkers() {
-        while (idleWorkers.tryTransfer(END)) {
-            // one idle worker ended per transfer
+        // One END per worker, queued rather than handed over: a worker that has finished its call but not yet
+        // begun to wait (the session saw it idle) finds its END when it does, instead of waiting its idle time.
+        for (int n = workers.get(); n > 0; n--) {
+            idleWorkers.offer(END);
         }
         calls.close();
     }
@@ -585,6 +651,16 @@ public final class Dispatcher implements RequestSink {
             }
             return true;
         }
+    }
+
+    /** {@return whether the calling thread runs a call of the filesystem for this dispatcher now} */
+    public boolean inCallOnCurrentThread() {
+        return calls.inCallOnCurrentThread();
+    }
+
+    /** {@return the worker threads alive, running a call or waiting for one} */
+    int workers() {
+        return workers.get();
     }
 
     /** {@return the number of handler calls running now} */

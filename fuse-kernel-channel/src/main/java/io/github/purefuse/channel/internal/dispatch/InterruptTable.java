@@ -1,8 +1,7 @@
 package io.github.purefuse.channel.internal.dispatch;
 
 import io.github.purefuse.api.Interrupts;
-import java.util.Iterator;
-import java.util.Map;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,16 +12,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * the end of a session, interrupts handler threads wherever they are.
  *
  * <p>With several {@code /dev/fuse} descriptors, an INTERRUPT may be read by one reader before the
- * reader of the original request has registered it. Such an early interrupt is remembered (bounded)
- * and applied when the request registers; the kernel expects no reply to an INTERRUPT that is honoured
- * (§4.16), so none is sent either way.
+ * reader of the original request has registered it. Such an early interrupt is remembered and applied
+ * when the request registers; the kernel expects no reply to an INTERRUPT that is honoured (§4.16), so
+ * none is sent either way. Most remembered ones never match: they were for requests answered on the
+ * transport thread or just answered (the signal raced the reply). So each is kept
+ * {@value #EARLY_TTL_SECONDS} s at most and the oldest goes first beyond {@value #MAX_EARLY}: a genuine
+ * early interrupt, applied within microseconds, is never refused for room.
  */
 public final class InterruptTable {
     private static final int MAX_EARLY = 1024;
-    private static final long EARLY_TTL_NANOS = 10_000_000_000L;
+    private static final int EARLY_TTL_SECONDS = 10;
+    private static final long EARLY_TTL_NANOS = EARLY_TTL_SECONDS * 1_000_000_000L;
 
     private final ConcurrentHashMap<Long, InFlight> running = new ConcurrentHashMap<>();
+    /** Early interrupts: unique to the time it came. */
     private final ConcurrentHashMap<Long, Long> early = new ConcurrentHashMap<>();
+    /** The same, oldest first (an entry {@link #register} applied stays here until it is pruned). */
+    private final ArrayDeque<Early> earlyOrder = new ArrayDeque<>();
+
+    private record Early(long unique, long at) { }
 
     /** One running request. */
     public static final class InFlight {
@@ -123,18 +131,16 @@ public final class InterruptTable {
             f.interrupt();
             return true;
         }
-        long now = System.nanoTime();
-        if (early.size() >= MAX_EARLY) {
-            for (Iterator<Map.Entry<Long, Long>> it = early.entrySet().iterator(); it.hasNext(); ) {
-                if (now - it.next().getValue() > EARLY_TTL_NANOS) {
-                    it.remove();
-                }
+        synchronized (earlyOrder) {
+            long now = System.nanoTime();
+            for (Early e; (e = earlyOrder.peekFirst()) != null
+                    && (now - e.at() > EARLY_TTL_NANOS || earlyOrder.size() >= MAX_EARLY); ) {
+                earlyOrder.pollFirst();
+                early.remove(e.unique(), e.at());
             }
-            if (early.size() >= MAX_EARLY) {
-                return false;
-            }
+            early.put(unique, now);
+            earlyOrder.addLast(new Early(unique, now));
         }
-        early.put(unique, now);
         // The request may have registered between the lookup and the put.
         f = running.get(unique);
         if (f != null && early.remove(unique) != null) {

@@ -124,6 +124,17 @@ final class SlowCalls {
         SEQ.setRelease(s, (long) SEQ.getOpaque(s) + 1);
     }
 
+    /** {@return whether the calling thread is in a call of this dispatcher now (a handler, on any thread)} */
+    boolean inCallOnCurrentThread() {
+        Thread me = Thread.currentThread();
+        for (Slot s : slots) {
+            if (s.thread == me) {
+                return ((long) SEQ.getAcquire(s) & 1) != 0;
+            }
+        }
+        return false;
+    }
+
     /**
      * The calls running now, for a line at the session's end: {@code FUSE_READ (unique 12, nodeid 4) on
      * fuse-handler-3, ...}, or an empty string.

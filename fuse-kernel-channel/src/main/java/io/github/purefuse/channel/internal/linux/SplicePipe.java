@@ -116,10 +116,11 @@ public final class SplicePipe implements AutoCloseable {
      * @param needed the bytes the file must give, at most {@code length}: when it ends before them,
      *               nothing reaches the device and {@link FileEndsEarly} is thrown
      * @return the data bytes sent (fewer than {@code length} at the end of the file)
-     * @throws ErrnoException from the file splice (the caller answers EIO; the pipe is {@link #broken()})
-     *     or from the device splice (ENOENT: interrupted; the pipe is broken)
-     * @throws FileReadFailed if reading the file failed, or it ended before {@code needed} bytes (nothing
-     *     reached the device; the pipe is broken)
+     * @throws ErrnoException from the device splice (ENOENT: interrupted; the pipe is broken): the
+     *     kernel's verdict on the reply
+     * @throws FileReadFailed if the header could not be put in the pipe, reading the file failed, or it
+     *     ended before {@code needed} bytes: nothing reached the device, the caller must still answer (the
+     *     pipe is broken)
      */
     public int reply(int devFd, ByteBuffer header, int fileFd, long offset, int length, int needed)
             throws ErrnoException, FileReadFailed {
@@ -129,8 +130,14 @@ public final class SplicePipe implements AutoCloseable {
         cells.putLong(8, OUT_HEADER);
         cells.putLong(16, offset);
         broken = true; // until the whole message went through
-        if (Native.vmsplice(writeFd, cellsAddress, 1) != OUT_HEADER) {
-            throw new ErrnoException("vmsplice (short)", Errno.EIO.code());
+        long h0;
+        try {
+            h0 = Native.vmsplice(writeFd, cellsAddress, 1);
+        } catch (ErrnoException e) {
+            throw new FileReadFailed(e); // nothing reached the device: the caller still answers
+        }
+        if (h0 != OUT_HEADER) {
+            throw new FileReadFailed(new ErrnoException("vmsplice (short: " + h0 + ")", Errno.EIO.code()));
         }
         int total = 0;
         while (total < length) {
@@ -169,11 +176,16 @@ public final class SplicePipe implements AutoCloseable {
         return total;
     }
 
-    /** Reading the file into the pipe failed: the device was not written. */
+    /** Filling the pipe (the header, or the file's bytes) failed: the device was not written. */
     public static class FileReadFailed extends Exception {
         private static final long serialVersionUID = 1L;
 
-        FileReadFailed(ErrnoException cause) {
+        /**
+         * Creates one.
+         *
+         * @param cause the failed call
+         */
+        public FileReadFailed(ErrnoException cause) {
             super(cause.getMessage(), cause);
         }
 

@@ -69,8 +69,9 @@ final class Connection implements FuseConnection {
      * @return {@code true} if the kernel acted on it, {@code false} if it did not know the node or name
      *     (ENOENT)
      * @throws ErrnoException any other failure (EINVAL, ENAMETOOLONG, ENOTEMPTY, ...)
+     * @throws IOException "the session has ended" once its descriptor is closed or the connection gone
      */
-    private boolean notification(ByteBuffer[] iov, int n) throws ErrnoException {
+    private boolean notification(ByteBuffer[] iov, int n) throws IOException {
         Recorder rec = recorder;
         if (rec != null) {
             rec.reply(iov, n);
@@ -82,6 +83,9 @@ final class Connection implements FuseConnection {
         } catch (ErrnoException e) {
             if (e.is(Errno.ENOENT)) {
                 return false; // an answer, not a refusal: nothing cached to drop (every node, at a root move)
+            }
+            if (e.is(Errno.EBADF) || e.is(Errno.ENODEV)) { // our descriptor closed, or the connection gone
+                throw new IOException("the session has ended: the kernel takes no more notifications", e);
             }
             counters.writeError();
             throw e;

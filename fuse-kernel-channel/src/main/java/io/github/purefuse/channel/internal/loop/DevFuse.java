@@ -99,6 +99,21 @@ public final class DevFuse implements FuseDevice {
         }
     }
 
+    /** {@return whether the connection has ended: {@code poll} reports POLLERR once the kernel aborted it} */
+    @Override
+    public boolean disconnected() {
+        if (!acquire()) {
+            return true;
+        }
+        try {
+            return (Native.poll(fd, 0, 0) & Native.POLLERR) != 0;
+        } catch (ErrnoException e) {
+            return false;
+        } finally {
+            release();
+        }
+    }
+
     /**
      * Sends one READ reply whose data are spliced from a local file (see {@link SplicePipe#reply}).
      *
@@ -108,8 +123,9 @@ public final class DevFuse implements FuseDevice {
      * @param offset the file offset
      * @param length the bytes wanted
      * @return the data bytes sent
-     * @throws ErrnoException from the device splice (ENOENT: interrupted), or EBADF when closed
-     * @throws SplicePipe.FileReadFailed when the file could not be read (the device was not written)
+     * @throws ErrnoException from the device splice (ENOENT: interrupted), or EBADF when the device is closed
+     * @throws SplicePipe.FileReadFailed when the file could not be read, or was closed (the device was not
+     *     written: the caller still answers)
      */
     public int spliceReply(SplicePipe pipe, ByteBuffer header, NativeFile file, long offset, int length, int needed)
             throws ErrnoException, SplicePipe.FileReadFailed {
@@ -117,7 +133,12 @@ public final class DevFuse implements FuseDevice {
             throw new ErrnoException("splice", EBADF);
         }
         try {
-            int in = file.acquire();
+            int in;
+            try {
+                in = file.acquire();
+            } catch (ErrnoException e) {
+                throw new SplicePipe.FileReadFailed(e);
+            }
             try {
                 return pipe.reply(fd, header, in, offset, length, needed);
             } finally {

@@ -90,6 +90,8 @@ final class DeviceQueue implements Runnable, ReplyPort {
     private @Nullable Exchange inline;
     private final ByteBuffer[] fileIov = new ByteBuffer[2];
     private final ConcurrentLinkedQueue<SplicePipe> pipes = new ConcurrentLinkedQueue<>();
+    /** Set when the reader ends: a pipe given back after that is closed, not pooled. */
+    private volatile boolean pipesClosed;
     private final ConcurrentLinkedQueue<ByteBuffer> fallbackBuffers = new ConcurrentLinkedQueue<>();
     /** Copies of {@code fuse_out_header} for replies handed to file-read threads, reused. */
     private final ConcurrentLinkedQueue<ByteBuffer> headers = new ConcurrentLinkedQueue<>();
@@ -195,9 +197,6 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 d.decode(buffer, s, this);
             } catch (ProtocolException ex) {
                 s.malformed(ex, this);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return;
             } catch (RuntimeException | Error ex) { // a bug of ours ends this frame, not the reader
                 c.escaped(buffer, ex);
             }
@@ -252,8 +251,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
         try {
             answered(); // before the write: it wakes the caller, whose next request may come before it returns
             long written = device.writev(iov, n);
-            if (written != expected) {
-                counters.writeError();
+            if (written != expected) { // counted with the verdict (Exchange)
                 LOG.log(Level.DEBUG, "writev wrote {0} of {1} bytes", written, expected);
                 return EIO;
             }
@@ -465,10 +463,15 @@ final class DeviceQueue implements Runnable, ReplyPort {
             }
         } else if (!mine) {
             pipes.offer(p);
+            // A file-read or handler thread may finish after the reader closed the pool: close it then.
+            if (pipesClosed && pipes.remove(p)) {
+                p.close();
+            }
         }
     }
 
     private void closePipes() {
+        pipesClosed = true;
         SplicePipe p = pipe;
         pipe = null;
         if (p != null) {

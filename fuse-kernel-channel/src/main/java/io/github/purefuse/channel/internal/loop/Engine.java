@@ -535,6 +535,21 @@ public final class Engine {
         return p;
     }
 
+    /** {@return whether the calling thread runs a call of the filesystem for this session now (a handler)} */
+    public boolean inCallOnCurrentThread() {
+        Dispatcher d = dispatcher;
+        return d != null && d.inCallOnCurrentThread();
+    }
+
+    /**
+     * {@return whether the kernel's connection is still live: no device reader has seen its end (ENODEV,
+     * ECONNABORTED), and the device does not report it ({@code POLLERR}: the unmount ended it while every
+     * reader was busy)} Once it has ended, the connection's device number may belong to another mount.
+     */
+    public boolean connectionLive() {
+        return liveReaders.get() > 0 && !devices.isEmpty() && !devices.get(0).disconnected();
+    }
+
     void readerEnded() {
         if (liveReaders.decrementAndGet() == 0) {
             finish();

@@ -36,6 +36,14 @@ public interface FuseDevice {
     long writev(ByteBuffer[] iov, int n) throws ErrnoException;
 
     /**
+     * {@return whether the kernel has ended this descriptor's connection (unmount, abort), or the
+     * descriptor is closed} Asked without waiting; a device that cannot tell says false.
+     */
+    default boolean disconnected() {
+        return false;
+    }
+
+    /**
      * Closes the descriptor once no read or write is in progress on it. Idempotent.
      */
     void close();

@@ -17,16 +17,15 @@ import io.github.purefuse.channel.internal.request.ChannelRequest;
 public interface RequestSink extends RequestDecoder.Sink<ReplyPort> {
 
     /**
-     * Handles one request for the filesystem: runs it right there (READs that do not block), or hands it
-     * to a virtual thread, bounded by the session's {@code maxInFlight}.
+     * Handles one request for the filesystem: runs it right there (what does not block), or hands it to a
+     * virtual thread, bounded by the session's {@code maxInFlight} (beyond it the call waits in a queue,
+     * not the transport thread).
      *
      * @param request the request
      * @param port    where its reply goes
-     * @throws InterruptedException if the transport thread was interrupted while waiting for a permit
-     *     (backpressure); the request was then answered with EINTR
      */
     @Override
-    void request(FuseRequest request, ReplyPort port) throws InterruptedException;
+    void request(FuseRequest request, ReplyPort port);
 
     /**
      * Handles one request the channel answers itself, right there on the transport thread (FORGET,

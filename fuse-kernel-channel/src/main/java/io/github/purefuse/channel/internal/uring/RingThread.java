@@ -687,10 +687,6 @@ final class RingThread implements Runnable {
             transport.decoder().decode(f, sink, e);
         } catch (ProtocolException ex) {
             sink.malformed(ex, e);
-        } catch (InterruptedException ex) {
-            // The sink answered EINTR; this thread ends with the session.
-            Thread.currentThread().interrupt();
-            stopping = true;
         } catch (RuntimeException | Error ex) { // a bug of ours ends this request, not the ring
             transport.context().escaped(f, ex);
         }

@@ -96,7 +96,7 @@ class DecoderAllocationTest {
                 for (int i = 0; i < 100; i++) {
                     d.decode(frame, sink, null);
                 }
-            } catch (ProtocolException | InterruptedException e) {
+            } catch (ProtocolException e) {
                 throw new AssertionError(e);
             }
         };

@@ -517,4 +517,27 @@ class DispatcherTest {
         di.request(new Read(header(15, 80, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), s2);
         assertEquals(List.of(16, 16 + 2), s2.lengths, "and the next READ is served");
     }
+
+    /**
+     * Workers end with the session, also one that finished its call just before the session saw it idle
+     * and has not begun to wait for the next (it held the session and its buffers for 30 s).
+     */
+    @Test
+    void workersEndWithTheSessionRightAfterTheirLastCall() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            Fs fs = new Fs();
+            Dispatcher d = dispatcher(fs);
+            Sink sink = new Sink(true);
+            for (int i = 0; i < 4; i++) {
+                d.request(new Lookup(header(1, 2 + 2 * i, 1), "n"), sink);
+            }
+            assertTrue(d.awaitIdle(Duration.ofSeconds(10)));
+            d.endIdleWorkers(); // at once, as the session's end does
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (d.workers() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertEquals(0, d.workers(), "round " + round + ": a worker outlived its session");
+        }
+    }
 }

@@ -150,4 +150,17 @@ class InterruptTableTest {
         assertFalse(duringSecond[0], "the next request on the same worker must not be interrupted");
         assertFalse(duringSecond[1], "nor marked as interrupted");
     }
+
+    @Test
+    void aGenuineEarlyInterruptIsAppliedAfterManyThatNeverMatched() {
+        InterruptTable t = new InterruptTable();
+        // INTERRUPTs of requests answered on the transport thread, or just answered: they never register
+        for (long u = 2; u < 2 + 4 * 1024; u += 2) {
+            t.interrupt(u);
+        }
+        // request 5001's INTERRUPT is read (on /dev/fuse) before the request registers (from the ring)
+        t.interrupt(5001);
+        assertTrue(t.register(5001).interrupted(), "the early INTERRUPT reached its request");
+        assertFalse(t.register(9001).interrupted(), "a request nobody interrupted");
+    }
 }

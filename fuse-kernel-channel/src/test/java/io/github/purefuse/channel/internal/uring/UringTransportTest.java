@@ -2,6 +2,7 @@ package io.github.purefuse.channel.internal.uring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.channel.MountOptions;
 import io.github.purefuse.channel.Transport;
@@ -36,5 +37,25 @@ class UringTransportTest {
         assertEquals("unknown transport 'rdma' (expected auto, dev or io-uring)", e.getMessage());
         assertEquals(Transport.AUTO, MountOptions.defaults().transport());
         assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().uringQueueDepth(-1).build());
+    }
+
+    @Test
+    void entriesThatCannotFitInDirectMemoryAreRefusedBeforeAnyIsAllocated() {
+        long before = java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
+                .stream().filter(p -> p.getName().equals("direct")).mapToLong(p -> p.getMemoryUsed()).sum();
+        var e = assertThrows(java.io.IOException.class, () -> UringTransport.open(64, 4096, 2, -1, 1 << 20, -1));
+        assertTrue(e.getMessage().startsWith("the ring entries (64 queues x 4096 entries x 1.0 MiB = 262216.0 MiB) do not fit"
+                + " in the direct memory"), e.getMessage());
+        long after = java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
+                .stream().filter(p -> p.getName().equals("direct")).mapToLong(p -> p.getMemoryUsed()).sum();
+        assertEquals(before, after, "nothing allocated");
+    }
+
+    @Test
+    void hotSpotSizesParse() {
+        assertEquals(512L << 20, DirectMemory.parseSize("512m"));
+        assertEquals(2L << 30, DirectMemory.parseSize("2G"));
+        assertEquals(1048576, DirectMemory.parseSize("1048576"));
+        assertEquals(-1, DirectMemory.parseSize("lots"));
     }
 }
