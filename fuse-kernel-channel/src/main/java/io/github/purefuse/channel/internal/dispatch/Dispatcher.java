@@ -99,7 +99,8 @@ import java.util.function.Supplier;
  * FUSE_INTERRUPT (which frees a handler stuck in {@link io.github.purefuse.api.Interrupts#interruptibly}),
  * FORGET, and the end of the connection at unmount. The kernel bounds that queue: one request per caller
  * waiting in a system call, plus {@code max_background} (readahead). A queued call that FUSE_INTERRUPT
- * reaches before it starts is answered EINTR without calling the filesystem. A handler that throws (or returns
+ * reaches before it starts is marked as a running one would be: its handler sees it at once. A handler that
+ * throws (or returns
  * {@code null}) gets EIO for that request and one log line (EINTR, at DEBUG, when its request was
  * interrupted: {@link io.github.purefuse.api.Interrupts}); the session goes on. Lookup counts, leases
  * and pages are the {@link Exchange}'s: see there.
@@ -514,12 +515,8 @@ public final class Dispatcher implements RequestSink {
         InterruptTable.InFlight f = c.f();
         SlowCalls.Slot call = calls.begin(exchange.opcode(), exchange.unique(), exchange.nodeid());
         try {
-            f.bind();
-            if (f.interrupted()) { // FUSE_INTERRUPT came while it waited for a permit: the caller has gone
-                exchange.error(Errno.EINTR);
-            } else {
-                c.task().run(exchange);
-            }
+            f.bind(); // an INTERRUPT that came while it waited is seen now (Interrupts.requested, interruptibly)
+            c.task().run(exchange);
         } catch (RuntimeException | Error e) {
             ended(exchange, e);
         } finally {
