@@ -81,6 +81,10 @@ final class DepotAddress {
      */
     WritableDepot open(boolean create, @Nullable Integer prefetchMib) throws IOException {
         if (!isS3()) {
+            if (depot.regionMatches(true, 0, "s3:", 0, 3)) {
+                throw new DepotfsCli.UsageException("--depot " + depot + ": an S3 depot is s3://BUCKET/PREFIX (lower case,"
+                        + " two slashes); for a local directory of that name, write ./" + depot);
+            }
             if (endpoint != null || region != null || anonymous || timeoutSeconds != null || prefetchMib != null) {
                 throw new DepotfsCli.UsageException("--endpoint, --region, --anonymous and --s3-* apply to s3:// depots only");
             }
@@ -124,6 +128,9 @@ final class DepotAddress {
         p = DepotfsCli.rangeProblem("--s3-prefetch-mib", prefetchMib, 0, 65536);
         if (p != null) {
             throw new DepotfsCli.UsageException(p);
+        }
+        if (region != null && region.isBlank()) {
+            throw new DepotfsCli.UsageException("--region must not be empty");
         }
         S3Options o = S3Options.defaults(uri).withRegion(region).withAnonymous(anonymous).withHttpClient(httpClient);
         if (prefetchMib != null) {

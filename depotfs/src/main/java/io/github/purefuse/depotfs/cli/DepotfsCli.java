@@ -102,6 +102,7 @@ public final class DepotfsCli implements Callable<Integer> {
         CommandLine cl = new CommandLine(new DepotfsCli());
         version(cl, version());
         cl.setUsageHelpAutoWidth(true);   // help wraps at the terminal's width (80 when not a terminal)
+        cl.setCaseInsensitiveEnumValuesAllowed(true); // --s3-http-client netty as well as NETTY
         cl.registerConverter(Path.class, DepotfsCli::path);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
@@ -650,11 +651,13 @@ public final class DepotfsCli implements Callable<Integer> {
 
         /** How often roots are re-read by default: a minute (one LIST and a GET per root on S3). */
         static final java.time.Duration DEFAULT_ROOT_REFRESH = java.time.Duration.ofSeconds(60);
+        /** The shortest: each re-read costs a LIST and a GET per root of the shared store. */
+        static final java.time.Duration MIN_ROOT_REFRESH = java.time.Duration.ofSeconds(1);
 
         @Option(names = "--root-refresh", paramLabel = "DURATION",
                 description = "re-read the roots this often, so that a new snapshot (depotfs link or import from "
-                        + "elsewhere) appears without remounting; open files keep their snapshot. e.g. 30s, 500ms, "
-                        + "5m; 0 = never (default 60s)")
+                        + "elsewhere) appears without remounting; open files keep their snapshot. e.g. 30s, 5m; "
+                        + "at least 1s, or 0 = never (default 60s)")
         @Nullable String rootRefresh;
         @Option(names = "--record", paramLabel = "FILE",
                 description = "record the FUSE traffic (FUSECAP1: bin/fuse-decode reads it, the replay harness replays it)")
@@ -696,7 +699,10 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             if (p == null && rootRefresh != null) {
                 try {
-                    parseDuration(rootRefresh);
+                    java.time.Duration d = parseDuration(rootRefresh);
+                    if (!d.isZero() && d.compareTo(MIN_ROOT_REFRESH) < 0) { // each is a LIST and a GET per root
+                        p = "--root-refresh must be 0 (never) or at least 1s, was " + rootRefresh;
+                    }
                 } catch (IllegalArgumentException e) {
                     p = "--root-refresh: " + e.getMessage();
                 }

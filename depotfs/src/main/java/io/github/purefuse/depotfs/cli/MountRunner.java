@@ -81,6 +81,13 @@ final class MountRunner {
     private final Path mountpoint;
     private final Settings settings;
     private final AtomicBoolean finished = new AtomicBoolean();
+    /**
+     * Set when the session has ended, before the background threads are interrupted: an interrupt can be lost
+     * (the S3 SDK turns one that lands in a request into an exception and clears it), the flag cannot.
+     */
+    private volatile boolean stopping;
+    /** How long the end of a mount waits for its statistics and root-refresh threads. */
+    private static final java.time.Duration BACKGROUND_JOIN = java.time.Duration.ofSeconds(10);
     /** The depot when it is a local one: its mounts mark it while they run ({@code demo --clean} checks). */
     private final io.github.purefuse.depotfs.store.@Nullable LocalDepot local;
     private @Nullable FuseSession session;
@@ -299,13 +306,12 @@ final class MountRunner {
             refresher = Thread.ofPlatform().daemon().name("depotfs-roots").start(() -> refreshEvery(fs, mount));
         }
         s.awaitTermination();
-        if (periodic != null) {
-            periodic.interrupt();
-            periodic.join();
-        }
-        if (refresher != null) {
-            refresher.interrupt();
-            refresher.join();
+        stopping = true;
+        for (Thread t : new Thread[] {periodic, refresher}) {
+            if (t != null) {
+                t.interrupt();
+                t.join(BACKGROUND_JOIN.toMillis()); // a store call that ignores the interrupt ends with its timeout
+            }
         }
         finish();
         try {
@@ -342,10 +348,13 @@ final class MountRunner {
      */
     private void refreshEvery(DepotFileSystem fs, PathAdapter mount) {
         String lastProblem = null;
-        while (!finished.get()) {
+        while (!finished.get() && !stopping) {
             try {
                 Thread.sleep(settings.rootRefresh());
             } catch (InterruptedException e) {
+                return;
+            }
+            if (stopping) {
                 return;
             }
             try {
@@ -354,7 +363,7 @@ final class MountRunner {
                 }
                 lastProblem = null;
             } catch (IOException | RuntimeException e) {
-                if (Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
+                if (stopping || Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
                     return;                                   // unmounting
                 }
                 String problem = e instanceof java.nio.file.FileSystemException f && f.getFile() != null
@@ -371,7 +380,7 @@ final class MountRunner {
 
     private void writeStatsEvery(Path file) {
         FuseSession s = java.util.Objects.requireNonNull(session);
-        while (!finished.get()) {
+        while (!finished.get() && !stopping) {
             try {
                 Thread.sleep(settings.statsInterval() * 1000L);
             } catch (InterruptedException e) {

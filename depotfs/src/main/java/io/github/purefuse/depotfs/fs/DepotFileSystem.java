@@ -136,7 +136,8 @@ public final class DepotFileSystem implements PathFileSystem {
     private volatile @Nullable PathAdapter adapter;
     private volatile boolean checksWholeObjectsAtOpen;
 
-    private DepotFileSystem(Depot depot, @Nullable String root, int uid, int gid, Snapshot snapshot) {
+    private DepotFileSystem(Depot depot, @Nullable String root, int uid, int gid, Snapshot snapshot, CorruptRoots corrupt) {
+        this.corruptRoots = corrupt;
         this.depot = depot;
         this.root = root;
         this.uid = uid;
@@ -158,13 +159,48 @@ public final class DepotFileSystem implements PathFileSystem {
      * @throws IOException if the roots cannot be read
      */
     public static DepotFileSystem open(Depot depot, @Nullable String root, int uid, int gid) throws IOException {
-        Snapshot first = read(depot, root);
+        CorruptRoots corrupt = new CorruptRoots();
+        Snapshot first = read(depot, root, corrupt);
         logBroken(first.broken(), null);
-        return new DepotFileSystem(depot, root, uid, gid, first);
+        return new DepotFileSystem(depot, root, uid, gid, first, corrupt);
     }
 
+    /**
+     * Root manifests found damaged (CORRUPT: not a manifest, or not the bytes of their hash), so that each
+     * re-read of the roots does not fetch them again: a ref that names a large object, or a damaged manifest,
+     * cost a whole GET per refresh per mount. Remembered for {@link #CORRUPT_TTL_NANOS} (a repair, {@code
+     * import --repair}, shows then), the last {@link #MAX_CORRUPT} of them.
+     */
+    static final class CorruptRoots {
+        private static final long CORRUPT_TTL_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
+        private static final int MAX_CORRUPT = 256;
+        private final java.util.LinkedHashMap<Hash, Map.Entry<String, Long>> seen = new java.util.LinkedHashMap<>();
+
+        synchronized @Nullable String problem(Hash h) {
+            Map.Entry<String, Long> e = seen.get(h);
+            if (e == null) {
+                return null;
+            }
+            if (System.nanoTime() - e.getValue() > CORRUPT_TTL_NANOS) {
+                seen.remove(h);
+                return null;
+            }
+            return e.getKey();
+        }
+
+        synchronized void remember(Hash h, String problem) {
+            seen.remove(h);
+            seen.put(h, Map.entry(problem, System.nanoTime()));
+            if (seen.size() > MAX_CORRUPT) {
+                seen.remove(seen.keySet().iterator().next());
+            }
+        }
+    }
+
+    private final CorruptRoots corruptRoots;
+
     /** Reads the roots: a new snapshot. */
-    private static Snapshot read(Depot depot, @Nullable String root) throws IOException {
+    private static Snapshot read(Depot depot, @Nullable String root, CorruptRoots corrupt) throws IOException {
         Instant now = Instant.now();
         long nowNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         if (root != null) {
@@ -181,6 +217,12 @@ public final class DepotFileSystem implements PathFileSystem {
         long files = 1 + good.size() + broken.size();
         for (java.util.Iterator<Map.Entry<String, Hash>> it = good.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, Hash> r = it.next();
+            String known = corrupt.problem(r.getValue());
+            if (known != null) {
+                broken.put(r.getKey(), known);
+                it.remove();
+                continue;
+            }
             try {
                 Bundle b = depot.bundle(r.getValue());
                 bytes += b.totalBytes();
@@ -188,6 +230,9 @@ public final class DepotFileSystem implements PathFileSystem {
             } catch (DepotException e) {
                 broken.put(r.getKey(), e.getMessage());
                 it.remove();
+                if (e.reason() == DepotException.Reason.CORRUPT) {
+                    corrupt.remember(r.getValue(), e.getMessage());
+                }
             }
         }
         Node top = new Node(EntryKind.BUNDLE, null, null, 4096, nowNs, false);
@@ -216,7 +261,7 @@ public final class DepotFileSystem implements PathFileSystem {
      */
     public synchronized List<FsPath> refresh() throws IOException {
         Snapshot before = snapshot;
-        Snapshot next = read(depot, root);
+        Snapshot next = read(depot, root, corruptRoots);
         List<FsPath> changed = new ArrayList<>();
         List<String> what = new ArrayList<>();
         if (root != null) {

@@ -227,8 +227,11 @@ public final class LocalDepot implements WritableDepot {
         if (!content.contains("\"depotfs-depot\"") || !content.contains("\"version\":1")) {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT, dir + " is not a version-1 depot (" + MARKER + " says otherwise)");
         }
-        StoreFiles.checkOwnedByRoot(abs.toRealPath(), java.util.List.of("objects", "chunks", "refs", "tmp"), "depot");
-        return new LocalDepot(abs);
+        // Checked, then used by its real path: a link on the way, which its owner could point elsewhere later,
+        // is resolved once, here.
+        Path real = abs.toRealPath();
+        StoreFiles.checkOwnedByRoot(real, java.util.List.of("objects", "chunks", "refs", "tmp"), "depot");
+        return new LocalDepot(real);
     }
 
     /**

@@ -155,6 +155,7 @@ public final class StoreFiles {
             return;
         }
         checkOwnedByRoot(dir, dir, what);
+        checkAncestors(dir, what);
         for (String sub : subdirs) {
             Path d = dir.resolve(sub);
             if (Files.exists(d, LinkOption.NOFOLLOW_LINKS) && checkOwnedByRoot(dir, d, what)) {
@@ -163,6 +164,33 @@ public final class StoreFiles {
                         checkOwnedByRoot(dir, p, what);
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Checks the directories above a store ({@code dir} is a real path): whoever can rename an entry of one of
+     * them can move the store away and put a link to any directory in its place after this check. Each must be
+     * root's and writable by root alone, or sticky ({@code /tmp}: there only an entry's owner, root here, may
+     * rename it).
+     */
+    private static void checkAncestors(Path dir, String what) throws IOException {
+        for (Path d = dir.getParent(); d != null; d = d.getParent()) {
+            Map<String, Object> a = Files.readAttributes(d, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS);
+            int mode = (Integer) a.get("mode");
+            int uid = (Integer) a.get("uid");
+            int gid = (Integer) a.get("gid");
+            boolean othersWrite = (mode & 02) != 0 || ((mode & 020) != 0 && gid != 0);
+            String problem = uid != 0 ? "belongs to uid " + uid
+                    : othersWrite && (mode & 01000) == 0 ? "is writable by " + ((mode & 02) != 0 ? "everyone" : "group " + gid)
+                            + " (mode " + Integer.toOctalString(mode & 07777) + ")"
+                    : null;
+            if (problem != null) {
+                throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + dir
+                        + " as root: the directory above it, " + d + ", " + problem + ", and whoever can write it can"
+                        + " put a link to any directory in the " + what + "'s place. Run depotfs as that user, or keep"
+                        + " the " + what + " below directories that are root's alone; " + TRUST_WRITERS_ENV
+                        + "=1 accepts the risk");
             }
         }
     }

@@ -627,5 +627,27 @@ class DepotfsCliTest {
         verify = cli("verify", "--depot", depot.toString(), "-q");
         assertEquals(0, verify.exit(), verify.err());
     }
-}
 
+    /** Addresses and options an ops trial mistyped: each a usage error that says what is wrong (exit 2). */
+    @Test
+    void mistypedS3AddressesAndOptionsAreUsageErrors() throws Exception {
+        Files.createDirectories(tmp.resolve("src"));
+        for (String typo : java.util.List.of("s3:/research/x", "S3://research/x")) {
+            Run r = cli("import", tmp.resolve("src").toString(), "--depot", typo);
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().contains("--depot " + typo + ": an S3 depot is s3://BUCKET/PREFIX"), r.err());
+        }
+        assertTrue(java.util.Objects.requireNonNull(tmp.toFile().list()).length == 1, "no local depot was made");
+        Run dots = cli("ls", "--depot", "s3://research/../up", "--endpoint", "http://127.0.0.1:9");
+        assertEquals(2, dots.exit(), dots.err());
+        assertTrue(dots.err().contains("no '.' or '..' path segments"), dots.err());
+        Run region = cli("ls", "--depot", "s3://research/x", "--endpoint", "http://127.0.0.1:9", "--region", "");
+        assertEquals(2, region.exit(), region.err());
+        assertTrue(region.err().contains("--region must not be empty"), region.err());
+        Run refresh = cli("mount", "--depot", tmp.resolve("d").toString(), "--root-refresh", "1ms", tmp.resolve("m").toString());
+        assertEquals(2, refresh.exit(), refresh.err());
+        assertTrue(refresh.err().contains("--root-refresh must be 0 (never) or at least 1s, was 1ms"), refresh.err());
+        Run client = cli("ls", "--depot", tmp.resolve("none").toString(), "--s3-http-client", "netty");
+        assertTrue(!client.err().contains("Invalid value for option"), "the value is not case-sensitive: " + client.err());
+    }
+}

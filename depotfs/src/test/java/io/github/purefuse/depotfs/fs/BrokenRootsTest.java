@@ -61,4 +61,40 @@ class BrokenRootsTest {
         });
         assertTrue(lines.contains("INFO new snapshot: /goes removed, /moves moved, /new added"), lines.toString());
     }
+
+    /**
+     * A root whose manifest is damaged, or whose ref names an object that is no manifest, is fetched once, not
+     * at every re-read of the roots (an ops trial's mounts fetched a 300 MiB object at every refresh and grew to
+     * gigabytes).
+     */
+    @Test
+    void aCorruptRootIsNotFetchedAgainAtEveryRefresh() throws Exception {
+        io.github.purefuse.depotfs.store.MemoryDepot memory = new io.github.purefuse.depotfs.store.MemoryDepot();
+        var empty = memory.putBundle(List.of());
+        io.github.purefuse.depotfs.store.Hash good = empty.hash();
+        io.github.purefuse.depotfs.store.Hash notAManifest = memory.putBundle(List.of(io.github.purefuse.depotfs.store
+                .BundleEntry.bundle("sub", good, empty.size(), 0L))).hash();
+        memory.setRoot("evil", null, notAManifest);
+        memory.setRoot("good", null, good);
+        memory.corruptForTesting(notAManifest, new byte[1000]);   // its bytes are no manifest now
+        java.util.concurrent.atomic.AtomicInteger loads = new java.util.concurrent.atomic.AtomicInteger();
+        io.github.purefuse.depotfs.store.Depot counting = new io.github.purefuse.depotfs.store.ForwardingDepot(memory) {
+            @Override
+            public io.github.purefuse.depotfs.store.Bundle bundle(io.github.purefuse.depotfs.store.Hash hash)
+                    throws java.io.IOException {
+                if (hash.equals(notAManifest)) {
+                    loads.incrementAndGet();
+                }
+                return delegate.bundle(hash);
+            }
+        };
+        DepotFileSystem fs = DepotFileSystem.open(counting, null, 0, 0);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(List.of(), fs.refresh());
+        }
+        assertEquals(1, loads.get(), "fetched once");
+        assertEquals(List.of("good"), fs.rootNames());
+        assertTrue(assertThrows(DepotException.class, () -> fs.list(FsPath.of("/evil"))).getMessage()
+                .startsWith("root 'evil' is broken: "));
+    }
 }

@@ -83,7 +83,7 @@ class RootRefreshIT {
     void aProcessWorkingInAReplacedDirectoryReadsTheNewestSnapshotAfterEveryMove() throws Exception {
         List<String> depot = List.of("--depot", work.resolve("depot").toString());
         cli(depot, "import", tree("v1", "one\n", random(1), "old.txt").toString(), "--root", "data", "--quiet");
-        List<String> args = new ArrayList<>(List.of("--root-refresh", "200ms"));
+        List<String> args = new ArrayList<>(List.of("--root-refresh", "1s"));
         args.addAll(depot);
         mount = CliMount.start(mp, Map.of(), args);
         Process reader = new ProcessBuilder("python3", "-u", "-c", """
@@ -130,7 +130,7 @@ class RootRefreshIT {
         Path v2 = tree("v2", "two, longer\n", big2, "new.txt");
         cli(depot, "import", v1.toString(), "--root", "data", "--quiet");
 
-        List<String> args = new ArrayList<>(List.of("--root-refresh", "500ms"));
+        List<String> args = new ArrayList<>(List.of("--root-refresh", "1s"));
         args.addAll(depot);
         if (oneRoot) {
             args.addAll(List.of("--root", "data"));

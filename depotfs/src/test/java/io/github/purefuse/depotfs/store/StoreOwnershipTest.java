@@ -53,4 +53,26 @@ class StoreOwnershipTest {
         assertTrue(assertThrows(DepotException.class, () -> DiskCache.open(cache, DiskCache.PART)).getMessage()
                 .contains("refusing to use the cache"));
     }
+
+    /** A directory above the store that another user owns could swap the store for a link after the check. */
+    @Test
+    void asRootAStoreBelowADirectoryOthersCanWriteIsRefusedButASticky1777OneIsFine() throws Exception {
+        assumeTrue(root(), "the check applies to root only");
+        Path userDir = Files.createDirectories(tmp.resolve("user"));
+        Files.setAttribute(userDir, "unix:uid", NOBODY);
+        Path cache = userDir.resolve("cache");
+        DepotException e = assertThrows(DepotException.class, () -> DiskCache.open(cache, DiskCache.PART));
+        assertTrue(e.getMessage().contains("the directory above it, " + userDir + ", belongs to uid " + NOBODY),
+                e.getMessage());
+        assertThrows(DepotException.class, () -> LocalDepot.openOrCreate(userDir.resolve("depot")));
+
+        Path sticky = Files.createDirectories(tmp.resolve("shared"));
+        Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        DiskCache.open(sticky.resolve("cache"), DiskCache.PART).close();      // like /tmp: others cannot rename it
+        LocalDepot.openOrCreate(sticky.resolve("depot")).close();
+        Files.setAttribute(sticky, "unix:mode", 0777);                       // not sticky: anyone could
+        assertTrue(assertThrows(DepotException.class, () -> DiskCache.open(sticky.resolve("cache"), DiskCache.PART))
+                .getMessage().contains("is writable by everyone"));
+    }
 }

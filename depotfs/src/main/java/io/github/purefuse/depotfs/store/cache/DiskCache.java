@@ -71,7 +71,8 @@ import org.jspecify.annotations.Nullable;
  * complete files (by mtime, which every use sets) are deleted until it is at 90 % of it; objects larger
  * than half the size are not cached. An eviction counts the directory anew (files of other processes
  * sharing it included) while this process's changes wait, so that the count it leaves is what the
- * directory holds.
+ * directory holds; so does every tenth of the size this process fills, which is how it sees the other
+ * processes' fills.
  */
 public final class DiskCache implements AutoCloseable {
 
@@ -90,6 +91,8 @@ public final class DiskCache implements AutoCloseable {
     private final long maxBytes;
     /** The bytes the directory holds, as this process counts them: changed only by {@link #change} and {@link #evict}. */
     private final AtomicLong used = new AtomicLong();
+    /** What this process's changes added since the directory was last counted ({@link #recountAfter}). */
+    private final AtomicLong grownSinceCount = new AtomicLong();
     /** Shared by this process's changes to the files ({@link #change}), held alone by {@link #evict}. */
     private final ReadWriteLock changing = new ReentrantReadWriteLock();
     private final Set<Hash> verified = ConcurrentHashMap.newKeySet();
@@ -129,12 +132,14 @@ public final class DiskCache implements AutoCloseable {
         if (maxBytes < PART) {
             throw new IllegalArgumentException("a cache of " + maxBytes + " bytes is too small (at least " + PART + ")");
         }
-        DiskCache c = new DiskCache(dir.toAbsolutePath(), maxBytes);
-        if (Files.isDirectory(c.dir)) {
-            io.github.purefuse.depotfs.store.StoreFiles.checkOwnedByRoot(c.dir.toRealPath(),
-                    java.util.List.of(c.objects.getFileName().toString(), c.manifests.getFileName().toString(),
-                            c.partial.getFileName().toString(), c.chunks.getFileName().toString()), "cache");
-        }
+        Path abs = dir.toAbsolutePath();
+        Files.createDirectories(abs);
+        // Checked, then used by its real path: a link on the way, which its owner could point elsewhere later,
+        // is resolved once, here.
+        DiskCache c = new DiskCache(abs.toRealPath(), maxBytes);
+        io.github.purefuse.depotfs.store.StoreFiles.checkOwnedByRoot(c.dir,
+                java.util.List.of(c.objects.getFileName().toString(), c.manifests.getFileName().toString(),
+                        c.partial.getFileName().toString(), c.chunks.getFileName().toString()), "cache");
         Files.createDirectories(c.objects);
         Files.createDirectories(c.manifests);
         Files.createDirectories(c.partial);
@@ -590,9 +595,18 @@ public final class DiskCache implements AutoCloseable {
         } finally {
             changing.readLock().unlock();
         }
-        if (grew > 0 && used.get() > maxBytes) {
+        if (grew > 0 && (used.get() > maxBytes || grownSinceCount.addAndGet(grew) > recountAfter())) {
             evict();
         }
+    }
+
+    /**
+     * How much this process fills between two counts of the directory: other processes that share it fill
+     * it too, and only a count sees their files (an ops trial's two mounts took a 600 MB cache to 631 MB,
+     * each counting only its own fills).
+     */
+    private long recountAfter() {
+        return maxBytes / 10;
     }
 
     private record FileInfo(Path path, long size, FileTime lastUse, boolean complete) {
@@ -636,9 +650,10 @@ public final class DiskCache implements AutoCloseable {
     private void evict() {
         changing.writeLock().lock();
         try {
-            if (used.get() <= maxBytes) {
-                return;                                      // another thread evicted meanwhile
+            if (used.get() <= maxBytes && grownSinceCount.get() <= recountAfter()) {
+                return;                                      // another thread counted or evicted meanwhile
             }
+            grownSinceCount.set(0);
             try (FileChannel lockFile = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                  FileLock ignored = lockFile.lock()) {
                 List<FileInfo> files = scan();

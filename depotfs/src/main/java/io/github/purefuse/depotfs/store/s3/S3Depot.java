@@ -470,13 +470,19 @@ public final class S3Depot implements WritableDepot {
             if (inFlight.size() >= REF_READS) {
                 takeRef(inFlight.pop(), prefix, roots, broken);
             }
-            inFlight.add(Map.entry(name, client.getObject(r -> r.bucket(location.bucket()).key(prefix + name),
+            inFlight.add(Map.entry(name, client.getObject(r -> r.bucket(location.bucket()).key(prefix + name).range(REF_RANGE),
                     AsyncResponseTransformer.toBytes()).thenApply(b -> b.asByteArray())));
         }
         while (!inFlight.isEmpty()) {
             takeRef(inFlight.pop(), prefix, roots, broken);
         }
     }
+
+    /**
+     * The bytes of a ref read at most: it holds a hash (65 bytes); a ref that names a large object by mistake
+     * (or malice) costs one small GET, not the object.
+     */
+    private static final String REF_RANGE = "bytes=0-4095";
 
     /** How many refs {@link #roots()} and {@link #brokenRoots()} read at once (GETs in flight). */
     public static final int REF_READS = 16;
@@ -516,8 +522,8 @@ public final class S3Depot implements WritableDepot {
         }
         String key = location.refsPrefix() + name;
         try {
-            var bytes = await(client.getObject(r -> r.bucket(location.bucket()).key(key), AsyncResponseTransformer.toBytes()),
-                    "read root " + key);
+            var bytes = await(client.getObject(r -> r.bucket(location.bucket()).key(key).range(REF_RANGE),
+                    AsyncResponseTransformer.toBytes()), "read root " + key);
             Hash h = Hash.tryParse(bytes.asUtf8String().strip());
             if (h == null) {
                 throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + key + " does not hold a hash");

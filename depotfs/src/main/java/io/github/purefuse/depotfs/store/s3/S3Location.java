@@ -42,6 +42,12 @@ public record S3Location(String bucket, String prefix) {
             throw new DepotException(DepotException.Reason.INVALID, "bad key prefix '" + prefix + "' in " + address
                     + " (no empty path segments)");
         }
+        for (String segment : prefix.split("/")) {
+            if (segment.equals(".") || segment.equals("..")) { // servers resolve them, or refuse: neither is the key
+                throw new DepotException(DepotException.Reason.INVALID, "bad key prefix '" + prefix + "' in " + address
+                        + " (no '.' or '..' path segments)");
+            }
+        }
         return new S3Location(bucket, prefix);
     }
 

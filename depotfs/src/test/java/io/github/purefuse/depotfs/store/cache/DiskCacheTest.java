@@ -148,6 +148,26 @@ class DiskCacheTest {
         cache.close();
     }
 
+    /** Processes sharing a cache see each other's fills: together they stay within the size. */
+    @Test
+    void twoProcessesSharingACacheStayWithinItsSizeTogether() throws Exception {
+        long max = 8L << 20;
+        DiskCache one = DiskCache.open(dir, max);
+        DiskCache two = DiskCache.open(dir, max);
+        CachedDepot a = new CachedDepot(store, one);
+        CachedDepot b = new CachedDepot(store, two);
+        for (int i = 0; i < 6; i++) {
+            for (var side : List.of(java.util.Map.entry(a, one), java.util.Map.entry(b, two))) {
+                readAll(side.getKey(), store.putObject(random(1 << 20, 100 + i * 2 + (side.getKey() == a ? 0 : 1))));
+                assertTrue(side.getValue().awaitBackground(BACKGROUND));
+            }
+        }
+        long total = bytesInDir();
+        assertTrue(total <= max, total + " bytes in a cache of " + max + " shared by two processes");
+        one.close();
+        two.close();
+    }
+
     /**
      * Waits for the background fills (verified, renamed into place), then checks that the directory holds at
      * most {@code max} bytes and that the cache counts exactly what it holds.
