@@ -217,21 +217,23 @@ public final class DepotFileSystem implements PathFileSystem {
         long files = 1 + good.size() + broken.size();
         for (java.util.Iterator<Map.Entry<String, Hash>> it = good.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, Hash> r = it.next();
-            String known = corrupt.problem(r.getValue());
+            String name = r.getKey();   // read before it.remove(): a TreeMap may then reuse the entry for the next one
+            Hash hash = r.getValue();
+            String known = corrupt.problem(hash);
             if (known != null) {
-                broken.put(r.getKey(), known);
+                broken.put(name, known);
                 it.remove();
                 continue;
             }
             try {
-                Bundle b = depot.bundle(r.getValue());
+                Bundle b = depot.bundle(hash);
                 bytes += b.totalBytes();
                 files += b.totalNodes();
             } catch (DepotException e) {
-                broken.put(r.getKey(), e.getMessage());
+                broken.put(name, e.getMessage());
                 it.remove();
                 if (e.reason() == DepotException.Reason.CORRUPT) {
-                    corrupt.remember(r.getValue(), e.getMessage());
+                    corrupt.remember(hash, e.getMessage());
                 }
             }
         }

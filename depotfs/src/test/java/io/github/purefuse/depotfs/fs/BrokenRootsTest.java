@@ -75,7 +75,9 @@ class BrokenRootsTest {
         io.github.purefuse.depotfs.store.Hash notAManifest = memory.putBundle(List.of(io.github.purefuse.depotfs.store
                 .BundleEntry.bundle("sub", good, empty.size(), 0L))).hash();
         memory.setRoot("evil", null, notAManifest);
-        memory.setRoot("good", null, good);
+        for (String name : List.of("a", "good", "r1", "r2", "r3", "r4")) {  // around it in the roots' tree map
+            memory.setRoot(name, null, good);
+        }
         memory.corruptForTesting(notAManifest, new byte[1000]);   // its bytes are no manifest now
         java.util.concurrent.atomic.AtomicInteger loads = new java.util.concurrent.atomic.AtomicInteger();
         io.github.purefuse.depotfs.store.Depot counting = new io.github.purefuse.depotfs.store.ForwardingDepot(memory) {
@@ -93,7 +95,7 @@ class BrokenRootsTest {
             assertEquals(List.of(), fs.refresh());
         }
         assertEquals(1, loads.get(), "fetched once");
-        assertEquals(List.of("good"), fs.rootNames());
+        assertEquals(List.of("a", "good", "r1", "r2", "r3", "r4"), fs.rootNames(), "the others are not taken for it");
         assertTrue(assertThrows(DepotException.class, () -> fs.list(FsPath.of("/evil"))).getMessage()
                 .startsWith("root 'evil' is broken: "));
     }
