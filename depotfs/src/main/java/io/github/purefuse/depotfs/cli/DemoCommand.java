@@ -74,6 +74,10 @@ final class DemoCommand implements Callable<Integer> {
         if (bigMib < 1 || bigMib > MAX_BIG_MIB) {
             throw new DepotfsCli.UsageException("--big-mib must be 1.." + MAX_BIG_MIB + ", was " + bigMib);
         }
+        String flagProblem = flags.problem();   // before the depot is built: a usage error comes first
+        if (flagProblem != null) {
+            throw new DepotfsCli.UsageException(flagProblem);
+        }
         LocalDepot depot = LocalDepot.openOrCreate(depotPath);
         if (rebuild || depot.root(DemoBuilder.ROOT).isEmpty()) {
             Path src = source != null ? source : defaultSource();

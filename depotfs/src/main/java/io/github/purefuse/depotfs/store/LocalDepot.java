@@ -255,6 +255,7 @@ public final class LocalDepot implements WritableDepot {
             throw new DepotException(DepotException.Reason.NOT_A_DEPOT,
                     dir + " is not a depot (it has no " + MARKER + ") and is not empty");
         }
+        StoreFiles.checkPlaceForRoot(abs, "depot"); // before anything is created there
         // Each step may race another process creating the same depot (imports started together): each is done
         // once whoever does it, and the marker, the same bytes either way, comes last.
         try {

@@ -169,6 +169,37 @@ public final class StoreFiles {
     }
 
     /**
+     * Before a store is created at {@code dir} (absolute): as root, checks what exists of it and above it as
+     * {@link #checkOwnedByRoot(Path, List, String)} would, so that a place that is refused is refused before
+     * anything is created in it (a refused depot or cache was left behind, root's, in the other user's
+     * directory).
+     *
+     * @param dir  where the store is to be, absolute
+     * @param what "depot" or "cache", for the message
+     * @throws IOException if the place is refused or cannot be read
+     */
+    public static void checkPlaceForRoot(Path dir, String what) throws IOException {
+        if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))
+                || "1".equals(System.getenv(TRUST_WRITERS_ENV))) {
+            return;
+        }
+        Path existing = dir;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return;
+        }
+        Path real = existing.toRealPath();
+        if (existing.equals(dir)) {
+            checkOwnedByRoot(real, real, what);
+            checkAncestors(real, what);
+        } else {
+            checkAncestors(real.resolve(dir.getFileName()), what); // real and every directory above it
+        }
+    }
+
+    /**
      * Checks the directories above a store ({@code dir} is a real path): whoever can rename an entry of one of
      * them can move the store away and put a link to any directory in its place after this check. Each must be
      * root's and writable by root alone, or sticky ({@code /tmp}: there only an entry's owner, root here, may

@@ -125,6 +125,34 @@ class S3DepotIT {
     }
 
     /**
+     * An empty ref, or one far longer than a hash, is a broken root beside the others (refs are read with one
+     * ranged GET of 4 KiB, which S3 answers 416 for an empty object: a retrial saw one empty ref stop every
+     * command of the depot).
+     */
+    @Test
+    void anEmptyOrHugeRefIsABrokenRootBesideTheOthers() throws Exception {
+        S3Location loc = S3Location.parse("s3://depot-unit/odd-refs");
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            Hash empty = d.putBundle(List.of()).hash();
+            d.setRoot("good", null, empty);
+            try (var admin = server.adminClient()) {
+                admin.putObject(r -> r.bucket("depot-unit").key("odd-refs/refs/empty"),
+                        software.amazon.awssdk.core.sync.RequestBody.empty());
+                admin.putObject(r -> r.bucket("depot-unit").key("odd-refs/refs/huge"),
+                        software.amazon.awssdk.core.sync.RequestBody.fromBytes(new byte[1 << 20]));
+            }
+            assertEquals(java.util.Set.of("good"), d.roots().keySet());
+            var broken = d.brokenRoots();
+            assertEquals(java.util.Set.of("empty", "huge"), broken.keySet());
+            assertTrue(broken.get("empty").contains("does not hold a hash"), broken.toString());
+            var e = assertThrows(io.github.purefuse.depotfs.store.DepotException.class, () -> d.root("empty"));
+            assertTrue(e.getMessage().contains("does not hold a hash"), e.getMessage());
+            assertTrue(assertThrows(io.github.purefuse.depotfs.store.DepotException.class, () -> d.root("huge"))
+                    .getMessage().contains("does not hold a hash"));
+        }
+    }
+
+    /**
      * A root-update lock left by a writer that died is removed after a minute, and the writer that removes it
      * says so (a tester's import waited 62 s without a word).
      */

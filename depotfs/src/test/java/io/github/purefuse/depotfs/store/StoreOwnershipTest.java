@@ -65,6 +65,8 @@ class StoreOwnershipTest {
         assertTrue(e.getMessage().contains("the directory above it, " + userDir + ", belongs to uid " + NOBODY),
                 e.getMessage());
         assertThrows(DepotException.class, () -> LocalDepot.openOrCreate(userDir.resolve("depot")));
+        assertEquals(0, java.util.Objects.requireNonNull(userDir.toFile().list()).length,
+                "nothing was created in the refused place");
 
         Path sticky = Files.createDirectories(tmp.resolve("shared"));
         Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));

@@ -424,7 +424,7 @@ class UringIT {
             String lines = Files.readString(out);
             assertTrue(lines.contains("failed: ") && lines.lines().anyMatch(l -> l.startsWith("failed: IO_URING_UNAVAILABLE ")
                     && l.contains(" over io_uring: the ring entries (") && l.contains(" x 64 entries x ")
-                    && l.contains(") do not fit in the direct memory this JVM may still allocate (")), lines);
+                    && l.contains(") do not fit in the direct memory this JVM may allocate (40.0 MiB")), lines);
             String fds = lines.lines().filter(l -> l.startsWith("fds: ")).findFirst().orElseThrow(() -> new AssertionError(lines));
             String[] n = fds.substring(5).split(" ");
             assertEquals(n[0], n[1], "ten failed io_uring mounts left no descriptor behind: " + lines);

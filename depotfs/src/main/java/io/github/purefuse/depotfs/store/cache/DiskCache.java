@@ -133,6 +133,7 @@ public final class DiskCache implements AutoCloseable {
             throw new IllegalArgumentException("a cache of " + maxBytes + " bytes is too small (at least " + PART + ")");
         }
         Path abs = dir.toAbsolutePath();
+        io.github.purefuse.depotfs.store.StoreFiles.checkPlaceForRoot(abs, "cache"); // before anything is created
         Files.createDirectories(abs);
         // Checked, then used by its real path: a link on the way, which its owner could point elsewhere later,
         // is resolved once, here.

@@ -484,6 +484,16 @@ public final class S3Depot implements WritableDepot {
      */
     private static final String REF_RANGE = "bytes=0-4095";
 
+    /** {@return whether a ranged GET failed because the object is empty: S3 answers 416 (InvalidRange) then} */
+    private static boolean emptyForRange(IOException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof S3Exception s3 && s3.statusCode() == 416) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** How many refs {@link #roots()} and {@link #brokenRoots()} read at once (GETs in flight). */
     public static final int REF_READS = 16;
 
@@ -493,11 +503,14 @@ public final class S3Depot implements WritableDepot {
         byte[] bytes;
         try {
             bytes = await(ref.getValue(), "read root " + prefix + ref.getKey());
-        } catch (DepotException x) {
-            if (x.reason() == DepotException.Reason.NOT_FOUND) {
+        } catch (IOException x) {
+            if (x instanceof DepotException d && d.reason() == DepotException.Reason.NOT_FOUND) {
                 return; // removed meanwhile
             }
-            throw x;
+            if (!emptyForRange(x)) {
+                throw x;
+            }
+            bytes = new byte[0];
         }
         Hash h = Hash.tryParse(new String(bytes, StandardCharsets.US_ASCII).strip());
         if (h == null) {
@@ -529,9 +542,13 @@ public final class S3Depot implements WritableDepot {
                 throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + key + " does not hold a hash");
             }
             return Optional.of(new Ref(h, bytes.response().eTag()));
-        } catch (DepotException e) {
-            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+        } catch (IOException e) {
+            if (e instanceof DepotException d && d.reason() == DepotException.Reason.NOT_FOUND) {
                 return Optional.empty();
+            }
+            if (emptyForRange(e)) {
+                throw new DepotException(DepotException.Reason.CORRUPT, "corrupt root '" + name + "': " + key
+                        + " does not hold a hash (it is empty)", e);
             }
             throw e;
         }

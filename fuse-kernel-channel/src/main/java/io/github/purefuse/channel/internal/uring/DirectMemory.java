@@ -1,28 +1,17 @@
 package io.github.purefuse.channel.internal.uring;
 
-import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
 
 /**
- * The JVM's direct memory, for a check before the ring entries are allocated: allocating entry by entry
- * until {@code ByteBuffer.allocateDirect} fails would grow the process by gigabytes it does not give back.
+ * The JVM's direct memory limit, for a check before the ring entries are allocated: entries that cannot fit
+ * at all are refused at once, where allocating them entry by entry until {@code ByteBuffer.allocateDirect}
+ * failed grew the process by gigabytes it did not give back.
  * The limit is {@code -XX:MaxDirectMemorySize} (read from the JVM's arguments, as Netty does), else the
  * JVM's default, the largest heap ({@link Runtime#maxMemory()}).
  */
 final class DirectMemory {
     private DirectMemory() {
-    }
-
-    /** {@return the direct memory this JVM may still allocate, in bytes} */
-    static long available() {
-        long used = 0;
-        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-            if (pool.getName().equals("direct")) {
-                used = pool.getMemoryUsed();
-            }
-        }
-        return Math.max(0, limit() - used);
     }
 
     /** {@return {@code -XX:MaxDirectMemorySize} in bytes, or {@link Runtime#maxMemory()} without it} */

@@ -133,12 +133,14 @@ public final class UringTransport {
     public static UringTransport open(int queues, int depth, int threads, int devFd, int payloadBytes, int helperFd)
             throws IOException {
         long need = (long) queues * depth * (payloadBytes + RingEntry.HEADER_BYTES);
-        long free = DirectMemory.available();
-        if (need > free) {
+        long limit = DirectMemory.limit();
+        // Against the limit, not what is left of it: buffers of ended sessions still count as used until a
+        // collection, which allocateDirect runs itself when it needs the room.
+        if (need > limit) {
             throw new IOException(String.format(java.util.Locale.ROOT,
                     "the ring entries (%d queues x %d entries x %.1f MiB = %.1f MiB) do not fit in the direct memory"
-                    + " this JVM may still allocate (%.1f MiB; -XX:MaxDirectMemorySize): lower uringQueueDepth",
-                    queues, depth, payloadBytes / 1048576.0, need / 1048576.0, free / 1048576.0));
+                    + " this JVM may allocate (%.1f MiB; -XX:MaxDirectMemorySize): lower uringQueueDepth",
+                    queues, depth, payloadBytes / 1048576.0, need / 1048576.0, limit / 1048576.0));
         }
         List<IoUring> rings = new ArrayList<>();
         int perThread = (queues + threads - 1) / threads;
