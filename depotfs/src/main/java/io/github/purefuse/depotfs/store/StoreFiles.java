@@ -150,8 +150,7 @@ public final class StoreFiles {
      * @throws IOException if a directory's attributes cannot be read
      */
     public static void checkOwnedByRoot(Path dir, List<String> subdirs, String what) throws IOException {
-        if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))
-                || "1".equals(System.getenv(TRUST_WRITERS_ENV))) {
+        if (!checksApply()) {
             return;
         }
         checkOwnedByRoot(dir, dir, what);
@@ -179,8 +178,7 @@ public final class StoreFiles {
      * @throws IOException if the place is refused or cannot be read
      */
     public static void checkPlaceForRoot(Path dir, String what) throws IOException {
-        if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))
-                || "1".equals(System.getenv(TRUST_WRITERS_ENV))) {
+        if (!checksApply()) {
             return;
         }
         Path existing = dir;
@@ -192,11 +190,24 @@ public final class StoreFiles {
         }
         Path real = existing.toRealPath();
         if (existing.equals(dir)) {
-            checkOwnedByRoot(real, real, what);
-            checkAncestors(real, what);
+            checkOwnedByRoot(real, List.of(), what);
         } else {
             checkAncestors(real.resolve(dir.getFileName()), what); // real and every directory above it
         }
+    }
+
+    /** {@return whether the ownership checks apply: this process runs as root and the risk is not accepted} */
+    private static boolean checksApply() throws IOException {
+        return "0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))
+                && !"1".equals(System.getenv(TRUST_WRITERS_ENV));
+    }
+
+    /** {@return what lets a user other than root write a directory of this mode and group, or null} */
+    private static @Nullable String othersWrite(int mode, int gid) {
+        return (mode & 02) != 0 ? "is writable by everyone (mode " + Integer.toOctalString(mode & 07777) + ")"
+                : (mode & 020) != 0 && gid != 0 ? "is writable by group " + gid + " (mode "
+                        + Integer.toOctalString(mode & 07777) + ")"
+                : null;
     }
 
     /**
@@ -211,10 +222,8 @@ public final class StoreFiles {
             int mode = (Integer) a.get("mode");
             int uid = (Integer) a.get("uid");
             int gid = (Integer) a.get("gid");
-            boolean othersWrite = (mode & 02) != 0 || ((mode & 020) != 0 && gid != 0);
             String problem = uid != 0 ? "belongs to uid " + uid
-                    : othersWrite && (mode & 01000) == 0 ? "is writable by " + ((mode & 02) != 0 ? "everyone" : "group " + gid)
-                            + " (mode " + Integer.toOctalString(mode & 07777) + ")"
+                    : (mode & 01000) == 0 ? othersWrite(mode, gid)   // sticky: others cannot rename root's entries
                     : null;
             if (problem != null) {
                 throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + dir
@@ -243,10 +252,7 @@ public final class StoreFiles {
         int gid = (Integer) a.get("gid");
         String problem = type == 0120000 ? "is a symbolic link"
                 : uid != 0 ? "belongs to uid " + uid
-                : (mode & 02) != 0 ? "is writable by everyone (mode " + Integer.toOctalString(mode & 07777) + ")"
-                : (mode & 020) != 0 && gid != 0 ? "is writable by group " + gid + " (mode "
-                        + Integer.toOctalString(mode & 07777) + ")"
-                : null;
+                : othersWrite(mode, gid);
         if (problem != null) {
             throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + store
                     + " as root: " + d + " " + problem + ", and whoever can write it can make root read, write or"
