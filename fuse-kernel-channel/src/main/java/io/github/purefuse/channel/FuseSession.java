@@ -131,7 +131,7 @@ public final class FuseSession implements AutoCloseable {
             if (signals != null) {
                 session.signalRegistration = registration;
                 registration = null;
-                signals.bind(session::close);
+                signals.bind(session);
             }
             return session;
         } catch (MountException | RuntimeException | Error e) {
@@ -151,25 +151,37 @@ public final class FuseSession implements AutoCloseable {
     }
 
     /** A signal that may arrive before the session it should close exists. */
+    /**
+     * The session's side of {@link MountOptions#handleSignals()}: the first signal closes the session, a second
+     * one while it is still ending aborts the connection at once (the user who presses Ctrl-C again does not
+     * want to wait out the grace of files still open). Signals that arrive before the session exists are
+     * counted and acted on when it is bound. Each signal runs on a thread of its own
+     * ({@link ShutdownSignals}), so the abort does not wait for the close.
+     */
     private static final class SignalLatch {
-        private @Nullable Runnable close;
-        private boolean fired;
+        private @Nullable FuseSession session;
+        private int fired;
 
-        synchronized void fire() {
-            fired = true;
-            if (close != null) {
-                close.run();
+        void fire() {
+            FuseSession s;
+            int n;
+            synchronized (this) {
+                n = ++fired;
+                s = session;
+            }
+            if (s != null) {
+                s.signalled(n);
             }
         }
 
-        void bind(Runnable closer) {
-            boolean now;
+        void bind(FuseSession s) {
+            int n;
             synchronized (this) {
-                close = closer;
-                now = fired;
+                session = s;
+                n = fired;
             }
-            if (now) {
-                closer.run();
+            if (n > 0) {
+                s.signalled(n);
             }
         }
     }
@@ -795,6 +807,28 @@ public final class FuseSession implements AutoCloseable {
      * has reset its handlers in a hook of its own (other logging frameworks stop in theirs), and the lazy
      * unmount and the abort 10 s later would go unsaid.
      */
+    /**
+     * A SIGTERM, SIGINT or SIGHUP of {@link MountOptions#handleSignals()}: the first ({@code count} 1) closes the
+     * session; a later one while the session is still ending aborts its connection now instead of after the
+     * grace.
+     */
+    private void signalled(int count) {
+        if (count == 1) {
+            close();
+            return;
+        }
+        if (engine.termination().isDone() || !engine.connectionLive()) {
+            return;
+        }
+        report(Level.WARNING, "{0}: signalled again while ending; aborting the connection now (files still open"
+                + " there now fail with ENOTCONN)", mountpoint);
+        try {
+            abort();
+        } catch (IOException e) {
+            report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
+        }
+    }
+
     private void report(Level level, String format, Object... args) {
         report(shutdownHook, level, format, args);
     }

@@ -117,7 +117,9 @@ import org.jspecify.annotations.Nullable;
  * @param handleSignals       end the session on SIGTERM, SIGINT and SIGHUP instead of letting the JVM
  *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
  *                            and the program exits with the status it chooses, 0 after that clean unmount,
- *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A signal the
+ *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A second signal
+ *                            while the session is still ending (files still open keep it waiting up to 10 s)
+ *                            aborts the connection at once: those files then fail with ENOTCONN. A signal the
  *                            process inherited as ignored (SIGHUP under {@code nohup}; SIGINT of a job a
  *                            script started with {@code &}) stays ignored;
  *                            the JVM's own handling comes back when the last such session ends. For

@@ -3,6 +3,7 @@ package io.github.purefuse.depotfs.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -223,6 +224,47 @@ class CliIT {
             assertEquals(0, p.exitValue(), "SIG" + signal + ": " + Files.readString(work.resolve("mount-" + mp.getFileName() + ".err")));
             assertFalse(TestMount.isMounted(mp), "unmounted on SIG" + signal);
         }
+    }
+
+    /**
+     * Ctrl-C with a file open: the mount is detached at once and serves the open file for up to 10 s; a second
+     * Ctrl-C ends that wait, as a user who presses it again wants: the connection is aborted, the open file fails
+     * with ENOTCONN (ECONNABORTED on io_uring), the server ends well before the 10 s.
+     */
+    @Test
+    void aSecondCtrlCAbortsTheConnectionAtOnce() throws Exception {
+        Path mp = newMountpoint("second-int");
+        Process p = startMount(mp);
+        Path err = work.resolve("mount-" + mp.getFileName() + ".err");
+        FileChannel open = FileChannel.open(mp.resolve("main/sub/big.bin"));
+        try {
+            long size = open.size();
+            Tools.ok(work, "kill", "-INT", Long.toString(p.pid()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (TestMount.isMounted(mp) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertFalse(TestMount.isMounted(mp), "the first SIGINT detaches the mount");
+            assertEquals(64, open.read(ByteBuffer.allocate(64), 0), "and the open file is still served");
+            assertFalse(p.waitFor(500, TimeUnit.MILLISECONDS), "the server waits for the open file");
+            long t0 = System.nanoTime();
+            Tools.ok(work, "kill", "-INT", Long.toString(p.pid()));
+            assertTrue(p.waitFor(5, TimeUnit.SECONDS), "the second SIGINT ends the server before the 10 s grace: "
+                    + Files.readString(err));
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5));
+            // far from what was read (and read ahead): this read must reach the server
+            IOException gone = assertThrows(IOException.class, () -> open.read(ByteBuffer.allocate(64), size - 4096));
+            assertTrue(String.valueOf(gone.getMessage()).contains("not connected")
+                    || String.valueOf(gone.getMessage()).contains("connection abort"), gone.toString());
+        } finally {
+            try {
+                open.close();
+            } catch (IOException afterTheAbort) {
+                // close(2) sends FLUSH: ENOTCONN once the connection is gone, as for any file open there
+            }
+        }
+        assertTrue(Files.readString(err).contains("signalled again while ending; aborting the connection now"),
+                Files.readString(err));
     }
 
     @Test
