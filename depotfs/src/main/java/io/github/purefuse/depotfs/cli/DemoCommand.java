@@ -78,6 +78,9 @@ final class DemoCommand implements Callable<Integer> {
         if (flagProblem != null) {
             throw new DepotfsCli.UsageException(flagProblem);
         }
+        if (mountpoint.equals(DEFAULT_MOUNTPOINT)) {
+            claimDefaultMountpoint(DEFAULT_MOUNTPOINT);
+        }
         LocalDepot depot = LocalDepot.openOrCreate(depotPath);
         if (rebuild || depot.root(DemoBuilder.ROOT).isEmpty()) {
             Path src = source != null ? source : defaultSource();
@@ -111,6 +114,42 @@ final class DemoCommand implements Callable<Integer> {
         PrintStream stdout = System.out;
         new MountRunner(depot, mp, flags.settings(DemoBuilder.ROOT)).run(stdout, m -> printHints(stdout, m));
         return 0;
+    }
+
+    /**
+     * Makes the default mount point's directory ({@code /tmp/depotfs-demo}, in a directory everyone may write) this
+     * user's, or refuses it: whoever else made it, or a symbolic link in its place, decides where the mount lands
+     * (a link to {@code /usr/bin} would have root's demo mount cover it). Creates it with mode 0755 when missing;
+     * an existing one must be a real directory of this user's, writable by this user alone, and its {@code mnt}
+     * no symbolic link.
+     *
+     * @param mp the mount point, {@code DIR/mnt}
+     * @throws DepotException ({@link DepotException.Reason#INVALID}) when the place is not this user's
+     * @throws java.io.IOException when the directory cannot be created or read
+     */
+    static void claimDefaultMountpoint(Path mp) throws java.io.IOException {
+        Path dir = mp.getParent();
+        try {
+            Files.createDirectory(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // checked below, as it is
+        }
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        java.util.Map<String, Object> a = Files.readAttributes(dir, "unix:uid,mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) a.get("mode");
+        int uid = (Integer) a.get("uid");
+        String problem = (mode & 0170000) == 0120000 ? "is a symbolic link"
+                : (mode & 0170000) != 0040000 ? "is not a directory"
+                : uid != me ? "belongs to uid " + uid + ", not to you (uid " + me + ")"
+                : (mode & 022) != 0 ? "is writable by others (mode " + Integer.toOctalString(mode & 07777) + ")"
+                : Files.isSymbolicLink(mp) ? "holds a symbolic link " + mp.getFileName()
+                : null;
+        if (problem != null) {
+            throw new DepotException(DepotException.Reason.INVALID, "refusing to mount the demo on " + mp + ": " + dir
+                    + " " + problem + ", and whoever made it chooses where the mount lands. Remove it, or give a"
+                    + " mount point of your own: " + Terminal.command() + " demo DIR");
+        }
     }
 
     /**

@@ -463,6 +463,56 @@ class DepotfsCliTest {
     }
 
     /**
+     * The demo's default mount point sits in {@code /tmp}, where anyone may create {@code depotfs-demo} first: a
+     * directory of another user's, one others may write, or a link in its place would choose where root's mount
+     * lands. Only a directory of this user's alone is used; a missing one is made so.
+     */
+    @Test
+    void theDemoMountsOnlyBelowADirectoryOfItsOwn() throws Exception {
+        Path fresh = tmp.resolve("fresh/mnt");
+        Files.createDirectories(fresh.getParent().getParent());
+        DemoCommand.claimDefaultMountpoint(fresh);
+        assertTrue(Files.isDirectory(fresh.getParent()), "a missing directory is created");
+        DemoCommand.claimDefaultMountpoint(fresh);   // and accepted the second time
+
+        Path target = Files.createDirectories(tmp.resolve("usr-bin"));
+        Path linked = Files.createSymbolicLink(tmp.resolve("linked"), target);
+        var link = assertThrows(io.github.purefuse.depotfs.store.DepotException.class,
+                () -> DemoCommand.claimDefaultMountpoint(linked.resolve("mnt")));
+        assertEquals("refusing to mount the demo on " + linked.resolve("mnt") + ": " + linked + " is a symbolic link,"
+                + " and whoever made it chooses where the mount lands. Remove it, or give a mount point of your own:"
+                + " depotfs demo DIR", link.getMessage());
+
+        Path open = Files.createDirectories(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        var writable = assertThrows(io.github.purefuse.depotfs.store.DepotException.class,
+                () -> DemoCommand.claimDefaultMountpoint(open.resolve("mnt")));
+        assertTrue(writable.getMessage().contains(open + " is writable by others (mode 777)"), writable.getMessage());
+
+        Path inner = Files.createDirectories(tmp.resolve("inner"));
+        Files.createSymbolicLink(inner.resolve("mnt"), target);
+        var innerLink = assertThrows(io.github.purefuse.depotfs.store.DepotException.class,
+                () -> DemoCommand.claimDefaultMountpoint(inner.resolve("mnt")));
+        assertTrue(innerLink.getMessage().contains(inner + " holds a symbolic link mnt"), innerLink.getMessage());
+
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        if (me == 0) {   // as root (CI): a directory another user made first
+            Path theirs = Files.createDirectories(tmp.resolve("theirs"));
+            Files.setAttribute(theirs, "unix:uid", 65534);
+            var other = assertThrows(io.github.purefuse.depotfs.store.DepotException.class,
+                    () -> DemoCommand.claimDefaultMountpoint(theirs.resolve("mnt")));
+            assertTrue(other.getMessage().contains(theirs + " belongs to uid 65534, not to you (uid 0)"), other.getMessage());
+        }
+        assertEquals(List.of(), listOf(target), "nothing was created through a link");
+    }
+
+    private static List<Path> listOf(Path dir) throws java.io.IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.toList();
+        }
+    }
+
+    /**
      * Without credentials the SDK's chain fails with one line of some 1,500 characters listing its providers;
      * depotfs says what to do instead (the SDK's text stays at DEBUG). The build hides the machine's AWS
      * environment variables from the tests and turns off the instance metadata service (pom.xml); the
