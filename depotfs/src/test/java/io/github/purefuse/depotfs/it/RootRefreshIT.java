@@ -190,6 +190,97 @@ class RootRefreshIT {
         assertTrue(!err.contains("WARNING") && !err.contains("Exception"), err);
     }
 
+    /**
+     * A listing read part-way when its root moves ends in the snapshot it started in, also when another
+     * process lists the same (old) directory meanwhile: a trial found such a second listing of the old inode,
+     * answered from the new tree, cached by the kernel (FOPEN_CACHE_DIR) and the first reader resumed in it by
+     * cookie, so that thousands of names present in both snapshots were never returned.
+     */
+    @Test
+    void aListingReadAcrossAMoveIsNotSplicedWithTheNewSnapshotOnDevFuse() throws Exception {
+        listingAcrossAMove("dev", false);
+    }
+
+    /**
+     * The same at the top of a one-root mount ({@code --root}), whose directory (nodeid 1) is never replaced:
+     * any {@code ls} of the mount point after the move fills the kernel's cached listing of that inode from
+     * the new snapshot, and a reader part-way through resumes in it by cookie.
+     */
+    @Test
+    void aListingOfAOneRootMountsTopReadAcrossAMoveIsNotSplicedWithTheNewSnapshot() throws Exception {
+        listingAcrossAMove("dev", true);
+    }
+
+    @Test
+    void aListingReadAcrossAMoveIsNotSplicedWithTheNewSnapshotOnIoUring() throws Exception {
+        try (io.github.purefuse.testing.UringParameter p = io.github.purefuse.testing.UringParameter.enable()) {
+            listingAcrossAMove("io-uring", false);
+        }
+    }
+
+    private void listingAcrossAMove(String transport, boolean oneRoot) throws Exception {
+        List<String> depot = List.of("--depot", work.resolve("depot").toString());
+        Path v1 = Files.createDirectories(work.resolve("l1/big"));
+        Path v2 = Files.createDirectories(work.resolve("l2/big"));
+        for (int i = 0; i < 5000; i++) {
+            Files.writeString(v1.resolve(String.format("file%05d", i)), "1");
+            Files.writeString(v2.resolve(String.format("file%05d", i + 3000)), "2");
+        }
+        cli(depot, "import", (oneRoot ? v1 : v1.getParent()).toString(), "--root", "data", "--quiet");
+        List<String> args = new ArrayList<>(List.of("--root-refresh", "1s", "--transport", transport));
+        args.addAll(depot);
+        if (oneRoot) {
+            args.addAll(List.of("--root", "data"));
+        }
+        Path dir = oneRoot ? mp : mp.resolve("data/big");
+        mount = CliMount.start(mp, Map.of(), args);
+        // A reads ~1000 names (glibc reads 32 KiB at a time), waits, then B lists the same inode (openat of
+        // "." under A's directory, or the mount point by path), and A reads on.
+        List<String> command = new ArrayList<>(List.of("python3", "-u", "-c", """
+                import os, sys
+                os.listdir(sys.argv[1])   # listed before, as a directory usually is: the kernel has it cached
+                fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+                a = os.scandir(os.open('.', os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd))
+                first = [next(a).name for _ in range(1000)]
+                print('ready', flush=True)
+                sys.stdin.readline()
+                b = os.listdir(sys.argv[2] if len(sys.argv) > 2 else os.open('.', os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd))
+                print(' '.join(first + [e.name for e in a]), flush=True)
+                """, dir.toString()));
+        if (oneRoot) {
+            command.add(dir.toString());   // B lists the mount point by its path: the same inode
+        }
+        Process reader = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (java.io.BufferedWriter ask = reader.outputWriter(StandardCharsets.UTF_8);
+                java.io.BufferedReader answer = reader.inputReader(StandardCharsets.UTF_8)) {
+            assertEquals("ready", answer.readLine());
+            cli(depot, "import", (oneRoot ? v2 : v2.getParent()).toString(), "--root", "data", "--quiet");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!Files.exists(dir.resolve("file07999")) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertTrue(Files.exists(dir.resolve("file07999")), "the new snapshot is shown");
+            ask.write("\n");
+            ask.flush();
+            String[] names = answer.readLine().split(" ");
+            java.util.Map<String, Integer> count = new java.util.HashMap<>();
+            for (String n : names) {
+                count.merge(n, 1, Integer::sum);
+            }
+            List<String> wrong = new ArrayList<>();
+            for (int i = 3000; i < 5000; i++) {   // in both snapshots: listed exactly once, whichever is read
+                String n = String.format("file%05d", i);
+                if (count.getOrDefault(n, 0) != 1) {
+                    wrong.add(n + " x" + count.getOrDefault(n, 0));
+                }
+            }
+            assertTrue(wrong.isEmpty(), wrong.size() + " names of both snapshots not listed exactly once, e.g. "
+                    + wrong.subList(0, Math.min(5, wrong.size())) + " (" + names.length + " names listed)");
+        } finally {
+            reader.destroyForcibly().waitFor();
+        }
+    }
+
     private static byte[] random(long seed) {
         byte[] b = new byte[BIG];
         new Random(seed).nextBytes(b);

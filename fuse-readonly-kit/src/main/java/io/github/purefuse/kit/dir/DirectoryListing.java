@@ -27,6 +27,16 @@ import org.jspecify.annotations.Nullable;
  * the next one. No entry is repeated or skipped at page boundaries, whatever the name lengths. An offset
  * past the end gives an empty page: the end of the directory (fuse-protocol §4.11).
  *
+ * <p>A listing built with a {@linkplain Builder#generation generation} {@code g} other than 0 shifts every
+ * cookie by {@code g << 32}: position {@code p}'s cookie is {@code (g << 32) + p + 1}. Give each listing of a
+ * directory whose entries may differ from an earlier listing's a new generation when the kernel may cache
+ * listings ({@code FOPEN_CACHE_DIR}): the kernel's cached listing of an inode is shared by all its open
+ * handles, and it resumes a reader at the cookie it reached (fs/fuse/readdir.c, {@code fuse_readdir_cached});
+ * with equal cookies, a reader of an older listing part-way through would be resumed in a newer one that
+ * another open cached (names of both skipped or repeated). With different cookies the kernel does not find
+ * the reader's cookie there and asks this listing, through the reader's handle. (Cookies of 2^32 and more
+ * are past what a 32-bit caller of {@code getdents}, not {@code getdents64}, can take: EOVERFLOW.)
+ *
  * <h2>READDIRPLUS</h2>
  * An entry added with a lookup supplier is sent on a READDIRPLUS page with its {@link Entry}, which the
  * kernel counts as one lookup. The supplier is called only for a READDIRPLUS page, once per entry about
@@ -48,9 +58,18 @@ public final class DirectoryListing {
     private final @Nullable Supplier<@Nullable Entry>[] lookups;
     private final int dots;
     private final @Nullable InodeTable<?> lookupCounts;
+    /** {@code generation << 32}: what every cookie of this listing adds to its position + 1. */
+    private final long base;
 
     private DirectoryListing(Builder b) {
-        this.entries = b.entries.toArray(new DirEntry[0]);
+        this.base = (long) b.generation << 32;
+        DirEntry[] e = b.entries.toArray(new DirEntry[0]);
+        if (base != 0) {
+            for (int p = 0; p < e.length; p++) {
+                e[p] = new DirEntry(e[p].name(), e[p].ino(), e[p].type(), base + p + 1);
+            }
+        }
+        this.entries = e;
         @SuppressWarnings({"unchecked", "rawtypes"})
         Supplier<@Nullable Entry>[] l = b.hasLookups ? b.lookups.toArray(new Supplier[0]) : null;
         this.lookups = l;
@@ -87,7 +106,7 @@ public final class DirectoryListing {
      * The entry at a position, with its cookie.
      *
      * @param position 0 to {@link #size()} - 1
-     * @return the entry; its {@code cookie()} is {@code position + 1}
+     * @return the entry; its {@code cookie()} is {@code position + 1}, plus {@code generation << 32}
      */
     public DirEntry entry(int position) {
         return entries[position];
@@ -97,16 +116,18 @@ public final class DirectoryListing {
      * Fills a page with the entries after {@code offset}, until the page is full or the listing ends.
      *
      * @param offset the request's offset: 0 for the start, else a cookie this listing handed out
-     *               (an unsigned 64-bit value; one past the end gives an empty page)
+     *               (an unsigned 64-bit value; one past the end, or one of another generation, gives an
+     *               empty page)
      * @param page   the request's page; borrowed
      * @return {@code page.done()}
      */
     public ReaddirReply fill(long offset, DirectoryPage page) {
-        if (Long.compareUnsigned(offset, entries.length) >= 0) {
+        long position = offset == 0 ? 0 : offset - base;
+        if (Long.compareUnsigned(position, entries.length) >= 0 || offset != 0 && position == 0) {
             return page.done();
         }
         boolean plus = page.plus();
-        for (int p = (int) offset; p < entries.length; p++) {
+        for (int p = (int) position; p < entries.length; p++) {
             DirEntry e = entries[p];
             Entry lookup = null;
             if (plus && lookups != null && p >= dots) {
@@ -137,6 +158,7 @@ public final class DirectoryListing {
         private final int dots;
         private boolean hasLookups;
         private @Nullable InodeTable<?> lookupCounts;
+        private int generation;
 
         private Builder(long selfIno, long parentIno, boolean withDots) {
             if (withDots) {
@@ -189,6 +211,22 @@ public final class DirectoryListing {
          */
         public Builder lookupCounts(InodeTable<?> table) {
             this.lookupCounts = table;
+            return this;
+        }
+
+        /**
+         * Sets the listing's generation (see "Cookies" above): its cookies are {@code (generation << 32) +
+         * position + 1}. Default 0: cookies {@code position + 1}.
+         *
+         * @param generation 0 to {@link Integer#MAX_VALUE}
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder generation(int generation) {
+            if (generation < 0) {
+                throw new IllegalArgumentException("generation must be 0 or more, was " + generation);
+            }
+            this.generation = generation;
             return this;
         }
 

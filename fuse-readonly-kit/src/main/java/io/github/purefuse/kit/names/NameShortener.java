@@ -31,9 +31,11 @@ import java.util.Collection;
  *       recognise the type.</li>
  * </ul>
  *
- * <p>The name's bytes are its UTF-8 encoding, an escaped byte counting as that byte; another unpaired
- * surrogate (possible in a Java string) is encoded as the three bytes UTF-8 would use for its code unit
- * (as WTF-8 does), so different strings always hash differently. The same name gives the same short form in every run and on every machine.
+ * <p>The hash is taken over the name's {@linkplain #identityBytes identity bytes}: its UTF-8 encoding, every
+ * unpaired surrogate (an escaped byte of {@code FileNames} included) as the three bytes UTF-8 would use for its
+ * code unit (as WTF-8 does), so different strings always hash differently. Its length in bytes, for the
+ * 255-byte limit, counts an escaped byte as the one byte the kernel gets ({@link #utf8Length}). The same name
+ * gives the same short form in every run and on every machine.
  *
  * <p>Short forms are unique within a directory, also against the directory's real names: build a
  * {@link DirectoryNames} from the directory's list of real names to get every entry's display name and to
@@ -261,14 +263,22 @@ public final class NameShortener {
     }
 
     /**
-     * The bytes of a name: UTF-8, an escaped byte as itself, another unpaired surrogate as three bytes
-     * (WTF-8).
+     * The bytes a name is told apart by: its UTF-8 encoding for valid Unicode, every unpaired surrogate as the
+     * three bytes UTF-8 would give its code unit (WTF-8), an escaped byte of {@code FileNames} ({@code U+DC80}
+     * to {@code U+DCFF}) included. Different strings always give different bytes (an escaped byte as itself
+     * would make {@code "\uDCED\uDCA0\uDC80"} and {@code "\uD800"}, or an escaped well-formed sequence and its
+     * character, alike); a name's short form hashes them, and {@code FsPath.encoded} a path's stable inode
+     * number. They are the kernel's bytes exactly when the name holds no unpaired surrogate.
      *
-     * @param name the name
-     * @return its bytes
+     * @param name any string
+     * @return its bytes, a new array
      */
-    static byte[] bytes(String name) {
-        byte[] out = new byte[utf8Length(name)];
+    public static byte[] identityBytes(String name) {
+        return bytes(name);
+    }
+
+    private static byte[] bytes(String name) {
+        byte[] out = new byte[identityLength(name)];
         int p = 0;
         int n = name.length();
         for (int i = 0; i < n; i++) {
@@ -279,8 +289,6 @@ public final class NameShortener {
             }
             if (cp < 0x80) {
                 out[p++] = (byte) cp;
-            } else if (isEscapedByte(cp)) {
-                out[p++] = (byte) (cp - 0xDC00);
             } else if (cp < 0x800) {
                 out[p++] = (byte) (0xC0 | (cp >> 6));
                 out[p++] = (byte) (0x80 | (cp & 0x3F));
@@ -310,6 +318,26 @@ public final class NameShortener {
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80 || isEscapedByte(c)) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
+    /** The length of {@link #bytes}: UTF-8's, an unpaired surrogate 3 bytes. */
+    private static int identityLength(String s) {
+        int bytes = 0;
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
                 bytes += 1;
             } else if (c < 0x800) {
                 bytes += 2;

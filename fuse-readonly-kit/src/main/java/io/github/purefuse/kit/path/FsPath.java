@@ -1,7 +1,7 @@
 package io.github.purefuse.kit.path;
 
 import io.github.purefuse.api.types.FileNames;
-import java.nio.charset.StandardCharsets;
+import io.github.purefuse.kit.names.NameShortener;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -117,18 +117,20 @@ public final class FsPath {
 
     /**
      * The bytes that identify this path for its stable inode number: for each name from the root down,
-     * its UTF-8 length as 4 bytes big-endian, then its UTF-8 bytes. Different paths give different bytes
-     * (names may hold {@code '/'} or NUL without ambiguity); the root gives no bytes.
+     * the length of its {@linkplain io.github.purefuse.kit.names.NameShortener#identityBytes identity bytes}
+     * as 4 bytes big-endian, then those bytes (UTF-8 for valid Unicode; an unpaired surrogate, such as a byte
+     * that is not UTF-8 in {@code FileNames}' escaped form, as three bytes). Different paths give different
+     * bytes (names may hold {@code '/'}, NUL or unpaired surrogates without ambiguity); the root gives no bytes.
      *
      * @return the bytes
      */
     public byte[] encoded() {
         // Hot on the metadata path (each listed or looked-up name hashes it for its ino): one exact-size
         // array, filled from the leaf up; ASCII names (the common case) are copied char by char with no
-        // intermediate byte[], other names go through the JDK's UTF-8 encoder as before.
+        // intermediate byte[], other names through NameShortener.identityBytes.
         int length = 0;
         for (FsPath p = this; p.parent != null; p = p.parent) {
-            length += 4 + (isAscii(p.name) ? p.name.length() : p.name.getBytes(StandardCharsets.UTF_8).length);
+            length += 4 + (isAscii(p.name) ? p.name.length() : NameShortener.identityBytes(p.name).length);
         }
         byte[] out = new byte[length];
         int end = length;
@@ -142,7 +144,7 @@ public final class FsPath {
                     out[start + i] = (byte) n.charAt(i);
                 }
             } else {
-                byte[] b = n.getBytes(StandardCharsets.UTF_8);
+                byte[] b = NameShortener.identityBytes(n);
                 start = end - b.length;
                 System.arraycopy(b, 0, out, start, b.length);
             }

@@ -7,6 +7,7 @@ import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.AttrReply;
 import io.github.purefuse.api.reply.Attributes;
 import io.github.purefuse.api.reply.Data;
+import io.github.purefuse.api.reply.Entry;
 import io.github.purefuse.api.reply.DirectoryPage;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FileRange;
@@ -73,6 +74,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -148,15 +150,24 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     private final LongAdder readErrors = new LongAdder();
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
     private final int namesCacheLimit;
+    /**
+     * Calls of {@link #changed} so far, counted before each one clears anything: what was listed before a change
+     * (an OPENDIR's entries, a names cache filled by a listing) is not kept or handed out after it.
+     */
+    private final AtomicLong changes = new AtomicLong();
     private volatile @Nullable FuseConnection connection;
 
     /**
-     * An open file: its size at OPEN, the filesystem's per-open state if it keeps one (for a local file,
-     * asked {@link OpenFile#beforeLocalRead} before each READ), whether the kernel reads it through a
-     * backing file (the state was closed at OPEN), or the local file whose bytes READs send.
+     * An open file: its attributes at OPEN (its size bounds its READs; GETATTR of the open answers them once
+     * its node was {@linkplain #changed retired}), the filesystem's per-open state if it keeps one (for a
+     * local file, asked {@link OpenFile#beforeLocalRead} before each READ), whether the kernel reads it through
+     * a backing file (the state was closed at OPEN), or the local file whose bytes READs send.
      */
-    private record OpenedFile(FsPath path, NodeId nodeId, long size, @Nullable OpenFile state, boolean passthrough,
+    private record OpenedFile(FsPath path, NodeId nodeId, Attr attr, @Nullable OpenFile state, boolean passthrough,
                               @Nullable LocalFile local) {
+        long size() {
+            return attr.size();
+        }
     }
 
     /**
@@ -245,7 +256,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * it) was replaced, e.g. by a new snapshot: the next LOOKUP of any of its names gets a new node (a
      * fresh nodeid, so the kernel makes a new inode with the new attributes and no cached pages), while
      * the kernel's inodes of the old content keep their lookup counts until FORGET, and files open on them
-     * keep reading what they opened ({@link OpenFile}s are not touched). Then, once the session is
+     * keep reading what they opened ({@link OpenFile}s are not touched; {@code fstat} of such an open gives
+     * the attributes it was opened with). An OPEN of an old file's node, and a GETATTR of it from outside an
+     * open (both only through a link to the old inode, such as {@code /proc/PID/fd/N}: a path walk raced by
+     * this call is retried by the kernel with a fresh LOOKUP), get ESTALE, as on NFS: the path's new content is
+     * another file. A directory stream opened before this call goes on listing the old tree, its READDIRPLUS
+     * entries without lookups (the kernel looks a name up when it is used). Then, once the session is
      * mounted, it sends {@code FUSE_NOTIFY_INVAL_INODE} for the parent (its attributes and cached listing,
      * for {@code FOPEN_CACHE_DIR}) and {@code FUSE_NOTIFY_INVAL_ENTRY} for every name of the old tree the
      * kernel still holds, so that paths are looked up again. A request that still arrives on an old
@@ -264,6 +280,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * @throws IOException if the parent's invalidation fails for another reason than an unknown node
      */
     public int changed(FsPath path) throws IOException {
+        changes.incrementAndGet();
         namesCache.keySet().removeIf(k -> k.isWithin(path));
         Map<FsPath, NodeId> retired = table.retire(k -> k.isWithin(path));
         FuseConnection c = connection;
@@ -398,14 +415,29 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     @Override
     public AttrReply getattr(Getattr request) {
-        FsPath path = table.key(request.header().nodeId());
+        NodeId node = request.header().nodeId();
+        FsPath path = table.key(node);
         if (path == null) {
             return Failure.of(Errno.ENOENT);
         }
         try {
+            boolean old = table.retired(node);
+            if (old && request.hasFh()) {
+                // fstat of a file opened before changed(): what its READs serve. The path's new attributes
+                // would set the old inode's size under the open (reads past it end early or come short).
+                OpenedFile open = file(request.fh());
+                if (open != null && open.nodeId().equals(node)) {
+                    return new Attributes(table.attr(path, open.attr()), attrTimeout);
+                }
+            }
             Optional<Attr> attr = stat(path);
             if (attr.isEmpty()) {
                 return vanished(path);
+            }
+            if (old && attr.get().type() != FileType.DIRECTORY) {
+                // A replaced file's inode, reached without its open (/proc/PID/fd/N): its content is gone
+                // from the filesystem's view, and the path's new attributes are another file's.
+                return Failure.of(Errno.ESTALE);
             }
             return new Attributes(table.attr(path, attr.get()), attrTimeout);
         } catch (IOException | RuntimeException e) {
@@ -456,6 +488,13 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         if (path == null) {
             return Failure.of(Errno.ENOENT);
         }
+        if (table.retired(request.header().nodeId())) {
+            // The kernel's inode of a replaced file (a path walk raced changed(), or /proc/PID/fd/N, /dev/stdin):
+            // opening the path's new content under it would mix the new bytes with the old inode's cached pages
+            // and size. ESTALE: the kernel retries an open by path once with a fresh LOOKUP (LOOKUP_REVAL),
+            // which finds the new node; a reopen through a link to the old inode fails, as on NFS.
+            return Failure.of(Errno.ESTALE);
+        }
         try {
             Optional<Attr> attr = stat(path);
             if (attr.isEmpty()) {
@@ -465,7 +504,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 return Failure.of(Errno.EISDIR);
             }
             OpenFile state = fs.open(path);
-            long size = attr.get().size();
+            Attr opened = attr.get();
             Path backing = state == null ? null : state.localPath();
             if (backing != null && backings.active()) {
                 OptionalInt backingId;
@@ -478,19 +517,19 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (backingId.isPresent()) {
                     closeQuietly(path, state);                 // the kernel reads the backing file itself
                     passthroughOpens.increment();
-                    FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), size, null, true, null));
+                    FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), opened, null, true, null));
                     return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
                 }
             }
             boolean cache = keepCache && (state == null || state.keepCache());
             LocalFile local;
             try {
-                local = backing == null ? null : openLocal(path, backing, size); // READs send its bytes
+                local = backing == null ? null : openLocal(path, backing, opened.size()); // READs send its bytes
             } catch (IOException | RuntimeException e) {
                 closeQuietly(path, state);
                 throw e;
             }
-            FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), size, state, false, local));
+            FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), opened, state, false, local));
             if (local != null || state != null && !state.readMayBlock()) {
                 fh = FileHandle.of(fh.value() | INLINE);
             }
@@ -513,7 +552,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 if (path == null || attr.isEmpty()) {
                     return Failure.of(Errno.EBADF);
                 }
-                file = new OpenedFile(path, request.header().nodeId(), attr.get().size(), null, false, null);
+                file = new OpenedFile(path, request.header().nodeId(), attr.get(), null, false, null);
             }
             long offset = request.offset();
             if (offset < 0 || offset >= file.size() || request.size() <= 0) {
@@ -805,30 +844,50 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         if (path == null) {
             return Failure.of(Errno.ENOENT);
         }
+        NodeId dir = request.header().nodeId();
         try {
+            long listedAt = changes.get();
             List<PathEntry> entries = distinct(path, list(path));
             List<String> realNames = new ArrayList<>(entries.size());
             for (PathEntry e : entries) {
                 realNames.add(e.name());
             }
             DirectoryNames names = shortener.directory(realNames);
-            cacheNames(path, names, false);
+            cacheNames(path, names, false, listedAt);
             FsPath parentPath = path.parent();
             long self = ino(path);
             long parent = parentPath == null ? self : ino(parentPath);
-            DirectoryListing.Builder b = DirectoryListing.builder(self, parent).lookupCounts(table);
+            // Cookies of a listing taken after a change differ from those of every listing before it: the
+            // kernel's cached listing (FOPEN_CACHE_DIR) of an inode listed again after a change, the mount's root
+            // or a directory of the old tree reached from a working directory, would otherwise resume a reader
+            // of the old listing part-way through in the new one, skipping or repeating names of both.
+            DirectoryListing.Builder b = DirectoryListing.builder(self, parent).lookupCounts(table)
+                    .generation((int) (listedAt & Integer.MAX_VALUE));
             for (PathEntry e : entries) {
                 FsPath child = path.resolve(e.name());
                 Attr attr = e.attr();
                 long childIno = inoFromAttributes ? attr.ino() : table.ino(child);   // hashed once: d_ino and st_ino
-                b.add(names.displayName(e.name()), childIno, attr.type(),
-                        () -> table.entry(child, inoFromAttributes ? 0 : childIno, attr, entryTimeout, attrTimeout));
+                b.add(names.displayName(e.name()), childIno, attr.type(), () -> plusEntry(dir, child, childIno, attr, listedAt));
             }
             FileHandle fh = directories.open(b.build());
             return cacheDirectories ? Opened.of(fh, OpenFlag.CACHE_DIR, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
             return failure("opendir", request.header().unique(), path.toString(), e);
         }
+    }
+
+    /**
+     * The lookup a READDIRPLUS entry carries, or null for none (the kernel then looks the name up when it is
+     * used). None once {@link #changed} ran after the listing was taken: its attributes are the old tree's, and
+     * the entry would be the path's new node (the kernel would give the new file the old size). Below a retired
+     * directory the kernel caches the name for no time, as a LOOKUP there ({@link #lookup}).
+     */
+    private @Nullable Entry plusEntry(NodeId dir, FsPath child, long childIno, Attr attr, long listedAt) {
+        if (changes.get() != listedAt) {
+            return null;
+        }
+        Duration entry = table.retired(dir) ? Duration.ZERO : entryTimeout;
+        return table.entry(child, inoFromAttributes ? 0 : childIno, attr, entry, attrTimeout);
     }
 
     /**
@@ -954,13 +1013,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         if (c != null && System.nanoTime() - c.expiresAtNanos() < 0) {
             return c.names();
         }
+        long listedAt = changes.get();
         List<PathEntry> entries = list(dir);
         List<String> realNames = new ArrayList<>(entries.size());
         for (PathEntry e : entries) {
             realNames.add(e.name());
         }
         DirectoryNames names = shortener.directory(realNames);
-        cacheNames(dir, names, true);
+        cacheNames(dir, names, true, listedAt);
         return names;
     }
 
@@ -970,8 +1030,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * listed it ({@code evenUnshortened}: a name that only looks like a short form, {@code x~} and a hash, may
      * be looked up again and again, and each listed a directory of 100,000 entries: 26 ms) — its names take
      * no memory — but not for an OPENDIR, which would fill the cache with every directory a walk opens.
+     * Names listed before a {@link #changed} ({@code listedAt} is not the count any more) are not kept: that
+     * call cleared the cache, and they would stand for the new tree for the whole entry timeout.
      */
-    private void cacheNames(FsPath dir, DirectoryNames names, boolean evenUnshortened) {
+    private void cacheNames(FsPath dir, DirectoryNames names, boolean evenUnshortened, long listedAt) {
         if (names.shortenedCount() == 0 && !evenUnshortened) {
             namesCache.remove(dir);
             return;
@@ -980,7 +1042,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             namesCache.clear();
         }
         long ttl = Math.max(entryTimeout.toNanos(), Duration.ofSeconds(1).toNanos());
-        namesCache.put(dir, new CachedNames(names, System.nanoTime() + ttl));
+        CachedNames c = new CachedNames(names, System.nanoTime() + ttl);
+        namesCache.put(dir, c);
+        if (changes.get() != listedAt) {
+            // changed() counts before it clears: either its clearing comes after this put, or this sees its count
+            namesCache.remove(dir, c);
+        }
     }
 
     private <R> R failureReply(Errno errno) {

@@ -134,6 +134,44 @@ class DirectoryListingProperties {
         assertEquals(1, table.size(), "lookups of pages were all forgotten");
     }
 
+    /**
+     * A listing of another generation: its cookies are shifted by {@code generation << 32}, resume as position
+     * cookies do, and a cookie of another generation (a reader of an older listing of the directory) finds
+     * nothing in it, so that the kernel, which resumes readers in its cached listing by cookie, does not splice
+     * two listings.
+     */
+    @Property(tries = 100)
+    void aGenerationShiftsEveryCookieAndOthersFindNothing(@ForAll("nameLengths") List<Integer> lengths,
+                                                          @ForAll @IntRange(min = 1, max = Integer.MAX_VALUE) int generation,
+                                                          @ForAll boolean plus) {
+        InodeTable<String> table = InodeTable.forStrings("/");
+        List<String> names = names(lengths);
+        DirectoryListing.Builder b = DirectoryListing.builder(1, 1).generation(generation);
+        for (String n : names) {
+            b.add(n, 7, FileType.REGULAR);
+        }
+        DirectoryListing l = b.build();
+        DirectoryListing old = listing(names, table);   // generation 0, the same names
+        List<DirEntry> all = new ArrayList<>();
+        listAll(l, plus, 1 << 20, false, new Random(0), all);
+        assertEquals(names.size() + 2, all.size());
+        long base = (long) generation << 32;
+        for (int i = 0; i < all.size(); i++) {
+            assertEquals(base + i + 1, all.get(i).cookie());
+            assertEquals(base + i + 1, l.entry(i).cookie());
+            FakeDirectoryPage page = new FakeDirectoryPage(plus, 1 << 20);
+            l.fill(all.get(i).cookie(), page);
+            assertEquals(all.size() - i - 1, page.count(), "resumes right after its entry");
+            FakeDirectoryPage other = new FakeDirectoryPage(plus, 1 << 20);
+            l.fill(old.entry(i).cookie(), other);
+            assertEquals(0, other.count(), "a cookie of generation 0 finds nothing in generation " + generation);
+            FakeDirectoryPage back = new FakeDirectoryPage(plus, 1 << 20);
+            old.fill(all.get(i).cookie(), back);
+            assertEquals(0, back.count(), "nor the other way round");
+            forgetAll(table, back);
+        }
+    }
+
     @Property(tries = 200)
     void readdirplusCountsExactlyTheEntriesAdded(@ForAll("nameLengths") List<Integer> lengths,
                                                  @ForAll @IntRange(min = LARGEST_RECORD, max = 8192) int pageSize,

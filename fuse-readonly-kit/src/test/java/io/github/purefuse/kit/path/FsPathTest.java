@@ -13,11 +13,14 @@ import org.junit.jupiter.api.Test;
 /** {@link FsPath#encoded()} keeps its documented format (stable inos depend on it byte for byte); {@link FsPath#printable}. */
 class FsPathTest {
 
-    /** The format as documented: per name from the root down, 4-byte big-endian UTF-8 length, then the bytes. */
+    /**
+     * The format as documented: per name from the root down, the 4-byte big-endian length of its bytes, then the
+     * bytes: UTF-8, an unpaired surrogate as the three bytes of its code unit (WTF-8).
+     */
     private static byte[] reference(FsPath path) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (String n : path.names()) {
-            byte[] b = n.getBytes(StandardCharsets.UTF_8);
+            byte[] b = wtf8(n);
             out.write(b.length >>> 24);
             out.write(b.length >>> 16);
             out.write(b.length >>> 8);
@@ -25,6 +28,32 @@ class FsPathTest {
             out.writeBytes(b);
         }
         return out.toByteArray();
+    }
+
+    private static byte[] wtf8(String n) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        n.codePoints().forEach(cp -> {   // an unpaired surrogate comes as its code unit
+            if (cp < 0x80) {
+                out.write(cp);
+            } else if (cp < 0x800) {
+                out.write(0xC0 | cp >> 6);
+                out.write(0x80 | cp & 0x3F);
+            } else if (cp < 0x10000) {
+                out.write(0xE0 | cp >> 12);
+                out.write(0x80 | cp >> 6 & 0x3F);
+                out.write(0x80 | cp & 0x3F);
+            } else {
+                out.write(0xF0 | cp >> 18);
+                out.write(0x80 | cp >> 12 & 0x3F);
+                out.write(0x80 | cp >> 6 & 0x3F);
+                out.write(0x80 | cp & 0x3F);
+            }
+        });
+        byte[] b = out.toByteArray();
+        if (n.codePoints().noneMatch(cp -> cp >= 0xD800 && cp <= 0xDFFF)) {
+            assertArrayEquals(n.getBytes(StandardCharsets.UTF_8), b, "valid Unicode: its UTF-8, as before");
+        }
+        return b;
     }
 
     @Test
