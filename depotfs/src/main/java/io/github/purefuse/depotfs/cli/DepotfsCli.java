@@ -270,10 +270,20 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             try (WritableDepot depot = depotAddress.open(true)) {
                 Set<Path> exclude = depot instanceof LocalDepot local ? Set.of(local.directory()) : Set.of();
-                ImportResult r = new Importer(depot, threads, Terminal.progress(!quiet), exclude)
-                        .crossMounts(crossMounts).repair(repair).importPath(source);
-                Optional<Hash> before = depot.root(rootName);
-                depot.setRoot(rootName, before.orElse(null), r.bundle());
+                ImportResult r;
+                Optional<Hash> before;
+                try (InterruptNotice notice = InterruptNotice.install(err, "the import of " + source + " did not"
+                        + " finish; root '" + rootName + "' was not changed. What it stored stays in the depot: the"
+                        + " same import again stores only what is missing (gc removes the rest"
+                        + (depotAddress.isS3() ? ", and uploads left unfinished" : "") + ")")) {
+                    r = new Importer(depot, threads, Terminal.progress(!quiet), exclude)
+                            .crossMounts(crossMounts).repair(repair).importPath(source);
+                    before = depot.root(rootName);
+                    notice.update("the import of " + source + " was stopped while it set root '" + rootName
+                            + "' (to " + r.bundle().shortHex() + "): `depotfs ls` shows whether it did; the same"
+                            + " import again finishes it");
+                    depot.setRoot(rootName, before.orElse(null), r.bundle());
+                }
                 printSummary(out, err, source, rootName, r, before);
                 if (r.errors() > 0) {
                     err.println("depotfs: " + omissions(r) + " (listed above); the rest is in root '" + rootName + "'");
@@ -580,7 +590,13 @@ public final class DepotfsCli implements Callable<Integer> {
             }
             try (WritableDepot depot = openDepot(depotAddress)) {
                 long t0 = System.nanoTime();
-                io.github.purefuse.depotfs.store.GcReport r = depot.collectGarbage(age, dryRun);
+                io.github.purefuse.depotfs.store.GcReport r;
+                try (InterruptNotice notice = InterruptNotice.install(spec.commandLine().getErr(), dryRun
+                        ? "gc --dry-run did not finish; it changed nothing"
+                        : "gc did not finish; what it removed no root referenced, and the roots are whole: gc again"
+                        + " removes the rest")) {
+                    r = depot.collectGarbage(age, dryRun);
+                }
                 boolean s3 = depotAddress.isS3();
                 String leftBehind = s3 ? (r.removedTemporary() == 1 ? "unfinished upload" : "unfinished uploads")
                         : (r.removedTemporary() == 1 ? "temporary file" : "temporary files");

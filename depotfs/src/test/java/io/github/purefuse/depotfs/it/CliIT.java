@@ -267,6 +267,61 @@ class CliIT {
                 Files.readString(err));
     }
 
+    /**
+     * An import stopped with Ctrl-C says so: the root was not changed, what it stored stays and the same import
+     * finishes it (it ended without a word). The source holds a sparse file of 256 GiB, whose hashing alone takes
+     * minutes, so the signal comes while the import surely runs.
+     */
+    @Test
+    void anImportStoppedWithCtrlCSaysTheRootWasNotChanged() throws Exception {
+        Path src = Files.createDirectories(work.resolve("huge"));
+        try (FileChannel f = FileChannel.open(src.resolve("sparse.bin"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            f.truncate(0);
+            f.write(ByteBuffer.wrap(new byte[] {1}), (256L << 30) - 1);
+        }
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
+                ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "import", "-q", "--depot", depotDir.toString(), "--root", "huge", src.toString()));
+        Path err = work.resolve("import-huge.err");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(work.resolve("import-huge.out").toFile()).start();
+        processes.add(p);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!reads(p.pid(), src.resolve("sparse.bin")) && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(50);   // until it reads the file
+            }
+            assertTrue(p.isAlive(), "the import runs: " + Files.readString(err));
+            Tools.ok(work, "kill", "-INT", Long.toString(p.pid()));
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the import ends on SIGINT");
+        } finally {
+            Files.deleteIfExists(src.resolve("sparse.bin"));
+        }
+        assertEquals(130, p.exitValue(), Files.readString(err));
+        assertTrue(Files.readString(err).endsWith("depotfs: interrupted: the import of " + src + " did not finish; root"
+                + " 'huge' was not changed. What it stored stays in the depot: the same import again stores only what"
+                + " is missing (gc removes the rest)\n"), Files.readString(err));
+        try (LocalDepot d = LocalDepot.open(depotDir)) {
+            assertTrue(d.root("huge").isEmpty(), "no root 'huge'");
+        }
+    }
+
+    /** Whether process {@code pid} has {@code file} open (its {@code /proc/PID/fd} links). */
+    private static boolean reads(long pid, Path file) throws IOException {
+        try (var s = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            return s.anyMatch(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).equals(file);
+                } catch (IOException gone) {
+                    return false;
+                }
+            });
+        } catch (java.nio.file.NoSuchFileException ended) {
+            return false;
+        }
+    }
+
     @Test
     void aMountPointThatIsNotEmptyIsRefusedWithTheFlagThatAllowsIt() throws Exception {
         Path mp = newMountpoint("full");
