@@ -144,7 +144,11 @@ public final class LocalDepot implements WritableDepot {
     /** The marker holds a line of JSON; a larger file is not one. */
     private static final long MAX_MARKER_BYTES = 4096;
     private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
-    private static final int MAX_CACHED_BUNDLES = 16384;
+    /**
+     * The manifest bytes a local depot keeps loaded ({@link BundleCache}): 64 MiB, about 130 MiB of heap. A
+     * manifest evicted is read again from the local disk when it is needed.
+     */
+    static final long BUNDLE_CACHE_BYTES = 64L << 20;
     /** A manifest is read whole into one array: the largest the JVM makes. */
     private static final long MAX_MANIFEST_BYTES = Integer.MAX_VALUE - 8;
     /** A ref holds 64 hex digits and a newline; a file much longer holds no ref. */
@@ -162,7 +166,7 @@ public final class LocalDepot implements WritableDepot {
     private final Path chunks;
     private final Path refs;
     private final Path tmp;
-    private final ConcurrentHashMap<Hash, Bundle> bundles = new ConcurrentHashMap<>();
+    private final BundleCache bundles = new BundleCache(BUNDLE_CACHE_BYTES);
     private final Set<Path> unsynced = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     /**
@@ -467,24 +471,13 @@ public final class LocalDepot implements WritableDepot {
             throw StoreFiles.unreadable("manifest " + hash.shortHex(), p, e);
         }
         b = ManifestCodec.decode(hash, bytes);
-        cache(b);
+        bundles.put(b);
         return b;
     }
 
     @Override
     public @Nullable Bundle loadedBundle(Hash hash) {
         return bundles.get(hash);
-    }
-
-    private void cache(Bundle b) {
-        if (bundles.size() >= MAX_CACHED_BUNDLES) {
-            Iterator<Hash> it = bundles.keySet().iterator();
-            for (int i = 0; i < MAX_CACHED_BUNDLES / 4 && it.hasNext(); i++) {
-                it.next();
-                it.remove();
-            }
-        }
-        bundles.put(b.hash(), b);
     }
 
     @Override
@@ -871,7 +864,7 @@ public final class LocalDepot implements WritableDepot {
         }
         byte[] bytes = draft.encode();
         Stored stored = putBytes(bytes);
-        cache(new Bundle(stored.hash(), bytes.length, draft.totalBytes(), draft.totalNodes(), draft.entries()));
+        bundles.put(new Bundle(stored.hash(), bytes.length, draft.totalBytes(), draft.totalNodes(), draft.entries()));
         return stored;
     }
 

@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.store.s3;
 
 import io.github.purefuse.depotfs.store.Bundle;
+import io.github.purefuse.depotfs.store.BundleCache;
 import io.github.purefuse.depotfs.store.BundleEntry;
 import io.github.purefuse.depotfs.store.ChunkSums;
 import io.github.purefuse.depotfs.store.DepotException;
@@ -24,7 +25,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,7 +39,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -114,10 +113,8 @@ public final class S3Depot implements WritableDepot {
     private final S3Location location;
     private final S3Options options;
     private final String description;
-    private final ReentrantLock cacheLock = new ReentrantLock();
     /** Manifests by hash, least recently used first; weighed by manifest bytes. */
-    private final LinkedHashMap<Hash, Bundle> bundles = new LinkedHashMap<>(1024, 0.75f, true);
-    private long cachedBytes;
+    private final BundleCache bundles = new BundleCache(BUNDLE_CACHE_BYTES);
     private final ConcurrentHashMap<Hash, CompletableFuture<Bundle>> loading = new ConcurrentHashMap<>();
     /** Objects known to be stored (written or seen by this process), with their sizes. */
     private final ConcurrentHashMap<Hash, Long> known = new ConcurrentHashMap<>();
@@ -678,28 +675,11 @@ public final class S3Depot implements WritableDepot {
     }
 
     private @Nullable Bundle cached(Hash hash) {
-        cacheLock.lock();
-        try {
-            return bundles.get(hash);
-        } finally {
-            cacheLock.unlock();
-        }
+        return bundles.get(hash);
     }
 
     private void cache(Bundle b) {
-        cacheLock.lock();
-        try {
-            if (bundles.put(b.hash(), b) == null) {
-                cachedBytes += b.manifestSize();
-            }
-            var it = bundles.values().iterator();
-            while (cachedBytes > BUNDLE_CACHE_BYTES && it.hasNext()) {
-                cachedBytes -= it.next().manifestSize();
-                it.remove();
-            }
-        } finally {
-            cacheLock.unlock();
-        }
+        bundles.put(b);
     }
 
     /**
@@ -1411,28 +1391,14 @@ public final class S3Depot implements WritableDepot {
     private void forgetAll() {
         known.clear();
         chunkSumsWritten.clear();
-        cacheLock.lock();
-        try {
-            bundles.clear();
-            cachedBytes = 0;
-        } finally {
-            cacheLock.unlock();
-        }
+        bundles.clear();
     }
 
     /** Drops what this process knows of an object a collection removed. */
     void forget(Hash hash) {
         known.remove(hash);
         chunkSumsWritten.remove(hash);
-        cacheLock.lock();
-        try {
-            Bundle b = bundles.remove(hash);
-            if (b != null) {
-                cachedBytes -= b.manifestSize();
-            }
-        } finally {
-            cacheLock.unlock();
-        }
+        bundles.remove(hash);
     }
 
     /** A root-update lock older than this is taken to be left by a writer that died. */
@@ -1719,12 +1685,7 @@ public final class S3Depot implements WritableDepot {
         if (closed.compareAndSet(false, true)) {
             client.close();
             budget.clear();
-            cacheLock.lock();
-            try {
-                bundles.clear();
-            } finally {
-                cacheLock.unlock();
-            }
+            bundles.clear();
         }
     }
 
