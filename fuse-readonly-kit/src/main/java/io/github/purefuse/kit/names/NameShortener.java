@@ -313,31 +313,21 @@ public final class NameShortener {
      * @return the number of bytes
      */
     public static int utf8Length(String s) {
-        int bytes = 0;
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80 || isEscapedByte(c)) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
+        return length(s, true);
     }
 
     /** The length of {@link #bytes}: UTF-8's, an unpaired surrogate 3 bytes. */
     private static int identityLength(String s) {
+        return length(s, false);
+    }
+
+    /** UTF-8's length, an unpaired surrogate 3 bytes, or 1 if it is an escaped byte and {@code escapesAsBytes}. */
+    private static int length(String s, boolean escapesAsBytes) {
         int bytes = 0;
         int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
-            if (c < 0x80) {
+            if (c < 0x80 || escapesAsBytes && isEscapedByte(c)) {
                 bytes += 1;
             } else if (c < 0x800) {
                 bytes += 2;

@@ -299,23 +299,6 @@ class PathAdapterChangesAndNamesTest {
     }
 
     static List<FakeDirectoryPage.Added> list(PathAdapter a, NodeId dir, boolean plus) {
-        FileHandle fh = assertInstanceOf(Opened.class, a.opendir(Requests.opendir(dir))).fh();
-        List<FakeDirectoryPage.Added> all = new java.util.ArrayList<>();
-        long cookie = 0;
-        while (true) {
-            FakeDirectoryPage page = new FakeDirectoryPage(plus, 4096);
-            if (plus) {
-                a.readdirplus(Requests.readdirplus(dir, fh, cookie, 4096), page);
-            } else {
-                a.readdir(Requests.readdir(dir, fh, cookie, 4096), page);
-            }
-            if (page.count() == 0) {
-                break;
-            }
-            all.addAll(page.added());
-            cookie = page.entries().get(page.count() - 1).cookie();
-        }
-        a.releasedir(Requests.releasedir(dir, fh));
-        return all;
+        return PathAdapterTest.list(a, dir, plus);
     }
 }

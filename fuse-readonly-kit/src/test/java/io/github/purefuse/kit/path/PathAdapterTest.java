@@ -65,15 +65,20 @@ class PathAdapterTest {
     }
 
     List<FakeDirectoryPage.Added> list(NodeId dir, boolean plus) {
-        FileHandle fh = assertInstanceOf(Opened.class, adapter.opendir(Requests.opendir(dir))).fh();
+        return list(adapter, dir, plus);
+    }
+
+    /** Opens {@code dir}, reads it page by page from cookie 0 to the end (4 KiB pages), releases it. */
+    static List<FakeDirectoryPage.Added> list(PathAdapter a, NodeId dir, boolean plus) {
+        FileHandle fh = assertInstanceOf(Opened.class, a.opendir(Requests.opendir(dir))).fh();
         List<FakeDirectoryPage.Added> all = new ArrayList<>();
         long cookie = 0;
         while (true) {
             FakeDirectoryPage page = new FakeDirectoryPage(plus, 4096);
             if (plus) {
-                adapter.readdirplus(Requests.readdirplus(dir, fh, cookie, 4096), page);
+                a.readdirplus(Requests.readdirplus(dir, fh, cookie, 4096), page);
             } else {
-                adapter.readdir(Requests.readdir(dir, fh, cookie, 4096), page);
+                a.readdir(Requests.readdir(dir, fh, cookie, 4096), page);
             }
             if (page.count() == 0) {
                 break;
@@ -81,7 +86,7 @@ class PathAdapterTest {
             all.addAll(page.added());
             cookie = page.entries().get(page.count() - 1).cookie();
         }
-        adapter.releasedir(Requests.releasedir(dir, fh));
+        a.releasedir(Requests.releasedir(dir, fh));
         return all;
     }
 
