@@ -351,6 +351,42 @@ class UringIT {
         }
     }
 
+    /**
+     * A closed session gives its rings' memory back at once (36 MiB a session with the defaults on 2 CPUs): a
+     * soak trial's JVM that mounted and closed sessions in a loop held every ended session's ring buffers until a
+     * collection, 1.5 GB of RSS. Three sessions, no collection asked for in between: 111 MiB stayed before.
+     */
+    @Test
+    void aClosedSessionFreesItsRingMemoryWithoutACollection() throws Exception {
+        try (UringParameter p = UringParameter.enable()) {
+            long before = directBytes();
+            long ringBytes = 0;
+            StringBuilder left = new StringBuilder();
+            for (int i = 0; i < 3; i++) {
+                long open = directBytes();
+                mount = TestMount.mount(new SessionIT.TestFs(), options(Transport.IO_URING).build());
+                assertEquals("hello from purefuse\n", cat(mount.path().resolve("hello")));
+                ringBytes = Math.max(ringBytes, directBytes() - open);
+                mount.close();
+                mount = null;
+                left.append(' ').append((directBytes() - open) / 1024);
+            }
+            long after = directBytes();
+            assertTrue(ringBytes > 8 << 20, "a session's rings take direct memory: " + ringBytes);
+            // Less than one session's rings left of three (all three stayed until a collection): a ring thread
+            // stopped before it reaped its entries' last completions leaves its buffers to the collector.
+            assertTrue(after - before < ringBytes, "after three sessions closed, " + (after - before) / 1024
+                    + " KiB of direct memory more than before (a session's rings: " + ringBytes / 1024
+                    + " KiB; left by each session, KiB:" + left + ")");
+        }
+    }
+
+    private static long directBytes() {
+        return java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
+                .stream().filter(b -> b.getName().equals("direct")).mapToLong(java.lang.management.BufferPoolMXBean::getMemoryUsed)
+                .sum();
+    }
+
     @Test
     void everyQueueDepthMountsAndServes() throws Exception {
         // The entries' headers are one page-aligned block of 512 bytes each: depths that are not a multiple of 8

@@ -11,7 +11,52 @@ import java.util.Locale;
  * JVM's default, the largest heap ({@link Runtime#maxMemory()}).
  */
 final class DirectMemory {
+    private static final System.Logger LOG = System.getLogger(DirectMemory.class.getName());
+    /** {@code sun.misc.Unsafe.invokeCleaner(ByteBuffer)} bound to the instance, or null where the JDK lacks it. */
+    private static final java.lang.invoke.@org.jspecify.annotations.Nullable MethodHandle INVOKE_CLEANER = invokeCleaner();
+
     private DirectMemory() {
+    }
+
+    private static java.lang.invoke.@org.jspecify.annotations.Nullable MethodHandle invokeCleaner() {
+        try {
+            Class<?> unsafe = Class.forName("sun.misc.Unsafe");
+            java.lang.reflect.Field f = unsafe.getDeclaredField("theUnsafe");
+            f.setAccessible(true);   // jdk.unsupported opens sun.misc
+            return java.lang.invoke.MethodHandles.lookup()
+                    .findVirtual(unsafe, "invokeCleaner",
+                            java.lang.invoke.MethodType.methodType(void.class, java.nio.ByteBuffer.class))
+                    .bindTo(f.get(null));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "no sun.misc.Unsafe.invokeCleaner: ring buffers are freed by the"
+                    + " garbage collector: {0}", e.toString());
+            return null;
+        }
+    }
+
+    /**
+     * Frees direct buffers now, as {@code sun.misc.Unsafe.invokeCleaner} does, instead of at a collection
+     * (where the JDK lacks it, they are left to the collector). The caller guarantees that nothing, the
+     * kernel included, touches their memory again: any access afterwards reads or writes freed memory.
+     *
+     * @param buffers buffers made by {@code ByteBuffer.allocateDirect} themselves, not slices or duplicates
+     * @return whether they were freed
+     */
+    static boolean free(Iterable<java.nio.ByteBuffer> buffers) {
+        java.lang.invoke.MethodHandle h = INVOKE_CLEANER;
+        if (h == null) {
+            return false;
+        }
+        try {
+            for (java.nio.ByteBuffer b : buffers) {
+                h.invokeExact(b);
+            }
+            return true;
+        } catch (Throwable t) {   // invokeExact declares Throwable; IllegalArgumentException for a slice
+            LOG.log(System.Logger.Level.WARNING, "freeing ring buffers failed; the collector frees the rest: {0}",
+                    t.toString());
+            return false;
+        }
     }
 
     /** {@return {@code -XX:MaxDirectMemorySize} in bytes, or {@link Runtime#maxMemory()} without it} */
