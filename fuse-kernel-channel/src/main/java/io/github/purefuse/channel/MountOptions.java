@@ -102,13 +102,12 @@ import org.jspecify.annotations.Nullable;
  *                            {@code maxInFlight}. 0 (the default) picks 16, or fewer so that the
  *                            entries of the mount take at most 64 MiB (queues × depth × (288 +
  *                            payload); the ready line's figure adds one frame buffer per ring thread),
- *                            at least 1. That memory is direct ({@code ByteBuffer.allocateDirect}) and is
- *                            freed by the garbage collector after the session ends, not at
- *                            {@link FuseSession#close()} (the kernel may write an entry until its ring is
- *                            torn down): a JVM that mounts and closes many sessions holds the ended ones'
- *                            until a collection (bounded by {@code -XX:MaxDirectMemorySize}, which forces
- *                            one), and glibc may keep the freed pages resident ({@code jcmd PID
- *                            System.trim_native_heap})
+ *                            at least 1. That memory is direct ({@code ByteBuffer.allocateDirect}); each ring
+ *                            thread frees its share as the session ends, once the kernel has given back every
+ *                            entry (their last completions, reaped for at most 200 ms) and no handler holds
+ *                            one; what a thread cannot free so (a handler that never returned, a file read
+ *                            still in flight) is left to the garbage collector. The session's other buffers
+ *                            (a few MiB, as on {@code /dev/fuse}) are always left to it
  * @param uringThreads        io_uring: serving threads, each with its own ring; queue {@code q} is served
  *                            by thread {@code q % threads}. 0 (the default) for one thread per queue,
  *                            each bound to its queue's CPU (the kernel queues a request on its caller's
