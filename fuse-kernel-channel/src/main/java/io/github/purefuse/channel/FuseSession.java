@@ -150,7 +150,6 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    /** A signal that may arrive before the session it should close exists. */
     /**
      * The session's side of {@link MountOptions#handleSignals()}: the first signal closes the session, a second
      * one while it is still ending aborts the connection at once (the user who presses Ctrl-C again does not
@@ -180,8 +179,11 @@ public final class FuseSession implements AutoCloseable {
                 session = s;
                 n = fired;
             }
+            if (n > 1) {
+                s.signalled(2);   // signalled again while it was being mounted: abort first, then close
+            }
             if (n > 0) {
-                s.signalled(n);
+                s.signalled(1);
             }
         }
     }
@@ -802,12 +804,6 @@ public final class FuseSession implements AutoCloseable {
     }
 
     /**
-     * Logs a message of {@link #close()} (or of undoing a mount whose start failed); in the JVM shutdown hook
-     * writes it to {@code System.err} instead, as {@code purefuse: LEVEL: message}: there java.util.logging
-     * has reset its handlers in a hook of its own (other logging frameworks stop in theirs), and the lazy
-     * unmount and the abort 10 s later would go unsaid.
-     */
-    /**
      * A SIGTERM, SIGINT or SIGHUP of {@link MountOptions#handleSignals()}: the first ({@code count} 1) closes the
      * session; a later one while the session is still ending aborts its connection now instead of after the
      * grace.
@@ -829,6 +825,12 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Logs a message of {@link #close()} (or of undoing a mount whose start failed); in the JVM shutdown hook
+     * writes it to {@code System.err} instead, as {@code purefuse: LEVEL: message}: there java.util.logging
+     * has reset its handlers in a hook of its own (other logging frameworks stop in theirs), and the lazy
+     * unmount and the abort 10 s later would go unsaid.
+     */
     private void report(Level level, String format, Object... args) {
         report(shutdownHook, level, format, args);
     }
