@@ -32,7 +32,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }
  * }
  *
- * Where FUSE is unavailable the tests are skipped, or fail when the environment has {@code CI=true}
+ * A static extension mounts once for its class and the {@code @Nested} classes inside it, and once for all
+ * the classes that share it (a base class's field; concurrently, if JUnit runs them so), and unmounts when
+ * the last of them ends.
+ *
+ * <p>Where FUSE is unavailable the tests are skipped, or fail when the environment has {@code CI=true}
  * (see {@link TestMount}). For the read-only conformance checks, extend {@link ReadOnlyConformanceSuite}
  * with {@link TestMount#mounter(Supplier)}.
  */
@@ -41,6 +45,13 @@ public final class FuseMountExtension implements BeforeAllCallback, BeforeEachCa
     private final MountOptions options;
     private @Nullable TestMount mount;
     private boolean perClass;
+    /**
+     * Class contexts that mounted or joined the class-level mount and have not ended: a {@code @Nested} class
+     * runs {@code beforeAll} inside its outer class's, and classes that share a static extension (a base
+     * class's field) may run at once. The mount goes when the last of them ends; a second {@code beforeAll}
+     * used to mount again over the field and leave the first mount behind.
+     */
+    private final java.util.Set<String> classes = new java.util.HashSet<>();
 
     private FuseMountExtension(Supplier<? extends ReadOnlyFileSystem> fs, MountOptions options) {
         this.fs = fs;
@@ -93,28 +104,33 @@ public final class FuseMountExtension implements BeforeAllCallback, BeforeEachCa
     }
 
     @Override
-    public void beforeAll(ExtensionContext context) {
+    public synchronized void beforeAll(ExtensionContext context) {
         perClass = true;
-        mount = TestMount.mount(fs.get(), options);
+        if (mount == null) {
+            mount = TestMount.mount(fs.get(), options);
+        }
+        classes.add(context.getUniqueId());
     }
 
     @Override
-    public void beforeEach(ExtensionContext context) {
+    public synchronized void beforeEach(ExtensionContext context) {
         if (mount == null) {
             mount = TestMount.mount(fs.get(), options);
         }
     }
 
     @Override
-    public void afterEach(ExtensionContext context) {
+    public synchronized void afterEach(ExtensionContext context) {
         if (!perClass) {
             unmount();
         }
     }
 
     @Override
-    public void afterAll(ExtensionContext context) {
-        unmount();
+    public synchronized void afterAll(ExtensionContext context) {
+        if (classes.remove(context.getUniqueId()) && classes.isEmpty()) {
+            unmount();
+        }
     }
 
     private void unmount() {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Assumptions;
  * and of yours. Use it with try-with-resources, close it in {@code @AfterEach}, or let
  * {@link FuseMountExtension} do both. {@link #close()} unmounts through the session, then (as a last
  * resort) with {@code umount -l}, fails if the mountpoint is still in {@code /proc/mounts}, and removes
- * the temporary directory it made, so that no mount is ever left behind.
+ * the temporary directory it made, so that no mount is ever left behind; a JVM that exits before (SIGTERM of
+ * a cancelled CI job or a fork timeout) unmounts it lazily from a shutdown hook.
  *
  * <p>When mounting is impossible on this machine ({@link MountException.Reason#NO_DEV_FUSE},
  * {@link MountException.Reason#PERMISSION_DENIED}), the test is skipped, unless the environment has
@@ -38,16 +39,31 @@ public final class TestMount implements MountedFs {
     private final Path mountpoint;
     private final FuseSession session;
     private final @Nullable Path ownedDir;
+    /**
+     * Unmounts lazily when the JVM exits before {@link #close()}: a test JVM ended by SIGTERM (a cancelled CI
+     * job, a fork timeout, Ctrl-C of {@code mvn}) left its mounts behind, dead ("Transport endpoint is not
+     * connected"). Removed by {@link #close()}.
+     */
+    private final Thread exitHook;
 
     private TestMount(Path mountpoint, FuseSession session, @Nullable Path ownedDir) {
         this.mountpoint = mountpoint;
         this.session = session;
         this.ownedDir = ownedDir;
+        this.exitHook = new Thread(() -> {
+            try {
+                forceUnmount(mountpoint);
+            } catch (RuntimeException | AssertionError e) {
+                System.err.println("purefuse-testing: could not unmount " + mountpoint + " at exit: " + e);
+            }
+        }, "purefuse-test-unmount " + mountpoint);
+        Runtime.getRuntime().addShutdownHook(exitHook);
     }
 
     /**
      * Test-friendly mount options: fsname {@code purefuse-test}, subtype {@code purefusetest} (so
-     * {@code /proc/mounts} shows {@code fuse.purefusetest}), no shutdown hook (the test unmounts), and the
+     * {@code /proc/mounts} shows {@code fuse.purefusetest}), no session shutdown hook (the test unmounts; a
+     * {@code TestMount} unmounts lazily from a hook of its own if the JVM exits first), and the
      * {@link Transport#DEV_FUSE} transport, so that a test does not depend on whether the machine's FUSE
      * module offers io_uring ({@code enable_uring}); a test of io_uring asks for {@link Transport#IO_URING}.
      *
@@ -154,6 +170,8 @@ public final class TestMount implements MountedFs {
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             Assertions.fail(why + " (CI=true: kernel tests must not be skipped)");
         }
+        // Surefire reports a class skipped in @BeforeAll as "Tests run: 0" with no reason: say it here
+        System.err.println("purefuse-testing: skipped: " + why);
         Assumptions.abort(why);
     }
 
@@ -230,6 +248,11 @@ public final class TestMount implements MountedFs {
      */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException exiting) {
+            // the JVM is exiting: the hook unmounts too
+        }
         try {
             session.close();
         } finally {

@@ -6,12 +6,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sets the FUSE module parameter {@code enable_uring} for tests of the io_uring transport, and puts the
  * previous value back. A test that needs io_uring sets it itself (as root) instead of relying on the
- * machine's state; when it cannot (no such parameter, not root), the test fails: an io_uring test
- * never passes by skipping.
+ * machine's state; when it cannot (no such parameter, not root while the parameter has the other value),
+ * the test fails: an io_uring test never passes by skipping. When the parameter already has the value asked
+ * for, nothing is written or restored, so a user who is not root runs io_uring tests once an administrator
+ * has set it.
  *
  * <p>The parameter is the host's, not the test's: it applies to every FUSE mount made on the machine while
  * it is set, and another process that sets or restores it meanwhile (a second test run, another user's
@@ -28,9 +31,10 @@ public final class UringParameter implements AutoCloseable {
     /** {@code /sys/module/fuse/parameters/enable_uring}. */
     public static final Path FILE = Path.of("/sys/module/fuse/parameters/enable_uring");
 
-    private final String before;
+    /** The value to write back at {@link #close}, or null when this handle wrote nothing. */
+    private final @Nullable String before;
 
-    private UringParameter(String before) {
+    private UringParameter(@Nullable String before) {
         this.before = before;
     }
 
@@ -56,6 +60,11 @@ public final class UringParameter implements AutoCloseable {
     private static UringParameter set(String value) {
         try {
             String before = Files.readString(FILE, StandardCharsets.US_ASCII).strip();
+            if (before.equals(value)) {
+                // Already so (set by an administrator, or by root for a user's tests): nothing to write, and
+                // nothing to restore; a user who may not write the parameter can run the test.
+                return new UringParameter(null);
+            }
             Files.writeString(FILE, value, StandardCharsets.US_ASCII);
             String now = Files.readString(FILE, StandardCharsets.US_ASCII).strip();
             if (!now.equals(value)) {
@@ -68,9 +77,12 @@ public final class UringParameter implements AutoCloseable {
         }
     }
 
-    /** Puts the previous value back. */
+    /** Puts the previous value back (nothing when the parameter already had the value asked for). */
     @Override
     public void close() {
+        if (before == null) {
+            return;
+        }
         try {
             Files.writeString(FILE, before, StandardCharsets.US_ASCII);
         } catch (IOException e) {
