@@ -153,7 +153,9 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
      * <p>Rotation: when {@code file} would grow past {@code maxBytesPerFile}, it becomes {@code file.1}
      * (older ones {@code file.2}, ... up to {@code keepFiles} files in all, the oldest deleted), and a new
      * {@code file} starts with the magic and a copy of the session's INIT request and reply, so that each
-     * file decodes and replays alone. A single frame larger than the limit still goes whole into one file.
+     * file decodes alone. A later file's requests name nodes and handles made in earlier files: replay a
+     * session's files together, oldest first ({@code Replay.run(Replay.sessionFiles(file), fs, rule)}). A single
+     * frame larger than the limit still goes whole into one file.
      *
      * <p>Cost: nothing when off; when on, each message is copied under a lock into a buffer that is
      * written out when full or 200 ms old (the READ replies' data included, and READs go by

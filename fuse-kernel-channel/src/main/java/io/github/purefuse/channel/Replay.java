@@ -73,9 +73,11 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * Each mismatch names the frame, the opcode, the {@code unique} and the field.
  *
- * <p>A rotated recording file starts with a copy of the session's INIT and replays alone, but the nodes
- * and handles its requests name were made in an earlier file: replay the files of a session from the
- * first, or expect ENOENT/EBADF mismatches.
+ * <p>A rotated recording file starts with a copy of the session's INIT, so it decodes and replays on its own,
+ * but the nodes and handles its requests name were mostly made in an earlier file: replayed alone, a later
+ * file meets ENOENT/EBADF mismatches. Replay a session's files together, oldest first, with
+ * {@link #run(List, ReadOnlyFileSystem, Rule)} and {@link #sessionFiles(Path)}; the files that rotation
+ * deleted are gone, and with them the start of the session.
  *
  * <p>For JUnit 5 tests use {@code io.github.purefuse.testing.Recordings} (artifact {@code fuse-testing}),
  * which fails with the first mismatch.
@@ -198,6 +200,64 @@ public final class Replay {
      */
     public static Result run(Path recording, ReadOnlyFileSystem fs, Rule rule) throws IOException, InterruptedException {
         return new Replay(rule).replay(recording, FuseCapture.read(recording), fs);
+    }
+
+    /**
+     * Replays the files of one rotated recording as one session: the frames of each in turn, without the copy of
+     * INIT (request and reply) that each file after the first starts with. Frame numbers in mismatches count
+     * across the files.
+     *
+     * @param files the session's files, oldest first ({@link #sessionFiles(Path)} lists them)
+     * @param fs    a fresh instance of the filesystem
+     * @param rule  how replies are compared
+     * @return the result; its {@code recording} is the first file
+     * @throws IOException as for {@link #run(Path, ReadOnlyFileSystem, Rule)}, for any of the files
+     * @throws InterruptedException if interrupted while waiting for a reply
+     * @throws IllegalArgumentException if {@code files} is empty
+     */
+    public static Result run(List<Path> files, ReadOnlyFileSystem fs, Rule rule) throws IOException, InterruptedException {
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no recording files");
+        }
+        List<FuseCapture.Frame> all = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            long initCopy = -1;   // the unique of the INIT copy a later file starts with, until its reply is skipped
+            boolean skippedInit = false;
+            for (FuseCapture.Frame f : FuseCapture.read(files.get(i))) {
+                if (i > 0 && f.bytes().length >= 16) {
+                    ByteBuffer b = f.buffer();
+                    if (!skippedInit && f.toServer() && b.getInt(4) == Opcode.FUSE_INIT.code()) {
+                        skippedInit = true;
+                        initCopy = b.getLong(8);
+                        continue;
+                    }
+                    if (initCopy >= 0 && !f.toServer() && b.getLong(8) == initCopy) {
+                        initCopy = -1;
+                        continue;
+                    }
+                }
+                all.add(new FuseCapture.Frame(all.size(), f.toServer(), f.bytes()));
+            }
+        }
+        return new Replay(rule).replay(files.get(0), all, fs);
+    }
+
+    /**
+     * The files of the session a recording belongs to, oldest first, as rotation leaves them
+     * ({@code MountOptions.Recording}): {@code file.N}, ..., {@code file.1}, then {@code file} itself; only those
+     * that exist, and {@code file} always.
+     *
+     * @param file the recording's newest file (the name given to {@code --record} or {@code Recording})
+     * @return the files, oldest first
+     */
+    public static List<Path> sessionFiles(Path file) {
+        List<Path> older = new ArrayList<>();
+        for (int n = 1; java.nio.file.Files.exists(file.resolveSibling(file.getFileName() + "." + n)); n++) {
+            older.add(file.resolveSibling(file.getFileName() + "." + n));
+        }
+        List<Path> out = new ArrayList<>(older.reversed());
+        out.add(file);
+        return out;
     }
 
     private Result replay(Path file, List<FuseCapture.Frame> frames, ReadOnlyFileSystem fs)
@@ -330,6 +390,39 @@ public final class Replay {
         return reply.length >= 16 ? -ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getInt(4) : 0;
     }
 
+    /**
+     * A short description of a reply of another kind than its counterpart: bytes as their count, strings up to
+     * 60 characters, lists as their size (a record's {@code toString} gave {@code [B@158a3b2e} and whole pages).
+     */
+    private static String brief(Object o) {
+        if (o instanceof byte[] b) {
+            return b.length + " bytes";
+        }
+        if (o instanceof List<?> l) {
+            return l.size() + (l.size() == 1 ? " entry" : " entries");
+        }
+        if (o instanceof CharSequence c) {
+            return c.length() <= 60 ? "\"" + c + "\"" : "\"" + c.subSequence(0, 57) + "...\"";
+        }
+        if (o instanceof Record) {
+            StringBuilder sb = new StringBuilder(o.getClass().getSimpleName()).append('[');
+            RecordComponent[] cs = o.getClass().getRecordComponents();
+            for (int i = 0; i < cs.length; i++) {
+                Object v;
+                try {
+                    cs[i].getAccessor().setAccessible(true);
+                    v = cs[i].getAccessor().invoke(o);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    return o.getClass().getSimpleName();
+                }
+                sb.append(i == 0 ? "" : ", ").append(wireName(cs[i].getName())).append('=')
+                        .append(v == null ? "null" : v instanceof Record ? v.getClass().getSimpleName() : brief(v));
+            }
+            return sb.append(']').toString();
+        }
+        return String.valueOf(o);
+    }
+
     private void mismatch(int frame, int opcode, long unique, String field, Object recorded, Object replayed) {
         String[] parts = field.split("\u0000", 3);
         if (parts.length == 3) {
@@ -445,7 +538,7 @@ public final class Replay {
             return a == b ? null : path + "\u0000" + a + "\u0000" + b;
         }
         if (a.getClass() != b.getClass()) {
-            return path + "\u0000" + a + "\u0000" + b;
+            return path + "\u0000" + brief(a) + "\u0000" + brief(b);
         }
         if (a instanceof byte[] x) {
             byte[] y = (byte[]) b;

@@ -363,6 +363,16 @@ public final class ExpectedTree {
             if (path.isEmpty() || path.startsWith("/") || path.endsWith("/") || path.contains("//")) {
                 throw new IllegalArgumentException("not a relative path: '" + FileNames.printable(path) + "'");
             }
+            String name = nameOf(path);
+            int bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (bytes > 255) {
+                // What a mount lists is the short form: the checks would say "File name too long" and
+                // "missing" without a word about why (a consumer's trial).
+                String shown = FileNames.printable(name);
+                throw new IllegalArgumentException("'" + (shown.length() > 60 ? shown.substring(0, 57) + "..." : shown)
+                        + "' is " + bytes + " bytes: a mount lists a name over 255 bytes in its short form; expect that"
+                        + " form: NameShortener.standard().directory(realNamesOfItsDirectory).displayName(name)");
+            }
             String parent = parentOf(path);
             if (!parent.isEmpty() && !(nodes.get(parent) instanceof Dir)) {
                 if (nodes.containsKey(parent)) {

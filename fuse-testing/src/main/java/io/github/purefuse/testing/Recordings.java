@@ -4,6 +4,7 @@ import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.channel.Replay;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Collectors;
 import org.opentest4j.AssertionFailedError;
 
@@ -51,7 +52,31 @@ public final class Recordings {
      */
     public static Replay.Result assertReplays(Path recording, ReadOnlyFileSystem fs, Replay.Rule rule)
             throws IOException, InterruptedException {
-        Replay.Result r = Replay.run(recording, fs, rule);
+        return check(recording.toString(), Replay.run(recording, fs, rule));
+    }
+
+    /**
+     * Replays the files of a rotated recording as one session ({@link Replay#run(List, ReadOnlyFileSystem,
+     * Replay.Rule)}): a later file alone names nodes and handles made in earlier ones.
+     *
+     * <pre>{@code
+     * Recordings.assertReplays(Replay.sessionFiles(Path.of("traffic.fusecap")), new MyFs(testData), Replay.Rule.FIELDS);
+     * }</pre>
+     *
+     * @param files the session's files, oldest first ({@link Replay#sessionFiles(Path)})
+     * @param fs    a fresh filesystem over the same data
+     * @param rule  how replies are compared
+     * @return the result
+     * @throws AssertionFailedError with the first mismatches if a reply differs, or if nothing was compared
+     * @throws IOException if a file cannot be read or {@code fs.init} fails
+     * @throws InterruptedException if interrupted
+     */
+    public static Replay.Result assertReplays(List<Path> files, ReadOnlyFileSystem fs, Replay.Rule rule)
+            throws IOException, InterruptedException {
+        return check(files.toString(), Replay.run(files, fs, rule));
+    }
+
+    private static Replay.Result check(String recording, Replay.Result r) {
         if (!r.matches()) {
             String first = r.first().map(Replay.Mismatch::toString).orElse("");
             throw new AssertionFailedError("replay of " + recording + " differs: " + first + "\n" + r.summary() + "\n"

@@ -60,6 +60,17 @@ class ExpectedTreeTest {
         assertEquals("not a directory of the expected tree: 'caf\\xe9'", e.getMessage());
     }
 
+    /** A name over 255 bytes is listed in its short form: the builder says so instead of the checks failing later. */
+    @Test
+    void aNameOverNameMaxPointsToItsShortForm() {
+        String longName = "l".repeat(270) + ".txt";
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ExpectedTree.builder().file("docs/" + longName, new byte[1]));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("is 274 bytes: a mount lists a name over 255"
+                + " bytes in its short form"), e.getMessage());
+        ExpectedTree.builder().file("docs/" + "l".repeat(251) + ".txt", new byte[1]).build();   // 255 bytes: as it is
+    }
+
     @Test
     void specialTypesComeFromTheMode() {
         assertEquals(ExpectedTree.Special.FIFO, ExpectedTree.Special.typeOf(0010644));

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its way out (the mount stayed, "Transport endpoint is not connected").
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class TestKitLifecycleIT {
+class MountLifecycleIT {
     /** The mount the outer class's test saw. */
     static volatile Path outer;
 
@@ -37,7 +37,7 @@ class TestKitLifecycleIT {
     @RegisterExtension
     @Order(1)
     static final AfterAllCallback NOTHING_LEFT = context -> {
-        if (context.getRequiredTestClass() == TestKitLifecycleIT.class && outer != null) {
+        if (context.getRequiredTestClass() == MountLifecycleIT.class && outer != null) {
             assertFalse(TestMount.isMounted(outer), "still mounted after the class: " + outer);
         }
     };
@@ -69,7 +69,7 @@ class TestKitLifecycleIT {
         String java = ProcessHandle.current().info().command().orElse("java");
         Process p = new ProcessBuilder(List.of("env", "--default-signal=TERM", java, "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                TestMountServer.class.getName())).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                LifecycleMountServer.class.getName())).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         Path mp = null;
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

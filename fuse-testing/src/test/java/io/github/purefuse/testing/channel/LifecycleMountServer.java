@@ -3,13 +3,13 @@ package io.github.purefuse.testing.channel;
 import io.github.purefuse.testing.TestMount;
 
 /**
- * A test JVM as a user's test suite has one, for {@code TestKitLifecycleIT}: mounts {@link PermissionsServer}'s
+ * A test JVM as a user's test suite has one, for {@code MountLifecycleIT}: mounts {@link PermissionsServer}'s
  * tree with {@link TestMount}, prints the mount point, then waits, as a test that is still running when its JVM
  * is told to stop (a cancelled CI job, a fork timeout).
  */
-final class TestMountServer {
+final class LifecycleMountServer {
 
-    private TestMountServer() {
+    private LifecycleMountServer() {
     }
 
     public static void main(String[] args) throws Exception {
