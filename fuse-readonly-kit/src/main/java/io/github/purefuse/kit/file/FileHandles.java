@@ -179,6 +179,25 @@ public final class FileHandles<T> {
         return states;
     }
 
+    /**
+     * The states of the files open now, a snapshot (for a caller that must find the opens of a node, say).
+     *
+     * @return the states, in no particular order
+     */
+    public List<T> openStates() {
+        List<T> states = new ArrayList<>();
+        synchronized (lock) {
+            AtomicReferenceArray<@Nullable Slot<T>> table = slots;
+            for (int i = 0; i < highWater; i++) {
+                Slot<T> s = table.get(i);
+                if (s != null) {
+                    states.add(s.state);
+                }
+            }
+        }
+        return states;
+    }
+
     /** {@return the number of open files} */
     public int size() {
         synchronized (lock) {

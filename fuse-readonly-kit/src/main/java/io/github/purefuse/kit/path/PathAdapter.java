@@ -155,6 +155,18 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * (an OPENDIR's entries, a names cache filled by a listing) is not kept or handed out after it.
      */
     private final AtomicLong changes = new AtomicLong();
+    /**
+     * The generation of each directory's listings whose entries a {@link #changed} altered (the parent of each
+     * changed path; the root for the root), as the change count then; a directory not here lists with
+     * generation 0, the cookies the kernel may have cached for it before any change.
+     */
+    private final ConcurrentHashMap<FsPath, Integer> listingGenerations = new ConcurrentHashMap<>();
+    /**
+     * The attributes of replaced file nodes that were open when {@link #changed} retired them (what their READs
+     * serve), until the kernel forgets the node: GETATTR of such a node answers them, since the kernel's
+     * {@code fstat} sends no {@code FUSE_GETATTR_FH}.
+     */
+    private final ConcurrentHashMap<NodeId, Attr> retiredOpenAttrs = new ConcurrentHashMap<>();
     private volatile @Nullable FuseConnection connection;
 
     /**
@@ -280,9 +292,19 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * @throws IOException if the parent's invalidation fails for another reason than an unknown node
      */
     public int changed(FsPath path) throws IOException {
-        changes.incrementAndGet();
+        long change = changes.incrementAndGet();
+        listingGenerations.put(path.isRoot() ? path : Objects.requireNonNull(path.parent()),
+                (int) (change & Integer.MAX_VALUE));
         namesCache.keySet().removeIf(k -> k.isWithin(path));
         Map<FsPath, NodeId> retired = table.retire(k -> k.isWithin(path));
+        if (!retired.isEmpty() && files.size() > 0) {
+            Set<NodeId> gone = new HashSet<>(retired.values());
+            for (OpenedFile f : files.openStates()) {
+                if (gone.contains(f.nodeId())) {
+                    retiredOpenAttrs.putIfAbsent(f.nodeId(), f.attr());
+                }
+            }
+        }
         FuseConnection c = connection;
         if (c == null) {
             return retired.size();
@@ -411,6 +433,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     @Override
     public void forget(NodeId nodeId, long nlookup) {
         table.forget(nodeId, nlookup);
+        if (!retiredOpenAttrs.isEmpty() && table.key(nodeId) == null) {
+            retiredOpenAttrs.remove(nodeId);
+        }
     }
 
     @Override
@@ -422,12 +447,17 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
         try {
             boolean old = table.retired(node);
-            if (old && request.hasFh()) {
-                // fstat of a file opened before changed(): what its READs serve. The path's new attributes
-                // would set the old inode's size under the open (reads past it end early or come short).
-                OpenedFile open = file(request.fh());
+            if (old) {
+                // A file opened before changed(): what its READs serve. The path's new attributes would set the
+                // old inode's size under the open (reads past it end early or come short). fstat sends no
+                // FUSE_GETATTR_FH (fuse_getattr): the attributes are the node's, kept when it was retired.
+                Attr opened = retiredOpenAttrs.get(node);
+                OpenedFile open = opened == null && request.hasFh() ? file(request.fh()) : null;
                 if (open != null && open.nodeId().equals(node)) {
-                    return new Attributes(table.attr(path, open.attr()), attrTimeout);
+                    opened = open.attr();
+                }
+                if (opened != null) {
+                    return new Attributes(table.attr(path, opened), attrTimeout);
                 }
             }
             Optional<Attr> attr = stat(path);
@@ -435,8 +465,9 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 return vanished(path);
             }
             if (old && attr.get().type() != FileType.DIRECTORY) {
-                // A replaced file's inode, reached without its open (/proc/PID/fd/N): its content is gone
-                // from the filesystem's view, and the path's new attributes are another file's.
+                // A replaced file's inode that was not open when it was replaced (a name cached in its short
+                // form, not invalidated): the path's new attributes are another file's. ESTALE: a path-based
+                // call is retried by the kernel with a fresh LOOKUP, which finds the new node.
                 return Failure.of(Errno.ESTALE);
             }
             return new Attributes(table.attr(path, attr.get()), attrTimeout);
@@ -847,6 +878,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         NodeId dir = request.header().nodeId();
         try {
             long listedAt = changes.get();
+            boolean retiredDir = table.retired(dir);
             List<PathEntry> entries = distinct(path, list(path));
             List<String> realNames = new ArrayList<>(entries.size());
             for (PathEntry e : entries) {
@@ -857,12 +889,15 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             FsPath parentPath = path.parent();
             long self = ino(path);
             long parent = parentPath == null ? self : ino(parentPath);
-            // Cookies of a listing taken after a change differ from those of every listing before it: the
-            // kernel's cached listing (FOPEN_CACHE_DIR) of an inode listed again after a change, the mount's root
-            // or a directory of the old tree reached from a working directory, would otherwise resume a reader
-            // of the old listing part-way through in the new one, skipping or repeating names of both.
-            DirectoryListing.Builder b = DirectoryListing.builder(self, parent).lookupCounts(table)
-                    .generation((int) (listedAt & Integer.MAX_VALUE));
+            // The kernel keeps one cached listing per inode (FOPEN_CACHE_DIR) and resumes a reader in it by cookie:
+            // a directory whose entries a change altered lists with cookies of a new generation, so that a reader
+            // of its old listing part-way through is not resumed in the new one (names of both skipped or
+            // repeated); the change invalidated its cached listing. A directory the changes did not touch keeps
+            // its generation, the cookies the kernel may have cached for it. A directory of a replaced tree
+            // (reached from a working directory) is listed from the current tree, uncached (no KEEP_CACHE: its
+            // inode's old cached listing is dropped at this open) and with cookies of its own.
+            int generation = retiredDir ? (int) (listedAt & Integer.MAX_VALUE) : listingGenerations.getOrDefault(path, 0);
+            DirectoryListing.Builder b = DirectoryListing.builder(self, parent).lookupCounts(table).generation(generation);
             for (PathEntry e : entries) {
                 FsPath child = path.resolve(e.name());
                 Attr attr = e.attr();
@@ -870,7 +905,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                 b.add(names.displayName(e.name()), childIno, attr.type(), () -> plusEntry(dir, child, childIno, attr, listedAt));
             }
             FileHandle fh = directories.open(b.build());
-            return cacheDirectories ? Opened.of(fh, OpenFlag.CACHE_DIR, OpenFlag.KEEP_CACHE) : Opened.of(fh);
+            return cacheDirectories && !retiredDir ? Opened.of(fh, OpenFlag.CACHE_DIR, OpenFlag.KEEP_CACHE) : Opened.of(fh);
         } catch (IOException | RuntimeException e) {
             return failure("opendir", request.header().unique(), path.toString(), e);
         }
