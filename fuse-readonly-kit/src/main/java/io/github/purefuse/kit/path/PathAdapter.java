@@ -273,7 +273,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * open (both only through a link to the old inode, such as {@code /proc/PID/fd/N}: a path walk raced by
      * this call is retried by the kernel with a fresh LOOKUP), get ESTALE, as on NFS: the path's new content is
      * another file. A directory stream opened before this call goes on listing the old tree, its READDIRPLUS
-     * entries without lookups (the kernel looks a name up when it is used). Then, once the session is
+     * entries without lookups (the kernel looks a name up when it is used); the parent of {@code path} lists
+     * with cookies of a new generation ({@link DirectoryListing.Builder#generation}), so that the kernel, which
+     * resumes readers in its cached listing by cookie, never splices the old listing with the new one; a
+     * directory of the old tree is listed from the current tree, uncached. Then, once the session is
      * mounted, it sends {@code FUSE_NOTIFY_INVAL_INODE} for the parent (its attributes and cached listing,
      * for {@code FOPEN_CACHE_DIR}) and {@code FUSE_NOTIFY_INVAL_ENTRY} for every name of the old tree the
      * kernel still holds, so that paths are looked up again. A request that still arrives on an old
