@@ -711,16 +711,24 @@ public final class FuseSession implements AutoCloseable {
             if (!awaitQuietly(UNMOUNT_GRACE)) {
                 report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
                         + " (files still open there now fail with ENOTCONN)", mountpoint, UNMOUNT_GRACE.toSeconds());
+                boolean aborted = true;
                 try {
                     abort();
                 } catch (IOException e) {
+                    aborted = false;
                     report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
                 }
                 if (!awaitQuietly(UNMOUNT_GRACE)) {
                     String calls = engine.runningCalls();
-                    report(Level.WARNING, "the session on {0} did not end: a thread of it is stuck in a call of the"
-                            + " filesystem that does not return{1}; the session counts as ended without it", mountpoint,
-                            calls.isEmpty() ? "" : " (" + calls + ")");
+                    if (aborted) {
+                        report(Level.WARNING, "the session on {0} did not end: a thread of it is stuck in a call of the"
+                                + " filesystem that does not return{1}; the session counts as ended without it",
+                                mountpoint, calls.isEmpty() ? "" : " (" + calls + ")");
+                    } else {
+                        report(Level.WARNING, "the session on {0} did not end: files are still open in its detached"
+                                + " mount and its connection could not be aborted; the session counts as ended without"
+                                + " them", mountpoint);
+                    }
                     engine.abandon();
                 }
             }
@@ -816,12 +824,14 @@ public final class FuseSession implements AutoCloseable {
         if (engine.termination().isDone() || !engine.connectionLive()) {
             return;
         }
-        report(Level.WARNING, "{0}: signalled again while ending; aborting the connection now (files still open"
-                + " there now fail with ENOTCONN)", mountpoint);
+        // Said before the abort: once the connection is cut, the program may exit before a later line is written
+        report(Level.WARNING, "{0}: signalled again while ending; aborting the connection (files still open there"
+                + " then fail with ENOTCONN)", mountpoint);
         try {
             abort();
         } catch (IOException e) {
-            report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
+            report(Level.WARNING, "{0}: the connection cannot be aborted ({1}); the files still open there keep the"
+                    + " session until the grace ends", mountpoint, e.getMessage());
         }
     }
 

@@ -7,7 +7,8 @@ import java.io.PrintWriter;
  * before it finished: what it kept and how to finish. Those signals take the JVM's own path in these commands
  * (shutdown hooks, then exit status 128 + signal), and a shutdown hook is the one place that still runs: an
  * import stopped with Ctrl-C used to end without a word, leaving the user to guess whether the root had changed.
- * {@link #close()} at the end of the command's work removes the hook.
+ * {@link #close()} at the end of the command's work removes the hook. The exit status stays the JVM's: 128 + the
+ * signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
  */
 final class InterruptNotice implements AutoCloseable {
     private final Thread hook;
@@ -18,7 +19,8 @@ final class InterruptNotice implements AutoCloseable {
         this.message = message;
         hook = new Thread(() -> {
             if (!finished) {
-                err.println("depotfs: interrupted: " + this.message);
+                // On a terminal a progress bar may hold the line: start a fresh one (it was glued to the bar)
+                err.println((Terminal.stderrIsTerminal() ? "\n" : "") + "depotfs: interrupted: " + this.message);
                 err.flush();
             }
         }, "depotfs-interrupted");

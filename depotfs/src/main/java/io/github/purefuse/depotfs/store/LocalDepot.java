@@ -145,10 +145,13 @@ public final class LocalDepot implements WritableDepot {
     private static final long MAX_MARKER_BYTES = 4096;
     private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
     /**
-     * The manifest bytes a local depot keeps loaded ({@link BundleCache}): 64 MiB, about 130 MiB of heap. A
-     * manifest evicted is read again from the local disk when it is needed.
+     * The manifest bytes a local depot keeps loaded ({@link BundleCache}): an eighth of the largest heap (a loaded
+     * manifest takes about twice its bytes there, so a quarter of it), at least 64 MiB. A manifest evicted is
+     * read again from the local disk when it is needed; a listing of a directory whose subdirectories' manifests
+     * add up to more than the bound reads them all again each time (a retrial: 72 MiB of them under a fixed
+     * 64 MiB bound made each `ls -l` 0.5 s instead of 0.02 s), so the bound grows with what the JVM may hold.
      */
-    static final long BUNDLE_CACHE_BYTES = 64L << 20;
+    static final long BUNDLE_CACHE_BYTES = Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 8);
     /** A manifest is read whole into one array: the largest the JVM makes. */
     private static final long MAX_MANIFEST_BYTES = Integer.MAX_VALUE - 8;
     /** A ref holds 64 hex digits and a newline; a file much longer holds no ref. */

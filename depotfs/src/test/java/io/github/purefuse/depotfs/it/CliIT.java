@@ -263,7 +263,7 @@ class CliIT {
                 // close(2) sends FLUSH: ENOTCONN once the connection is gone, as for any file open there
             }
         }
-        assertTrue(Files.readString(err).contains("signalled again while ending; aborting the connection now"),
+        assertTrue(Files.readString(err).contains("signalled again while ending; aborting the connection"),
                 Files.readString(err));
     }
 
