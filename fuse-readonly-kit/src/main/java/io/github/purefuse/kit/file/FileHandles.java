@@ -162,21 +162,7 @@ public final class FileHandles<T> {
      * @return the states that were open, to close
      */
     public List<T> releaseAll() {
-        List<T> states = new ArrayList<>();
-        synchronized (lock) {
-            AtomicReferenceArray<@Nullable Slot<T>> table = slots;
-            for (int i = 0; i < highWater; i++) {
-                Slot<T> s = table.get(i);
-                if (s != null) {
-                    table.set(i, null);
-                    states.add(s.state);
-                }
-            }
-            freeCount = 0;
-            highWater = 0;
-            count = 0;
-        }
-        return states;
+        return states(true);
     }
 
     /**
@@ -185,14 +171,27 @@ public final class FileHandles<T> {
      * @return the states, in no particular order
      */
     public List<T> openStates() {
+        return states(false);
+    }
+
+    /** The states of the open files; with {@code release}, the table is emptied as well. */
+    private List<T> states(boolean release) {
         List<T> states = new ArrayList<>();
         synchronized (lock) {
             AtomicReferenceArray<@Nullable Slot<T>> table = slots;
             for (int i = 0; i < highWater; i++) {
                 Slot<T> s = table.get(i);
                 if (s != null) {
+                    if (release) {
+                        table.set(i, null);
+                    }
                     states.add(s.state);
                 }
+            }
+            if (release) {
+                freeCount = 0;
+                highWater = 0;
+                count = 0;
             }
         }
         return states;
