@@ -30,7 +30,7 @@ public interface BufferLease extends AutoCloseable {
      * The leased memory. The returned buffer is borrowed: valid until {@link #close()}.
      *
      * @return the buffer; its position and limit frame the bytes to send
-     * @throws IllegalStateException if the lease was closed (in the kit's debug mode)
+     * @throws IllegalStateException if the lease was closed (the kit's leases throw in every mode)
      */
     ByteBuffer bytes();
 

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The open directories of a filesystem: OPENDIR stores a {@link DirectoryListing} snapshot under a new
  * file handle ({@code fh}), READDIR and READDIRPLUS find it by that handle, RELEASEDIR removes it. Handles
- * are never 0 and never reused within one instance. Thread-safe.
+ * are never 0, and a handle comes back only after 2^32 opens, as {@link FileHandles}' do. Thread-safe.
  *
  * {@snippet :
  * public OpenReply opendir(Opendir request) {
