@@ -450,18 +450,13 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         }
         try {
             boolean old = table.retired(node);
-            if (old) {
+            Attr opened = old ? retiredOpenAttrs.get(node) : null;
+            if (opened != null) {
                 // A file opened before changed(): what its READs serve. The path's new attributes would set the
                 // old inode's size under the open (reads past it end early or come short). fstat sends no
-                // FUSE_GETATTR_FH (fuse_getattr): the attributes are the node's, kept when it was retired.
-                Attr opened = retiredOpenAttrs.get(node);
-                OpenedFile open = opened == null && request.hasFh() ? file(request.fh()) : null;
-                if (open != null && open.nodeId().equals(node)) {
-                    opened = open.attr();
-                }
-                if (opened != null) {
-                    return new Attributes(table.attr(path, opened), attrTimeout);
-                }
+                // FUSE_GETATTR_FH (fuse_getattr), and a retired node gets no new OPEN (ESTALE): the attributes
+                // are the node's, kept from its opens when it was retired.
+                return new Attributes(table.attr(path, opened), attrTimeout);
             }
             Optional<Attr> attr = stat(path);
             if (attr.isEmpty()) {

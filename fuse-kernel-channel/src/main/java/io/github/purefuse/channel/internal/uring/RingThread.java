@@ -614,13 +614,8 @@ final class RingThread implements Runnable {
      * commit comes back). Otherwise (the thread stopped or failed before that) they are left to the collector.
      */
     private void freeBuffers() {
-        if (live != 0) {
+        if (live != 0) {   // live counts the entries not DEAD: only ended() and a failed REGISTER make one so
             return;
-        }
-        for (RingEntry e : entries) {
-            if (e.state != RingEntry.State.DEAD) {
-                return;
-            }
         }
         if (DirectMemory.free(owned)) {
             owned.clear();
