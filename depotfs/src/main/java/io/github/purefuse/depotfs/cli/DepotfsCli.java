@@ -690,6 +690,12 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--nonempty", description = "mount over a directory that is not empty (hiding what it holds)")
         boolean nonempty;
 
+        @Option(names = "--log", paramLabel = "FILE|syslog",
+                description = "once mounted, write messages to FILE (appended) or to the system log (logger -t depotfs)"
+                        + " instead of standard error; a mount that fails still says why on standard error (for a"
+                        + " server that outlives its terminal: mount.depotfs, nohup)")
+        @Nullable String log;
+
         @Option(names = "--verify-reads", negatable = true,
                 description = "check each chunk of an object against its stored checksum before it is first served; a"
                         + " damaged chunk gives EIO for the reads that cover it; local bytes (a local depot, the --cache)"
@@ -736,6 +742,7 @@ public final class DepotfsCli implements Callable<Integer> {
                 }
             }
             p = p != null ? p : outputFileProblem("--stats", stats);
+            p = p != null || log == null || log.equals(MessageLog.SYSLOG) ? p : outputFileProblem("--log", Path.of(log));
             return p != null ? p : outputFileProblem("--record", record);
         }
 
@@ -751,7 +758,8 @@ public final class DepotfsCli implements Callable<Integer> {
                     rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh),
                     record == null ? null : new MountOptions.Recording(record,
                             recordMaxMib == null ? MountOptions.Recording.DEFAULT_MAX_BYTES : (long) recordMaxMib << 20,
-                            recordFiles == null ? MountOptions.Recording.DEFAULT_KEEP_FILES : recordFiles));
+                            recordFiles == null ? MountOptions.Recording.DEFAULT_KEEP_FILES : recordFiles),
+                    log);
         }
     }
 

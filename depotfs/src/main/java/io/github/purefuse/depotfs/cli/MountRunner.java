@@ -55,11 +55,13 @@ final class MountRunner {
      *                            for a local one ({@link #verifies})
      * @param rootRefresh         how often the roots are re-read ({@code --root-refresh}); zero for never
      * @param record              what to record ({@code --record FILE}), or null
+     * @param log                 where messages go once the mount is ready ({@code --log}: a file or
+     *                            {@value MessageLog#SYSLOG}), or null for standard error throughout
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
                     boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads,
-                    java.time.Duration rootRefresh, MountOptions.@Nullable Recording record) {
+                    java.time.Duration rootRefresh, MountOptions.@Nullable Recording record, @Nullable String log) {
 
         /**
          * Whether reads of this depot are checked. By default they are where the bytes pass through the
@@ -291,11 +293,15 @@ final class MountRunner {
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = (!settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable")
                 + (verifying() != null ? ", reads verified" : "");
-        out.println("depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
-                + s.mountpoint()
-                + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
+        String ready = "depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
+                + s.mountpoint();
+        out.println(ready + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();
         onReady.accept(s.mountpoint());
+        AutoCloseable log = settings.log() == null ? null : MessageLog.redirect(settings.log());
+        if (log != null) {   // the log starts with what it is the log of
+            System.err.println(ready + " (pid " + ProcessHandle.current().pid() + ")");
+        }
         Thread periodic = null;
         Path statsFile = settings.stats();
         if (statsFile != null && settings.statsInterval() > 0) {
@@ -318,6 +324,14 @@ final class MountRunner {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {
             // shutting down
+        }
+        if (log != null) {
+            System.err.println("depotfs: " + mountpoint + " unmounted");
+            try {
+                log.close();
+            } catch (Exception e) {
+                // the last messages are written; nothing is left to say it to
+            }
         }
     }
 

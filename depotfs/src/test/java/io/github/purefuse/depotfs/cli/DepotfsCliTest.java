@@ -416,6 +416,9 @@ class DepotfsCliTest {
         Run rec = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", "/proc/nope/rec");
         assertEquals(2, rec.exit(), rec.err());
         assertEquals("depotfs: --record /proc/nope/rec: /proc/nope: no such directory\n", rec.err());
+        Run log = cli("mount", "--depot", depot.toString(), mp.toString(), "--log", "/proc/nope/depotfs.log");
+        assertEquals(2, log.exit(), log.err());
+        assertEquals("depotfs: --log /proc/nope/depotfs.log: /proc/nope: no such directory\n", log.err());
         Run dir = cli("mount", "--depot", depot.toString(), mp.toString(), "--record", tmp.toString());
         assertEquals("depotfs: --record " + tmp + ": is a directory\n", dir.err());
         Path file = Files.writeString(tmp.resolve("a-file"), "x");
@@ -563,7 +566,7 @@ class DepotfsCliTest {
     @Test
     void readsOfALocalDepotAreCheckedOnlyWhenAskedFor() {
         java.util.function.Function<Boolean, MountRunner.Settings> settings = v -> new MountRunner.Settings(null, false, 0,
-                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v, java.time.Duration.ZERO, null);
+                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v, java.time.Duration.ZERO, null, null);
         io.github.purefuse.depotfs.store.MemoryDepot local = new io.github.purefuse.depotfs.store.MemoryDepot();
         assertTrue(!settings.apply(null).verifies(local), "off by default: it costs a fifth of spliced reads");
         assertTrue(settings.apply(true).verifies(local), "--verify-reads");

@@ -1,0 +1,88 @@
+package io.github.purefuse.depotfs.cli;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Handler;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a mount's messages go once it is ready ({@code mount --log}): standard error until then, so that a
+ * mount that fails says why to whoever started it; afterwards a file or the system log, for a server that
+ * outlives its terminal (started by {@code mount.depotfs}, from {@code /etc/fstab}, or with {@code nohup}).
+ *
+ * <p>Everything the process prints to {@code System.out} and {@code System.err} moves, and so does the
+ * {@code java.util.logging} console handler (the backend of the library's {@link System.Logger}), which
+ * holds the stream it was created with. A native write to descriptor 2 (a JVM crash report) still goes
+ * where standard error pointed at the start.
+ */
+final class MessageLog {
+
+    /** The {@code --log} value that means the system log. */
+    static final String SYSLOG = "syslog";
+    /** The socket of syslog or journald, where {@code logger} writes. */
+    static final Path DEV_LOG = Path.of("/dev/log");
+
+    private MessageLog() {
+    }
+
+    /**
+     * Moves the messages of this process to {@code target}.
+     *
+     * @param target {@value #SYSLOG} ({@code logger -t depotfs --id=PID}, i.e. syslog or the journal), or a
+     *               file to append to
+     * @return what to close at exit (the file, or the stdin of {@code logger}, which then exits), or null when
+     *         the target could not be opened: the messages stay on standard error, which says so
+     */
+    static @Nullable AutoCloseable redirect(String target) {
+        OutputStream sink;
+        Process logger = null;
+        try {
+            if (target.equals(SYSLOG)) {
+                if (!java.nio.file.Files.exists(DEV_LOG)) {   // logger would drop every line
+                    throw new IOException("no system log here (" + DEV_LOG + " is missing)");
+                }
+                logger = new ProcessBuilder("logger", "-t", "depotfs", "--id=" + ProcessHandle.current().pid())
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+                sink = logger.getOutputStream();
+            } else {
+                sink = new FileOutputStream(Path.of(target).toFile(), true);
+            }
+        } catch (IOException e) {
+            System.err.println("depotfs: --log " + target + ": " + e.getMessage() + "; messages stay on standard error");
+            return null;
+        }
+        PrintStream to = new PrintStream(sink, true, StandardCharsets.UTF_8);
+        System.err.println("depotfs: further messages go to " + (logger != null ? "the system log (logger -t depotfs)" : target));
+        System.err.flush();
+        System.setOut(to);
+        System.setErr(to);
+        Logger root = LogManager.getLogManager().getLogger("");
+        if (root != null) {
+            for (Handler h : root.getHandlers()) {
+                if (h instanceof ConsoleHandler old) {   // it writes to the System.err of its creation
+                    ConsoleHandler now = new ConsoleHandler();
+                    now.setLevel(old.getLevel());
+                    now.setFormatter(old.getFormatter());
+                    root.removeHandler(old);
+                    root.addHandler(now);
+                }
+            }
+        }
+        Process started = logger;
+        return () -> {
+            to.close();
+            if (started != null) {
+                started.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);   // it exits at the end of its input
+            }
+        };
+    }
+}

@@ -1,0 +1,163 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bin/mount.depotfs}, the helper {@code mount -t depotfs} and {@code /etc/fstab} run, called the way
+ * mount(8) calls it ({@code DEPOT MOUNTPOINT -o OPTIONS}, with {@code rw} and the options of mount(8) and
+ * systemd mixed in), from a copy of {@code bin/} with this build's jar: it returns once the mount is ready and
+ * leaves the server running in a session of its own, logging to the file given; {@code umount} ends it; a mount
+ * that fails says why and leaves nothing running.
+ */
+class MountHelperIT {
+
+    private Path work;
+    private Path root;
+    private Path depot;
+    private final List<Path> mountpoints = new ArrayList<>();
+    private final List<Long> servers = new ArrayList<>();
+
+    @BeforeAll
+    static void fuse() {
+        TestMount.requireDevFuse();
+    }
+
+    @BeforeEach
+    void repository() throws Exception {
+        work = Files.createTempDirectory("depotfs-helper-");
+        root = work.resolve("repo");
+        Files.createDirectories(root.resolve("bin/lib"));
+        for (String f : List.of("depotfs", "mount.depotfs", "lib/common.sh")) {
+            Files.copy(Path.of("..", "bin", f), root.resolve("bin").resolve(f));
+        }
+        Files.writeString(root.resolve("pom.xml"), "<project/>\n");
+        Files.setLastModifiedTime(root.resolve("pom.xml"),
+                java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(3600)));
+        Path target = Files.createDirectories(root.resolve("depotfs/target"));
+        Path built = Path.of("target").toAbsolutePath();
+        try (Stream<Path> jars = Files.list(built)) {
+            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-[0-9.]+(-SNAPSHOT)?\\.jar"))
+                    .findFirst().orElseThrow();
+            Files.copy(jar, target.resolve(jar.getFileName()));
+        }
+        try (Stream<Path> libs = Files.list(built.resolve("lib"))) {
+            Files.writeString(target.resolve("runtime.classpath"),
+                    String.join(":", libs.map(Path::toString).sorted().toList()));
+        }
+        Files.createFile(target.resolve(".launcher-built"));
+
+        Path src = Files.createDirectories(work.resolve("src/sub"));
+        Files.writeString(src.resolve("hello.txt"), "hello from the depot\n");
+        depot = work.resolve("depot");
+        Tools.Result imported = run(root.resolve("bin/depotfs").toString(), "import", "-q", "--depot",
+                depot.toString(), "--root", "main", work.resolve("src").toString());
+        assertEquals(0, imported.exit(), imported.stderr());
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Path mp : mountpoints) {
+            TestMount.forceUnmount(mp);
+        }
+        for (long pid : servers) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+        Tools.run(Path.of("/"), "rm", "-rf", work.toString());
+    }
+
+    private Tools.Result run(String... cmd) throws Exception {
+        List<String> env = new ArrayList<>(List.of("env", "-u", "DEPOTFS_JAVA_OPTS", "-u", "JAVA_TOOL_OPTIONS",
+                "-u", "JDK_JAVA_OPTIONS", "JAVA_HOME=" + System.getProperty("java.home"), "PUREFUSE_AOT=0"));
+        env.addAll(List.of(cmd));
+        return Tools.run(work, env.toArray(String[]::new));
+    }
+
+    private Path mountpoint(String name) throws Exception {
+        Path mp = Files.createDirectories(work.resolve(name));
+        mountpoints.add(mp);
+        return mp;
+    }
+
+    @Test
+    void itReturnsOnceMountedAndTheServerServesOnUntilUmount() throws Exception {
+        Path mp = mountpoint("mnt");
+        Path log = work.resolve("server.log");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw,root=main,_netdev,nofail,nosuid,readahead_kb=2048,log=" + log);
+        assertEquals(0, helper.exit(), helper.stderr());
+        assertEquals("", helper.out() + helper.stderr(), "a helper that mounted says nothing");
+
+        assertTrue(TestMount.isMounted(mp), "mounted when the helper returns");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("sub/hello.txt")));
+        String mountLine = Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .filter(l -> l.split(" ")[1].equals(mp.toString())).findFirst().orElseThrow();
+        assertTrue(mountLine.contains(" fuse.depotfs ro,"), "read-only although mount(8) passed rw: " + mountLine);
+        String dev = Tools.run(work, "mountpoint", "-d", mp.toString()).out().strip();
+        assertEquals("2048", Files.readString(Path.of("/sys/class/bdi", dev, "read_ahead_kb")).strip(),
+                "readahead_kb=2048 became --readahead-kb=2048");
+
+        String first = Files.readString(log);
+        Matcher m = Pattern.compile("^depotfs: mounted .* at " + Pattern.quote(mp.toString()) + " \\(pid (\\d+)\\)$",
+                Pattern.MULTILINE).matcher(first);
+        assertTrue(m.find(), "the log starts with the mount and the server's pid: " + first);
+        long pid = Long.parseLong(m.group(1));
+        servers.add(pid);
+        Optional<ProcessHandle> server = ProcessHandle.of(pid);
+        assertTrue(server.isPresent(), "the server outlives the helper");
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        assertEquals(Long.toString(pid), fields[3], "a session of its own (sid = pid): " + stat);
+
+        Tools.Result umount = Tools.run(work, "umount", mp.toString());
+        assertEquals(0, umount.exit(), umount.stderr());
+        assertTrue(server.get().onExit().get(30, TimeUnit.SECONDS) != null, "umount ends the server");
+        assertTrue(Files.readString(log).endsWith("depotfs: " + mp + " unmounted\n"), Files.readString(log));
+    }
+
+    @Test
+    void aMountThatFailsSaysWhyAndLeavesNothingRunning() throws Exception {
+        Path mp = mountpoint("mnt");
+        String helper = root.resolve("bin/mount.depotfs").toString();
+        Path log = work.resolve("server.log");
+
+        Tools.Result noRoot = run(helper, depot.toString(), mp.toString(), "-o", "rw,root=nosuch,log=" + log);
+        assertEquals(32, noRoot.exit(), "mount(8)'s mount failure: " + noRoot.stderr());
+        assertTrue(noRoot.stderr().contains("no root named 'nosuch'"), noRoot.stderr());
+        assertTrue(noRoot.stderr().contains("the server exited with status 1 before " + mp + " was mounted"),
+                noRoot.stderr());
+
+        Tools.Result unknown = run(helper, depot.toString(), mp.toString(), "-o", "root=main,no_such_option=1,log=" + log);
+        assertEquals(32, unknown.exit(), unknown.stderr());
+        assertTrue(unknown.stderr().contains("Unknown option: '--no-such-option=1'"), unknown.stderr());
+
+        Tools.Result usage = run(helper, depot.toString(), "-o", "root=main");
+        assertEquals(1, usage.exit(), usage.stderr());
+        assertTrue(usage.stderr().contains("expected DEPOT and MOUNTPOINT"), usage.stderr());
+
+        Tools.Result fake = run(helper, depot.toString(), mp.toString(), "-fv", "-o", "root=main,log=" + log);
+        assertEquals(0, fake.exit(), fake.stderr());
+        assertTrue(fake.stderr().contains("mount --depot=" + depot + " --root=main --log=" + log + " -- " + mp),
+                "-v prints the command, -f does not run it: " + fake.stderr());
+
+        assertFalse(TestMount.isMounted(mp));
+        assertEquals("", Tools.run(work, "pgrep", "-af", "--depot=" + depot).out(), "no server left");
+    }
+}
