@@ -55,30 +55,18 @@ class LauncherAotIT {
     void repository() throws Exception {
         work = Files.createTempDirectory("depotfs-aot-");
         root = work.resolve("repo");
-        Files.createDirectories(root.resolve("bin/lib"));
-        for (String f : List.of("depotfs", "lib/common.sh")) {
-            Files.copy(Path.of("..", "bin", f), root.resolve("bin").resolve(f));
-        }
-        Path pom = Files.writeString(root.resolve("pom.xml"), "<project/>\n");
-        Files.setLastModifiedTime(pom, FileTime.from(Instant.now().minusSeconds(3600)));
-        // The module as the launcher's own build leaves it: the jar, its runtime class path, the build stamp
-        Path target = Files.createDirectories(root.resolve("depotfs/target"));
-        Path built = Path.of("target").toAbsolutePath();
-        try (Stream<Path> jars = Files.list(built)) {
-            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-[0-9.]+(-SNAPSHOT)?\\.jar"))
-                    .findFirst().orElseThrow();
-            Files.copy(jar, target.resolve(jar.getFileName()));
-        }
-        try (Stream<Path> libs = Files.list(built.resolve("lib"))) {
-            // the dependencies where the build put them, but one copied, which a test may touch
-            List<String> classPath = new ArrayList<>(libs.map(Path::toString).sorted().toList());
-            dependency = Files.createDirectories(work.resolve("lib")).resolve(Path.of(classPath.get(0)).getFileName());
-            Files.copy(Path.of(classPath.get(0)), dependency);
+        // the dependencies where the build put them, but one copied, which a test may touch
+        LauncherCopy.create(root, List.of("depotfs", "lib/common.sh"), classPath -> {
+            try {
+                dependency = Files.createDirectories(work.resolve("lib")).resolve(Path.of(classPath.get(0)).getFileName());
+                Files.copy(Path.of(classPath.get(0)), dependency);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
             classPath.set(0, dependency.toString());
-            Files.writeString(target.resolve("runtime.classpath"), String.join(":", classPath));
-        }
-        Files.createFile(target.resolve(".launcher-built"));
-        cache = target.resolve("depotfs.aot");
+            return classPath;
+        });
+        cache = root.resolve("depotfs/target/depotfs.aot");
 
         Path src = Files.createDirectories(work.resolve("src/sub"));
         Files.writeString(src.resolve("hello.txt"), "hello from the depot\n");

@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,25 +43,7 @@ class MountHelperIT {
     void repository() throws Exception {
         work = Files.createTempDirectory("depotfs-helper-");
         root = work.resolve("repo");
-        Files.createDirectories(root.resolve("bin/lib"));
-        for (String f : List.of("depotfs", "mount.depotfs", "lib/common.sh")) {
-            Files.copy(Path.of("..", "bin", f), root.resolve("bin").resolve(f));
-        }
-        Files.writeString(root.resolve("pom.xml"), "<project/>\n");
-        Files.setLastModifiedTime(root.resolve("pom.xml"),
-                java.nio.file.attribute.FileTime.from(java.time.Instant.now().minusSeconds(3600)));
-        Path target = Files.createDirectories(root.resolve("depotfs/target"));
-        Path built = Path.of("target").toAbsolutePath();
-        try (Stream<Path> jars = Files.list(built)) {
-            Path jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-[0-9.]+(-SNAPSHOT)?\\.jar"))
-                    .findFirst().orElseThrow();
-            Files.copy(jar, target.resolve(jar.getFileName()));
-        }
-        try (Stream<Path> libs = Files.list(built.resolve("lib"))) {
-            Files.writeString(target.resolve("runtime.classpath"),
-                    String.join(":", libs.map(Path::toString).sorted().toList()));
-        }
-        Files.createFile(target.resolve(".launcher-built"));
+        LauncherCopy.create(root, List.of("depotfs", "mount.depotfs", "lib/common.sh"), classPath -> classPath);
 
         Path src = Files.createDirectories(work.resolve("src/sub"));
         Files.writeString(src.resolve("hello.txt"), "hello from the depot\n");
