@@ -105,7 +105,8 @@ public interface OpenFile extends Closeable {
     /**
      * Whether the kernel may keep the pages it cached for this file from earlier opens
      * ({@code FOPEN_KEEP_CACHE}): right when the bytes cannot have changed since. Asked only when the
-     * adapter keeps caches ({@link PathAdapter.Builder#keepCache}, on by default); ignored for a
+     * adapter keeps caches ({@link PathAdapter.Builder#keepCache}, off by default, on with
+     * {@link PathAdapter.Builder#immutable()}); ignored for a
      * passthrough open (the kernel refuses the two together).
      *
      * @return true (the default) to keep the cache, false to have the kernel drop it at this open

@@ -108,9 +108,12 @@ import org.jspecify.annotations.Nullable;
  *       on the transport's thread ({@link #readMayBlock}) and answer with a {@link FileRange} of the file,
  *       which the transport splices to the kernel. An {@code OpenFile} whose
  *       {@link OpenFile#readMayBlock()} is false fills the transport's buffer the same way.</li>
- *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured;
- *       {@code FOPEN_KEEP_CACHE} on open (default; an {@code OpenFile} can turn it off for its open with
- *       {@link OpenFile#keepCache()}), {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
+ *   <li><b>Caching</b>: entry, attribute and negative-entry timeouts as configured (by default 1 s, 1 s
+ *       and none); {@code FOPEN_KEEP_CACHE} on open if asked ({@link Builder#keepCache}, set by
+ *       {@link Builder#immutable()}; an {@code OpenFile} can turn it off for its open with
+ *       {@link OpenFile#keepCache()}): without it each open drops the file's cached pages, so a reopened file
+ *       shows bytes changed in place (the channel negotiates {@code FUSE_EXPLICIT_INVAL_DATA}: the kernel
+ *       never drops pages because an mtime changed); {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
  *   <li><b>Errors</b>: exceptions become errnos ({@link Errnos}); opens for writing get
  *       EROFS.</li>
  * </ul>
@@ -265,7 +268,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
     /**
      * Tells the adapter and the kernel that the tree at {@code path} (a file, or a directory and all below
-     * it) was replaced, e.g. by a new snapshot: the next LOOKUP of any of its names gets a new node (a
+     * it) was replaced, for example by a new snapshot: the next LOOKUP of any of its names gets a new node (a
      * fresh nodeid, so the kernel makes a new inode with the new attributes and no cached pages), while
      * the kernel's inodes of the old content keep their lookup counts until FORGET, and files open on them
      * keep reading what they opened ({@link OpenFile}s are not touched; {@code fstat} of such an open gives
@@ -287,7 +290,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      * directory of the old tree is detached by the kernel with its name.) Names listed in their short form ({@link NameShortener}) below the root
      * of the change are not invalidated: such an old name expires with its entry timeout.
      *
-     * <p>Call it from a thread of its own, never from a handler (see {@code Notifier}); the filesystem must
+     * <p>Call it from a thread of its own, never from a handler (see {@link io.github.purefuse.api.Notifier}); the filesystem must
      * already answer with the new tree. With {@code path} the root, everything below the root is replaced.
      *
      * @param path the tree that changed
@@ -1117,7 +1120,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         private Duration entryTimeout = Duration.ofSeconds(1);
         private Duration attrTimeout = Duration.ofSeconds(1);
         private Duration negativeTimeout = Duration.ZERO;
-        private boolean keepCache = true;
+        private boolean keepCache;
         private boolean cacheDirectories;
         private NameShortener shortener = NameShortener.standard();
         private BufferLeases leases = BufferLeases.pooled();
@@ -1146,7 +1149,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         /**
          * How long the kernel may cache a name ({@code entry_valid}).
          *
-         * @param timeout 0 or more; 0 = ask again on every use
+         * @param timeout 0 or more; 0 = ask again on every use; default 1 s
          * @return this builder
          */
         public Builder entryTimeout(Duration timeout) {
@@ -1157,7 +1160,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         /**
          * How long the kernel may cache attributes ({@code attr_valid}).
          *
-         * @param timeout 0 or more
+         * @param timeout 0 or more; default 1 s
          * @return this builder
          */
         public Builder attrTimeout(Duration timeout) {
@@ -1168,7 +1171,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         /**
          * How long the kernel may remember that a name does not exist (a LOOKUP answered with nodeid 0).
          *
-         * @param timeout 0 or more; 0 answers ENOENT, which the kernel does not cache
+         * @param timeout 0 or more; 0 (the default) answers ENOENT, which the kernel does not cache
          * @return this builder
          */
         public Builder negativeTimeout(Duration timeout) {
@@ -1178,9 +1181,13 @@ public final class PathAdapter implements ReadOnlyFileSystem {
 
         /**
          * Whether OPEN replies carry {@code FOPEN_KEEP_CACHE}: the kernel keeps a file's cached pages
-         * across opens. Right for data that does not change.
+         * across opens. Right for data that does not change ({@link #immutable()} sets it). Without it each
+         * open drops the pages cached from earlier ones (also those that other processes read through their
+         * own opens), as a libfuse server does by default, so that a file changed in place shows its new bytes
+         * when it is opened again. With it, a file that changes needs {@link PathAdapter#changed} to drop
+         * them: the channel negotiates {@code FUSE_EXPLICIT_INVAL_DATA}, so a new mtime alone never does.
          *
-         * @param keepCache default true
+         * @param keepCache default false
          * @return this builder
          */
         public Builder keepCache(boolean keepCache) {

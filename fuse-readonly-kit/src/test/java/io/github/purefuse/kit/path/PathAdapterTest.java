@@ -196,7 +196,14 @@ class PathAdapterTest {
         NodeId dir = lookup(NodeId.ROOT, "dir").nodeId();
         NodeId file = lookup(dir, "data.bin").nodeId();
         Opened o = assertInstanceOf(Opened.class, adapter.open(Requests.open(file, O_RDONLY)));
-        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), o.flags());
+        assertEquals(java.util.Set.of(), o.flags(), "no FOPEN_KEEP_CACHE by default: a new open drops cached pages");
+        PathAdapter immutable = PathAdapter.builder(fs).immutable().build();
+        NodeId kept = assertInstanceOf(Entry.class, immutable.lookup(Requests.lookup(
+                assertInstanceOf(Entry.class, immutable.lookup(Requests.lookup(NodeId.ROOT, "dir"))).nodeId(),
+                "data.bin"))).nodeId();
+        Opened k = assertInstanceOf(Opened.class, immutable.open(Requests.open(kept, O_RDONLY)));
+        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), k.flags(), "immutable(): the kernel keeps them");
+        immutable.destroy();
         ByteBuffer all = ByteBuffer.allocate(DATA.length);
         for (long off = 0; off < DATA.length; off += 4096) {
             ReadReply r = adapter.read(Requests.read(file, o.fh(), off, 4096));
@@ -682,7 +689,7 @@ class PathAdapterTest {
                 };
             }
         };
-        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();   // passthrough not asked for
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).keepCache(true).build();   // passthrough not asked for
         FakeConnection kernel = new FakeConnection();
         kernel.offerPassthrough = false;
         a.init(kernel);
@@ -786,7 +793,7 @@ class PathAdapterTest {
                 return with(super.open(file), java.nio.file.Path.of("/local/f"), false, true);
             }
         };
-        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).build();   // passthrough not asked for
+        PathAdapter a = PathAdapter.builder(perOpen).leases(leases).keepCache(true).build();   // passthrough not asked for
         NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
         assertEquals(java.util.Set.of(), o.flags(), "the open declined FOPEN_KEEP_CACHE");
