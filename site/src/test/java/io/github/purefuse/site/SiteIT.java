@@ -72,6 +72,33 @@ class SiteIT {
         assertEquals(List.of(), broken.stream().limit(20).toList(), broken.size() + " broken local links of " + links);
     }
 
+    /**
+     * No page shows a reader Javadoc or HTML source text: a block tag that javadoc took as prose (a
+     * one-line comment {@code /** @param x ... @return this builder *}{@code /} renders "@return this
+     * builder" in the parameter's description), or an entity escaped twice (a group title's comma shown
+     * as {@code &#44;}). Code blocks and rendered sources are left out: they may quote such text.
+     */
+    @Test
+    void noJavadocOrEntityLeftoversInRenderedText() throws IOException {
+        Pattern pre = Pattern.compile("(?s)<pre[^>]*>.*?</pre>|<script.*?</script>");
+        Pattern tag = Pattern.compile("(?s)<[^>]+>");
+        Pattern leftover = Pattern.compile("[^\\w{]@(?:return|param|throws|see|since)\\b|&amp;#\\d+;|&amp;[a-z]+;");
+        List<String> found = new ArrayList<>();
+        List<Path> html;
+        try (Stream<Path> s = Files.walk(SITE)) {
+            html = s.filter(p -> p.toString().endsWith(".html") && !SITE.relativize(p).startsWith("src-html")).sorted().toList();
+        }
+        for (Path page : html) {
+            String text = tag.matcher(pre.matcher(Files.readString(page, StandardCharsets.UTF_8)).replaceAll(" ")).replaceAll(" ");
+            Matcher m = leftover.matcher(text);
+            while (m.find()) {
+                int from = Math.max(0, m.start() - 40);
+                found.add(SITE.relativize(page) + ": ..." + text.substring(from, Math.min(text.length(), m.end() + 20)).replaceAll("\\s+", " "));
+            }
+        }
+        assertEquals(List.of(), found.stream().limit(20).toList(), found.size() + " leftovers of Javadoc or HTML source text");
+    }
+
     private String check(Path page, String link) throws IOException {
         int hash = link.indexOf('#');
         String file = hash < 0 ? link : link.substring(0, hash);
