@@ -520,11 +520,19 @@ public final class Replay {
         return r;
     }
 
-    /** A READ reply's data. @param data the bytes */
+    /**
+     * A READ reply's data.
+     *
+     * @param data the bytes
+     */
     private record ReadData(byte[] data) {
     }
 
-    /** An error reply. @param errno its name */
+    /**
+     * An error reply.
+     *
+     * @param errno its name
+     */
     private record ErrorReply(String errno) {
     }
 

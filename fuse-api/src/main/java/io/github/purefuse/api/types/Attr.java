@@ -104,43 +104,120 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
             this.nlink = type == FileType.DIRECTORY ? 2 : 1;
         }
 
-        /** @param ino {@code st_ino} @return this builder */
+        /**
+         * Sets the inode number, {@code st_ino} ({@code ino} of {@code struct fuse_attr}); 0, the default, is
+         * sent as the node's nodeid.
+         *
+         * @param ino the inode number
+         * @return this builder
+         */
         public Builder ino(long ino) { this.ino = ino; return this; }
 
-        /** @param size {@code st_size} in bytes @return this builder */
+        /**
+         * Sets the size in bytes, {@code st_size} ({@code size} of {@code struct fuse_attr}); for a symlink,
+         * the length of its target.
+         *
+         * @param size the size in bytes, at least 0
+         * @return this builder
+         */
         public Builder size(long size) { this.size = size; return this; }
 
-        /** @param blocks {@code st_blocks} in 512-byte units; default {@code ceil(size / 512)} @return this builder */
+        /**
+         * Sets the allocated space in 512-byte units, {@code st_blocks} ({@code blocks} of
+         * {@code struct fuse_attr}); unless set, {@code ceil(size / 512)}.
+         *
+         * @param blocks the number of 512-byte blocks
+         * @return this builder
+         */
         public Builder blocks(long blocks) { this.blocks = blocks; return this; }
 
-        /** @param permissions permission bits, e.g. {@code 0444} @return this builder */
+        /**
+         * Sets the permission bits of {@code st_mode} ({@code mode & 07777} of {@code struct fuse_attr}; the
+         * type bits come from the builder's type, and higher bits are dropped).
+         *
+         * @param permissions the permission bits, for example {@code 0444}
+         * @return this builder
+         */
         public Builder permissions(int permissions) { this.permissions = permissions & 07777; return this; }
 
-        /** @param nlink {@code st_nlink} @return this builder */
+        /**
+         * Sets the number of hard links, {@code st_nlink} ({@code nlink} of {@code struct fuse_attr}); unless
+         * set, 1 (2 for a directory).
+         *
+         * @param nlink the number of hard links
+         * @return this builder
+         */
         public Builder nlink(int nlink) { this.nlink = nlink; return this; }
 
-        /** @param uid owner user id @return this builder */
+        /**
+         * Sets the owner's user id, {@code st_uid} ({@code uid} of {@code struct fuse_attr}).
+         *
+         * @param uid the owner's user id
+         * @return this builder
+         */
         public Builder uid(int uid) { this.uid = uid; return this; }
 
-        /** @param gid owner group id @return this builder */
+        /**
+         * Sets the owner's group id, {@code st_gid} ({@code gid} of {@code struct fuse_attr}).
+         *
+         * @param gid the owner's group id
+         * @return this builder
+         */
         public Builder gid(int gid) { this.gid = gid; return this; }
 
-        /** @param rdev device number @return this builder */
+        /**
+         * Sets the device number of a character or block device, {@code st_rdev} ({@code rdev} of
+         * {@code struct fuse_attr}); 0 for other types.
+         *
+         * @param rdev the device number
+         * @return this builder
+         */
         public Builder rdev(int rdev) { this.rdev = rdev; return this; }
 
-        /** @param blksize preferred I/O size in bytes @return this builder */
+        /**
+         * Sets the preferred I/O size in bytes, {@code st_blksize} ({@code blksize} of
+         * {@code struct fuse_attr}), which the kernel rounds down to a power of two; 0, the default, means the
+         * page size.
+         *
+         * @param blksize the preferred I/O size in bytes
+         * @return this builder
+         */
         public Builder blksize(int blksize) { this.blksize = blksize; return this; }
 
-        /** @param time the access, modification and change time at once @return this builder */
+        /**
+         * Sets the access, modification and status change times ({@code st_atim}, {@code st_mtim},
+         * {@code st_ctim}) to one instant.
+         *
+         * @param time the access, modification and status change time
+         * @return this builder
+         */
         public Builder times(Instant time) { this.atime = time; this.mtime = time; this.ctime = time; return this; }
 
-        /** @param atime access time @return this builder */
+        /**
+         * Sets the last access time, {@code st_atim} ({@code atime} and {@code atimensec} of
+         * {@code struct fuse_attr}).
+         *
+         * @param atime the last access time
+         * @return this builder
+         */
         public Builder atime(Instant atime) { this.atime = atime; return this; }
 
-        /** @param mtime modification time @return this builder */
+        /**
+         * Sets the last modification time, {@code st_mtim} ({@code mtime} and {@code mtimensec} of
+         * {@code struct fuse_attr}).
+         *
+         * @param mtime the last modification time
+         * @return this builder
+         */
         public Builder mtime(Instant mtime) { this.mtime = mtime; return this; }
 
-        /** @param ctime status change time @return this builder */
+        /**
+         * Sets the last status change time, {@code st_ctim} ({@code ctime} and {@code ctimensec} of
+         * {@code struct fuse_attr}).
+         *
+         * @param ctime the last status change time
+         * @return this builder
+         */
         public Builder ctime(Instant ctime) { this.ctime = ctime; return this; }
 
         /**

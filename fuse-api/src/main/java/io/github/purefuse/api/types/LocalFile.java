@@ -36,7 +36,11 @@ public interface LocalFile extends AutoCloseable {
      */
     int read(ByteBuffer into, long position) throws IOException;
 
-    /** {@return the file's current size in bytes ({@code fstat(2)})} @throws IOException if fstat fails */
+    /**
+     * {@return the file's current size in bytes ({@code fstat(2)})}
+     *
+     * @throws IOException if fstat fails
+     */
     long size() throws IOException;
 
     /**
