@@ -597,7 +597,7 @@ public final class FuseSession implements AutoCloseable {
 
     /**
      * The mount's device number {@code major:minor} (its {@code st_dev}, as in
-     * {@code /proc/self/mountinfo}), e.g. {@code 0:52}. It names the mount's backing device info
+     * {@code /proc/self/mountinfo}), for example {@code 0:52}. It names the mount's backing device info
      * ({@code /sys/class/bdi/<major:minor>}, with {@code read_ahead_kb}) and, by its minor number, the
      * connection's directory in the FUSE control file system ({@code /sys/fs/fuse/connections/<minor>}).
      *
@@ -650,12 +650,12 @@ public final class FuseSession implements AutoCloseable {
 
     /**
      * One line for a ready message or a log: on io_uring the queues, entries per queue, serving threads
-     * (bound to their queue's CPU or not) and the entries' memory (e.g.
+     * (bound to their queue's CPU or not) and the entries' memory; on {@code /dev/fuse} the readers and why
+     * io_uring is not used. For example
      * {@code io_uring: 2 queues x 16 entries, 2 threads bound to their CPUs, 32.0 MiB}, or {@code 2 threads, 1 of
-     * them bound to its CPU} when a CPU was not the process's to use); on
-     * {@code /dev/fuse} the readers and why io_uring is not used (e.g. {@code /dev/fuse: 2 readers
+     * them bound to its CPU} when a CPU was not the process's to use; {@code /dev/fuse: 2 readers
      * (not io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}, or
-     * {@code /dev/fuse: 2 readers (asked for)} when the options named that transport).
+     * {@code /dev/fuse: 2 readers (asked for)} when the options named that transport.
      *
      * @return the description
      */

@@ -169,7 +169,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
     public record Recording(Path file, long maxBytesPerFile, int keepFiles) {
         /** The default size per file: 256 MiB. */
         public static final long DEFAULT_MAX_BYTES = 256L << 20;
-        /** The default number of files: 4 ({@code file} and {@code file.1} .. {@code file.3}). */
+        /** The default number of files: 4 ({@code file} and {@code file.1} to {@code file.3}). */
         public static final int DEFAULT_KEEP_FILES = 4;
 
         /**
@@ -311,7 +311,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
     }
 
     /**
-     * Makes a valid {@link #fsname} of any text, e.g. a path or a URL naming what is mounted: every
+     * Makes a valid {@link #fsname} of any text, for example a path or a URL naming what is mounted: every
      * character an fsname cannot hold (whitespace and other control characters, {@code ','}, which separates
      * mount options, and the backslash) becomes {@code '_'}.
      *

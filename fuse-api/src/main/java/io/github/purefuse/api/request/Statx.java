@@ -3,7 +3,7 @@ package io.github.purefuse.api.request;
 import io.github.purefuse.api.types.FileHandle;
 
 /**
- * {@code FUSE_STATX}: Asks for extended attributes ({@code statx(2)} with fields beyond the basic ones, e.g. btime; protocol 7.39).
+ * {@code FUSE_STATX}: Asks for extended attributes ({@code statx(2)} with fields beyond the basic ones, such as btime; protocol 7.39).
  *
  * <p>Wire format: {@code fuse_in_header} + {@code fuse_statx_in}.
  *

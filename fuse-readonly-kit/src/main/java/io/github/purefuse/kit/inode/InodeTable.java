@@ -366,7 +366,7 @@ public final class InodeTable<K> {
 
     /**
      * Whether a node was {@linkplain #retire retired}: its key now leads to another node (or to none yet), and
-     * only the kernel's inode of the old content still uses it, e.g. as a process's working directory.
+     * only the kernel's inode of the old content still uses it, for example as a process's working directory.
      *
      * @param nodeId the node
      * @return true for a retired node the table still holds; false for a current one, the root or an unknown
@@ -674,7 +674,7 @@ public final class InodeTable<K> {
 
         /**
          * Whether {@link InodeTable#entry} and {@link InodeTable#attr} keep the {@code ino} of the
-         * attributes they are given (the filesystem's own inode numbers, e.g. a local source's
+         * attributes they are given (the filesystem's own inode numbers, for example a local source's
          * {@code st_ino}) instead of replacing it with the key's hash. See "The filesystem's own inode
          * numbers" in the class description.
          *
