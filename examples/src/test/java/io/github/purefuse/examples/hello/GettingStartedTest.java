@@ -50,6 +50,20 @@ class GettingStartedTest {
                 "PathFileSystem's hello differs from region \"hello\" of " + SOURCE + "; it should read:\n" + javadoc);
     }
 
+    /** The import lists the site shows above the hello and the JSON tree are those of the classes it quotes. */
+    @Test
+    void theSitesImportListsAreTheExamplesImports() throws IOException {
+        String site = Files.readString(ROOT.resolve("site/src/main/javadoc/overview.html"));
+        for (String cls : List.of("hello.HelloPath", "json.JsonTree")) {
+            Path file = Path.of("src/main/java/io/github/purefuse/examples/" + cls.replace('.', '/') + ".java");
+            String imports = Files.readAllLines(file).stream().filter(l -> l.startsWith("import "))
+                    .collect(Collectors.joining("\n"));
+            String shown = "<pre>\n" + imports + "\n</pre>\n{@snippet class=\"io.github.purefuse.examples." + cls + "\"";
+            assertTrue(site.contains(shown),
+                    "site/src/main/javadoc/overview.html should show the imports of " + file + " before its snippet:\n" + imports);
+        }
+    }
+
     /** The site's "Use it from your project" pom pins the same plugins as the README's (without them it does not build). */
     @Test
     void theSiteShowsTheReadmesBuildBlock() throws IOException {
