@@ -128,7 +128,7 @@ public final class DepotFileSystem implements PathFileSystem {
             Thread.ofVirtual().name("depotfs-manifest-", 0).factory());
     private final java.util.concurrent.Semaphore manifestLoads = new java.util.concurrent.Semaphore(PARALLEL_MANIFESTS);
     /** Manifests waiting for a background load ({@link #prefetchSubdirectories}); never waited for. */
-    private final java.util.concurrent.BlockingQueue<Hash> prefetchQueue =
+    private final java.util.concurrent.BlockingQueue<BundleEntry> prefetchQueue =
             new java.util.concurrent.LinkedBlockingQueue<>(QUEUED_PREFETCHES);
     /** Prefetch workers running, at most {@link #PREFETCHED_MANIFESTS}. */
     private final java.util.concurrent.atomic.AtomicInteger prefetchers = new java.util.concurrent.atomic.AtomicInteger();
@@ -209,7 +209,7 @@ public final class DepotFileSystem implements PathFileSystem {
             Bundle b = depot.bundle(h);
             Node top = new Node(EntryKind.BUNDLE, h, null, b.manifestSize(), nowNs, false);
             return new Snapshot(null, Collections.emptySortedMap(), top, nowNs,
-                    StatfsInfo.readOnly(b.totalBytes(), b.totalNodes() + 1), new ConcurrentHashMap<>());
+                    StatfsInfo.readOnly(b.totalBytes(), io.github.purefuse.depotfs.store.ManifestDraft.saturatedAdd(b.totalNodes(), 1)), new ConcurrentHashMap<>());
         }
         SortedMap<String, Hash> good = new java.util.TreeMap<>(depot.roots());
         SortedMap<String, String> broken = new java.util.TreeMap<>(depot.brokenRoots());
@@ -227,8 +227,8 @@ public final class DepotFileSystem implements PathFileSystem {
             }
             try {
                 Bundle b = depot.bundle(hash);
-                bytes += b.totalBytes();
-                files += b.totalNodes();
+                bytes = io.github.purefuse.depotfs.store.ManifestDraft.saturatedAdd(bytes, b.totalBytes());
+                files = io.github.purefuse.depotfs.store.ManifestDraft.saturatedAdd(files, b.totalNodes());
             } catch (DepotException e) {
                 broken.put(name, e.getMessage());
                 it.remove();
@@ -366,11 +366,11 @@ public final class DepotFileSystem implements PathFileSystem {
                 return snap.broken().containsKey(path.name())
                         ? new Node(EntryKind.BUNDLE, null, null, 0, snap.snapshotNs(), false) : null;
             }
-            node = new Node(EntryKind.BUNDLE, h, null, load(h).manifestSize(), snap.snapshotNs(), false);
+            node = new Node(EntryKind.BUNDLE, h, null, depot.bundle(h).manifestSize(), snap.snapshotNs(), false);
         } else if (parent.hash() == null) {
             throw brokenRoot(snap, parentPath);
         } else {
-            Bundle b = io ? load(parent.hash()) : depot.loadedBundle(parent.hash());
+            Bundle b = io ? load(parent.hash(), parent.size()) : depot.loadedBundle(parent.hash());
             if (b == null) {
                 return NOT_IN_MEMORY;
             }
@@ -390,11 +390,12 @@ public final class DepotFileSystem implements PathFileSystem {
     private static final Node NOT_IN_MEMORY = new Node(EntryKind.BUNDLE, null, null, 0, 0, false);
 
     /**
-     * Loads a manifest. A store error is not logged here: the request fails with EIO and the path
+     * Loads a manifest of the size its node has (its parent's entry gives it; a root's node has its manifest's
+     * own). A store error is not logged here: the request fails with EIO and the path
      * adapter logs that once, with the error's message.
      */
-    private Bundle load(Hash bundle) throws IOException {
-        return depot.bundle(bundle);
+    private Bundle load(Hash bundle, long manifestSize) throws IOException {
+        return depot.bundle(bundle, manifestSize);
     }
 
     /** The error for a request inside a broken root; the path is that root's top directory. */
@@ -436,7 +437,7 @@ public final class DepotFileSystem implements PathFileSystem {
         if (node.hash() == null) {
             throw brokenRoot(snap, dir);
         }
-        Bundle b = load(node.hash());
+        Bundle b = load(node.hash(), node.size());
         preloadSubdirectories(b);
         List<PathEntry> out = new ArrayList<>(b.entries().size());
         for (BundleEntry e : b.entries()) {
@@ -480,7 +481,7 @@ public final class DepotFileSystem implements PathFileSystem {
             case BUNDLE -> {
                 int subdirs = n == top && n.hash() == null
                         ? java.util.Objects.requireNonNull(snap.roots()).size() + snap.broken().size()
-                        : n.hash() == null ? 0 : subdirectories(n.hash());
+                        : n.hash() == null ? 0 : subdirectories(n.hash(), n.size());
                 yield Attr.builder(FileType.DIRECTORY).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
                         .nlink(2 + subdirs).blksize(BLKSIZE).build();
             }
@@ -512,15 +513,16 @@ public final class DepotFileSystem implements PathFileSystem {
                     prefetchSubdirectories(there);
                     continue;
                 }
+                long size = e.size();
                 if (b.bundleCount() == 1) {
-                    prefetchSubdirectories(depot.bundle(h));   // one: load it here, no hand-off
+                    prefetchSubdirectories(depot.bundle(h, size));   // one: load it here, no hand-off
                     continue;
                 }
                 manifestLoads.acquire();
                 loads.add(loaders.submit(() -> {
                     Bundle child;
                     try {
-                        child = depot.bundle(h);
+                        child = depot.bundle(h, size);
                     } finally {
                         manifestLoads.release();
                     }
@@ -562,7 +564,7 @@ public final class DepotFileSystem implements PathFileSystem {
             if (h == null || depot.loadedBundle(h) != null) {
                 continue;
             }
-            if (!prefetchQueue.offer(h)) {
+            if (!prefetchQueue.offer(e)) {
                 break;
             }
             queued = true;
@@ -593,8 +595,8 @@ public final class DepotFileSystem implements PathFileSystem {
     /** One prefetch worker: loads queued manifests until the queue is empty. */
     private void prefetchQueued() {
         while (true) {
-            Hash h = prefetchQueue.poll();
-            if (h == null) {
+            BundleEntry e = prefetchQueue.poll();
+            if (e == null) {
                 prefetchers.decrementAndGet();
                 // A hash queued between the poll and the decrement may have found all workers busy.
                 if (prefetchQueue.isEmpty() || !claimPrefetcher()) {
@@ -602,13 +604,15 @@ public final class DepotFileSystem implements PathFileSystem {
                 }
                 continue;
             }
+            Hash h = e.requireHash();
             if (depot.loadedBundle(h) != null) {
                 continue;
             }
             try {
-                depot.bundle(h);
-            } catch (IOException | RuntimeException ex) {
-                // reported by the request that needs it
+                depot.bundle(h, e.size());
+            } catch (IOException | RuntimeException | Error ex) {
+                // reported by the request that needs it; an Error too, or the worker would end uncounted and,
+                // after PREFETCHED_MANIFESTS of them, prefetching would stop for the mount
             }
         }
     }
@@ -632,9 +636,9 @@ public final class DepotFileSystem implements PathFileSystem {
      * one broken directory does not fail its parent's listing. Any other store error (a failed GET, an I/O
      * error) is thrown: the request fails with EIO rather than give the kernel a count it would cache.
      */
-    private int subdirectories(Hash bundle) throws IOException {
+    private int subdirectories(Hash bundle, long manifestSize) throws IOException {
         try {
-            return depot.bundle(bundle).bundleCount();
+            return depot.bundle(bundle, manifestSize).bundleCount();
         } catch (DepotException e) {
             if (e.reason() != DepotException.Reason.CORRUPT && e.reason() != DepotException.Reason.NOT_FOUND
                     && e.reason() != DepotException.Reason.UNREADABLE) {

@@ -138,7 +138,8 @@ public final class ChunkSums {
      * @return {@value #HEADER} + 4 × the number of 4 KiB chunks + 4
      */
     public static long maxStoredBytes(long size) {
-        return HEADER + 4 * ((size + MIN_CHUNK - 1) / MIN_CHUNK) + 4;
+        long chunks = size / MIN_CHUNK + (size % MIN_CHUNK == 0 ? 0 : 1);   // no overflow near 2^63
+        return chunks > (Long.MAX_VALUE - HEADER - 4) / 4 ? Long.MAX_VALUE : HEADER + 4 * chunks + 4;
     }
 
     /**

@@ -66,6 +66,39 @@ public interface Depot extends AutoCloseable {
     Bundle bundle(Hash hash) throws IOException;
 
     /**
+     * Lists a bundle whose manifest size its parent's entry states ({@link BundleEntry#size()}): as
+     * {@link #bundle(Hash)}, but a manifest of another size is refused as damaged, where the store can tell
+     * before reading it (a local file's size; on S3 at most {@code expectedSize + 1} bytes are fetched), so
+     * that damage that grew a manifest, or an entry pointing at a large object, is not read whole at every
+     * request that needs it.
+     *
+     * @param hash         the manifest's SHA-256
+     * @param expectedSize its size in bytes, as its parent's entry gives it
+     * @return the bundle
+     * @throws DepotException as {@link #bundle(Hash)}, and with {@link DepotException.Reason#CORRUPT} if the
+     *     manifest is not {@code expectedSize} bytes long
+     * @throws IOException on other I/O errors
+     */
+    default Bundle bundle(Hash hash, long expectedSize) throws IOException {
+        return checkSize(bundle(hash), expectedSize);
+    }
+
+    /**
+     * {@return {@code b}, if its manifest has the size its parent's entry states}
+     *
+     * @param b            a loaded bundle
+     * @param expectedSize the size its parent's entry gives
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if it does not
+     */
+    static Bundle checkSize(Bundle b, long expectedSize) throws DepotException {
+        if (b.manifestSize() != expectedSize) {
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + b.hash().shortHex()
+                    + ": " + b.manifestSize() + " bytes, its entry says " + expectedSize);
+        }
+        return b;
+    }
+
+    /**
      * A manifest {@link #bundle} would answer from memory right now, without I/O: the caller (a FUSE
      * transport thread deciding whether a request can run there) must not block. A manifest that is
      * missing here may still be loaded by {@link #bundle}.

@@ -62,6 +62,11 @@ public abstract class ForwardingDepot implements Depot {
     }
 
     @Override
+    public Bundle bundle(Hash hash, long expectedSize) throws IOException {
+        return delegate.bundle(hash, expectedSize);
+    }
+
+    @Override
     public @org.jspecify.annotations.Nullable Bundle loadedBundle(Hash hash) {
         return delegate.loadedBundle(hash);
     }

@@ -459,6 +459,16 @@ public final class LocalDepot implements WritableDepot {
 
     @Override
     public Bundle bundle(Hash hash) throws IOException {
+        return load(hash, -1);
+    }
+
+    @Override
+    public Bundle bundle(Hash hash, long expectedSize) throws IOException {
+        return Depot.checkSize(load(hash, expectedSize), expectedSize);
+    }
+
+    /** A manifest from memory, else read (refused unread if it is not {@code expected} bytes, unless -1). */
+    private Bundle load(Hash hash, long expected) throws IOException {
         Bundle b = bundles.get(hash);
         if (b != null) {
             return b;
@@ -467,7 +477,7 @@ public final class LocalDepot implements WritableDepot {
         Path p = pathOf(hash);
         try {
             String what = "corrupt manifest " + hash.shortHex();
-            bytes = StoreFiles.readAll(StoreFiles.openRegularFile(p, what), p, MAX_MANIFEST_BYTES, what);
+            bytes = StoreFiles.readAll(StoreFiles.openRegularFile(p, what), p, MAX_MANIFEST_BYTES, expected, what);
         } catch (NoSuchFileException e) {
             throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + dir, e);
         } catch (AccessDeniedException e) {

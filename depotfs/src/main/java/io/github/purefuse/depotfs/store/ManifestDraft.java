@@ -41,7 +41,7 @@ public record ManifestDraft(List<BundleEntry> entries, long totalBytes, long tot
                         throw new DepotException(DepotException.Reason.NOT_FOUND, "entry '" + e.name()
                                 + "' names object " + e.requireHash().shortHex() + " of " + e.size() + " bytes, which is not stored");
                     }
-                    totalBytes += e.size();
+                    totalBytes = saturatedAdd(totalBytes, e.size());
                 }
                 case BUNDLE -> {
                     Bundle child = depot.bundle(e.requireHash());
@@ -49,8 +49,8 @@ public record ManifestDraft(List<BundleEntry> entries, long totalBytes, long tot
                         throw new DepotException(DepotException.Reason.INVALID, "entry '" + e.name()
                                 + "' states size " + e.size() + " for a manifest of " + child.manifestSize() + " bytes");
                     }
-                    totalBytes += child.totalBytes();
-                    totalNodes += child.totalNodes();
+                    totalBytes = saturatedAdd(totalBytes, child.totalBytes());
+                    totalNodes = saturatedAdd(totalNodes, child.totalNodes());
                 }
                 case SYMLINK -> {
                     // nothing stored
@@ -63,5 +63,20 @@ public record ManifestDraft(List<BundleEntry> entries, long totalBytes, long tot
     /** {@return the canonical manifest bytes} */
     public byte[] encode() {
         return ManifestCodec.encode(entries, totalBytes, totalNodes);
+    }
+
+    /**
+     * Adds two totals, saturating at {@link Long#MAX_VALUE}: a bundle linked at several paths counts once per path
+     * (FORMAT.md), so a root that links its own earlier snapshots doubles its totals with each one, and a
+     * wrapped, negative total would be a manifest every reader refuses (a root moved by {@code link} to it was
+     * broken after 33 such links of a 1 GiB file).
+     *
+     * @param a a total, 0 or more
+     * @param b another, 0 or more
+     * @return their sum, or {@link Long#MAX_VALUE} if it is larger
+     */
+    public static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 }

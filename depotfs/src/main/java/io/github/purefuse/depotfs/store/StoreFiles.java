@@ -82,17 +82,60 @@ public final class StoreFiles {
      * @throws IOException    if it cannot be read
      */
     public static byte[] readAll(FileChannel ch, Path p, long max, String what) throws IOException {
+        return readAll(ch, p, max, -1, what);
+    }
+
+    /** The most {@link #readAll} asks of one {@code read}: 1 MiB. */
+    static final int READ_SLICE = 1 << 20;
+
+    /**
+     * Reads a whole store file of a size its referrer states (a manifest, whose size its parent's entry gives),
+     * refusing one of another size before reading it: damage that grew the file, or an entry pointing at a large
+     * object, is not read whole.
+     *
+     * @param ch       the open file, closed here
+     * @param p        its path, for messages
+     * @param max      the most it may hold
+     * @param expected the size it must have, or -1 for any up to {@code max}
+     * @param what     what it is, for messages, e.g. {@code corrupt manifest 0c38ea5f51bc}
+     * @return its bytes (fewer if it was cut short meanwhile: the caller's hash check fails)
+     * @throws DepotException with {@link DepotException.Reason#CORRUPT} if it is larger than {@code max} or not
+     *     {@code expected} bytes long
+     * @throws IOException if it cannot be read
+     */
+    public static byte[] readAll(FileChannel ch, Path p, long max, long expected, String what) throws IOException {
+        if (expected >= 0) {
+            long size;
+            try {
+                size = ch.size();
+            } catch (IOException e) {
+                ch.close();
+                throw e;
+            }
+            if (size != expected) {
+                ch.close();
+                throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " holds " + size
+                        + " bytes, its entry says " + expected);
+            }
+        }
+        return readBounded(ch, p, max, what);
+    }
+
+    private static byte[] readBounded(FileChannel ch, Path p, long max, String what) throws IOException {
         try (ch) {
             long size = ch.size();
             if (size > max) {
                 throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " holds " + size
                         + " bytes, more than it can (" + max + ")");
             }
-            ByteBuffer b = ByteBuffer.allocate((int) size);
-            while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
-                // a file cut short meanwhile ends the loop: what was read is checked by the caller
+            byte[] a = new byte[(int) size];
+            int got = 0;
+            // In slices of at most READ_SLICE: the JDK reads a heap buffer through a temporary direct buffer as
+            // large as what is asked, and keeps it for the thread (a 2 GiB manifest left 2 GiB resident)
+            for (int n; got < a.length && (n = ch.read(ByteBuffer.wrap(a, got, Math.min(READ_SLICE, a.length - got)), got)) > 0; ) {
+                got += n;   // a file cut short meanwhile ends the loop: what was read is checked by the caller
             }
-            return b.position() == b.capacity() ? b.array() : java.util.Arrays.copyOf(b.array(), b.position());
+            return got == a.length ? a : java.util.Arrays.copyOf(a, got);
         }
     }
 

@@ -71,7 +71,7 @@ public final class DepotTree {
                 if (entry.kind() != EntryKind.BUNDLE) {
                     throw new DepotException(DepotException.Reason.INVALID, walked + " is not a bundle");
                 }
-                current = depot.bundle(entry.requireHash());
+                current = depot.bundle(entry.requireHash(), entry.size());
                 ancestors.add(current);
             }
             entry = current.entry(name).orElseThrow(() -> new DepotException(

@@ -244,14 +244,22 @@ public final class DiskCache implements AutoCloseable {
      * @return the bundle, or null if the cache has no good copy
      */
     public @Nullable Bundle manifest(Hash hash) {
+        return manifest(hash, -1);
+    }
+
+    /**
+     * A manifest from the cache, of the size its parent's entry states, hash-checked; a copy of another size
+     * is deleted (and logged) unread, as is one that does not match.
+     *
+     * @param hash     the manifest's hash
+     * @param expected its size in bytes, or -1 if unknown (a root's)
+     * @return the bundle, or null if the cache has no good copy
+     */
+    public @Nullable Bundle manifest(Hash hash, long expected) {
         Path p = manifestPath(hash);
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(p);
-        } catch (NoSuchFileException e) {
-            return null;
-        } catch (IOException e) {
-            diskFailed("cannot read " + p + ": " + e.getMessage());
+        // putManifest keeps none larger than half the cache: a larger copy is damage
+        byte[] bytes = readCopy(p, Math.min(Integer.MAX_VALUE - 8, maxBytes / 2), expected);
+        if (bytes == null) {
             return null;
         }
         try {
@@ -292,10 +300,8 @@ public final class DiskCache implements AutoCloseable {
      */
     @Nullable ChunkSums chunkSums(Hash hash, long size) {
         Path p = chunksPath(hash);
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(p);
-        } catch (IOException e) {
+        byte[] bytes = readCopy(p, ChunkSums.maxStoredBytes(size), -1);
+        if (bytes == null) {
             return null;
         }
         try {
@@ -685,6 +691,33 @@ public final class DiskCache implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------------------------ helpers
+
+    /**
+     * A cached copy's bytes, read only if its size can be right: larger than {@code max}, or not {@code expected}
+     * bytes long, it is damaged (a stray write, a sparse extension: a 3 GiB one threw OutOfMemoryError past the
+     * "drop it and go to the store" handling), and is dropped unread.
+     *
+     * @return its bytes, or null if there is none, it was dropped, or the disk failed it (logged)
+     */
+    private byte @Nullable [] readCopy(Path p, long max, long expected) {
+        try {
+            return StoreFiles.readAll(StoreFiles.openRegularFile(p, "cached copy"), p, max, expected, "cached copy");
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (DepotException e) {
+            long length;
+            try {
+                length = Files.size(p);
+            } catch (IOException gone) {
+                length = 0;
+            }
+            drop(p, length, e.getMessage());
+            return null;
+        } catch (IOException e) {
+            diskFailed("cannot read " + p + ": " + e.getMessage());
+            return null;
+        }
+    }
 
     private void drop(Path p, long length, String why) {
         LOG.log(Level.WARNING, "cache: " + p + " is corrupt (" + why + "): deleted, it is fetched again");

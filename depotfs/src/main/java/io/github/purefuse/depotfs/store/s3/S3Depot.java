@@ -12,6 +12,7 @@ import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
 import io.github.purefuse.depotfs.store.ManifestDraft;
 import io.github.purefuse.depotfs.store.Waits;
+import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.WritableDepot;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -553,6 +554,19 @@ public final class S3Depot implements WritableDepot {
 
     @Override
     public Bundle bundle(Hash hash) throws IOException {
+        return load(hash, -1);
+    }
+
+    @Override
+    public Bundle bundle(Hash hash, long expectedSize) throws IOException {
+        return Depot.checkSize(load(hash, expectedSize), expectedSize);
+    }
+
+    /**
+     * A manifest from memory, the disk cache or one GET, once at a time per hash. With {@code expected} known
+     * the GET asks for at most {@code expected + 1} bytes (a larger object then fails the check unread).
+     */
+    private Bundle load(Hash hash, long expected) throws IOException {
         Bundle b = cached(hash);
         if (b != null) {
             return b;
@@ -571,7 +585,7 @@ public final class S3Depot implements WritableDepot {
         }
         try {
             io.github.purefuse.depotfs.store.cache.DiskCache disk = manifestCopies;
-            b = disk == null ? null : disk.manifest(hash);
+            b = disk == null ? null : disk.manifest(hash, expected);
             if (b != null) {
                 cache(b);
                 mine.complete(b);
@@ -580,8 +594,17 @@ public final class S3Depot implements WritableDepot {
             String key = location.objectKey(hash);
             byte[] bytes;
             try {
-                bytes = await(client.getObject(r -> r.bucket(location.bucket()).key(key), AsyncResponseTransformer.toBytes()),
-                        "read manifest " + key).asByteArray();
+                bytes = await(client.getObject(r -> {
+                    r.bucket(location.bucket()).key(key);
+                    if (expected > 0) {
+                        r.range("bytes=0-" + expected);   // one byte more: a larger object shows it
+                    }
+                }, AsyncResponseTransformer.toBytes()), "read manifest " + key).asByteArray();
+                if (expected >= 0 && bytes.length != expected) {
+                    throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + hash.shortHex() + ": "
+                            + key + " holds " + (bytes.length > expected ? "more than " + expected : bytes.length)
+                            + " bytes, its entry says " + expected);
+                }
             } catch (DepotException e) {
                 if (e.reason() == DepotException.Reason.NOT_FOUND) {
                     throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + description, e);
@@ -595,7 +618,7 @@ public final class S3Depot implements WritableDepot {
             }
             mine.complete(b);
             return b;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {   // an Error too: the waiters must not wait for good
             loading.remove(hash, mine);   // before the waiters see the failure: one that retries must not find it
             mine.completeExceptionally(e);
             throw e;
