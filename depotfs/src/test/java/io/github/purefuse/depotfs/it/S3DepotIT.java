@@ -176,6 +176,46 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * A manifest key that holds more (or fewer) bytes than its parent's entry says: refused as damaged, the larger
+     * one after a ranged GET of the entry's size + 1 bytes rather than the whole object (a fuzz trial grew local
+     * manifests to 2 GiB and every listing read them whole; S3 fetched them whole too), while the size-free
+     * {@code bundle(hash)} of a root still reads it.
+     */
+    @Test
+    void aManifestOfAnotherSizeThanItsEntrySaysIsRefused() throws Exception {
+        S3Location loc = S3Location.parse("s3://depot-unit/oversized");
+        Hash sub;
+        long size;
+        byte[] stored;
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            WritableDepot.Stored leaf = d.putObject(Channels.newChannel(new ByteArrayInputStream("x".getBytes())), null);
+            WritableDepot.Stored s = d.putBundle(List.of(io.github.purefuse.depotfs.store.BundleEntry.object("f",
+                    leaf.hash(), 1, 0, false)));
+            sub = s.hash();
+            size = s.size();
+        }
+        try (var admin = server.adminClient()) {
+            String key = loc.objectKey(sub);
+            stored = admin.getObjectAsBytes(r -> r.bucket("depot-unit").key(key)).asByteArray();
+            byte[] grown = java.util.Arrays.copyOf(stored, 4 << 20);   // damage that grew it to 4 MiB
+            admin.putObject(r -> r.bucket("depot-unit").key(key), software.amazon.awssdk.core.sync.RequestBody.fromBytes(grown));
+        }
+        try (S3Depot d = S3Depot.open(loc, server.options())) {   // nothing in memory
+            DepotException e = assertThrows(DepotException.class, () -> d.bundle(sub, size));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason(), e.getMessage());
+            assertTrue(e.getMessage().contains("holds more than " + size + " bytes, its entry says " + size), e.getMessage());
+        }
+        try (var admin = server.adminClient()) {   // and one cut short
+            admin.putObject(r -> r.bucket("depot-unit").key(loc.objectKey(sub)),
+                    software.amazon.awssdk.core.sync.RequestBody.fromBytes(java.util.Arrays.copyOf(stored, stored.length - 1)));
+        }
+        try (S3Depot d = S3Depot.open(loc, server.options())) {
+            DepotException e = assertThrows(DepotException.class, () -> d.bundle(sub, size));
+            assertEquals(DepotException.Reason.CORRUPT, e.reason(), e.getMessage());
+        }
+    }
+
     /** Storing the same bytes again repairs an object's damaged chunk checksums, as on a local depot. */
     @Test
     void storingAnObjectAgainRepairsItsDamagedChunkSums() throws Exception {
