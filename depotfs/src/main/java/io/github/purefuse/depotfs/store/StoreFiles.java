@@ -296,6 +296,12 @@ public final class StoreFiles {
         String problem = type == 0120000 ? "is a symbolic link"
                 : uid != 0 ? "belongs to uid " + uid
                 : othersWrite(mode, gid);
+        if (problem != null && type == 0120000) {   // chown and chmod do not help: the link must go
+            throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + store
+                    + " as root: " + d + " is a symbolic link, which no " + what + " holds (depotfs never follows"
+                    + " one there, but one that a user put there could make root read, write or delete any file)."
+                    + " Remove it (rm " + d + "); " + TRUST_WRITERS_ENV + "=1 accepts the risk");
+        }
         if (problem != null) {
             throw new DepotException(DepotException.Reason.INVALID, "refusing to use the " + what + " " + store
                     + " as root: " + d + " " + problem + ", and whoever can write it can make root read, write or"

@@ -46,6 +46,12 @@ class StoreOwnershipTest {
                 .contains("is writable by everyone"));
         Files.setPosixFilePermissions(dir.resolve("refs"), PosixFilePermissions.fromString("rwxrwxr-x"));
         LocalDepot.open(dir).close();                                   // group-writable by root's own group: fine
+        // A symbolic link (a fuzz trial's refs/alias -> r): chown and chmod, the advice for the others, do not help
+        Path alias = Files.createSymbolicLink(dir.resolve("refs/alias"), Path.of("r"));
+        String link = assertThrows(DepotException.class, () -> LocalDepot.open(dir)).getMessage();
+        assertTrue(link.contains(alias + " is a symbolic link") && link.contains("Remove it (rm " + alias + ")")
+                && !link.contains("chown"), link);
+        Files.delete(alias);
 
         Path cache = Files.createDirectories(tmp.resolve("cache"));
         DiskCache.open(cache, DiskCache.PART).close();
