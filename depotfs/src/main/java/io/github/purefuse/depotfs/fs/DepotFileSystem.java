@@ -174,23 +174,32 @@ public final class DepotFileSystem implements PathFileSystem {
     static final class CorruptRoots {
         private static final long CORRUPT_TTL_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
         private static final int MAX_CORRUPT = 256;
-        private final java.util.LinkedHashMap<Hash, Map.Entry<String, Long>> seen = new java.util.LinkedHashMap<>();
+        private final java.util.LinkedHashMap<Hash, Failure> seen = new java.util.LinkedHashMap<>();
 
+        /** A root manifest's failure: the last message, when, and how many refreshes in a row it failed. */
+        private record Failure(String problem, long atNanos, int times) {
+        }
+
+        /**
+         * {@return why {@code h} is known to be damaged, or null to read it (again)}: only after it failed at two
+         * refreshes in a row, for {@link #CORRUPT_TTL_NANOS}. Once is not enough: an S3 body damaged on the way
+         * twice (its GET is repeated once) made a new root EIO for 10 minutes while the bucket held it intact.
+         */
         synchronized @Nullable String problem(Hash h) {
-            Map.Entry<String, Long> e = seen.get(h);
-            if (e == null) {
+            Failure e = seen.get(h);
+            if (e == null || e.times() < 2) {
                 return null;
             }
-            if (System.nanoTime() - e.getValue() > CORRUPT_TTL_NANOS) {
+            if (System.nanoTime() - e.atNanos() > CORRUPT_TTL_NANOS) {
                 seen.remove(h);
                 return null;
             }
-            return e.getKey();
+            return e.problem();
         }
 
         synchronized void remember(Hash h, String problem) {
-            seen.remove(h);
-            seen.put(h, Map.entry(problem, System.nanoTime()));
+            Failure old = seen.remove(h);
+            seen.put(h, new Failure(problem, System.nanoTime(), old == null ? 1 : old.times() + 1));
             if (seen.size() > MAX_CORRUPT) {
                 seen.remove(seen.keySet().iterator().next());
             }

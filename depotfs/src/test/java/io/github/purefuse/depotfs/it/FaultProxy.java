@@ -28,10 +28,15 @@ final class FaultProxy implements AutoCloseable {
     private final int upstreamPort;
     private final AtomicInteger throttleNext = new AtomicInteger();
     private final AtomicInteger throttled = new AtomicInteger();
+    /** Until when ({@link System#nanoTime}) every new connection gets {@code 500 InternalError}; see {@link #failFor}. */
+    private volatile long failUntil;
+    private volatile boolean failing;
+    private final AtomicInteger failed = new AtomicInteger();
     private final AtomicInteger passed = new AtomicInteger();
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean hideConditions;
+    private volatile boolean hideRanges;
     /** The body byte to flip in the next response long enough to have it; -1: none. */
     private final AtomicInteger damageAt = new AtomicInteger(-1);
     private final AtomicInteger damaged = new AtomicInteger();
@@ -59,12 +64,38 @@ final class FaultProxy implements AutoCloseable {
     }
 
     /**
+     * Answers every connection accepted in the next {@code window} with {@code 500 InternalError} (a brief
+     * outage of the server behind: a restart, a load balancer's failover); closes the connections open now.
+     */
+    void failFor(java.time.Duration window) {
+        failUntil = System.nanoTime() + window.toNanos();
+        failing = true;
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+    }
+
+    /** {@return connections answered with 500 so far} */
+    int failed() {
+        return failed.get();
+    }
+
+    /**
      * Makes the server behind look like one without conditional writes: {@code If-None-Match} and
      * {@code If-Match} request headers are renamed (the server ignores them) and every connection is
      * closed after one request, so that each request's headers pass through here. For servers that do
      * not check signatures ({@code s3proxy.authorization=none}).
      */
     void hideConditionalHeaders() {
+        hideConditions = true;
+    }
+
+    /**
+     * As {@link #hideConditionalHeaders()}, and the {@code Range} header too: a server that ignores ranges and
+     * answers every GET with the whole object ({@code 200}, no {@code Content-Range}).
+     */
+    void hideRangeHeaders() {
+        hideRanges = true;
         hideConditions = true;
     }
 
@@ -142,6 +173,19 @@ final class FaultProxy implements AutoCloseable {
                 throttled.incrementAndGet();
                 return;
             }
+            if (failing && System.nanoTime() - failUntil < 0) {
+                readHeaders(client.getInputStream());
+                byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError</Code>"
+                        + "<Message>We encountered an internal error. Please try again.</Message></Error>")
+                        .getBytes(StandardCharsets.UTF_8);
+                OutputStream out = client.getOutputStream();
+                out.write(("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/xml\r\nContent-Length: "
+                        + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+                failed.incrementAndGet();
+                return;
+            }
             passed.incrementAndGet();
             try (Socket up = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
                 open.add(up);
@@ -153,7 +197,8 @@ final class FaultProxy implements AutoCloseable {
                         if (line.isEmpty() || lower.startsWith("connection:")) {
                             continue;
                         }
-                        if (lower.startsWith("if-none-match:") || lower.startsWith("if-match:")) {
+                        if (lower.startsWith("if-none-match:") || lower.startsWith("if-match:")
+                                || (hideRanges && lower.startsWith("range:"))) {
                             line = "X-Hidden-" + line;
                         }
                         out.append(line).append("\r\n");

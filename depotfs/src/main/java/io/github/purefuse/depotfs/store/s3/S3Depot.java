@@ -213,6 +213,11 @@ public final class S3Depot implements WritableDepot {
                         .apiCallTimeout(o.callTimeout())
                         .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                                 .maxAttempts(o.maxAttempts())
+                                // A 500 or a reset connection from 500 ms up to 5 s apart (half jitter), not the
+                                // SDK's 100 ms (full jitter): its 4 attempts were spent within 0.3-0.7 s, and a
+                                // 1.5 s blip of a restarting server failed reads with EIO (S3BriefOutageIT)
+                                .backoffStrategy(software.amazon.awssdk.retries.api.BackoffStrategy.exponentialDelayHalfJitter(
+                                        RETRY_BACKOFF_BASE, RETRY_BACKOFF_MAX))
                                 // A mount must recover after an outage: no retry quota that runs dry.
                                 .circuitBreakerEnabled(false)
                                 .build()));
@@ -552,6 +557,11 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
+    /** The first wait before a request that failed (not throttled) is sent again; it doubles up to {@link #RETRY_BACKOFF_MAX}. */
+    static final java.time.Duration RETRY_BACKOFF_BASE = java.time.Duration.ofMillis(500);
+    /** The longest wait between two attempts of a request that failed. */
+    static final java.time.Duration RETRY_BACKOFF_MAX = java.time.Duration.ofSeconds(5);
+
     @Override
     public Bundle bundle(Hash hash) throws IOException {
         return load(hash, -1);
@@ -592,26 +602,16 @@ public final class S3Depot implements WritableDepot {
                 return b;
             }
             String key = location.objectKey(hash);
-            byte[] bytes;
+            byte[] bytes = fetchManifest(hash, key, expected);
             try {
-                bytes = await(client.getObject(r -> {
-                    r.bucket(location.bucket()).key(key);
-                    if (expected > 0) {
-                        r.range("bytes=0-" + expected);   // one byte more: a larger object shows it
-                    }
-                }, AsyncResponseTransformer.toBytes()), "read manifest " + key).asByteArray();
-                if (expected >= 0 && bytes.length != expected) {
-                    throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + hash.shortHex() + ": "
-                            + key + " holds " + (bytes.length > expected ? "more than " + expected : bytes.length)
-                            + " bytes, its entry says " + expected);
-                }
-            } catch (DepotException e) {
-                if (e.reason() == DepotException.Reason.NOT_FOUND) {
-                    throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.shortHex() + " in " + description, e);
-                }
-                throw e;
+                b = ManifestCodec.decode(hash, bytes);
+            } catch (DepotException damaged) {
+                // Damaged on the way, or in the bucket: one more GET tells them apart (as chunks are fetched
+                // again, VerifyingDepot): a byte flipped on a bad link made a new root EIO for 10 minutes
+                LOG.log(System.Logger.Level.WARNING, "{0}; fetching it again", damaged.getMessage());
+                bytes = fetchManifest(hash, key, expected);
+                b = ManifestCodec.decode(hash, bytes);
             }
-            b = ManifestCodec.decode(hash, bytes);
             cache(b);
             if (disk != null) {
                 disk.putManifest(hash, bytes);
@@ -625,6 +625,30 @@ public final class S3Depot implements WritableDepot {
         } finally {
             loading.remove(hash, mine);
         }
+    }
+
+    /** One GET of a manifest, of at most {@code expected + 1} bytes when its size is known. */
+    private byte[] fetchManifest(Hash hash, String key, long expected) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = await(client.getObject(r -> {
+                r.bucket(location.bucket()).key(key);
+                if (expected > 0) {
+                    r.range("bytes=0-" + expected);   // one byte more: a larger object shows it
+                }
+            }, AsyncResponseTransformer.toBytes()), "read manifest " + key).asByteArray();
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                throw new DepotException(DepotException.Reason.NOT_FOUND, "missing manifest " + hash.toHex() + " in " + description, e);
+            }
+            throw e;
+        }
+        if (expected >= 0 && bytes.length != expected) {
+            throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + hash.shortHex() + ": "
+                    + key + " holds " + (bytes.length > expected ? "more than " + expected : bytes.length)
+                    + " bytes, its entry says " + expected);
+        }
+        return bytes;
     }
 
     /** One GET of {@code PREFIX/chunks/ab/…}; a missing key is an object written without checksums. */
@@ -821,8 +845,8 @@ public final class S3Depot implements WritableDepot {
         try {
             int got = await(f, "open " + s.key);
             total = totalLength(into.contentRange());
-            if (total < 0 && got < len) {
-                total = got; // a 200 without Content-Range: the whole object, shorter than asked for
+            if (total < 0 && got <= len) {
+                total = got; // a 200 without Content-Range: the whole object (a server that ignores Range), as long as asked for or shorter
             }
             if (total == s.size && got != len) {
                 throw new DepotException(DepotException.Reason.CORRUPT, "corrupt object " + s.hash.shortHex()

@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * @param callTimeout    longest one request may take, all attempts and backoff included: the bound after
  *                       which a read of a store that stopped answering fails with EIO
  * @param maxAttempts    attempts per request (1 = no retries); retries back off exponentially with jitter,
- *                       throttling answers ({@code 503 SlowDown}) from a base of one second
+ *                       from 0.5 s up to 5 s apart (so 8 attempts ride out an outage of about 11 s at least),
+ *                       throttling answers ({@code 503 SlowDown}) from a base of one second; the call timeout
+ *                       bounds them all
  * @param maxConnections connections kept to the server at most
  * @param prefetchBytes  the memory cap of all prefetch buffers of the depot together (see {@link PrefetchBudget}),
  *                       bytes; 0 turns prefetching off (every read is an exact ranged GET)
@@ -40,7 +42,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
     /** Default call timeout: what a read waits at most for a store that stopped answering. */
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(30);
     /** Default attempts per request. */
-    public static final int DEFAULT_MAX_ATTEMPTS = 4;
+    public static final int DEFAULT_MAX_ATTEMPTS = 8;
     /** Default connection limit. */
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
 
