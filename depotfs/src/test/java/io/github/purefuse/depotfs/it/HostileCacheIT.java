@@ -35,10 +35,7 @@ class HostileCacheIT {
             new Random(9).nextBytes(nine);
             Files.write(source.resolve("nine.bin"), nine);
             Files.writeString(source.resolve("small.txt"), "small\n");
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            int rc = DepotfsCli.run(new String[] {"import", source.toString(), "--depot", DEPOT, "--endpoint",
-                    server.endpoint().toString(), "--root", "data", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
-            assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
+            importInto(server, source);
             Path cache = work.resolve("cache");
             try (CliMount m = mount(work.resolve("m1"), cache, server)) {
                 assertEquals(-1L, Files.mismatch(source.resolve("nine.bin"), work.resolve("m1/nine.bin")));
@@ -47,16 +44,7 @@ class HostileCacheIT {
                 }
                 m.stop();
             }
-            List<Path> sums;
-            try (Stream<Path> s = Files.walk(cache.resolve("chunks"))) {
-                sums = s.filter(Files::isRegularFile).toList();
-            }
-            for (Path p : sums) {
-                p.toFile().setWritable(true);
-                try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
-                    f.setLength(3L << 30);
-                }
-            }
+            growAll(cache.resolve("chunks"));
             try (CliMount m = mount(work.resolve("m2"), cache, server)) {
                 Tools.Result cmp = Tools.run(work, "cmp", source.resolve("nine.bin").toString(),
                         work.resolve("m2/nine.bin").toString());
@@ -80,10 +68,7 @@ class HostileCacheIT {
                 Files.createDirectories(source.resolve("d" + i + "/e"));
                 Files.writeString(source.resolve("d" + i + "/e/f.txt"), "f" + i + "\n");
             }
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            int rc = DepotfsCli.run(new String[] {"import", source.toString(), "--depot", DEPOT, "--endpoint",
-                    server.endpoint().toString(), "--root", "data", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
-            assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
+            importInto(server, source);
             Path cache = work.resolve("cache");
             try (CliMount m = mount(work.resolve("m1"), cache, server)) {
                 assertEquals(0, Tools.run(work, "diff", "-r", source.toString(), work.resolve("m1").toString()).exit());
@@ -92,16 +77,7 @@ class HostileCacheIT {
                 }
                 m.stop();
             }
-            List<Path> manifests;
-            try (Stream<Path> s = Files.walk(cache.resolve("manifests"))) {
-                manifests = s.filter(Files::isRegularFile).toList();
-            }
-            for (Path p : manifests) {
-                p.toFile().setWritable(true);
-                try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
-                    f.setLength(3L << 30);
-                }
-            }
+            List<Path> manifests = growAll(cache.resolve("manifests"));
             try (CliMount m = mount(work.resolve("m2"), cache, server)) {
                 Tools.Result diff = Tools.run(work, java.time.Duration.ofSeconds(60), "diff", "-r", source.toString(),
                         work.resolve("m2").toString());
@@ -112,6 +88,28 @@ class HostileCacheIT {
         } finally {
             Tools.run(Path.of("/"), "rm", "-rf", work.toString());
         }
+    }
+
+    private static void importInto(S3ProxyServer server, Path source) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = DepotfsCli.run(new String[] {"import", source.toString(), "--depot", DEPOT, "--endpoint",
+                server.endpoint().toString(), "--root", "data", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        assertEquals(0, rc, out.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Grows every file below {@code dir} to 3 GiB (sparse: no disk used); returns them. */
+    private static List<Path> growAll(Path dir) throws Exception {
+        List<Path> files;
+        try (Stream<Path> s = Files.walk(dir)) {
+            files = s.filter(Files::isRegularFile).toList();
+        }
+        for (Path p : files) {
+            p.toFile().setWritable(true);
+            try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+                f.setLength(3L << 30);
+            }
+        }
+        return files;
     }
 
     private static long count(Path dir) throws Exception {
