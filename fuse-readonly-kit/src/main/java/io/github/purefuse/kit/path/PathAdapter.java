@@ -112,8 +112,10 @@ import org.jspecify.annotations.Nullable;
  *       and none); {@code FOPEN_KEEP_CACHE} on open if asked ({@link Builder#keepCache}, set by
  *       {@link Builder#immutable()}; an {@code OpenFile} can turn it off for its open with
  *       {@link OpenFile#keepCache()}): without it each open drops the file's cached pages, so a reopened file
- *       shows bytes changed in place (the channel negotiates {@code FUSE_EXPLICIT_INVAL_DATA}: the kernel
- *       never drops pages because an mtime changed); {@code FOPEN_CACHE_DIR} on opendir if asked.</li>
+ *       shows bytes changed in place (the kernel drops a file's cached pages when it sees its size change at
+ *       an attribute refresh, not because an mtime changed); {@code FOPEN_CACHE_DIR} on opendir if asked. An open
+ *       file keeps the size it had at OPEN: bytes appended later read as its end ({@code tail -f} sees
+ *       nothing new).</li>
  *   <li><b>Errors</b>: exceptions become errnos ({@link Errnos}); opens for writing get
  *       EROFS.</li>
  * </ul>
@@ -221,7 +223,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
      *
      * @param fs the filesystem to serve
      * @return a builder with defaults: entry and attribute timeouts 1 s, no negative caching,
-     *     {@code FOPEN_KEEP_CACHE} on, {@code FOPEN_CACHE_DIR} off, {@link NameShortener#standard()},
+     *     {@code FOPEN_KEEP_CACHE} off, {@code FOPEN_CACHE_DIR} off, {@link NameShortener#standard()},
      *     {@link BufferLeases#pooled()}
      */
     public static Builder builder(PathFileSystem fs) {
@@ -1185,7 +1187,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
          * open drops the pages cached from earlier ones (also those that other processes read through their
          * own opens), as a libfuse server does by default, so that a file changed in place shows its new bytes
          * when it is opened again. With it, a file that changes needs {@link PathAdapter#changed} to drop
-         * them: the channel negotiates {@code FUSE_EXPLICIT_INVAL_DATA}, so a new mtime alone never does.
+         * them: a new mtime alone never does (a new size does, at the next attribute refresh).
          *
          * @param keepCache default false
          * @return this builder

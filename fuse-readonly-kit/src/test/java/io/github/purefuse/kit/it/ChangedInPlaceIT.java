@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * page cache: a default adapter drops the cached pages at each open, as a libfuse server does, so the next
  * {@code cat} shows the new bytes; {@link PathAdapter.Builder#immutable()} keeps them (its promise is that nothing
  * changes). Before, the default kept them too, and a file changed in place showed its first bytes for as long as
- * they stayed cached, whatever the timeouts (the channel negotiates FUSE_EXPLICIT_INVAL_DATA).
+ * they stayed cached, whatever the timeouts (the same size: no attribute refresh drops them).
  */
 class ChangedInPlaceIT {
 

@@ -4,7 +4,6 @@ import static io.github.purefuse.channel.internal.abi.InitFlags.ABORT_ERROR;
 import static io.github.purefuse.channel.internal.abi.InitFlags.ASYNC_READ;
 import static io.github.purefuse.channel.internal.abi.InitFlags.CACHE_SYMLINKS;
 import static io.github.purefuse.channel.internal.abi.InitFlags.DO_READDIRPLUS;
-import static io.github.purefuse.channel.internal.abi.InitFlags.EXPLICIT_INVAL_DATA;
 import static io.github.purefuse.channel.internal.abi.InitFlags.INIT_EXT;
 import static io.github.purefuse.channel.internal.abi.InitFlags.MAX_PAGES;
 import static io.github.purefuse.channel.internal.abi.InitFlags.NO_EXPORT_SUPPORT;
@@ -32,9 +31,11 @@ import io.github.purefuse.channel.internal.request.Init;
  *       to {@code max_pages} (1 MiB with the default limit of 256); it also raises the kernel's
  *       name limit from 1024 to 4095 bytes.</li>
  *   <li>{@code CACHE_SYMLINKS}: READLINK answers are kept in the page cache.</li>
- *   <li>{@code EXPLICIT_INVAL_DATA} (never {@code AUTO_INVAL_DATA}): content is immutable, so cached
- *       pages are dropped only on an explicit notification, never because attributes were
- *       refreshed.</li>
+ *   <li>Neither {@code EXPLICIT_INVAL_DATA} nor {@code AUTO_INVAL_DATA}: the kernel's default, where a
+ *       size change seen at an attribute refresh drops the file's cached pages (a new mtime alone does not).
+ *       With {@code EXPLICIT_INVAL_DATA} it only cut them at the new end, and a file that grew while open was
+ *       read as NUL bytes from the old last page ({@code tail -f} of a mirrored log); a tree that never
+ *       changes gains nothing from it, as its sizes never change.</li>
  *   <li>{@code ABORT_ERROR}: after an abort, device reads fail with ECONNABORTED instead of ENODEV, so
  *       an abort can be told apart from an unmount.</li>
  *   <li>{@code INIT_EXT}: required for the kernel to read {@code flags2} (bits 32..63) of the reply.</li>
@@ -141,7 +142,7 @@ public final class InitNegotiation {
         if ((offered & INIT_EXT) == 0) {
             offered &= 0xFFFF_FFFFL;
         }
-        long want = ASYNC_READ | PARALLEL_DIROPS | MAX_PAGES | CACHE_SYMLINKS | EXPLICIT_INVAL_DATA
+        long want = ASYNC_READ | PARALLEL_DIROPS | MAX_PAGES | CACHE_SYMLINKS
                 | ABORT_ERROR | INIT_EXT | NO_EXPORT_SUPPORT;
         if (settings.readdirplus()) {
             want |= DO_READDIRPLUS | READDIRPLUS_AUTO;
