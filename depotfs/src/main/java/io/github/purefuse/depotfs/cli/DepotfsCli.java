@@ -742,6 +742,9 @@ public final class DepotfsCli implements Callable<Integer> {
                 }
             }
             p = p != null ? p : outputFileProblem("--stats", stats);
+            if (p == null && MessageLog.SYSLOG.equals(log) && !Files.exists(MessageLog.DEV_LOG)) {
+                p = "--log syslog: there is no system log here (" + MessageLog.DEV_LOG + " is missing); give --log FILE";
+            }
             p = p != null || log == null || log.equals(MessageLog.SYSLOG) ? p : outputFileProblem("--log", Path.of(log));
             return p != null ? p : outputFileProblem("--record", record);
         }

@@ -1,6 +1,5 @@
 package io.github.purefuse.depotfs.cli;
 
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -37,10 +36,12 @@ final class MessageLog {
      *
      * @param target {@value #SYSLOG} ({@code logger -t depotfs --id=PID}, i.e. syslog or the journal), or a
      *               file to append to
+     * @param first  the log's first line (what it is the log of), written before standard error says where
+     *               the messages went: whoever waits for that line ({@code mount.depotfs}) finds it there
      * @return what to close at exit (the file, or the stdin of {@code logger}, which then exits), or null when
      *         the target could not be opened: the messages stay on standard error, which says so
      */
-    static @Nullable AutoCloseable redirect(String target) {
+    static @Nullable AutoCloseable redirect(String target, String first) {
         OutputStream sink;
         Process logger = null;
         try {
@@ -50,17 +51,20 @@ final class MessageLog {
                 }
                 logger = new ProcessBuilder("logger", "-t", "depotfs", "--id=" + ProcessHandle.current().pid())
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
                         .start();
                 sink = logger.getOutputStream();
             } else {
-                sink = new FileOutputStream(Path.of(target).toFile(), true);
+                // not through a symbolic link put in its place (as --stats and --record): O_NOFOLLOW
+                sink = java.nio.file.Files.newOutputStream(Path.of(target), java.nio.file.StandardOpenOption.CREATE,
+                        java.nio.file.StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS);
             }
         } catch (IOException e) {
             System.err.println("depotfs: --log " + target + ": " + e.getMessage() + "; messages stay on standard error");
             return null;
         }
         PrintStream to = new PrintStream(sink, true, StandardCharsets.UTF_8);
+        to.println(first);
         System.err.println("depotfs: further messages go to " + (logger != null ? "the system log (logger -t depotfs)" : target));
         System.err.flush();
         System.setOut(to);

@@ -226,7 +226,7 @@ final class MountRunner {
         Depot store = depot instanceof CachedDepot c ? c.store() : depot;
         String source = store instanceof io.github.purefuse.depotfs.store.s3.S3Depot s3 ? s3.location().toString()
                 : store instanceof io.github.purefuse.depotfs.store.LocalDepot l
-                ? "depotfs:" + l.directory().toAbsolutePath().normalize()
+                ? l.directory().toAbsolutePath().normalize().toString()   // as fstab names it: mount -a finds it mounted
                 : "depotfs:" + store.describe();
         return MountOptions.fsnameOf(source);
     }
@@ -298,10 +298,9 @@ final class MountRunner {
         out.println(ready + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();
         onReady.accept(s.mountpoint());
-        AutoCloseable log = settings.log() == null ? null : MessageLog.redirect(settings.log());
-        if (log != null) {   // the log starts with what it is the log of
-            System.err.println(ready + " (pid " + ProcessHandle.current().pid() + ")");
-        }
+        // the log starts with what it is the log of
+        AutoCloseable log = settings.log() == null ? null
+                : MessageLog.redirect(settings.log(), ready + " (pid " + ProcessHandle.current().pid() + ")");
         Thread periodic = null;
         Path statsFile = settings.stats();
         if (statsFile != null && settings.statsInterval() > 0) {

@@ -139,6 +139,7 @@ class MountHelperIT {
                 "-v prints the command, -f does not run it: " + fake.stderr());
 
         assertFalse(TestMount.isMounted(mp));
-        assertEquals("", Tools.run(work, "pgrep", "-af", "--depot=" + depot).out(), "no server left");
+        Tools.Result left = Tools.run(work, "pgrep", "-af", "--", "--depot=" + depot);
+        assertEquals(1, left.exit(), "pgrep found no server: " + left.out() + left.stderr());
     }
 }

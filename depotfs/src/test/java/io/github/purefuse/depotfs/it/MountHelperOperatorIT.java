@@ -1,0 +1,169 @@
+package io.github.purefuse.depotfs.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.purefuse.testing.TestMount;
+import io.github.purefuse.testing.Tools;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bin/mount.depotfs} as an operator meets it (a retrial of the helper): what the running server holds after
+ * the helper has gone, what mount(8) -a makes of a mount it made, the options of mount(8) it is given.
+ */
+class MountHelperOperatorIT {
+
+    private Path work;
+    private Path root;
+    private Path depot;
+    private final List<Path> mountpoints = new ArrayList<>();
+    private final List<Long> servers = new ArrayList<>();
+
+    @BeforeAll
+    static void fuse() {
+        TestMount.requireDevFuse();
+    }
+
+    @BeforeEach
+    void repository() throws Exception {
+        work = Files.createTempDirectory("depotfs-helper-op-");
+        root = work.resolve("repo");
+        LauncherCopy.create(root, List.of("depotfs", "mount.depotfs", "lib/common.sh"), classPath -> classPath);
+        Path src = Files.createDirectories(work.resolve("src"));
+        Files.writeString(src.resolve("hello.txt"), "hello\n");
+        Path tool = src.resolve("tool.sh");
+        Files.writeString(tool, "#!/bin/sh\necho ran\n");
+        tool.toFile().setExecutable(true, false);
+        depot = work.resolve("depot");
+        Tools.Result imported = run(root.resolve("bin/depotfs").toString(), "import", "-q", "--depot",
+                depot.toString(), "--root", "main", src.toString());
+        assertEquals(0, imported.exit(), imported.stderr());
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Path mp : mountpoints) {
+            TestMount.forceUnmount(mp);
+        }
+        for (long pid : servers) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+        Tools.run(Path.of("/"), "rm", "-rf", work.toString());
+    }
+
+    private Tools.Result run(String... cmd) throws Exception {
+        List<String> env = new ArrayList<>(List.of("env", "-u", "DEPOTFS_JAVA_OPTS", "-u", "JAVA_TOOL_OPTIONS",
+                "-u", "JDK_JAVA_OPTIONS", "JAVA_HOME=" + System.getProperty("java.home"), "PUREFUSE_AOT=0"));
+        env.addAll(List.of(cmd));
+        return Tools.run(work, env.toArray(String[]::new));
+    }
+
+    private Path mountpoint(String name) throws Exception {
+        Path mp = Files.createDirectories(work.resolve(name));
+        mountpoints.add(mp);
+        return mp;
+    }
+
+    /** Mounts with the helper (from {@code work} as working directory) and returns the server's pid. */
+    private long helperMount(Path mp, Path log, String options) throws Exception {
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw," + options + ",log=" + log);
+        assertEquals(0, helper.exit(), helper.stderr());
+        Matcher m = Pattern.compile("\\(pid (\\d+)\\)$", Pattern.MULTILINE).matcher(Files.readString(log));
+        assertTrue(m.find(), Files.readString(log));
+        long pid = Long.parseLong(m.group(1));
+        servers.add(pid);
+        return pid;
+    }
+
+    private static String mountLine(Path mp) throws Exception {
+        return Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .filter(l -> l.split(" ")[1].equals(mp.toString())).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theServersStandardOutputAndErrorAreNotTheHelpersDeletedTempFile() throws Exception {
+        Path mp = mountpoint("mnt");
+        long pid = helperMount(mp, work.resolve("server.log"), "root=main");
+        for (int fd : new int[] {1, 2}) {
+            String target = Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "fd", Integer.toString(fd)))
+                    .toString();
+            // A JVM warning, a thread dump (kill -3), a crash report or a child's message written there is lost, and
+            // the space it takes in /tmp is not given back until the server exits.
+            assertFalse(target.endsWith("(deleted)"), "fd " + fd + " of the running server -> " + target);
+        }
+    }
+
+    @Test
+    void logSyslogWhereThereIsNoSystemLogIsRefusedNotSentToADeletedFile() throws Exception {
+        Path mp = mountpoint("mnt");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw,root=main,log=syslog");
+        if (Files.exists(Path.of("/dev/log"))) {   // a machine with syslog or journald: it mounts
+            assertEquals(0, helper.exit(), helper.stderr());
+            Tools.run(work, "umount", mp.toString());
+        } else {
+            // It mounted and said "messages stay on standard error", and standard error was the helper's temp file,
+            // deleted when the helper returned 0: every message lost without a word
+            assertEquals(1, helper.exit(), "a usage error: " + helper.stderr());
+            assertTrue(helper.stderr().contains("log=syslog: there is no system log here (/dev/log is missing)"),
+                    helper.stderr());
+            assertFalse(TestMount.isMounted(mp));
+        }
+    }
+
+    @Test
+    void theServerDoesNotHoldTheWorkingDirectoryMountWasRunFrom() throws Exception {
+        Path mp = mountpoint("mnt");
+        long pid = helperMount(mp, work.resolve("server.log"), "root=main");
+        // `cd /media/usb; mount /data/sets; cd; umount /media/usb` -> "target is busy" for as long as the mount runs
+        assertEquals(Path.of("/"), Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "cwd")));
+    }
+
+    @Test
+    void mountAllSkipsAnFstabEntryTheHelperHasMounted() throws Exception {
+        Path mp = mountpoint("mnt");
+        helperMount(mp, work.resolve("server.log"), "root=main");
+        Path fstab = work.resolve("fstab");
+        Files.writeString(fstab, depot + " " + mp + " depotfs root=main,log=" + work.resolve("again.log") + " 0 0\n");
+        // mount(8) -a compares an fstab line's source and target with the mount table's before it runs any helper;
+        // the mount table says "depotfs:" + DEPOT, so `mount -a` tries the line again (exit 32, or 64 beside others)
+        Tools.Result all = Tools.run(work, "mount", "-T", fstab.toString(), "-a", "-v", "-t", "depotfs");
+        assertEquals(0, all.exit(), "mount -a on a mounted line: " + all.out() + all.stderr() + " / " + mountLine(mp));
+        assertTrue((all.out() + all.stderr()).contains("already mounted"), all.out() + all.stderr());
+    }
+
+    @Test
+    void noexecIsHonouredOrRefusedNotDroppedWithoutAWord() throws Exception {
+        Path mp = mountpoint("mnt");
+        Path log = work.resolve("server.log");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw,root=main,noexec,log=" + log);
+        if (helper.exit() == 0) {
+            Matcher m = Pattern.compile("\\(pid (\\d+)\\)$", Pattern.MULTILINE).matcher(Files.readString(log));
+            if (m.find()) {
+                servers.add(Long.parseLong(m.group(1)));
+            }
+            Tools.Result exec = Tools.run(work, mp.resolve("tool.sh").toString());
+            assertTrue(exec.exit() != 0 && mountLine(mp).contains("noexec"),
+                    "fstab said noexec; the mount is " + mountLine(mp) + " and tool.sh ran: " + exec.out());
+        } else {
+            assertEquals(1, helper.exit(), "an option the helper cannot honour is a usage error: " + helper.stderr());
+        }
+        Tools.run(work, "umount", mp.toString());
+        for (long pid : servers) {
+            ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+        }
+    }
+}
