@@ -61,6 +61,10 @@ public abstract class ForwardingDepot implements Depot {
         return delegate.bundle(hash);
     }
 
+    /**
+     * Forwards to the delegate's (which refuses a manifest of another size unread): a subclass that overrides
+     * {@link #bundle(Hash)} overrides this one too, or requests with a parent entry bypass it.
+     */
     @Override
     public Bundle bundle(Hash hash, long expectedSize) throws IOException {
         return delegate.bundle(hash, expectedSize);

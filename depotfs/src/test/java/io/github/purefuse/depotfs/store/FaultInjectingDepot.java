@@ -164,15 +164,25 @@ public final class FaultInjectingDepot extends ForwardingDepot {
         }
     }
 
-    @Override
-    public Bundle bundle(Hash hash) throws IOException {
+    private void beforeBundle(Hash hash) throws IOException {
         before(Op.BUNDLE, hash);
         if (corrupt.containsKey(hash)) {
             injected.incrementAndGet();
             throw new DepotException(DepotException.Reason.CORRUPT, "corrupt manifest " + hash.shortHex()
                     + ": injected hash mismatch");
         }
+    }
+
+    @Override
+    public Bundle bundle(Hash hash) throws IOException {
+        beforeBundle(hash);
         return delegate.bundle(hash);
+    }
+
+    @Override
+    public Bundle bundle(Hash hash, long expectedSize) throws IOException {   // the same faults, by either way in
+        beforeBundle(hash);
+        return delegate.bundle(hash, expectedSize);
     }
 
     @Override
