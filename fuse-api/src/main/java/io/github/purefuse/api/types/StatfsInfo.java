@@ -28,6 +28,6 @@ public record StatfsInfo(long blocks, long bfree, long bavail, long files, long 
      * @return the statistics
      */
     public static StatfsInfo readOnly(long bytes, long files) {
-        return new StatfsInfo((bytes + 4095) / 4096, 0, 0, files, 0, 4096, 255, 4096);
+        return new StatfsInfo(Math.ceilDiv(bytes, 4096), 0, 0, files, 0, 4096, 255, 4096);   // no overflow near 2^63
     }
 }
