@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * mount(8) calls it ({@code DEPOT MOUNTPOINT -o OPTIONS}, with {@code rw} and the options of mount(8) and
  * systemd mixed in), from a copy of {@code bin/} with this build's jar: it returns once the mount is ready and
  * leaves the server running in a session of its own, logging to the file given; {@code umount} ends it; a mount
- * that fails says why and leaves nothing running.
+ * that fails says why and leaves nothing running. And as an operator meets it (its retrial): what the running
+ * server holds after the helper has gone, what mount(8) -a makes of a mount it made, the options it is given.
  */
 class MountHelperIT {
 
@@ -47,6 +48,9 @@ class MountHelperIT {
 
         Path src = Files.createDirectories(work.resolve("src/sub"));
         Files.writeString(src.resolve("hello.txt"), "hello from the depot\n");
+        Path tool = work.resolve("src/tool.sh");
+        Files.writeString(tool, "#!/bin/sh\necho ran\n");
+        tool.toFile().setExecutable(true, false);
         depot = work.resolve("depot");
         Tools.Result imported = run(root.resolve("bin/depotfs").toString(), "import", "-q", "--depot",
                 depot.toString(), "--root", "main", work.resolve("src").toString());
@@ -141,5 +145,97 @@ class MountHelperIT {
         assertFalse(TestMount.isMounted(mp));
         Tools.Result left = Tools.run(work, "pgrep", "-af", "--", "--depot=" + depot);
         assertEquals(1, left.exit(), "pgrep found no server: " + left.out() + left.stderr());
+    }
+
+    /** Mounts with the helper (from {@code work} as working directory) and returns the server's pid. */
+    private long helperMount(Path mp, Path log, String options) throws Exception {
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw," + options + ",log=" + log);
+        assertEquals(0, helper.exit(), helper.stderr());
+        Matcher m = Pattern.compile("\\(pid (\\d+)\\)$", Pattern.MULTILINE).matcher(Files.readString(log));
+        assertTrue(m.find(), Files.readString(log));
+        long pid = Long.parseLong(m.group(1));
+        servers.add(pid);
+        return pid;
+    }
+
+    private static String mountLine(Path mp) throws Exception {
+        return Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                .filter(l -> l.split(" ")[1].equals(mp.toString())).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theServersStandardOutputAndErrorAreNotTheHelpersDeletedTempFile() throws Exception {
+        Path mp = mountpoint("mnt");
+        long pid = helperMount(mp, work.resolve("server.log"), "root=main");
+        for (int fd : new int[] {1, 2}) {
+            String target = Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "fd", Integer.toString(fd)))
+                    .toString();
+            // A JVM warning, a thread dump (kill -3), a crash report or a child's message written there is lost, and
+            // the space it takes in /tmp is not given back until the server exits.
+            assertFalse(target.endsWith("(deleted)"), "fd " + fd + " of the running server -> " + target);
+        }
+    }
+
+    @Test
+    void logSyslogWhereThereIsNoSystemLogIsRefusedNotSentToADeletedFile() throws Exception {
+        Path mp = mountpoint("mnt");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw,root=main,log=syslog");
+        if (Files.exists(Path.of("/dev/log"))) {   // a machine with syslog or journald: it mounts
+            assertEquals(0, helper.exit(), helper.stderr());
+            Tools.run(work, "umount", mp.toString());
+        } else {
+            // It mounted and said "messages stay on standard error", and standard error was the helper's temp file,
+            // deleted when the helper returned 0: every message lost without a word
+            assertEquals(1, helper.exit(), "a usage error: " + helper.stderr());
+            assertTrue(helper.stderr().contains("log=syslog: there is no system log here (/dev/log is missing)"),
+                    helper.stderr());
+            assertFalse(TestMount.isMounted(mp));
+        }
+    }
+
+    @Test
+    void theServerDoesNotHoldTheWorkingDirectoryMountWasRunFrom() throws Exception {
+        Path mp = mountpoint("mnt");
+        long pid = helperMount(mp, work.resolve("server.log"), "root=main");
+        // `cd /media/usb; mount /data/sets; cd; umount /media/usb` -> "target is busy" for as long as the mount runs
+        assertEquals(Path.of("/"), Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "cwd")));
+    }
+
+    @Test
+    void mountAllSkipsAnFstabEntryTheHelperHasMounted() throws Exception {
+        Path mp = mountpoint("mnt");
+        helperMount(mp, work.resolve("server.log"), "root=main");
+        Path fstab = work.resolve("fstab");
+        Files.writeString(fstab, depot + " " + mp + " depotfs root=main,log=" + work.resolve("again.log") + " 0 0\n");
+        // mount(8) -a compares an fstab line's source and target with the mount table's before it runs any helper;
+        // the mount table says "depotfs:" + DEPOT, so `mount -a` tries the line again (exit 32, or 64 beside others)
+        Tools.Result all = Tools.run(work, "mount", "-T", fstab.toString(), "-a", "-v", "-t", "depotfs");
+        assertEquals(0, all.exit(), "mount -a on a mounted line: " + all.out() + all.stderr() + " / " + mountLine(mp));
+        assertTrue((all.out() + all.stderr()).contains("already mounted"), all.out() + all.stderr());
+    }
+
+    @Test
+    void noexecIsHonouredOrRefusedNotDroppedWithoutAWord() throws Exception {
+        Path mp = mountpoint("mnt");
+        Path log = work.resolve("server.log");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw,root=main,noexec,log=" + log);
+        if (helper.exit() == 0) {
+            Matcher m = Pattern.compile("\\(pid (\\d+)\\)$", Pattern.MULTILINE).matcher(Files.readString(log));
+            if (m.find()) {
+                servers.add(Long.parseLong(m.group(1)));
+            }
+            Tools.Result exec = Tools.run(work, mp.resolve("tool.sh").toString());
+            assertTrue(exec.exit() != 0 && mountLine(mp).contains("noexec"),
+                    "fstab said noexec; the mount is " + mountLine(mp) + " and tool.sh ran: " + exec.out());
+        } else {
+            assertEquals(1, helper.exit(), "an option the helper cannot honour is a usage error: " + helper.stderr());
+        }
+        Tools.run(work, "umount", mp.toString());
+        for (long pid : servers) {
+            ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+        }
     }
 }
