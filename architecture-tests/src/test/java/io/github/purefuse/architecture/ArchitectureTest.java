@@ -94,8 +94,11 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule noJavaUtilLogging = noClasses()
+            .that().resideOutsideOfPackage("io.github.purefuse.depotfs.cli..")
             .should().dependOnClassesThat().resideInAPackage("java.util.logging..")
-            .because("we log through System.Logger, which users can route to any backend");
+            .because("we log through System.Logger, which users can route to any backend; the depotfs command"
+                    + " alone, an application, configures the backend it runs with (its console handler follows"
+                    + " --log, MessageLog)");
 
     @ArchTest
     static void everyPackageIsNullMarked(JavaClasses classes) {
