@@ -104,26 +104,12 @@ public final class StoreFiles {
      * @throws IOException if it cannot be read
      */
     public static byte[] readAll(FileChannel ch, Path p, long max, long expected, String what) throws IOException {
-        if (expected >= 0) {
-            long size;
-            try {
-                size = ch.size();
-            } catch (IOException e) {
-                ch.close();
-                throw e;
-            }
-            if (size != expected) {
-                ch.close();
+        try (ch) {
+            long size = ch.size();
+            if (expected >= 0 && size != expected) {
                 throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " holds " + size
                         + " bytes, its entry says " + expected);
             }
-        }
-        return readBounded(ch, p, max, what);
-    }
-
-    private static byte[] readBounded(FileChannel ch, Path p, long max, String what) throws IOException {
-        try (ch) {
-            long size = ch.size();
             if (size > max) {
                 throw new DepotException(DepotException.Reason.CORRUPT, what + ": " + p + " holds " + size
                         + " bytes, more than it can (" + max + ")");
