@@ -11,9 +11,23 @@ import java.util.List;
  * (ENOENT), which is a normal outcome, not an error. Once the session has ended, each throws an
  * {@link IOException} that says so.
  *
- * <p>Never send INVAL_ENTRY or DELETE from a handler that serves a request on the same directory: the
- * kernel holds the directory's lock while it waits for that reply (deadlock). Send them from another
- * thread, or after replying.
+ * <p>The kernel acts on a notification before the {@code writev} that carries it returns, and some
+ * notifications wait for what a pending request holds. Sent from the call that serves that request, they wait
+ * for their own reply, which never comes:
+ * <ul>
+ *   <li>INVAL_ENTRY and DELETE wait for the directory's lock ({@code i_rwsem}), which the kernel holds during a
+ *       LOOKUP, READDIR or READDIRPLUS of that directory;</li>
+ *   <li>INVAL_INODE of cached data and STORE wait for the locks of the file's pages, which the kernel holds
+ *       until the READs of those pages are answered.</li>
+ * </ul>
+ * From a call of one of those opcodes on the node the notification names, each of them throws
+ * {@link IllegalStateException} instead of deadlocking. Other combinations cannot be seen from here: a
+ * notification about pages or a directory that another request holds while that request waits for a reply
+ * this thread would send later. A stuck notification also holds up the unmount (the kernel's
+ * {@code fc->killsb}); {@code FuseSession.close()} then aborts the connection after its grace. Send
+ * notifications after replying, or from a thread of your own.
+ *
+ * <p>Thread-safe: each notification is one {@code writev} of its own, from any thread.
  */
 public interface Notifier {
 
@@ -25,6 +39,8 @@ public interface Notifier {
      * @param length bytes to drop; 0 or less: to the end
      * @return whether the kernel knew the node
      * @throws IOException on any other error from {@code /dev/fuse}
+     * @throws IllegalStateException with {@code offset >= 0}, from a call serving a READ of this node (see
+     *                               the class description)
      */
     boolean invalInode(NodeId nodeId, long offset, long length) throws IOException;
 
@@ -35,6 +51,7 @@ public interface Notifier {
      * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
      * @return whether the kernel knew the name
      * @throws IOException on any other error (ENAMETOOLONG for a name above the kernel's limit)
+     * @throws IllegalStateException from a call serving a LOOKUP, READDIR or READDIRPLUS of {@code parent}
      */
     boolean invalEntry(NodeId parent, String name) throws IOException;
 
@@ -47,17 +64,21 @@ public interface Notifier {
      * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
      * @return whether the kernel knew the name
      * @throws IOException on any other error (ENOTEMPTY for a non-empty directory)
+     * @throws IllegalStateException from a call serving a LOOKUP, READDIR or READDIRPLUS of {@code parent}
      */
     boolean delete(NodeId parent, NodeId child, String name) throws IOException;
 
     /**
-     * {@code FUSE_NOTIFY_STORE}: puts data into the kernel's page cache for a node.
+     * {@code FUSE_NOTIFY_STORE}: puts data into the kernel's page cache for a node. The kernel grows the
+     * cached size of the file to {@code offset} + the data's length if it is smaller; it never shrinks it (use
+     * {@link #invalInode} for that).
      *
      * @param nodeId the node
      * @param offset where the data goes in the file, in bytes
      * @param data   the bytes from position to limit; borrowed for the call
      * @return whether the kernel knew the node
      * @throws IOException on any other error
+     * @throws IllegalStateException from a call serving a READ of this node
      */
     boolean store(NodeId nodeId, long offset, ByteBuffer data) throws IOException;
 
@@ -70,4 +91,21 @@ public interface Notifier {
      * @throws IOException on any other error; EINVAL when the kernel is older than 7.45
      */
     boolean prune(List<NodeId> nodeIds) throws IOException;
+
+    /**
+     * {@code FUSE_NOTIFY_POLL}: wakes the {@code poll(2)}, {@code select(2)} or {@code epoll} waiters of the
+     * poll handle {@code kh}, which the kernel then asks again ({@code FUSE_POLL}). A filesystem that answers
+     * {@code poll} with no ready events while the request carries {@code FUSE_POLL_SCHEDULE_NOTIFY} keeps the
+     * request's {@code kh} and sends this once the file is ready; without it those waiters sleep until their
+     * timeout.
+     *
+     * @param kh the poll handle of {@link io.github.purefuse.api.request.Poll#kh()}
+     * @return {@code true}: the kernel accepts any handle, one that nobody polls any more included
+     * @throws IOException on an error from {@code /dev/fuse} (the session has ended)
+     * @throws UnsupportedOperationException from a {@code Notifier} that cannot send it (this default; the
+     *                                       session's notifier sends it)
+     */
+    default boolean pollWakeup(long kh) throws IOException {
+        throw new UnsupportedOperationException("FUSE_NOTIFY_POLL is not supported by " + getClass().getName());
+    }
 }

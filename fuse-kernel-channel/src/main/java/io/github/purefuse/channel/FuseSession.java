@@ -682,8 +682,9 @@ public final class FuseSession implements AutoCloseable {
      *
      * <p>Unmounts with {@code umount2(mountpoint, 0)}, or {@code MNT_DETACH} if that answers EBUSY
      * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
-     * see ENODEV. If the connection is still alive 10 seconds later (a lazily
-     * detached mount still in use), the session aborts it through fusectl; if it has still not ended 10
+     * see ENODEV. If the connection is still alive 10 seconds after the unmount began (a lazily
+     * detached mount still in use, or an unmount the kernel holds up because a call of the filesystem is stuck
+     * in a notification: see {@link io.github.purefuse.api.Notifier}), the session aborts it through fusectl; if it has still not ended 10
      * seconds after that (a handler stuck in a call that never returns, on a transport's thread), it counts as
      * ended anyway, with a warning, so that {@link #awaitTermination()} returns. Failures are logged, not
      * thrown; as root, the lazy unmount of a busy mount is logged at INFO ({@code fusermount3 -u -z} detaches
@@ -707,10 +708,21 @@ public final class FuseSession implements AutoCloseable {
         }
         engine.ending();
         if (!engine.termination().isDone()) {
-            unmount();
+            // umount2 on a thread of its own: it can block in the kernel (a handler stuck in a notification that
+            // waits for a page that only this connection's READ reply unlocks holds fc->killsb, which the unmount
+            // wants), and only the abort below frees it: the grace is counted from the call, not its return.
+            boolean onHook = shutdownHook != null && Thread.currentThread() == shutdownHook;
+            Thread unmounting = Thread.ofPlatform().daemon().name("purefuse-umount " + mountpoint)
+                    .start(() -> unmount(onHook));
             if (!awaitQuietly(UNMOUNT_GRACE)) {
-                report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
-                        + " (files still open there now fail with ENOTCONN)", mountpoint, UNMOUNT_GRACE.toSeconds());
+                if (unmounting.isAlive()) {
+                    report(Level.WARNING, "unmounting {0} has not returned after {1} s (a call of the filesystem"
+                            + " holds the mount: see Notifier on notifications sent from a call); aborting the"
+                            + " connection", mountpoint, UNMOUNT_GRACE.toSeconds());
+                } else {
+                    report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
+                            + " (files still open there now fail with ENOTCONN)", mountpoint, UNMOUNT_GRACE.toSeconds());
+                }
                 boolean aborted = true;
                 try {
                     abort();
@@ -732,9 +744,10 @@ public final class FuseSession implements AutoCloseable {
                     engine.abandon();
                 }
             }
+            joinQuietly(unmounting, UNMOUNT_GRACE);   // the mount is gone when close() returns (after an abort too)
         } else if (stillMounted()) {
             // Ended by abort(): the mount is left behind until unmounted.
-            unmount();
+            unmount(false);
         }
         Thread hook = shutdownHook;
         if (hook != null && Thread.currentThread() != hook) {
@@ -785,7 +798,23 @@ public final class FuseSession implements AutoCloseable {
         return isTopmost(mountpoint, deviceId);
     }
 
-    private void unmount() {
+    private static void joinQuietly(Thread t, Duration d) {
+        try {
+            if (!t.join(d)) {
+                LOG.log(Level.WARNING, "{0} still runs {1} s after the session ended", t.getName(), d.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Unmounts this session's mount if it is still the one on the mount point.
+     *
+     * @param onHook whether {@link #close()} runs in the JVM shutdown hook: its messages then go to
+     *               {@code System.err} ({@link #report})
+     */
+    private void unmount(boolean onHook) {
         if (!stillMounted()) {
             return;
         }
@@ -798,7 +827,7 @@ public final class FuseSession implements AutoCloseable {
                     if (e.errno() != Errno.EBUSY.code()) {
                         throw e;
                     }
-                    report(Level.INFO, "{0} is busy; detaching it lazily", mp);
+                    report(onHook, Level.INFO, "{0} is busy; detaching it lazily", mp);
                     Native.umount2(mp, Native.MNT_DETACH);
                 }
             } else if (viaFusermount) {
@@ -807,7 +836,7 @@ public final class FuseSession implements AutoCloseable {
                 Native.umount2(mp, Native.MNT_DETACH);
             }
         } catch (IOException e) {
-            report(Level.WARNING, "cannot unmount {0}: {1}", mp, e.getMessage());
+            report(onHook, Level.WARNING, "cannot unmount {0}: {1}", mp, e.getMessage());
         }
     }
 
@@ -847,7 +876,12 @@ public final class FuseSession implements AutoCloseable {
 
     /** The same, for a message said on the JVM shutdown hook {@code hook} (if it is the caller) or elsewhere. */
     private static void report(@Nullable Thread hook, Level level, String format, Object... args) {
-        if (hook != null && Thread.currentThread() == hook) {
+        report(hook != null && Thread.currentThread() == hook, level, format, args);
+    }
+
+    /** The same, said on behalf of a close that runs in the JVM shutdown hook ({@code onHook}) or not. */
+    private static void report(boolean onHook, Level level, String format, Object... args) {
+        if (onHook) {
             if (level.getSeverity() >= Level.INFO.getSeverity()) {
                 ShutdownStderr.print(level, java.text.MessageFormat.format(format, args));
             }

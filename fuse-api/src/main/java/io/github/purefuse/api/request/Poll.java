@@ -9,7 +9,7 @@ import io.github.purefuse.api.types.FileHandle;
  *
  * @param header the request header (unique, nodeid, caller credentials)
  * @param fh the handle returned by OPEN/OPENDIR ({@code fh})
- * @param kh the kernel's poll handle, for a later POLL notification
+ * @param kh the kernel's poll handle, for a later {@link io.github.purefuse.api.Notifier#pollWakeup}
  * @param pollFlags {@code FUSE_POLL_SCHEDULE_NOTIFY} (1)
  * @param events the {@code poll} events asked for
  */

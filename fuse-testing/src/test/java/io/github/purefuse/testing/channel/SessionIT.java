@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.purefuse.api.FuseConnection;
 import io.github.purefuse.api.Interrupts;
@@ -696,6 +697,170 @@ class SessionIT {
         assertTrue(fs.connection.notifier().invalEntry(NodeId.ROOT, "hello"));
         assertEquals(2, mount.session().stats().notificationsWritten());
         assertEquals(0, mount.session().stats().writeErrors(), "an unknown node is an answer, not a refused write");
+    }
+
+    @Test
+    void aNotificationThatWouldWaitForItsOwnCallIsRefused() throws Exception {
+        // INVAL_ENTRY from a LOOKUP in that directory, INVAL_INODE of data from a READ of that file: the kernel
+        // holds the directory's lock or the pages until the call replies, so each would deadlock; they throw.
+        // The same notifications about other nodes, or of attributes only, go through.
+        List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Boolean> allowed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TestFs fs = new TestFs() {
+            @Override
+            public LookupReply lookup(Lookup request) {
+                if (request.name().equals("inval-me")) {
+                    try {
+                        connection.notifier().invalEntry(NodeId.ROOT, "hello");
+                    } catch (IllegalStateException e) {
+                        refused.add(e.getMessage());
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    try {
+                        allowed.add(connection.notifier().invalInode(NodeId.of(3), 0, 0)); // another node
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                return super.lookup(request);
+            }
+
+            @Override
+            public ReadReply read(Read request) {
+                if (request.header().nodeid() == 2) {
+                    try {
+                        connection.notifier().invalInode(request.header().nodeId(), 0, 0);
+                    } catch (IllegalStateException e) {
+                        refused.add(e.getMessage());
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    try {
+                        allowed.add(connection.notifier().invalInode(request.header().nodeId(), -1, 0)); // attributes
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                return super.read(request);
+            }
+        };
+        mount = mountTest(fs);
+        Path mp = mount.path();
+        Result stat = run("stat", mp.resolve("inval-me").toString());
+        assertTrue(stat.exit() != 0 && stat.stderr().contains("No such file or directory"), stat.toString());
+        assertEquals(new String(HELLO, StandardCharsets.UTF_8), run("cat", mp.resolve("hello").toString()).ok().out());
+        assertEquals(2, refused.size(), refused.toString());
+        assertEquals("FUSE_NOTIFY_INVAL_ENTRY of nodeid 1 sent from the FUSE_LOOKUP call on that node would deadlock: the"
+                + " kernel holds the directory's lock until this call replies; send it after replying, or from another"
+                + " thread", refused.get(0));
+        assertTrue(refused.get(1).startsWith("FUSE_NOTIFY_INVAL_INODE of nodeid 2 sent from the FUSE_READ call on that"
+                + " node would deadlock: the kernel holds the file's pages being read"), refused.get(1));
+        assertEquals(2, allowed.size(), "the notifications about another node and of attributes were sent");
+    }
+
+    @Test
+    void closeAbortsAnUnmountThatAStuckNotificationHoldsUp() throws Exception {
+        // A READ of "passthrough" (nodeid 5) invalidates the pages of "hello" (nodeid 2) while a READ of hello is
+        // unanswered: the notification waits for hello's page lock, holding the connection's killsb, which
+        // umount2 needs; only an abort frees it. close() must not wait for umount2 before its grace starts.
+        CountDownLatch helloRead = new CountDownLatch(1);
+        CountDownLatch notifying = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        TestFs fs = new TestFs() {
+            @Override
+            public ReadReply read(Read request) {
+                long n = request.header().nodeid();
+                if (n == 2) {
+                    helloRead.countDown();
+                    try {
+                        release.await(); // until the session's end interrupts it, or the test ends
+                    } catch (InterruptedException e) {
+                        return Failure.of(Errno.EINTR);
+                    }
+                } else if (n == 5) {
+                    notifying.countDown();
+                    try {
+                        connection.notifier().invalInode(NodeId.of(2), 0, 0);
+                    } catch (IOException e) {
+                        // the session ended
+                    }
+                }
+                return super.read(request);
+            }
+        };
+        Process hello = null;
+        Process other = null;
+        Thread closer = null;
+        try (ChannelLog log = new ChannelLog()) {
+            mount = mountTest(fs);
+            Path mp = mount.path();
+            hello = new ProcessBuilder("cat", mp.resolve("hello").toString()).start();
+            assertTrue(helloRead.await(20, TimeUnit.SECONDS));
+            other = new ProcessBuilder("cat", mp.resolve("passthrough").toString()).start();
+            assertTrue(notifying.await(20, TimeUnit.SECONDS));
+            Thread.sleep(500); // the notification is in the kernel, waiting for hello's page
+            hello.destroyForcibly();
+            other.destroyForcibly();
+            assertTrue(hello.waitFor(20, TimeUnit.SECONDS) && other.waitFor(20, TimeUnit.SECONDS), "readers ended");
+            FuseSession s = mount.session();
+            closer = Thread.ofPlatform().start(s::close);
+            closer.join(Duration.ofSeconds(60));
+            if (closer.isAlive()) {
+                s.abort();
+                fail("close() still waits in the unmount 60 s later");
+            }
+            assertFalse(TestMount.isMounted(mp), "unmounted");
+            log.await("WARNING unmounting " + mp + " has not returned after 10 s", "aborting the connection");
+        } finally {
+            release.countDown();
+            for (Process p : new Process[] {hello, other}) {
+                if (p != null) {
+                    p.destroyForcibly().waitFor();
+                }
+            }
+            if (closer != null) {
+                closer.join(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    @Test
+    void pollWakeupWakesAPoller() throws Exception {
+        // poll(2) on "hello": not ready at first, with FUSE_POLL_SCHEDULE_NOTIFY; a wakeup of its kh 0.5 s later,
+        // and the kernel asks again and gets POLLIN: the poller returns then, long before its 20 s timeout.
+        java.util.concurrent.atomic.AtomicLong kh = new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.atomic.AtomicBoolean ready = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch asked = new CountDownLatch(1);
+        TestFs fs = new TestFs() {
+            @Override
+            public io.github.purefuse.api.reply.PollReply poll(io.github.purefuse.api.request.Poll request) {
+                if (ready.get()) {
+                    return new io.github.purefuse.api.reply.PollEvents(request.events() & 1); // POLLIN
+                }
+                if ((request.pollFlags() & 1) != 0) { // FUSE_POLL_SCHEDULE_NOTIFY
+                    kh.set(request.kh());
+                    asked.countDown();
+                }
+                return new io.github.purefuse.api.reply.PollEvents(0);
+            }
+        };
+        mount = mountTest(fs);
+        Path file = mount.path().resolve("hello");
+        Process poller = new ProcessBuilder("python3", "-c", "import select,sys,time\n"
+                + "f=open(sys.argv[1],'rb'); p=select.poll(); p.register(f, select.POLLIN); t=time.time()\n"
+                + "print(p.poll(20000), round(time.time()-t, 1))", file.toString()).redirectErrorStream(true).start();
+        try {
+            assertTrue(asked.await(20, TimeUnit.SECONDS), "FUSE_POLL with FUSE_POLL_SCHEDULE_NOTIFY");
+            Thread.sleep(500);
+            ready.set(true);
+            assertTrue(fs.connection.notifier().pollWakeup(kh.get()));
+            assertTrue(poller.waitFor(15, TimeUnit.SECONDS), "the poller woke up");
+            String out = new String(poller.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertTrue(out.matches("\\[\\(\\d+, 1\\)\\] [0-9.]+") && Double.parseDouble(out.split(" ")[2]) < 10, out);
+        } finally {
+            poller.destroyForcibly().waitFor();
+        }
     }
 
     @Test

@@ -655,6 +655,14 @@ public final class Dispatcher implements RequestSink {
         return calls.inCallOnCurrentThread();
     }
 
+    /**
+     * {@return the opcode of the call of the filesystem the calling thread runs now, if that call is on node
+     * {@code nodeid}; 0 otherwise}
+     */
+    public int callOnCurrentThread(long nodeid) {
+        return calls.callOnCurrentThread(nodeid);
+    }
+
     /** {@return the worker threads alive, running a call or waiting for one} */
     int workers() {
         return workers.get();

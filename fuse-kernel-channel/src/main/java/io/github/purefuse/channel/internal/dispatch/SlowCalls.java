@@ -136,6 +136,21 @@ final class SlowCalls {
     }
 
     /**
+     * {@return the opcode of the call the calling thread runs now, if that call is on node {@code nodeid}; 0 if
+     * it runs none, or one on another node} For the notifications that would wait for the very call that sends
+     * them.
+     */
+    int callOnCurrentThread(long nodeid) {
+        Thread me = Thread.currentThread();
+        for (Slot s : slots) {
+            if (s.thread == me) {
+                return ((long) SEQ.getAcquire(s) & 1) != 0 && s.nodeid == nodeid ? s.opcode : 0;
+            }
+        }
+        return 0;
+    }
+
+    /**
      * The calls running now, for a line at the session's end: {@code FUSE_READ (unique 12, nodeid 4) on
      * fuse-handler-3, ...}, or an empty string.
      */

@@ -7,6 +7,7 @@ import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.Opcode;
 import io.github.purefuse.channel.internal.abi.InitFlags;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,10 +40,13 @@ final class Connection implements FuseConnection {
     private final Counters counters;
     private final @Nullable DevFuse device;
     private final @Nullable Recorder recorder;
+    /** The opcode of the filesystem's call the calling thread runs on a node, or 0 ({@code Dispatcher}). */
+    private final LongToIntFunction callOnCurrentThread;
     private final Notifier notifier = new DeviceNotifier();
 
     Connection(Negotiated negotiated, FuseDevice mount, ReplyEncoder encoder, Counters counters,
-               @Nullable DevFuse device, @Nullable Recorder recorder) {
+               @Nullable DevFuse device, @Nullable Recorder recorder, LongToIntFunction callOnCurrentThread) {
+        this.callOnCurrentThread = callOnCurrentThread;
         this.negotiated = negotiated;
         this.mount = mount;
         this.encoder = encoder;
@@ -147,9 +152,31 @@ final class Connection implements FuseConnection {
         return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /**
+     * Refuses a notification on {@code nodeid} sent from a call of one of {@code opcodes} on that node: the kernel
+     * would wait for that call's reply before it acts on the notification, and the call for the notification.
+     */
+    private void refuseFromOwnCall(String notification, long nodeid, Opcode... opcodes) {
+        int op = callOnCurrentThread.applyAsInt(nodeid);
+        if (op == 0) {
+            return;
+        }
+        for (Opcode o : opcodes) {
+            if (o.code() == op) {
+                throw new IllegalStateException(notification + " of nodeid " + Long.toUnsignedString(nodeid)
+                        + " sent from the " + o + " call on that node would deadlock: the kernel holds "
+                        + (o == Opcode.FUSE_READ ? "the file's pages being read" : "the directory's lock")
+                        + " until this call replies; send it after replying, or from another thread");
+            }
+        }
+    }
+
     private final class DeviceNotifier implements Notifier {
         @Override
         public boolean invalInode(NodeId nodeId, long offset, long length) throws IOException {
+            if (offset >= 0) {
+                refuseFromOwnCall("FUSE_NOTIFY_INVAL_INODE", nodeId.value(), Opcode.FUSE_READ);
+            }
             ByteBuffer s = scratch(64);
             encoder.notifyInvalInode(s, nodeId.value(), offset, length);
             return notification(new ByteBuffer[] {s}, 1);
@@ -157,6 +184,7 @@ final class Connection implements FuseConnection {
 
         @Override
         public boolean invalEntry(NodeId parent, String name) throws IOException {
+            refuseFromOwnCall("FUSE_NOTIFY_INVAL_ENTRY", parent.value(), DIRECTORY_LOCKED);
             byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyInvalEntry(s, parent.value(), n, 0);
@@ -165,6 +193,7 @@ final class Connection implements FuseConnection {
 
         @Override
         public boolean delete(NodeId parent, NodeId child, String name) throws IOException {
+            refuseFromOwnCall("FUSE_NOTIFY_DELETE", parent.value(), DIRECTORY_LOCKED);
             byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyDelete(s, parent.value(), child.value(), n);
@@ -173,6 +202,7 @@ final class Connection implements FuseConnection {
 
         @Override
         public boolean store(NodeId nodeId, long offset, ByteBuffer data) throws IOException {
+            refuseFromOwnCall("FUSE_NOTIFY_STORE", nodeId.value(), Opcode.FUSE_READ);
             ByteBuffer s = scratch(64);
             ByteBuffer[] iov = new ByteBuffer[4];
             int n = encoder.notifyStore(s, iov, nodeId.value(), offset, data);
@@ -189,5 +219,15 @@ final class Connection implements FuseConnection {
             encoder.notifyPrune(s, ids);
             return notification(new ByteBuffer[] {s}, 1);
         }
+
+        @Override
+        public boolean pollWakeup(long kh) throws IOException {
+            ByteBuffer s = scratch(64);
+            encoder.notifyPoll(s, kh);
+            return notification(new ByteBuffer[] {s}, 1);
+        }
     }
+
+    /** The calls during which the kernel holds their directory's {@code i_rwsem} (a lookup, a directory read). */
+    private static final Opcode[] DIRECTORY_LOCKED = {Opcode.FUSE_LOOKUP, Opcode.FUSE_READDIR, Opcode.FUSE_READDIRPLUS};
 }

@@ -236,7 +236,7 @@ public final class Engine {
         negotiated = n;
         devices.add(mount);
         Connection connection = new Connection(n, mount, encoder, counters, mount instanceof DevFuse df ? df : null,
-                recorder);
+                recorder, d::callOnCurrentThread);
         try {
             fs.init(connection);
         } catch (RuntimeException ex) {

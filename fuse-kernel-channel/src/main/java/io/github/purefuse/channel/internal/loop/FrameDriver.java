@@ -66,7 +66,8 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         ReplyEncoder encoder = new ReplyEncoder(negotiated.minor());
         this.dispatcher = new Dispatcher(fs, encoder, counters, 64, maxData);
         decoder.minor(negotiated.minor());
-        Connection connection = new Connection(negotiated, new NotificationDevice(), encoder, counters, null, null);
+        Connection connection = new Connection(negotiated, new NotificationDevice(), encoder, counters, null, null,
+                dispatcher::callOnCurrentThread);
         try {
             fs.init(connection);
         } catch (RuntimeException e) {
