@@ -45,11 +45,32 @@ public interface ReadTarget {
 
     /**
      * The reply that sends the bytes written into {@link #buffer()}, from 0 to its position (fewer than
-     * asked for mean end of file). Returns the same object every time: no allocation.
+     * asked for mean end of file): for a buffer filled by relative puts or {@code channel.read(buffer)}, not
+     * flipped (a flipped buffer's position is 0: it would send nothing; use {@link #filled(int)}). Returns the
+     * same object every time: no allocation.
      *
      * @return the reply to return from {@code read}
      */
     Data filled();
+
+    /**
+     * The reply that sends the first {@code length} bytes of {@link #buffer()}, whatever its position and
+     * limit (fewer than asked for mean end of file): for a buffer filled by absolute puts, or flipped. The same
+     * object as {@link #filled()}. The default sets the buffer's position to {@code length} and calls
+     * {@link #filled()}.
+     *
+     * @param length the bytes to send, from 0 to the READ's size
+     * @return the reply to return from {@code read}
+     * @throws IllegalArgumentException if {@code length} is negative or above the READ's size
+     */
+    default Data filled(int length) {
+        ByteBuffer b = buffer();
+        if (length < 0 || length > b.capacity()) {
+            throw new IllegalArgumentException("filled(" + length + "): not within the buffer's " + b.capacity() + " bytes");
+        }
+        b.limit(Math.max(b.limit(), length)).position(length);
+        return filled();
+    }
 
     /**
      * The reply that sends {@code length} bytes of a local file from {@code offset}, as a

@@ -334,8 +334,8 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         }
 
         @Override
-        public Data filled() {
-            buffer().flip();
+        protected Data data(int length) {
+            buffer().limit(length).position(0);
             return java.util.Objects.requireNonNull(filled);
         }
     }

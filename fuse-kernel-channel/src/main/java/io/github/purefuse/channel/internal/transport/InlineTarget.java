@@ -26,16 +26,22 @@ public abstract class InlineTarget implements ReadTarget {
      */
     private static final FileRange RANGE = new FileRange(new Expired(), 0, 0);
 
+    private static final System.Logger LOG = System.getLogger(InlineTarget.class.getName());
+    /** Whether a {@link #filled()} that looks like a flipped buffer was logged: once per JVM. */
+    private static volatile boolean flipLogged;
+
     private @Nullable LocalFile rangeFile;
     private long rangeOffset;
     private int rangeLength;
+    /** The size of the READ being handled ({@link #begin}): the most {@link #filled(int)} sends. */
+    private int readSize;
 
     /** For the transports' targets. */
     protected InlineTarget() {
     }
 
     /**
-     * The target over one reused buffer: {@link #filled()} flips it and sends it whole.
+     * The target over one reused buffer: {@link #filled(int)} sends its first bytes.
      *
      * @param buffer a direct buffer of at least {@code max_pages * 4096} bytes
      * @return the target
@@ -59,11 +65,41 @@ public abstract class InlineTarget implements ReadTarget {
         }
 
         @Override
-        public Data filled() {
-            buffer.flip();
+        protected Data data(int length) {
+            buffer.limit(length).position(0);
             return filled;
         }
     }
+
+    @Override
+    public final Data filled() {
+        ByteBuffer b = buffer();
+        int length = b.position();
+        if (length == 0 && b.limit() > 0 && b.limit() < readSize && !flipLogged) {
+            flipLogged = true;   // a read that reached the end of its file at a limit of its own looks the same
+            LOG.log(System.Logger.Level.WARNING, "ReadTarget.filled() sends the bytes before the buffer''s position,"
+                    + " which is 0 here while its limit is {0} of the READ''s {1}: if the handler flipped the buffer,"
+                    + " it sends nothing (end of file); return filled(length) instead (said once)", b.limit(), readSize);
+        }
+        return filled(length);
+    }
+
+    @Override
+    public final Data filled(int length) {
+        if (length < 0 || length > readSize) {
+            throw new IllegalArgumentException("filled(" + length + "): a READ of " + readSize
+                    + " bytes is answered with 0 to " + readSize + " bytes");
+        }
+        return data(length);
+    }
+
+    /**
+     * The reply that sends bytes {@code [0, length)} of {@link #buffer()}: the same object every time.
+     *
+     * @param length at least 0, at most the READ's size
+     * @return the reply
+     */
+    protected abstract Data data(int length);
 
     @Override
     public final ReadReply file(LocalFile file, long offset, int length) {
@@ -103,7 +139,8 @@ public abstract class InlineTarget implements ReadTarget {
     public final InlineTarget begin(int size) {
         rangeFile = null;
         ByteBuffer b = buffer();
-        b.clear().limit(Math.min(Math.max(size, 0), b.capacity()));
+        readSize = Math.min(Math.max(size, 0), b.capacity());
+        b.clear().limit(readSize);
         return this;
     }
 

@@ -301,8 +301,8 @@ final class RingEntry implements ReplyPort {
         }
 
         @Override
-        public Data filled() {
-            view.limit(payload.position()).position(0);
+        protected Data data(int length) {
+            view.limit(length).position(0);
             return filled;
         }
     }
