@@ -108,6 +108,15 @@ _purefuse_needs_build() {
 purefuse_ensure_built() {
   local module="$1" java java_home
   _purefuse_needs_build "$module" || return 0
+  local target="$PUREFUSE_ROOT/$module/target"
+  [[ -d "$target" ]] || target="$PUREFUSE_ROOT/$module"
+  if [[ ! -w "$target" ]]; then
+    # a shared install owned by another user (root), whose sources changed since its build (a git pull)
+    echo "$(basename "$0"): $module in $PUREFUSE_ROOT needs a build (sources newer than its jar) and $(id -un 2>/dev/null || id -u)" \
+         "may not write there: ask its owner to run a command of it once (e.g. $PUREFUSE_ROOT/bin/${0##*/} --help)," \
+         "or use a clone of your own" >&2
+    return 1
+  fi
   command -v mvn >/dev/null 2>&1 || { echo "Maven (mvn) is needed to build $module on first use" >&2; return 1; }
   java="$(purefuse_find_java 21)" || return 1
   java_home="$(dirname "$(dirname "$(readlink -f "$java")")")"

@@ -376,7 +376,10 @@ public final class FuseSession implements AutoCloseable {
         if (guard != null) {
             guard.serving(session);
         }
-        if (options.readaheadKb() > 0 && root) {
+        if (options.readaheadKb() > 0 && !root) {
+            LOG.log(Level.WARNING, "readahead of {0} KiB not set: only root may write /sys/class/bdi/{1}/read_ahead_kb;"
+                    + " the kernel''s window stays", options.readaheadKb(), deviceId);
+        } else if (options.readaheadKb() > 0) {
             session.writeReadahead(options.readaheadKb());
         }
         engine.onFatal(session::close);
@@ -420,6 +423,10 @@ public final class FuseSession implements AutoCloseable {
             Files.readAttributes(abs, java.nio.file.attribute.BasicFileAttributes.class);
         } catch (java.nio.file.NoSuchFileException e) {
             // reported below
+        } catch (java.nio.file.AccessDeniedException e) {
+            // EACCES: a directory on the way that this user cannot search (its message is the path alone)
+            throw new MountException(Reason.PERMISSION_DENIED, mountpoint, "Cannot mount on " + abs
+                    + ": permission denied (a directory on its path cannot be searched by this user)", e);
         } catch (IOException e) {
             // A mount whose server died answers every access with ENOTCONN: say so, not "no such directory".
             String why = e.getMessage() != null && e.getMessage().contains("not connected")
@@ -537,6 +544,12 @@ public final class FuseSession implements AutoCloseable {
         }
         if (options.autoUnmount()) {
             o.append(",auto_unmount");
+            if (Native.geteuid() != 0 && !options.allowOther()) {
+                // fusermount3 (3.14) checks the dead mount as root, which the kernel refuses without allow_other
+                LOG.log(Level.WARNING, "auto_unmount without allow_other, not as root: fusermount3 cannot unmount {0}"
+                        + " if this process is killed (the kernel keeps even root out of a mount without allow_other);"
+                        + " add allow_other, or unmount with fusermount3 -u", mp);
+            }
         }
         try {
             return Fusermount.mount(mp.toString(), o.toString(), options.autoUnmount());
@@ -549,7 +562,11 @@ public final class FuseSession implements AutoCloseable {
             if (out.contains("fuse device not found") || out.contains("No such device")) {
                 r = Reason.NO_DEV_FUSE;
             } else if (out.contains("Permission denied") || out.contains("not permitted")
-                    || out.contains("Operation not permitted")) {
+                    || out.contains("Operation not permitted")
+                    // fusermount3's own refusals: a mount point the user may not write or does not own, allow_other
+                    // without user_allow_other in /etc/fuse.conf
+                    || out.contains("no write access to mountpoint") || out.contains("not owned by user")
+                    || out.contains("only allowed if 'user_allow_other'")) {
                 r = Reason.PERMISSION_DENIED;
             } else if (out.contains("Device or resource busy") || out.contains("already mounted")) {
                 r = Reason.ALREADY_MOUNTED;
@@ -721,11 +738,14 @@ public final class FuseSession implements AutoCloseable {
                             + " connection", mountpoint, UNMOUNT_GRACE.toSeconds());
                 } else {
                     report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
-                            + " (files still open there now fail with ENOTCONN)", mountpoint, UNMOUNT_GRACE.toSeconds());
+                            + " (what holds it: open files, a working directory there, or a copy of the mount in"
+                            + " another mount namespace)", mountpoint, UNMOUNT_GRACE.toSeconds());
                 }
                 boolean aborted = true;
                 try {
                     abort();
+                    report(Level.INFO, "aborted the connection of {0}: files still open there now fail with ENOTCONN",
+                            mountpoint);
                 } catch (IOException e) {
                     aborted = false;
                     report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
@@ -737,9 +757,10 @@ public final class FuseSession implements AutoCloseable {
                                 + " filesystem that does not return{1}; the session counts as ended without it",
                                 mountpoint, calls.isEmpty() ? "" : " (" + calls + ")");
                     } else {
-                        report(Level.WARNING, "the session on {0} did not end: files are still open in its detached"
-                                + " mount and its connection could not be aborted; the session counts as ended without"
-                                + " them", mountpoint);
+                        report(Level.WARNING, "the session on {0} did not end: its detached mount is still in use"
+                                + " (open files, a working directory, or a copy in another mount namespace) and its"
+                                + " connection could not be aborted; the session counts as ended without them",
+                                mountpoint);
                     }
                     engine.abandon();
                 }

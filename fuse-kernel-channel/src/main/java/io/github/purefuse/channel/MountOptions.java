@@ -32,7 +32,10 @@ import org.jspecify.annotations.Nullable;
  * @param maxRead             {@code max_read} in bytes, capping every READ; 0 for no cap (the default);
  *                            the kernel raises values below 4096 to 4096
  * @param autoUnmount         mount through {@code fusermount3 -o auto_unmount} even as root: the helper
- *                            unmounts if this process dies without unmounting. Default {@code false}
+ *                            unmounts if this process dies without unmounting. Not as another user than
+ *                            root without {@code allowOther}: fusermount3 (3.14) looks at the dead mount as
+ *                            root, which the kernel keeps out of a mount without {@code allow_other}, and the
+ *                            mount stays (the session warns). Default {@code false}
  * @param readerThreads       reader threads, one {@code /dev/fuse} descriptor each; at least 1.
  *                            Default: the number of processors, at least 2. A READ answered with a
  *                            {@code FileRange} whose pages must come from the disk is read by its reader
@@ -49,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  *                            {@code maxBackground}). Default 256
  * @param maxReadahead        INIT {@code max_readahead} in bytes; can only lower the kernel's offer
  *                            (usually 131072); 0 to accept the offer (the default)
- * @param readaheadKb         when running as root, written to
+ * @param readaheadKb         when running as root (else a WARNING says it was not set), written to
  *                            {@code /sys/class/bdi/<major:minor>/read_ahead_kb} right after INIT, which
  *                            raises the readahead window beyond the kernel's offer; 0 leaves it (the
  *                            default); at most {@link #MAX_READAHEAD_KB} (1 GiB: each reader of a file may

@@ -1122,7 +1122,14 @@ public final class DepotfsCli implements Callable<Integer> {
                 throw new DepotException(DepotException.Reason.INVALID, problem);
             }
             if (abort) {
-                m.get().abortConnection();
+                try {
+                    m.get().abortConnection();
+                } catch (IOException e) {
+                    throw new IOException("cannot abort the connection of " + m.get().mountPoint() + " (" + e.getMessage()
+                            + "); nothing was unmounted" + (Mounts.uid() == 0
+                            ? "" : ": aborting needs root, unless the fuse control filesystem is mounted on"
+                                    + " /sys/fs/fuse/connections; without --abort the mount is unmounted (lazily if busy)"), e);
+                }
                 spec.commandLine().getOut().println("aborted the connection of " + m.get().mountPoint());
             }
             Mounts.Unmounted u = Mounts.unmount(mountpoint);

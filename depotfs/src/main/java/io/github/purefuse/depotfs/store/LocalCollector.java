@@ -10,6 +10,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -51,9 +52,12 @@ final class LocalCollector {
      * of those manifests and of the objects they name.
      *
      * @throws DepotException if a root is broken or a manifest cannot be loaded: then nothing may be
-     *     removed, since what it references is unknown
+     *     removed, since what it references is unknown; or if a store directory is a symbolic link
      */
     void mark() throws IOException {
+        for (Path dir : List.of(depot.objectsDirectory(), depot.chunksDirectory(), depot.temporaryDirectory())) {
+            refuseLink(dir); // before anything is marked or removed
+        }
         reachable.addAll(GcMark.reachableFromRoots(depot));
     }
 
@@ -158,6 +162,20 @@ final class LocalCollector {
             return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
             return null;
+        }
+    }
+
+    /**
+     * Refuses a store directory that is a symbolic link (or not a directory): a collection through it would
+     * remove files of wherever it points (anyone who may write the depot could point {@code tmp} at another
+     * user's home).
+     */
+    private static void refuseLink(Path dir) throws IOException {
+        BasicFileAttributes a = attributes(dir);
+        if (a != null && !a.isDirectory()) {
+            String what = a.isSymbolicLink() ? "a symbolic link (to " + Files.readSymbolicLink(dir) + ")" : "not a directory";
+            throw new DepotException(DepotException.Reason.CORRUPT, dir + " is " + what + ": gc removes nothing"
+                    + " through it; make it a directory of the depot again");
         }
     }
 

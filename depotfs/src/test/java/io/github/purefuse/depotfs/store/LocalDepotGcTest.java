@@ -408,4 +408,33 @@ class LocalDepotGcTest {
         assertEquals(DepotException.Reason.INVALID, e.reason());
         assertTrue(e.getMessage().contains("only local and S3 depots can be collected"), e.getMessage());
     }
+
+    @Test
+    void aStoreDirectoryThatIsASymbolicLinkIsRefusedAndNothingBehindItIsRemoved() throws IOException {
+        // A user's trial: whoever may write a shared depot replaced DEPOT/tmp by a link to the gc runner's home;
+        // gc removed "1 temporary file", the runner's own old file. Now it refuses before removing anything.
+        Path dir = tmp.resolve("depot");
+        try (LocalDepot depot = LocalDepot.openOrCreate(dir)) {
+            twoVersions(depot);
+            Path home = Files.createDirectories(tmp.resolve("home"));
+            Path thesis = Files.writeString(home.resolve("thesis.tex"), "three days of work\n");
+            Files.setLastModifiedTime(thesis, FileTime.from(Instant.now().minus(Duration.ofDays(3))));
+            deleteTree(dir.resolve("tmp"));
+            Files.createSymbolicLink(dir.resolve("tmp"), home);
+            age(dir);
+            DepotException e = assertThrows(DepotException.class, () -> depot.collectGarbage(Duration.ofHours(1), false));
+            assertEquals(dir.resolve("tmp") + " is a symbolic link (to " + home + "): gc removes nothing through it; make"
+                    + " it a directory of the depot again", e.getMessage());
+            assertTrue(Files.exists(thesis), "the file behind the link is still there");
+            assertIntact(depot);
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path q : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(q);
+            }
+        }
+    }
 }

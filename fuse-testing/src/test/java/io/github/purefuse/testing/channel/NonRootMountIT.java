@@ -189,4 +189,37 @@ class NonRootMountIT {
         assertEquals(TEXT, cat(other, "private.txt").ok().out(), "without default_permissions the server decides, and allows");
         stop();
     }
+
+    @Test
+    void aMountPointTheUserMayNotWriteIsPermissionDenied() throws Exception {
+        // MountException.Reason.PERMISSION_DENIED: "the helper refused (mount point not writable by the caller,
+        // allow_other without user_allow_other in /etc/fuse.conf, ...)". fusermount3 says "user has no write
+        // access to mountpoint ..." and "option allow_other only allowed if 'user_allow_other' is set in
+        // /etc/fuse.conf": neither holds the words the session looks for, so both came out as OTHER.
+        dir = Files.createTempDirectory("purefuse-nonroot-");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        mp = Files.createDirectory(dir.resolve("mnt")); // root's, 0755: purefuse-owner may not write it
+        Files.setPosixFilePermissions(mp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = as(owner, java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath + "/*:" + classPathDirs(),
+                PermissionsServer.class.getName(), mp.toString());
+        Result r = Tools.run(T, cmd.toArray(String[]::new));
+        assertFalse(TestMount.isMounted(mp));
+        assertTrue(r.out().startsWith("failed PERMISSION_DENIED: "), "exit " + r.exit() + ": " + r.out() + r.stderr());
+    }
+
+    @Test
+    void aMountPointBehindADirectoryTheUserCannotEnterIsPermissionDeniedAndSaysSo() throws Exception {
+        // checkMountpoint's stat answers EACCES (AccessDeniedException, whose message is the path alone): it was
+        // reported as ALREADY_MOUNTED with the message "Cannot mount on P: P"
+        dir = Files.createTempDirectory("purefuse-nonroot-"); // root's, 0700: purefuse-owner cannot search it
+        mp = Files.createDirectory(dir.resolve("mnt"));
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = as(owner, java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath + "/*:" + classPathDirs(),
+                PermissionsServer.class.getName(), mp.toString());
+        Result r = Tools.run(T, cmd.toArray(String[]::new));
+        assertFalse(TestMount.isMounted(mp));
+        assertTrue(r.out().startsWith("failed PERMISSION_DENIED: ") && !r.out().strip().endsWith(": " + mp),
+                "exit " + r.exit() + ": " + r.out() + r.stderr());
+    }
 }

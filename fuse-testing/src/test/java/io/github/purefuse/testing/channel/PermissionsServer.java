@@ -136,6 +136,10 @@ final class PermissionsServer implements ReadOnlyFileSystem {
             System.out.println("ready uid=" + id("uid"));
             System.out.flush();
             s.awaitTermination();
+        } catch (io.github.purefuse.channel.MountException e) {
+            System.out.println("failed " + e.reason() + ": " + e.getMessage());
+            System.out.flush();
+            System.exit(1);
         }
     }
 }
