@@ -14,6 +14,7 @@ import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
@@ -124,6 +125,23 @@ class ValueTypesTest {
         assertThrows(IllegalArgumentException.class, () -> LinkTarget.of("x".repeat(4096)),
                 "READLINK replies fit one page minus the NUL");
         assertEquals(4095, LinkTarget.of("x".repeat(4095)).target().length);
+    }
+
+    /** GETXATTR hands names in as FileNames strings; LISTXATTR must send the same bytes back. */
+    @Test
+    void xattrNamesAreSentWithTheBytesGetxattrReceives() {
+        byte[] raw = {'u', 's', 'e', 'r', '.', 'x', (byte) 0xff};
+        String name = FileNames.decode(raw);
+        assertArrayEquals(new byte[] {'u', 's', 'e', 'r', '.', 'x', (byte) 0xff, 0, 'u', 's', 'e', 'r', '.', (byte) 0xc3, (byte) 0xa9, 0},
+                new XattrNames(List.of(name, "user.\u00e9")).encoded());
+        String longest = "user." + "x".repeat(250);
+        assertEquals(256, new XattrNames(List.of(longest)).encoded().length);
+        var e = assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of(longest + "x")));
+        assertTrue(e.getMessage().contains("256"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of("user." + "\u00e9".repeat(126))),
+                "131 chars but 257 bytes");
+        assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of("user.\ud800")), "stands for no byte");
+        assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of("user.a\0b")));
     }
 
     @Test

@@ -35,6 +35,7 @@ import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
@@ -56,7 +57,6 @@ import io.github.purefuse.channel.internal.request.Incoming;
 import io.github.purefuse.channel.internal.request.Init;
 import io.github.purefuse.channel.internal.request.Setattr;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -196,7 +196,7 @@ public final class ReplyDecoder {
                     if (n == 1) {
                         throw f.fail(H, "a list length of 1 cannot hold a name and its NUL");
                     }
-                    return new XattrNames(n == 0 ? List.of() : List.of("x".repeat(n - 1)));
+                    return new XattrNames(probeNames(n));
                 }
                 return new XattrNames(names(f, at));
             }
@@ -297,7 +297,7 @@ public final class ReplyDecoder {
                 if (type == 0) {
                     throw f.fail(d + FuseDirent.TYPE - f.start, "d_type 0 (DT_UNKNOWN): FileType has no such value");
                 }
-                String name = new String(f.bytes(d + FuseDirent.NAME, nameLen), StandardCharsets.UTF_8);
+                String name = FileNames.decode(f.bytes(d + FuseDirent.NAME, nameLen));
                 entries.add(new DirEntry(name, Le.i64(f.buf, d + FuseDirent.INO), FileType.ofMode(type << 12),
                         Le.i64(f.buf, d + FuseDirent.OFF)));
                 if (plus) {
@@ -421,6 +421,17 @@ public final class ReplyDecoder {
         return n;
     }
 
+    /** Names of at most 255 bytes whose list ({@code name\0...}) is {@code n} bytes long ({@code n != 1}). */
+    static List<String> probeNames(int n) {
+        List<String> names = new ArrayList<>();
+        for (int rem = n; rem > 0; ) {
+            int take = rem == 257 ? 255 : Math.min(rem, 256);   // never leave 1 byte, which holds no name
+            names.add("x".repeat(take - 1));
+            rem -= take;
+        }
+        return names;
+    }
+
     private static List<String> names(Frame f, int at) throws ProtocolException {
         List<String> names = new ArrayList<>();
         int p = at;
@@ -433,7 +444,10 @@ public final class ReplyDecoder {
             if (q == end || q == p) {
                 throw f.fail(p - f.start, q == p ? "empty xattr name" : "xattr name without its NUL");
             }
-            names.add(new String(f.bytes(p, q - p), StandardCharsets.UTF_8));
+            if (q - p > 255) {
+                throw f.fail(p - f.start, "an xattr name of " + (q - p) + " bytes, more than XATTR_NAME_MAX (255)");
+            }
+            names.add(FileNames.decode(f.bytes(p, q - p)));
             p = q + 1;
         }
         return names;

@@ -134,7 +134,7 @@ class ReplyCodecPropertyTest {
                 int len = x.encoded().length;
                 boolean probe = r.nextBoolean();
                 if (probe) { // a probe carries only the length; the decoder's placeholder has the same length
-                    x = new XattrNames(len == 0 ? List.of() : List.of("x".repeat(len - 1)));
+                    x = new XattrNames(ReplyDecoder.probeNames(len));
                 }
                 yield new Exchange(new Listxattr(header(23, r), probe ? 0 : len + r.nextInt(10)), x);
             }
