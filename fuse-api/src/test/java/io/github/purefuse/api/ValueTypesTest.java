@@ -2,6 +2,7 @@ package io.github.purefuse.api;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.LinkTarget;
 import io.github.purefuse.api.reply.Opened;
 import io.github.purefuse.api.reply.XattrNames;
+import io.github.purefuse.api.reply.XattrValue;
 import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
@@ -19,6 +21,7 @@ import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.api.types.Opcode;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
@@ -142,6 +145,41 @@ class ValueTypesTest {
                 "131 chars but 257 bytes");
         assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of("user.\ud800")), "stands for no byte");
         assertThrows(IllegalArgumentException.class, () -> new XattrNames(List.of("user.a\0b")));
+    }
+
+    @Test
+    void linkTargetsAndXattrValuesAreValues() {
+        byte[] b = "a/b".getBytes(StandardCharsets.UTF_8);
+        LinkTarget t = new LinkTarget(b);
+        b[0] = 0;
+        assertEquals('a', t.target()[0], "the constructor copies");
+        t.target()[0] = 0;
+        assertEquals('a', t.target()[0], "the accessor copies");
+        assertEquals(LinkTarget.of("a/b"), t);
+        assertEquals(LinkTarget.of("a/b").hashCode(), t.hashCode());
+        assertNotEquals(LinkTarget.of("a/c"), t);
+        assertEquals("LinkTarget[target=a/b]", t.toString());
+        assertEquals("LinkTarget[target=caf\\xe9]", new LinkTarget(new byte[] {'c', 'a', 'f', (byte) 0xe9}).toString());
+        assertEquals(3, t.length());
+        assertEquals(ByteBuffer.wrap("a/b".getBytes(StandardCharsets.UTF_8)), t.buffer());
+        assertTrue(t.buffer().isReadOnly());
+        assertThrows(IllegalArgumentException.class, () -> new LinkTarget(new byte[] {'a', 0, 'b'}), "cut at the NUL");
+
+        byte[] v = {1, 2, (byte) 0xff};
+        XattrValue x = new XattrValue(v);
+        v[0] = 9;
+        assertEquals(1, x.value()[0], "the constructor copies");
+        x.value()[0] = 9;
+        assertEquals(1, x.value()[0], "the accessor copies");
+        assertEquals(new XattrValue(new byte[] {1, 2, (byte) 0xff}), x);
+        assertEquals(new XattrValue(new byte[] {1, 2, (byte) 0xff}).hashCode(), x.hashCode());
+        assertNotEquals(new XattrValue(new byte[] {1, 2}), x);
+        assertEquals("XattrValue[3 bytes: 0102ff]", x.toString());
+        assertEquals("XattrValue[0 bytes]", new XattrValue(new byte[0]).toString());
+        assertTrue(new XattrValue(new byte[100]).toString().endsWith("...]"));
+        assertEquals(3, x.length());
+        assertTrue(x.buffer().isReadOnly());
+        assertEquals(3, x.buffer().remaining());
     }
 
     @Test

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,10 +43,42 @@ public final class Tools {
      *
      * @param command the command line
      * @param exit    the exit status
-     * @param stdout  standard output, as bytes (names may be any bytes)
+     * @param stdout  standard output, as bytes (names may be any bytes); copied in, and {@link #stdout()}
+     *                returns a copy
      * @param stderr  standard error, decoded as UTF-8
      */
     public record Result(List<String> command, int exit, byte[] stdout, String stderr) {
+        /** Copies standard output. */
+        public Result {
+            stdout = stdout.clone();
+        }
+
+        /** {@return a copy of standard output's bytes} */
+        @Override
+        public byte[] stdout() {
+            return stdout.clone();
+        }
+
+        /** {@return whether {@code o} is a Result of the same command, status and output (bytes compared)} */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Result r && command.equals(r.command) && exit == r.exit
+                    && Arrays.equals(stdout, r.stdout) && stderr.equals(r.stderr);
+        }
+
+        /** {@return a hash of the command, status and output} */
+        @Override
+        public int hashCode() {
+            return Objects.hash(command, exit, Arrays.hashCode(stdout), stderr);
+        }
+
+        /** {@return the command, status, the length of standard output and standard error, for a message} */
+        @Override
+        public String toString() {
+            return "Result[command=" + String.join(" ", abbreviated()) + ", exit=" + exit + ", stdout=" + stdout.length
+                    + " bytes, stderr=" + FileNames.printable(stderr.length() > 500 ? stderr.substring(0, 500) + "..." : stderr) + "]";
+        }
+
         /** {@return standard output decoded as UTF-8} */
         public String out() {
             return new String(stdout, StandardCharsets.UTF_8);

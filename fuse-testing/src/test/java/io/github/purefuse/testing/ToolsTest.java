@@ -2,6 +2,7 @@ package io.github.purefuse.testing;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.channel.LocalFiles;
@@ -27,6 +28,20 @@ class ToolsTest {
         assertEquals(List.of("a", FileNames.decode(new byte[] {(byte) 0xFF}), "b"),
                 new Tools.Result(List.of("x"), 0, lines, "").names());
         assertEquals(List.of(), new Tools.Result(List.of("x"), 0, new byte[0], "").nulSeparatedNames());
+    }
+
+    @Test
+    void aResultIsAValue() {
+        byte[] out = {'o', 'k'};
+        Tools.Result r = new Tools.Result(List.of("echo", "ok"), 0, out, "");
+        out[0] = 'x';
+        assertEquals("ok", r.out(), "the constructor copies");
+        r.stdout()[0] = 'x';
+        assertEquals("ok", r.out(), "the accessor copies");
+        assertEquals(new Tools.Result(List.of("echo", "ok"), 0, new byte[] {'o', 'k'}, ""), r);
+        assertEquals(new Tools.Result(List.of("echo", "ok"), 0, new byte[] {'o', 'k'}, "").hashCode(), r.hashCode());
+        assertNotEquals(new Tools.Result(List.of("echo", "ok"), 0, new byte[] {'o'}, ""), r);
+        assertEquals("Result[command=echo ok, exit=0, stdout=2 bytes, stderr=]", r.toString());
     }
 
     @Test

@@ -193,19 +193,19 @@ public final class ReplyEncoder {
                 return withPayload(scratch, iov, payload, unique);
             }
             case LinkTarget t -> {
-                return withPayload(scratch, iov, ByteBuffer.wrap(t.target()), unique);
+                return withPayload(scratch, iov, t.buffer(), unique);   // no copy: the record holds its own
             }
             case XattrValue v -> {
                 if (!(request instanceof Getxattr g)) {
                     throw new IllegalArgumentException("XattrValue answers FUSE_GETXATTR, not " + Opcodes.name(request.header().opcode()));
                 }
-                return xattr(scratch, iov, v.value(), g.size(), unique);
+                return xattr(scratch, iov, v.buffer(), g.size(), unique);
             }
             case XattrNames x -> {
                 if (!(request instanceof Listxattr l)) {
                     throw new IllegalArgumentException("XattrNames answers FUSE_LISTXATTR, not " + Opcodes.name(request.header().opcode()));
                 }
-                return xattr(scratch, iov, x.encoded(), l.size(), unique);
+                return xattr(scratch, iov, ByteBuffer.wrap(x.encoded()), l.size(), unique);
             }
         }
         return 1;
@@ -531,20 +531,20 @@ public final class ReplyEncoder {
         scratch.limit(OUT_HEADER + size);
     }
 
-    private int xattr(ByteBuffer scratch, ByteBuffer[] iov, byte[] value, int requestSize, long unique) {
+    private int xattr(ByteBuffer scratch, ByteBuffer[] iov, ByteBuffer value, int requestSize, long unique) {
         if (requestSize == 0) {
             int n = OUT_HEADER + FuseStructs.FuseGetxattrOut.BYTES;
             begin(scratch, n);
-            Le.put32(scratch, OUT_HEADER + FuseStructs.FuseGetxattrOut.SIZE, value.length);
+            Le.put32(scratch, OUT_HEADER + FuseStructs.FuseGetxattrOut.SIZE, value.remaining());
             Le.put32(scratch, OUT_HEADER + FuseStructs.FuseGetxattrOut.PADDING, 0);
             finish(scratch, n, unique);
             return 1;
         }
-        if (Integer.toUnsignedLong(value.length) > Integer.toUnsignedLong(requestSize)) {
+        if (Integer.toUnsignedLong(value.remaining()) > Integer.toUnsignedLong(requestSize)) {
             error(unique, Errno.ERANGE, scratch);
             return 1;
         }
-        return withPayload(scratch, iov, ByteBuffer.wrap(value), unique);
+        return withPayload(scratch, iov, value, unique);
     }
 
     private static int withPayload(ByteBuffer scratch, ByteBuffer[] iov, ByteBuffer payload, long unique) {

@@ -222,8 +222,8 @@ public final class FuseDecode {
             case Statistics s -> "blocks=" + s.info().blocks() + " bfree=" + s.info().bfree() + " bavail=" + s.info().bavail()
                     + " files=" + s.info().files() + " ffree=" + s.info().ffree() + " bsize=" + s.info().bsize()
                     + " namelen=" + s.info().namelen() + " frsize=" + s.info().frsize();
-            case XattrValue v -> api(req) instanceof Getxattr g && g.size() == 0 ? "size=" + v.value().length + " (size probe)"
-                    : "value=" + v.value().length + " bytes";
+            case XattrValue v -> api(req) instanceof Getxattr g && g.size() == 0 ? "size=" + v.length() + " (size probe)"
+                    : "value=" + v.length() + " bytes";
             case XattrNames x -> api(req) instanceof Listxattr l && l.size() == 0 ? "size=" + x.encoded().length + " (size probe)"
                     : "names=" + x.names();
             case SeekOffset s -> "offset=" + s.offset();

@@ -110,7 +110,7 @@ class ReplyCodecPropertyTest {
             case 1 -> new Exchange(new Lookup(header(1, r), "x"), new NegativeEntry(timeout(r)));
             case 2 -> new Exchange(new Getattr(header(3, r), 0, FileHandle.NONE), new Attributes(attr(r), timeout(r)));
             case 3 -> new Exchange(new Statx(header(52, r), 0, FileHandle.NONE, 0, 0xfff), new Attributes(attr(r), timeout(r)));
-            case 4 -> new Exchange(new Readlink(header(5, r)), new LinkTarget(bytes(r, 1 + r.nextInt(4095))));
+            case 4 -> new Exchange(new Readlink(header(5, r)), new LinkTarget(nonNul(bytes(r, 1 + r.nextInt(4095)))));
             case 5 -> new Exchange(r.nextBoolean() ? new Open(header(14, r), 0x8000, 0) : new Opendir(header(27, r), 0x18800, 0), opened(r));
             case 6 -> {
                 int size = r.nextInt(300);
@@ -163,6 +163,14 @@ class ReplyCodecPropertyTest {
     static byte[] bytes(Random r, int n) {
         byte[] b = new byte[n];
         r.nextBytes(b);
+        return b;
+    }
+
+    /** {@code b} with each NUL replaced (a link target holds none). */
+    static byte[] nonNul(byte[] b) {
+        for (int i = 0; i < b.length; i++) {
+            b[i] = b[i] == 0 ? (byte) '0' : b[i];
+        }
         return b;
     }
 
