@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.LinkTarget;
 import io.github.purefuse.api.reply.Opened;
+import io.github.purefuse.api.reply.SeekOffset;
 import io.github.purefuse.api.reply.XattrNames;
 import io.github.purefuse.api.reply.XattrValue;
 import io.github.purefuse.api.types.Attr;
@@ -21,6 +22,7 @@ import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.api.types.Opcode;
+import io.github.purefuse.api.types.StatfsInfo;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -180,6 +182,36 @@ class ValueTypesTest {
         assertEquals(3, x.length());
         assertTrue(x.buffer().isReadOnly());
         assertEquals(3, x.buffer().remaining());
+    }
+
+    @Test
+    void valuesTheKernelWouldRefuseAreRefusedWhenMade() {
+        var e = assertThrows(IllegalArgumentException.class, () -> new SeekOffset(-1));
+        assertTrue(e.getMessage().contains("-1"), e.getMessage());
+        assertEquals(0, new SeekOffset(0).offset());
+        e = assertThrows(IllegalArgumentException.class, () -> Attr.builder(FileType.REGULAR).nlink(-1));
+        assertTrue(e.getMessage().contains("-1"), e.getMessage());
+        Attr file = Attr.builder(FileType.REGULAR).build();
+        assertThrows(IllegalArgumentException.class, () -> new Attr(1, 0, 0, file.atime(), file.mtime(), file.ctime(),
+                file.mode(), -1, 0, 0, 0, 0));
+        assertEquals(0, Attr.builder(FileType.REGULAR).nlink(0).build().nlink(), "an open file that was removed");
+        e = assertThrows(IllegalArgumentException.class, () -> StatfsInfo.readOnly(-1, 1));
+        assertTrue(e.getMessage().contains("-1"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StatfsInfo.readOnly(1, -1));
+    }
+
+    /** fs/fuse/iomode.c: FOPEN_PASSTHROUGH_MASK is PASSTHROUGH | DIRECT_IO | PARALLEL_DIRECT_WRITES | NOFLUSH. */
+    @Test
+    void passthroughGoesOnlyWithTheFlagsTheKernelAllowsBesideIt() {
+        for (OpenFlag f : EnumSet.complementOf(EnumSet.of(OpenFlag.PASSTHROUGH, OpenFlag.DIRECT_IO, OpenFlag.NOFLUSH))) {
+            var e = assertThrows(IllegalArgumentException.class,
+                    () -> new Opened(FileHandle.of(1), EnumSet.of(OpenFlag.PASSTHROUGH, f), 5), f.toString());
+            assertTrue(e.getMessage().contains(f.name()), e.getMessage());
+        }
+        assertEquals((1 << 7) | 1 | (1 << 5), new Opened(FileHandle.of(1),
+                EnumSet.of(OpenFlag.PASSTHROUGH, OpenFlag.DIRECT_IO, OpenFlag.NOFLUSH), 5).openFlagBits());
+        assertEquals(0b1111, Opened.of(FileHandle.of(1), OpenFlag.DIRECT_IO, OpenFlag.KEEP_CACHE, OpenFlag.NONSEEKABLE,
+                OpenFlag.CACHE_DIR).openFlagBits(), "without PASSTHROUGH every flag goes");
     }
 
     @Test

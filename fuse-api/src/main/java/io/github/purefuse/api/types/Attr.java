@@ -22,7 +22,7 @@ import java.util.Objects;
  * @param mtime   last modification time
  * @param ctime   last status change time
  * @param mode    {@code st_mode}: the {@code S_IFMT} type bits and the permission bits
- * @param nlink   {@code st_nlink}: number of hard links (a directory: 2 + its subdirectories)
+ * @param nlink   {@code st_nlink}: number of hard links (a directory: 2 + its subdirectories); not negative
  * @param uid     owner user id
  * @param gid     owner group id
  * @param rdev    device number of a character or block device, else 0
@@ -35,12 +35,15 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
     /**
      * Validates the attributes.
      *
-     * @throws IllegalArgumentException if the mode has no valid type, or size or blocks is negative
+     * @throws IllegalArgumentException if the mode has no valid type, or size, blocks or nlink is negative
      */
     public Attr {
         FileType.ofMode(mode);
         if (size < 0 || blocks < 0) {
             throw new IllegalArgumentException("size and blocks must be >= 0: " + size + ", " + blocks);
+        }
+        if (nlink < 0) {
+            throw new IllegalArgumentException("nlink must be >= 0, was " + nlink);
         }
         Objects.requireNonNull(atime, "atime");
         Objects.requireNonNull(mtime, "mtime");
@@ -144,10 +147,17 @@ public record Attr(long ino, long size, long blocks, Instant atime, Instant mtim
          * Sets the number of hard links, {@code st_nlink} ({@code nlink} of {@code struct fuse_attr}); unless
          * set, 1 (2 for a directory).
          *
-         * @param nlink the number of hard links
+         * @param nlink the number of hard links, not negative
          * @return this builder
+         * @throws IllegalArgumentException if {@code nlink} is negative
          */
-        public Builder nlink(int nlink) { this.nlink = nlink; return this; }
+        public Builder nlink(int nlink) {
+            if (nlink < 0) {
+                throw new IllegalArgumentException("nlink must be >= 0, was " + nlink);
+            }
+            this.nlink = nlink;
+            return this;
+        }
 
         /**
          * Sets the owner's user id, {@code st_uid} ({@code uid} of {@code struct fuse_attr}).

@@ -23,8 +23,10 @@ public enum OpenFlag {
     NOFLUSH(1 << 5),
     /**
      * {@code FOPEN_PASSTHROUGH}: reads go to the backing file named by the reply's backing id and never
-     * reach the server (protocol 7.40). The kernel refuses it together with KEEP_CACHE, CACHE_DIR or
-     * STREAM (the open fails with EIO).
+     * reach the server (protocol 7.40). The kernel accepts only {@link #DIRECT_IO} and {@link #NOFLUSH} beside
+     * it (and {@code FOPEN_PARALLEL_DIRECT_WRITES}, which this enum does not model): with any other flag
+     * (KEEP_CACHE, NONSEEKABLE, CACHE_DIR, STREAM) the application's open fails with EIO, so
+     * {@code Opened} refuses such a combination.
      */
     PASSTHROUGH(1 << 7);
 

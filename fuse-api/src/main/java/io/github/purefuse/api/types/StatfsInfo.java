@@ -23,11 +23,15 @@ public record StatfsInfo(long blocks, long bfree, long bavail, long files, long 
      * Statistics for a read-only file system holding {@code bytes} of data in {@code files} nodes,
      * with nothing free: blocks of 4096 bytes, names of up to 255 bytes.
      *
-     * @param bytes total bytes of data
-     * @param files number of nodes
+     * @param bytes total bytes of data, not negative
+     * @param files number of nodes, not negative
      * @return the statistics
+     * @throws IllegalArgumentException if {@code bytes} or {@code files} is negative
      */
     public static StatfsInfo readOnly(long bytes, long files) {
+        if (bytes < 0 || files < 0) {
+            throw new IllegalArgumentException("bytes and files must be >= 0, were " + bytes + ", " + files);
+        }
         return new StatfsInfo(Math.ceilDiv(bytes, 4096), 0, 0, files, 0, 4096, 255, 4096);   // no overflow near 2^63
     }
 }

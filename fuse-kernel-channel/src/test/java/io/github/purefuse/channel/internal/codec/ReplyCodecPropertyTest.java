@@ -73,7 +73,7 @@ class ReplyCodecPropertyTest {
         FileType t = TYPES[r.nextInt(TYPES.length)];
         int rdev = t == FileType.CHARACTER_DEVICE || t == FileType.BLOCK_DEVICE ? r.nextInt() : 0;
         return new Attr(r.nextLong(), r.nextLong() & Long.MAX_VALUE, r.nextLong() & Long.MAX_VALUE, instant(r), instant(r), instant(r),
-                t.modeBits() | r.nextInt(07777 + 1), r.nextInt(), r.nextInt(), r.nextInt(), rdev, r.nextInt());
+                t.modeBits() | r.nextInt(07777 + 1), r.nextInt() & Integer.MAX_VALUE, r.nextInt(), r.nextInt(), rdev, r.nextInt());
     }
 
     static Instant instant(Random r) {
@@ -138,7 +138,7 @@ class ReplyCodecPropertyTest {
                 }
                 yield new Exchange(new Listxattr(header(23, r), probe ? 0 : len + r.nextInt(10)), x);
             }
-            case 10 -> new Exchange(new Lseek(header(46, r), FrameWriter.fh(r), r.nextLong(), 3), new SeekOffset(r.nextLong()));
+            case 10 -> new Exchange(new Lseek(header(46, r), FrameWriter.fh(r), r.nextLong(), 3), new SeekOffset(r.nextLong() & Long.MAX_VALUE));
             case 11 -> new Exchange(new Poll(header(40, r), FrameWriter.fh(r), r.nextLong(), 0, 1), new PollEvents(r.nextInt()));
             case 12 -> new Exchange(new Access(header(34, r), 4), Ok.INSTANCE);
             case 13 -> new Exchange(new Flush(header(25, r), FrameWriter.fh(r), 0), Ok.INSTANCE);
