@@ -61,7 +61,11 @@ import org.jspecify.annotations.Nullable;
  *                            flight at most (1..65535, or 0 for the kernel's 12). Default 64, so that
  *                            parallel readahead of several files is not throttled
  * @param congestionThreshold INIT {@code congestion_threshold}: above this many background requests the
- *                            kernel stops starting async readahead (0 for the kernel's 9). Default 48
+ *                            kernel stops starting async readahead (0 for the kernel's 9); at most
+ *                            {@code maxBackground} (the kernel's 12 when that is 0). Default: 3/4 of
+ *                            {@code maxBackground} (at least 1), the kernel's own ratio of its defaults
+ *                            ({@code FUSE_DEFAULT_CONGESTION_THRESHOLD}), so 48 with the default 64, and 0
+ *                            (the kernel's 9) when {@code maxBackground} is 0
  * @param maxPages            INIT {@code max_pages}: pages (4096 bytes) per READ and READDIR, capped by
  *                            the kernel at {@code /proc/sys/fs/fuse/max_pages_limit}. Default: that
  *                            limit (256 if the file is missing), i.e. 1 MiB requests. On
@@ -199,10 +203,17 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         }
     }
 
+    /** The kernel's {@code max_background} when INIT leaves it 0: {@code FUSE_DEFAULT_MAX_BACKGROUND}. */
+    private static final int KERNEL_MAX_BACKGROUND = 12;
+    /** The kernel's {@code congestion_threshold} when INIT leaves it 0: 3/4 of 12. */
+    private static final int KERNEL_CONGESTION_THRESHOLD = KERNEL_MAX_BACKGROUND * 3 / 4;
+
     /**
      * Validates the options.
      *
-     * @throws IllegalArgumentException if a name holds a forbidden character or a number is out of range
+     * @throws IllegalArgumentException if a name holds a forbidden character, a number is out of range, or
+     *     {@code congestionThreshold} is above {@code maxBackground} (each 0 standing for the kernel's default,
+     *     9 and 12)
      */
     public MountOptions {
         Objects.requireNonNull(fsname, "fsname");
@@ -220,6 +231,14 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         requireRange("readaheadKb", readaheadKb, 0, MAX_READAHEAD_KB);
         requireRange("maxBackground", maxBackground, 0, 0xFFFF);
         requireRange("congestionThreshold", congestionThreshold, 0, 0xFFFF);
+        int background = maxBackground == 0 ? KERNEL_MAX_BACKGROUND : maxBackground;
+        int congestion = congestionThreshold == 0 ? KERNEL_CONGESTION_THRESHOLD : congestionThreshold;
+        if (congestion > background) {
+            throw new IllegalArgumentException("congestionThreshold " + (congestionThreshold == 0 ? "0 (the kernel's "
+                    + congestion + ")" : congestionThreshold) + " is above maxBackground " + (maxBackground == 0
+                    ? "0 (the kernel's " + background + ")" : maxBackground) + ": background requests could never reach"
+                    + " it; set congestionThreshold at most maxBackground, or leave it unset to get 3/4 of it");
+        }
         requireRange("maxPages", maxPages, 1, 0xFFFF);
         Objects.requireNonNull(transport, "transport");
         requireRange("uringQueueDepth", uringQueueDepth, 0, 4096);
@@ -274,6 +293,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.readaheadKb = readaheadKb;
         b.maxBackground = maxBackground;
         b.congestionThreshold = congestionThreshold;
+        b.congestionThresholdSet = congestionThreshold != defaultCongestionThreshold(maxBackground);
         b.maxPages = maxPages;
         b.passthrough = passthrough;
         b.installShutdownHook = installShutdownHook;
@@ -284,6 +304,14 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.handleSignals = handleSignals;
         b.record = record;
         return b;
+    }
+
+    /**
+     * The {@code congestionThreshold} a builder uses when it is not set: 3/4 of {@code maxBackground}, at least 1,
+     * as the kernel's defaults are (12 and 9); 0 (the kernel's default) when {@code maxBackground} is 0.
+     */
+    private static int defaultCongestionThreshold(int maxBackground) {
+        return maxBackground <= 0 ? 0 : Math.max(1, maxBackground * 3 / 4);
     }
 
     /**
@@ -348,6 +376,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private int readaheadKb;
         private int maxBackground = 64;
         private int congestionThreshold = 48;
+        /** Whether {@link #congestionThreshold(int)} was called: if not, {@link #build} derives it from maxBackground. */
+        private boolean congestionThresholdSet;
         private int maxPages = kernelMaxPagesLimit();
         private boolean passthrough;
         private boolean installShutdownHook = true;
@@ -478,7 +508,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
 
         /**
          * Sets {@link MountOptions#maxBackground() maxBackground}: INIT {@code max_background}, 0 for the kernel's
-         * default.
+         * default. Unless {@link #congestionThreshold(int)} is set too, the threshold follows: 3/4 of this value.
          *
          * @param v INIT {@code max_background}, 0 for the kernel's default;
          *          default and range: {@link MountOptions#maxBackground()}
@@ -494,7 +524,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
          *          default and range: {@link MountOptions#congestionThreshold()}
          * @return this builder
          */
-        public Builder congestionThreshold(int v) { congestionThreshold = v; return this; }
+        public Builder congestionThreshold(int v) { congestionThreshold = v; congestionThresholdSet = true; return this; }
 
         /**
          * Sets {@link MountOptions#maxPages() maxPages}: INIT {@code max_pages}.
@@ -564,11 +594,13 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
          * Builds the options.
          *
          * @return the options
-         * @throws IllegalArgumentException if a value is out of range
+         * @throws IllegalArgumentException if a value is out of range, or a congestionThreshold set explicitly is
+         *     above maxBackground
          */
         public MountOptions build() {
+            int congestion = congestionThresholdSet ? congestionThreshold : defaultCongestionThreshold(maxBackground);
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
-                    readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestionThreshold,
+                    readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestion,
                     maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads, nonempty,
                     handleSignals, record);
         }

@@ -63,6 +63,32 @@ class MountOptionsTest {
         assertTrue(e.getMessage().contains("maxPages"), e.getMessage());
     }
 
+    /** The kernel stops async readahead above congestion_threshold; one above max_background is never reached. */
+    @Test
+    void congestionThresholdFollowsMaxBackgroundUnlessSetAndNeverExceedsIt() {
+        assertEquals(64, MountOptions.defaults().maxBackground());
+        assertEquals(48, MountOptions.defaults().congestionThreshold());
+        assertEquals(3, MountOptions.builder().maxBackground(4).build().congestionThreshold(), "3/4, as the kernel's 12/9");
+        assertEquals(1, MountOptions.builder().maxBackground(1).build().congestionThreshold(), "at least 1, not 0 (the kernel's 9)");
+        assertEquals(0, MountOptions.builder().maxBackground(0).build().congestionThreshold(), "both the kernel's defaults");
+        assertEquals(4, MountOptions.builder().maxBackground(4).congestionThreshold(4).build().congestionThreshold());
+        assertEquals(2, MountOptions.builder().congestionThreshold(2).maxBackground(4).build().congestionThreshold(),
+                "an explicit threshold stays, whichever order the setters ran in");
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> MountOptions.builder().maxBackground(4).congestionThreshold(5).build());
+        assertTrue(e.getMessage().contains("congestionThreshold 5") && e.getMessage().contains("maxBackground 4"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().maxBackground(0).congestionThreshold(13).build(),
+                "0 is the kernel's 12");
+        assertThrows(IllegalArgumentException.class, () -> MountOptions.builder().maxBackground(4).congestionThreshold(0).build(),
+                "0 is the kernel's 9");
+        MountOptions small = MountOptions.builder().maxBackground(8).build();
+        assertEquals(small, small.toBuilder().build());
+        assertEquals(96, small.toBuilder().maxBackground(128).build().congestionThreshold(),
+                "a derived threshold is derived again in toBuilder()");
+        assertEquals(5, MountOptions.builder().maxBackground(8).congestionThreshold(5).build().toBuilder().maxBackground(100).build()
+                .congestionThreshold(), "an explicit one is kept");
+    }
+
     @Test
     void recordingIsOffByDefaultAndItsBoundsAreChecked() {
         assertEquals(null, MountOptions.defaults().record());
