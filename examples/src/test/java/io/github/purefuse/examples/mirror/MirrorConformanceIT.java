@@ -21,7 +21,8 @@ import org.junit.jupiter.api.AfterAll;
 /**
  * The kit's read-only conformance checks on a mirror of /usr/share/doc (about 5,000 entries), taken as
  * a hard-link snapshot so that package installs during the run do not change it, plus names that are not
- * UTF-8 ({@link #addByteNames}): the suite checks them byte for byte.
+ * UTF-8 ({@link #addByteNames}): the suite checks them byte for byte, and a file with many hard links
+ * ({@link #addHardLinks}): the mirror keeps the source's st_ino, so {@code du} sees one inode at many paths.
  */
 class MirrorConformanceIT extends ReadOnlyConformanceSuite {
     private final Path snapshotDir;
@@ -39,6 +40,22 @@ class MirrorConformanceIT extends ReadOnlyConformanceSuite {
         }
         source = copy;
         byteNames = addByteNames(source);
+        addHardLinks(source);
+    }
+
+    /**
+     * Adds {@code 1-links/0} to {@code 1-links/47}: one file of 1 MiB - 4 KiB (smaller than the largest, which
+     * {@link #addByteNames} made) at 48 paths. The expected tree counts its bytes at every path; {@code du} without
+     * {@code -l} counts them once, 47 MiB less, more than the rounding slack of /usr/share/doc's small files.
+     */
+    private static void addHardLinks(Path root) throws Exception {
+        Path dir = Files.createDirectory(root.resolve("1-links"));
+        byte[] data = new byte[(1 << 20) - 4096];
+        new Random(7).nextBytes(data);
+        Path first = Files.write(dir.resolve("0"), data);
+        for (int i = 1; i < 48; i++) {
+            Files.createLink(dir.resolve(Integer.toString(i)), first);
+        }
     }
 
     /**
