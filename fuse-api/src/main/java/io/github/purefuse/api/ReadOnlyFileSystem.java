@@ -228,9 +228,10 @@ public interface ReadOnlyFileSystem {
     /**
      * {@link #readMayBlock(Read)} without a record: the form the SDK calls for every READ, with its
      * borrowed {@link ReadView}. The default calls {@code readMayBlock(read.toRead())}. Override this one
-     * (and {@link #read(ReadView, ReadTarget)}) for a READ path that allocates nothing per request; a
-     * filesystem overrides either this or the record form, not both ways round (each default calls the
-     * other). The SDK always calls this form; a caller of its own (a unit test) holding a {@link Read}
+     * (and {@link #read(ReadView, ReadTarget)}) for a READ path that allocates nothing per request. A
+     * filesystem overrides one of the two forms: this default calls the record form, whose own default
+     * answers {@code true} without calling back; when both are overridden, the SDK's answer comes from this
+     * one alone. The SDK always calls this form; a caller of its own (a unit test) holding a {@link Read}
      * calls it as {@code readMayBlock((ReadView) read)}, since {@code readMayBlock(read)} picks the record
      * form.
      *

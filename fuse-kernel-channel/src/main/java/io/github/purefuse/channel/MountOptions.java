@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How to mount and serve: mount options ({@code mount(8)} / {@code fusermount3 -o}), INIT settings
- * (fuse-protocol.md §5) and the session's threads. Build with {@link #builder()}; {@link #defaults()}
+ * (the fields of the {@code FUSE_INIT} reply: readahead, background requests, pages per request,
+ * passthrough) and the session's threads. Build with {@link #builder()}; {@link #defaults()}
  * suits a read-only filesystem served by its owner.
  *
  * <p>Every mount is read-only ({@code MS_RDONLY}), {@code nosuid} and {@code nodev}; the VFS then refuses
@@ -89,11 +90,13 @@ import org.jspecify.annotations.Nullable;
  *                            with the reason when it is not available). The system property
  *                            {@code purefuse.transport} ({@code auto}, {@code dev}, {@code io-uring})
  *                            overrides the default of the builder. Which one is faster depends on the
- *                            load (2-vCPU VMs, Linux 6.18, bench/RESULTS.md): io_uring serves random 4 KiB
+ *                            load (measured on 2-vCPU VMs, Linux 6.18): io_uring serves random 4 KiB
  *                            reads, {@code stat} storms, {@code find} and {@code ls -lR} 1.3-3x faster on
  *                            an Intel Xeon VM; on an AMD EPYC VM 1.9-3.3x when the reader stays on its CPU
  *                            (bound to it, or every CPU busy) but 0.75x when the scheduler moves it to
- *                            the idle CPU after every reply (the io_uring transport's package Javadoc);
+ *                            the idle CPU after every reply (the kernel queues each request on the
+ *                            caller's CPU, so a caller that migrates once per READ makes every request
+ *                            change queue and serving thread);
  *                            one sequential reader is not faster on it (0.5-0.8x in an idle run): the
  *                            kernel keeps 1-2 READs in flight, all on the reader's CPU's queue, and a
  *                            reply from a local file costs one more copy than {@code /dev/fuse}'s splice
@@ -153,8 +156,8 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
     /**
      * Where and how much a session records ({@code --record FILE}): every request read from the kernel and
      * every reply and notification written to it, exactly as {@code /dev/fuse} carries them, in the
-     * {@code FUSECAP1} format ({@code tools/fuse-capture/README.md}; read it with {@code bin/fuse-decode},
-     * replay it with {@code io.github.purefuse.channel.Replay}). Over io_uring each frame is rebuilt as
+     * {@code FUSECAP1} format: {@code Replay.describe(Path)} prints its frames as text (as the project's
+     * {@code fuse-decode} tool does), {@link Replay} replays it against a filesystem. Over io_uring each frame is rebuilt as
      * {@code /dev/fuse} would carry it (in-header, arguments, payload; out-header, payload).
      *
      * <p>Rotation: when {@code file} would grow past {@code maxBytesPerFile}, it becomes {@code file.1}

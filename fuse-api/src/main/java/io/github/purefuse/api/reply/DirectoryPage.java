@@ -10,6 +10,10 @@ import org.jspecify.annotations.Nullable;
  * <p>An entry that does not fit is not added, and {@code add} returns {@code false}: the handler
  * stops there and the kernel asks for it again, from the cookie of the last entry it received.
  * The page is borrowed: it is valid only while the handler runs.
+ *
+ * <p>Not thread-safe: the page belongs to the one READDIR or READDIRPLUS call that received it. Fill it from
+ * one thread at a time before the handler returns (a handler that has another thread fill it must wait for
+ * that thread, which also makes the entries visible); afterwards its buffer serves another request.
  */
 public interface DirectoryPage {
 
@@ -22,6 +26,10 @@ public interface DirectoryPage {
      *
      * @param entry the entry
      * @return {@code true} if it was added; {@code false} if the page is full
+     * @throws IllegalArgumentException if the name is longer than 4095 bytes once encoded
+     *     ({@link io.github.purefuse.api.types.FileNames#encode}): the kernel would fail the whole listing
+     *     with EIO
+     * @throws IllegalStateException    if the page was already sent
      */
     boolean add(DirEntry entry);
 
@@ -34,6 +42,10 @@ public interface DirectoryPage {
      * @param entry  the entry; its {@code ino} should equal {@code lookup.attr().ino()}
      * @param lookup the entry's lookup reply, or {@code null} for none
      * @return {@code true} if it was added; {@code false} if the page is full
+     * @throws IllegalArgumentException if the name is longer than 4095 bytes once encoded
+     *     ({@link io.github.purefuse.api.types.FileNames#encode}): the kernel would fail the whole listing
+     *     with EIO
+     * @throws IllegalStateException    if the page was already sent
      */
     boolean add(DirEntry entry, @Nullable Entry lookup);
 

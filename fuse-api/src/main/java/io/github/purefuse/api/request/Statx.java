@@ -3,7 +3,9 @@ package io.github.purefuse.api.request;
 import io.github.purefuse.api.types.FileHandle;
 
 /**
- * {@code FUSE_STATX}: Asks for extended attributes ({@code statx(2)} with fields beyond the basic ones, such as btime; protocol 7.39).
+ * {@code FUSE_STATX}: asks for a node's attributes as {@code statx(2)} returns them, the basic ones and the
+ * extended file attributes of {@code struct statx} (fields such as the birth time {@code btime}; protocol
+ * 7.39). Not to be confused with extended attributes ({@code user.*}, {@link Getxattr}).
  *
  * <p>Wire format: {@code fuse_in_header} + {@code fuse_statx_in}.
  *

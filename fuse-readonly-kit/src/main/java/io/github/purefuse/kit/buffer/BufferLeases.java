@@ -45,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  * purefuse's dispatcher, which runs each READ that may block on a new virtual thread: consecutive READs
  * would cycle through every arena, and every arena would keep at least one chunk (16 MiB) of its own
  * resident for the few leases it holds (four arenas held 64 MiB for at most eleven 1 MiB replies in flight:
- * depotfs over S3, eight readers; depotfs/README.md, "Memory"). So leases taken on a virtual thread come
+ * measured with depotfs over S3 and eight readers). So leases taken on a virtual thread come
  * from a pool of their own with one arena (system property {@value #VIRTUAL_ARENAS_PROPERTY} for more),
  * whose lock costs ~140 ns more per lease when two threads do nothing but allocate (measured on 2 CPUs: 420
  * vs 280 ns), beside a READ that waits for the network. No thread caches are used in either pool.

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * whatever was sent or dropped in between (a caller's small {@code getdents} buffer, an interrupted
  * listing, {@code seekdir} to a {@code telldir} value); an entry that does not fit a page is the first of
  * the next one. No entry is repeated or skipped at page boundaries, whatever the name lengths. An offset
- * past the end gives an empty page: the end of the directory (fuse-protocol §4.11).
+ * past the end gives an empty page, which the kernel takes for the end of the directory.
  *
  * <p>A listing built with a {@linkplain Builder#generation generation} {@code g} other than 0 shifts every
  * cookie by {@code g << 32}: position {@code p}'s cookie is {@code (g << 32) + p + 1}. Give each listing of a

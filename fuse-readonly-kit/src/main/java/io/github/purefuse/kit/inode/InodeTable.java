@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Lookup counting</h2>
  * The kernel holds one reference per entry reply it accepted: a LOOKUP answered with an entry, and each
- * READDIRPLUS entry other than {@code .} and {@code ..} (fuse-protocol §9.1, §4.11). {@link #entry} makes
+ * READDIRPLUS entry other than {@code .} and {@code ..}. {@link #entry} makes
  * such a reply and adds one to the key's lookup count; return its result from
  * {@code ReadOnlyFileSystem.lookup} or put it on a READDIRPLUS page. {@link #forget} subtracts what FORGET
  * and each BATCH_FORGET item return; delegate {@code ReadOnlyFileSystem.forget} to it. At zero the node is
@@ -42,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  * after {@code maxNodeId >> 6} allocations ({@link Builder#maxNodeId}, 2<sup>63</sup> by default: never in
  * practice); when it does, the segment's generation ({@code fuse_entry_out.generation}) goes up by one and
  * allocation skips nodeids still held, so {@code nodeid:generation} stays unique for the life of the
- * mount (fuse-protocol §9.3). Until a wrap every generation is 0.
+ * mount, as the kernel requires of a nodeid used again (an NFS export's file handles carry both). Until a
+ * wrap every generation is 0.
  *
  * <h2>Stable inode numbers</h2>
  * {@link #ino} is derived from the key, not from the nodeid, so it is the same across forget, restart and

@@ -149,7 +149,9 @@ public interface PathFileSystem {
      * Reads a symbolic link.
      *
      * @param link the link
-     * @return its target, 1 to 4095 bytes in UTF-8
+     * @return its target as a {@link io.github.purefuse.api.types.FileNames FileNames} string, sent as
+     *     {@code FileNames.encode} gives its bytes (UTF-8, escaped bytes restored): 1 to 4095 bytes, without
+     *     NUL
      * @throws IOException on an error; the default throws EINVAL (not a link)
      */
     default String readlink(FsPath link) throws IOException {
@@ -168,8 +170,9 @@ public interface PathFileSystem {
      * some paths returns an empty map for the others (GETXATTR ENODATA, each call a request).
      *
      * @param path the path
-     * @return the attributes by name ({@code user.*} for ordinary ones), or {@code null} when this
-     *     filesystem has none at all (the default)
+     * @return the attributes by name ({@code user.*} for ordinary ones; names are
+     *     {@link io.github.purefuse.api.types.FileNames FileNames} strings, as GETXATTR hands them in, of at most
+     *     255 bytes), or {@code null} when this filesystem has none at all (the default)
      * @throws IOException on an error
      */
     default @Nullable Map<String, byte[]> xattrs(FsPath path) throws IOException {

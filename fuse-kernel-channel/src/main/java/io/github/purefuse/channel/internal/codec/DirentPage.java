@@ -88,7 +88,7 @@ public final class DirentPage implements DirectoryPage {
     /**
      * {@inheritDoc}
      *
-     * @throws IllegalArgumentException if the name is longer than 4095 bytes in UTF-8 (the kernel would
+     * @throws IllegalArgumentException if the name is longer than 4095 bytes once encoded (FileNames.encode; the kernel would
      *     fail the whole listing with EIO)
      * @throws IllegalStateException    if {@link #payload()} was already taken
      */
