@@ -8,6 +8,13 @@ import java.util.Optional;
 /**
  * The live connection to the kernel, handed to {@link ReadOnlyFileSystem#init}: what INIT negotiated,
  * the notifications the filesystem may send, and passthrough when it is available.
+ *
+ * <p>Thread-safe (the SDK's connection): keep it for the whole session and call it from any thread, handlers
+ * running at once included. {@link #negotiated()} does not change; {@link #openLocal} opens an independent
+ * descriptor each time; {@link Passthrough#open} may run concurrently, and {@link BackingFile#close()} may be
+ * called from any thread, at most once taking effect. Once the session has ended, registering a backing file
+ * fails with an {@link IOException}; local files already open stay readable until closed. (What the
+ * {@link #notifier()} promises is stated on {@link Notifier}.)
  */
 public interface FuseConnection {
 

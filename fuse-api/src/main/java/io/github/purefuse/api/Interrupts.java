@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * <h2>What happens on FUSE_INTERRUPT</h2>
  * When a process gets a signal while it waits for a request (a {@code read(2)}, an {@code open(2)}), the
  * kernel sends {@code FUSE_INTERRUPT} naming that request's {@code unique} and keeps waiting for its
- * reply (fuse-protocol.md §4.16). The SDK then
+ * reply: a request the server has read ends only with the server's answer (or the connection's end).
+ * The SDK then
  * <ol>
  *   <li>marks the request as interrupted: {@link #requested()} turns true on the thread that serves it;</li>
  *   <li>interrupts that thread ({@link Thread#interrupt()}) <em>only</em> while it runs inside
@@ -42,6 +43,11 @@ import org.jspecify.annotations.Nullable;
  *       an interrupted request throws, the SDK answers EINTR (not EIO, its answer for other exceptions).
  *       The kernel hands EINTR to the caller, whose C library or runtime restarts the call where it
  *       does so for signals (Python always, PEP 475).</li>
+ *   <li>So answer EINTR only when the work can be abandoned; otherwise finish it and send the normal
+ *       reply. A caller that restarts on EINTR sends the same request again at once: if a slow handler
+ *       starts over each time and answers EINTR at the next signal (an application with an interval timer
+ *       gets one every few milliseconds), that caller never gets its data and spins. Keep what a first
+ *       attempt fetched for the retry, or stop early only where the wait has no useful result.</li>
  *   <li>When the session ends (unmount, close), handlers still running after the grace period are
  *       interrupted with {@link Thread#interrupt()} wherever they are.</li>
  * </ul>
