@@ -649,7 +649,7 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--max-background", paramLabel = "N", description = "INIT max_background, 0..65535 (default 64)")
         @Nullable Integer maxBackground;
 
-        @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold, 0..65535 (default 48)")
+        @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold, 0..65535, at most --max-background (default: 3/4 of it, 48)")
         @Nullable Integer congestionThreshold;
 
         @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse, 1..1024 (default: the number of CPUs)")
@@ -714,6 +714,15 @@ public final class DepotfsCli implements Callable<Integer> {
             String p = rangeProblem("--readahead-kb", readaheadKb, 0, MountOptions.MAX_READAHEAD_KB);
             p = p != null ? p : rangeProblem("--max-background", maxBackground, 0, 0xFFFF);
             p = p != null ? p : rangeProblem("--congestion-threshold", congestionThreshold, 0, 0xFFFF);
+            if (p == null && congestionThreshold != null) {
+                int background = maxBackground == null ? MountOptions.defaults().maxBackground() : maxBackground;
+                int effective = background == 0 ? 12 : background;       // 0: the kernel's 12 and 9
+                if ((congestionThreshold == 0 ? 9 : congestionThreshold) > effective) {
+                    p = "--congestion-threshold " + congestionThreshold + " is above --max-background " + background
+                            + (background == 0 ? " (the kernel's 12)" : "") + (congestionThreshold == 0 ? " (0: the kernel's 9)" : "")
+                            + ": leave it out to get 3/4 of --max-background";
+                }
+            }
             p = p != null ? p : rangeProblem("--threads", threads, 1, 1024);
             p = p != null ? p : rangeProblem("--stats-interval", statsInterval, 1, 86400);
             if (p == null && statsInterval != null && stats == null) {

@@ -445,6 +445,13 @@ class DepotfsCliTest {
             assertEquals(2, r.exit(), c[0] + ": a usage error, as an unknown flag is");
             assertEquals(c[2], r.err());
         }
+        Run above = cli("mount", "--depot", depot.toString(), mp.toString(), "--max-background", "4", "--congestion-threshold", "5");
+        assertEquals(2, above.exit(), above.err());
+        assertEquals("depotfs: --congestion-threshold 5 is above --max-background 4: leave it out to get 3/4 of"
+                + " --max-background\n", above.err());
+        assertEquals(2, cli("mount", "--depot", depot.toString(), mp.toString(), "--congestion-threshold", "65").exit(),
+                "above the default 64");
+        assertFalse(io.github.purefuse.testing.TestMount.isMounted(mp));
         Run imp = cli("import", tmp.toString(), "--depot", depot.toString(), "--threads", "0");
         assertEquals(2, imp.exit());
         assertEquals("depotfs: --threads must be 1..1024, was 0\n", imp.err());
