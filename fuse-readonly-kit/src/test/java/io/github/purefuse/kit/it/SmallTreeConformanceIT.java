@@ -1,5 +1,6 @@
 package io.github.purefuse.kit.it;
 
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.path.PathAdapter;
 import io.github.purefuse.testing.ExpectedTree;
@@ -9,7 +10,7 @@ import io.github.purefuse.testing.TestMount;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
-/** The conformance suite on a small tree served by a {@link PathAdapter}: files, dirs, a symlink, xattrs, long names. */
+/** The conformance suite on a small tree served by a {@link PathAdapter}: files, dirs, a symlink, xattrs (one not UTF-8), long names. */
 class SmallTreeConformanceIT extends ReadOnlyConformanceSuite {
 
     final TreeSpec spec = new TreeSpec();
@@ -26,7 +27,10 @@ class SmallTreeConformanceIT extends ReadOnlyConformanceSuite {
                 .file(FsPath.ROOT.resolve("data").resolve("r\u00e9sum\u00e9 ".repeat(40) + ".pdf"), "long\n".getBytes(StandardCharsets.UTF_8))
                 .file(FsPath.ROOT.resolve("data").resolve("x/y"), "slash\n".getBytes(StandardCharsets.UTF_8))
                 .symlink(FsPath.of("/link-to-hello"), "hello.txt")
-                .xattr(FsPath.of("/hello.txt"), "user.color", "blue".getBytes(StandardCharsets.UTF_8));
+                .xattr(FsPath.of("/hello.txt"), "user.color", "blue".getBytes(StandardCharsets.UTF_8))
+                // a name that is not UTF-8: GETXATTR hands it in as a FileNames string, LISTXATTR must list its bytes
+                .xattr(FsPath.of("/hello.txt"), FileNames.decode(new byte[] {'u', 's', 'e', 'r', '.', 'x', (byte) 0xff}),
+                        new byte[] {1, 2, 3});
     }
 
     @Override
