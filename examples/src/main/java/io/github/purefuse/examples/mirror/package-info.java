@@ -52,9 +52,11 @@
  * With {@code --passthrough} the session is mounted with {@code MountOptions.passthrough(true)}, and
  * {@code init} takes {@link io.github.purefuse.api.FuseConnection#passthrough()}. OPEN then registers the file
  * as a backing file and answers with {@code FOPEN_PASSTHROUGH} and its backing id: the kernel reads the
- * source file itself and no READ reaches this process (fuse-protocol.md §7.5, §4.8). The kernel allows one
+ * source file itself and no READ reaches this process. The kernel allows one
  * backing file per inode (a second one makes the open fail), so all opens of a path share one, closed at
- * the last RELEASE ({@link io.github.purefuse.kit.file.PassthroughFiles} counts them); and {@code FOPEN_KEEP_CACHE} must not be set with it. Passthrough needs Linux 6.9+ and
+ * the last RELEASE ({@link io.github.purefuse.kit.file.PassthroughFiles} counts them); and beside
+ * {@code FOPEN_PASSTHROUGH} only {@code FOPEN_DIRECT_IO} and {@code FOPEN_NOFLUSH} may be set ({@code Opened}
+ * refuses {@code FOPEN_KEEP_CACHE} and the others, with which the open would fail with EIO). Passthrough needs Linux 6.9+ and
  * {@code CAP_SYS_ADMIN}; without them the mirror says so once and reads as in step 4.
  *
  * <h2>6. Extended attributes, statfs, and what is left out</h2>
