@@ -1,5 +1,7 @@
 package io.github.purefuse.api;
 
+import io.github.purefuse.api.types.InitFlag;
+
 /**
  * What the INIT exchange settled: the kernel's offer and the server's reply ({@code fuse_init_in},
  * {@code fuse_init_out}).
@@ -26,10 +28,31 @@ public record Negotiated(int major, int minor, int kernelMinor, long offeredFlag
     /**
      * Tests an INIT flag.
      *
-     * @param bit the flag's bit number (0..63), e.g. 0 for {@code FUSE_ASYNC_READ}
+     * @param bit the flag's bit number (0..63), e.g. 0 for {@code FUSE_ASYNC_READ} ({@link InitFlag#bit()})
      * @return whether the server accepted it
      */
     public boolean has(int bit) {
         return (flags & (1L << bit)) != 0;
+    }
+
+    /**
+     * Tests an INIT flag the server accepted, e.g. {@code has(InitFlag.PASSTHROUGH)}.
+     *
+     * @param flag the flag
+     * @return whether the server accepted it (then the kernel acts on it)
+     */
+    public boolean has(InitFlag flag) {
+        return (flags & flag.mask()) != 0;
+    }
+
+    /**
+     * Tests an INIT flag the kernel offered, e.g. {@code offered(InitFlag.OVER_IO_URING)} (with
+     * {@code enable_uring} set).
+     *
+     * @param flag the flag
+     * @return whether the kernel offered it
+     */
+    public boolean offered(InitFlag flag) {
+        return (offeredFlags & flag.mask()) != 0;
     }
 }

@@ -101,8 +101,8 @@ public final class FuseSession implements AutoCloseable {
      * {@code mount(fsname, mountpoint, "fuse.<subtype>", MS_NOSUID|MS_NODEV|MS_RDONLY,
      * "fd=N,rootmode=40000,user_id=U,group_id=G[,default_permissions][,allow_other][,max_read=N]")};
      * otherwise it runs {@code fusermount3 -o ro,nosuid,nodev,fsname=..,subtype=..[,...] -- mountpoint}
-     * and receives the descriptor over a socket. Then it answers INIT (fuse-protocol.md §4.1), calls
-     * {@code fs.init}, and starts the readers.
+     * and receives the descriptor over a socket. Then it answers INIT (the first request, on {@code /dev/fuse}
+     * on every transport), calls {@code fs.init}, and starts the readers.
      *
      * @param mountpoint an existing directory that is not a mount point yet (an empty path is refused, not
      *                   taken for the working directory)
