@@ -49,6 +49,12 @@ final class Terminal {
             }
 
             @Override
+            public synchronized void beginCount(String task, long total) {
+                bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
+                        .setUpdateIntervalMillis(200).showSpeed().clearDisplayOnFinish().build();
+            }
+
+            @Override
             public void advance(long delta) {
                 ProgressBar b = bar;
                 if (b != null) {

@@ -106,7 +106,7 @@ public final class Importer {
     private long directories;
     private long symlinks;
     private long bytes;
-    private long newBundles;
+    private final AtomicLong newBundles = new AtomicLong();
 
     /**
      * Creates an importer for one import.
@@ -168,6 +168,8 @@ public final class Importer {
     private static final class Dir extends Node {
         final Map<String, Node> children = new LinkedHashMap<>();
         boolean mtimeKnown;
+        /** Its manifest once stored ({@link #writeBundle}); read by its parent's writer after a barrier. */
+        volatile WritableDepot.@Nullable Stored stored;
 
         Dir(String name, long mtimeNs, boolean mtimeKnown) {
             super(name, mtimeNs);
@@ -932,47 +934,96 @@ public final class Importer {
 
     // ------------------------------------------------------------------ manifests
 
+    /**
+     * Stores the manifests, children before their parents: the directories of each height (a directory without
+     * subdirectories has height 0) at once, {@code threads} at a time, then the next height. Over a network each
+     * manifest costs a round trip or two; one at a time, a tree of 3,000 directories took 10 minutes at 10 ms.
+     */
     private ImportResult finish(Dir root, long t0) throws IOException {
-        WritableDepot.Stored top = writeBundle(root);
+        List<List<Dir>> byHeight = new ArrayList<>();
+        height(root, byHeight);
+        progress.beginCount("Writing manifests", byHeight.stream().mapToLong(List::size).sum());
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            for (List<Dir> level : byHeight) {
+                List<Future<?>> futures = new ArrayList<>(level.size());
+                for (Dir d : level) {
+                    futures.add(pool.submit(() -> {
+                        writeBundle(d);
+                        progress.advance(1);
+                        return null;
+                    }));
+                }
+                awaitAll(futures);
+            }
+        } finally {
+            progress.end();
+        }
+        WritableDepot.Stored top = java.util.Objects.requireNonNull(root.stored);
         List<ImportResult.Skipped> skips = new ArrayList<>(skipped);
         skips.sort((a, b) -> a.path().compareTo(b.path()));
         return new ImportResult(top.hash(), files, directories, symlinks, bytes, newObjects.get(), deduped.get(),
-                repaired.get(), newBundles, skips, Duration.ofNanos(System.nanoTime() - t0));
+                repaired.get(), newBundles.get(), skips, Duration.ofNanos(System.nanoTime() - t0));
     }
 
-    private WritableDepot.Stored writeBundle(Dir dir) throws IOException {
-        List<BundleEntry> entries = new ArrayList<>(dir.children.size());
+    /**
+     * Puts {@code dir} into {@code byHeight} at its height, below its subdirectories; counts what the manifests
+     * will hold; and gives a directory whose time is unknown (a tar's) the latest time of its children.
+     *
+     * @return the directory's height
+     */
+    private int height(Dir dir, List<List<Dir>> byHeight) {
+        int h = 0;
         long latest = Long.MIN_VALUE;
         for (Node n : dir.children.values()) {
             switch (n) {
                 case Dir d -> {
-                    WritableDepot.Stored s = writeBundle(d);
-                    entries.add(BundleEntry.bundle(d.name, s.hash(), s.size(), d.mtimeNs));
+                    h = Math.max(h, height(d, byHeight) + 1);
                     directories++;
                 }
                 case File f -> {
                     if (f.failed || f.hash == null) {
                         continue;
                     }
-                    entries.add(BundleEntry.object(f.name, f.hash, f.size, f.mtimeNs, f.executable));
                     files++;
                     bytes += f.size;
                 }
-                case Link l -> {
-                    entries.add(BundleEntry.symlink(l.name, l.target, l.mtimeNs));
-                    symlinks++;
-                }
+                case Link l -> symlinks++;
             }
             latest = Math.max(latest, n.mtimeNs);
         }
         if (!dir.mtimeKnown) {
             dir.mtimeNs = latest == Long.MIN_VALUE ? 0 : latest;
         }
+        while (byHeight.size() <= h) {
+            byHeight.add(new ArrayList<>());
+        }
+        byHeight.get(h).add(dir);
+        return h;
+    }
+
+    /** Stores one directory's manifest; its subdirectories' are stored. */
+    private void writeBundle(Dir dir) throws IOException {
+        List<BundleEntry> entries = new ArrayList<>(dir.children.size());
+        for (Node n : dir.children.values()) {
+            switch (n) {
+                case Dir d -> {
+                    WritableDepot.Stored s = java.util.Objects.requireNonNull(d.stored, "a subdirectory first");
+                    entries.add(BundleEntry.bundle(d.name, s.hash(), s.size(), d.mtimeNs));
+                }
+                case File f -> {
+                    Hash h = f.hash;
+                    if (!f.failed && h != null) {
+                        entries.add(BundleEntry.object(f.name, h, f.size, f.mtimeNs, f.executable));
+                    }
+                }
+                case Link l -> entries.add(BundleEntry.symlink(l.name, l.target, l.mtimeNs));
+            }
+        }
         WritableDepot.Stored s = depot.putBundle(entries);
         if (s.created()) {
-            newBundles++;
+            newBundles.incrementAndGet();
         }
-        return s;
+        dir.stored = s;
     }
 
     // ------------------------------------------------------------------ helpers

@@ -30,9 +30,20 @@ public interface Progress {
     void begin(String task, long total);
 
     /**
-     * Some bytes were processed. Thread-safe.
+     * A task that counts items, not bytes, starts (for example manifests written). The default calls
+     * {@link #begin}.
      *
-     * @param delta bytes since the last call
+     * @param task  what is being done, e.g. "Writing manifests"
+     * @param total how many items it will process
+     */
+    default void beginCount(String task, long total) {
+        begin(task, total);
+    }
+
+    /**
+     * Some bytes (or items, after {@link #beginCount}) were processed. Thread-safe.
+     *
+     * @param delta bytes or items since the last call
      */
     void advance(long delta);
 
