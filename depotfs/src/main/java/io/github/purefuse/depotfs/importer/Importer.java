@@ -513,8 +513,11 @@ public final class Importer {
              InputStream buffered = new BufferedInputStream(raw, 1 << 16);
              InputStream data = decompress(buffered, tar);
              InputStream checked = requireTar(data, tar);
-             Blocks blocks = new Blocks(checked)) {
+             Blocks blocks = new Blocks(checked);
+             ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            tarUploads = new TarUploads(pool);
             readTar(root, blocks);
+            awaitAll(tarUploads.futures);
         } catch (DepotException e) {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
@@ -706,6 +709,8 @@ public final class Importer {
             // Before isFile(): commons-compress calls every entry a file whose name has no trailing '/'.
             skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device" : "FIFO");
             return;
+        } else if (e.isFile() && e.getSize() <= TarUploads.SMALL && tarUploads != null) {
+            node = tarUploads.submit(in, e, name, display, mtime);
         } else if (e.isFile()) {
             WritableDepot.Stored s = depot.putObject(new StreamChannel(in), null);
             if (s.size() != e.getSize()) {
@@ -729,6 +734,77 @@ public final class Importer {
         }
         parent.children.put(name, node);
         reportTarXattrs(display, e);
+    }
+
+    /** The uploads of a tar import's small entries, if one runs. */
+    private @Nullable TarUploads tarUploads;
+
+    /**
+     * A tar is read in one stream, so its entries come one at a time; an entry of up to {@link #SMALL} bytes is
+     * read into memory, hashed here (a later hard link to it needs its hash at once) and stored by the import's
+     * pool, while the stream goes on, with at most {@link #IN_FLIGHT} bytes held. Larger entries stream into the
+     * depot from the archive, one at a time. Over a network each small object costs a round trip: one at a
+     * time, an S3 trial's 103,000-entry tar went at 47 files/s at 10 ms.
+     */
+    private final class TarUploads {
+        static final int SMALL = 4 << 20;
+        static final int IN_FLIGHT = 64 << 20;
+        final ExecutorService pool;
+        final List<Future<?>> futures = new ArrayList<>();
+        final java.util.concurrent.Semaphore memory = new java.util.concurrent.Semaphore(IN_FLIGHT);
+        volatile @Nullable Throwable failed;
+
+        TarUploads(ExecutorService pool) {
+            this.pool = pool;
+        }
+
+        File submit(InputStream in, TarArchiveEntry e, String name, String display, long mtime) throws IOException {
+            Throwable f0 = failed;
+            if (f0 != null) { // stop reading the archive at the first failed upload; awaitAll reports it
+                awaitAll(futures);
+            }
+            int n = (int) e.getSize();
+            try {
+                memory.acquire(n);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("import interrupted");
+            }
+            byte[] bytes;
+            try {
+                bytes = in.readNBytes(n);
+            } catch (IOException | RuntimeException ex) {
+                memory.release(n);
+                throw ex;
+            }
+            if (bytes.length != n || in.read() >= 0) {
+                memory.release(n);
+                throw new DepotException(DepotException.Reason.INVALID, "tar entry " + display + " holds "
+                        + (bytes.length != n ? bytes.length : "more") + " bytes, its header says " + n);
+            }
+            Hash hash = Hash.sha256(bytes);
+            File f = new File(name, display, null, n, mtime, (e.getMode() & 0100) != 0);
+            f.hash = hash;
+            boolean first = claimed.add(hash);
+            futures.add(pool.submit(() -> {
+                try {
+                    WritableDepot.Stored s = depot.putObject(new StreamChannel(new java.io.ByteArrayInputStream(bytes)),
+                            hash);
+                    if (!first || !s.created()) {
+                        deduped.incrementAndGet();
+                    } else {
+                        newObjects.incrementAndGet();
+                    }
+                    return null;
+                } catch (IOException | RuntimeException ex) {
+                    failed = ex;
+                    throw ex;
+                } finally {
+                    memory.release(n);
+                }
+            }));
+            return f;
+        }
     }
 
     /** Lists the extended attributes (and ACLs) that pax records carry for an imported entry. */
