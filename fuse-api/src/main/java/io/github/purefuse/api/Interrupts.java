@@ -10,7 +10,16 @@ import org.jspecify.annotations.Nullable;
  * When a process gets a signal while it waits for a request (a {@code read(2)}, an {@code open(2)}), the
  * kernel sends {@code FUSE_INTERRUPT} naming that request's {@code unique} and keeps waiting for its
  * reply: a request the server has read ends only with the server's answer (or the connection's end).
- * The SDK then
+ * Whatever that answer is reaches the program as it stands: an EINTR reply fails the call with EINTR, and
+ * the kernel does not restart it, not even for a signal handler installed with {@code SA_RESTART}. Programs
+ * that catch timer signals (an interval timer, a profiler, git's progress display) never expect EINTR from
+ * {@code open} or {@code read} of a regular file: git then takes files for modified or corrupt. So the SDK
+ * acts only when the caller is being killed: SIGKILL pending (Ctrl-C or SIGTERM of a program that does not
+ * catch it, {@code kill -9}), or a pending signal whose default action ends the process and that it neither
+ * blocks, catches nor ignores, as {@code /proc/PID/status} shows for the request's {@code pid}. The kernel sends
+ * one INTERRUPT per request, so for a caller that was only signalled the SDK keeps looking, every 100 ms while
+ * the request runs, and acts if it comes to be killed. Where the caller cannot be looked at (a {@code pid} of
+ * 0: a caller in another pid namespace), it acts at once. Acting, the SDK
  * <ol>
  *   <li>marks the request as interrupted: {@link #requested()} turns true on the thread that serves it;</li>
  *   <li>interrupts that thread ({@link Thread#interrupt()}) <em>only</em> while it runs inside
@@ -37,17 +46,12 @@ import org.jspecify.annotations.Nullable;
  *       {@link #requested()} between steps, or wrap the wait in {@link #interruptibly} so that blocking
  *       calls ({@code Thread.sleep}, {@code BlockingQueue.take}, {@code Future.get},
  *       {@code HttpClient.send}) throw {@link InterruptedException}; then answer
- *       {@code Failure.of(Errno.EINTR)}. Inside {@code interruptibly} use no channel that outlives the
+ *       {@code Failure.of(Errno.EINTR)}: its caller is dying, and ends at once. Inside {@code interruptibly} use no channel that outlives the
  *       call (or one that survives interrupts, such as the kit's {@code LocalFileReader}).</li>
  *   <li>An interrupted request ends as its handler's reply or as EINTR, never as EIO: if the handler of
- *       an interrupted request throws, the SDK answers EINTR (not EIO, its answer for other exceptions).
- *       The kernel hands EINTR to the caller, whose C library or runtime restarts the call where it
- *       does so for signals (Python always, PEP 475).</li>
- *   <li>So answer EINTR only when the work can be abandoned; otherwise finish it and send the normal
- *       reply. A caller that restarts on EINTR sends the same request again at once: if a slow handler
- *       starts over each time and answers EINTR at the next signal (an application with an interval timer
- *       gets one every few milliseconds), that caller never gets its data and spins. Keep what a first
- *       attempt fetched for the retry, or stop early only where the wait has no useful result.</li>
+ *       an interrupted request throws, the SDK answers EINTR (not EIO, its answer for other exceptions).</li>
+ *   <li>A request whose caller is only signalled (a handler, a timer) is not interrupted: it runs to its
+ *       normal reply, as a read of a local disk does.</li>
  *   <li>When the session ends (unmount, close), handlers still running after the grace period are
  *       interrupted with {@link Thread#interrupt()} wherever they are.</li>
  * </ul>
@@ -59,7 +63,7 @@ import org.jspecify.annotations.Nullable;
  *         byte[] bytes = Interrupts.interruptibly(() -> remote.get(key, request.offset(), request.size()));
  *         return Data.of(bytes);
  *     } catch (InterruptedException e) {
- *         return Failure.of(Errno.EINTR);           // the caller got a signal: let it run its handler
+ *         return Failure.of(Errno.EINTR);           // the caller is being killed: let it go
  *     } catch (IOException e) {
  *         return Failure.of(Errno.EIO);
  *     }

@@ -607,6 +607,83 @@ class SessionIT {
     }
 
     @Test
+    void aSignalTheCallerCatchesDoesNotFailItsRead() throws Exception {
+        // A program whose SIGALRM handler has SA_RESTART (an interval timer, git's progress display) never sees a
+        // read of a regular file fail with EINTR; the kernel sends FUSE_INTERRUPT for the signal all the same and
+        // hands an EINTR reply to the program as it stands. The READ here waits 0.5 s interruptibly; the timer
+        // fires every 20 ms. Through libc (ctypes), not Python's os.read, which would retry EINTR itself. The file
+        // is "slow" (direct I/O: a buffered read's readahead is a background request, never interrupted).
+        AtomicInteger waits = new AtomicInteger();
+        TestFs fs = new TestFs() {
+            @Override
+            public ReadReply read(Read request) {
+                if (request.header().nodeid() == 3) {
+                    waits.incrementAndGet();
+                    try {
+                        return Interrupts.interruptibly(() -> {
+                            Thread.sleep(500);
+                            return Data.of(HELLO);
+                        });
+                    } catch (InterruptedException e) {
+                        interrupted.incrementAndGet();
+                        return Failure.of(Errno.EINTR);
+                    }
+                }
+                return super.read(request);
+            }
+        };
+        mount = mountTest(fs);
+        Result r = run("python3", "-c", """
+                import ctypes, errno, os, signal, sys
+                libc = ctypes.CDLL(None, use_errno=True)
+                signal.signal(signal.SIGALRM, lambda *a: None)
+                signal.siginterrupt(signal.SIGALRM, False)   # SA_RESTART
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+                fd = os.open(sys.argv[1], os.O_RDONLY)
+                buf = ctypes.create_string_buffer(4096)
+                signal.setitimer(signal.ITIMER_REAL, 0.02, 0.02)
+                n = libc.read(fd, buf, 4096)
+                e = ctypes.get_errno()
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                print(buf.raw[:n].decode() if n >= 0 else 'error ' + errno.errorcode.get(e, str(e)), end='')
+                """, mount.path().resolve("slow").toString()).ok();
+        assertEquals(new String(HELLO, StandardCharsets.UTF_8), r.out(), r.stderr());
+        assertEquals(1, waits.get(), "one READ");
+        assertEquals(0, fs.interrupted.get(), "the caught signals did not interrupt the handler");
+        assertTrue(mount.session().stats().requests("FUSE_INTERRUPT") > 0, "the kernel sent FUSE_INTERRUPT");
+    }
+
+    @Test
+    void aFatalSignalAfterACaughtOneStillEndsTheWait() throws Exception {
+        // The kernel sends one FUSE_INTERRUPT per request: for a caught SIGUSR1 first (ignored: the caller lives
+        // on); the SIGTERM that then kills it sends none, so the session notices the dying caller by itself.
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        Process reader = new ProcessBuilder("python3", "-c", """
+                import os, signal, sys
+                signal.signal(signal.SIGUSR1, lambda *a: None)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1, signal.SIGTERM})
+                fd = os.open(sys.argv[1], os.O_RDONLY)
+                os.read(fd, 4096)
+                """, mount.path().resolve("slow").toString()).redirectErrorStream(true).start();
+        try {
+            assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
+            run("kill", "-USR1", Long.toString(reader.pid())).ok();
+            Thread.sleep(500);
+            assertTrue(reader.isAlive(), "a caught signal leaves the read waiting");
+            assertEquals(0, fs.interrupted.get());
+            long t0 = System.nanoTime();
+            run("kill", "-TERM", Long.toString(reader.pid())).ok();
+            assertTrue(reader.waitFor(10, TimeUnit.SECONDS), "the reader died of SIGTERM");
+            assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos());
+            assertEquals(1, fs.interrupted.get(), "the handler was interrupted once its caller was dying");
+        } finally {
+            reader.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     void aHandlerMayCloseItsOwnSession() throws Exception {
         TestFs fs = new TestFs();
         mount = mountTest(fs);

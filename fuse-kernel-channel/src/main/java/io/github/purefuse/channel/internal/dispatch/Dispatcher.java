@@ -410,7 +410,7 @@ public final class Dispatcher implements RequestSink {
      * leaves the exchange to the caller unanswered.
      */
     private void spawn(Exchange exchange, Job task) {
-        InterruptTable.InFlight f = interrupts.register(exchange.unique());
+        InterruptTable.InFlight f = interrupts.register(exchange.unique(), exchange.pid());
         synchronized (idleLock) {
             active++;
         }

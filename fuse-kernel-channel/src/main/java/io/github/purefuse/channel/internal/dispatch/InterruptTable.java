@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * the right one. An interrupt raises the request's {@link Interrupts.Scope}: the handler sees
  * {@link Interrupts#requested()}, and its thread is interrupted only inside
  * {@link Interrupts#interruptibly} (the contract is on {@link Interrupts}). Only {@link #interruptAll}, at
- * the end of a session, interrupts handler threads wherever they are.
+ * the end of a session, interrupts handler threads wherever they are. The scope is raised only for a caller
+ * that is being killed ({@link CallerSignals}): a signal the caller catches leaves the request running.
  *
  * <p>With several {@code /dev/fuse} descriptors, an INTERRUPT may be read by one reader before the
  * reader of the original request has registered it. Such an early interrupt is remembered and applied
@@ -35,12 +36,16 @@ public final class InterruptTable {
     /** One running request. */
     public static final class InFlight {
         private final long unique;
+        /** The caller's {@code fuse_in_header.pid}, for {@link CallerSignals#dying}. */
+        private final int pid;
         private final Interrupts.Scope scope = new Interrupts.Scope();
         private volatile @org.jspecify.annotations.Nullable Thread thread;
         private volatile boolean ending;
+        private volatile boolean finished;
 
-        InFlight(long unique) {
+        InFlight(long unique, int pid) {
             this.unique = unique;
+            this.pid = pid;
         }
 
         /** Binds the handler's thread; called first thing on that thread. */
@@ -67,9 +72,17 @@ public final class InterruptTable {
             Thread.interrupted();
         }
 
-        /** FUSE_INTERRUPT: raises the request's scope (see {@link Interrupts}). */
+        /**
+         * FUSE_INTERRUPT: raises the request's scope (see {@link Interrupts}) if its caller is being killed;
+         * else watches the caller, since the kernel sends one INTERRUPT per request and a fatal signal may come
+         * after a caught one ({@link CallerSignals}).
+         */
         void interrupt() {
-            scope.raise();
+            if (CallerSignals.dying(pid)) {
+                scope.raise();
+            } else {
+                Watch.add(this);
+            }
         }
 
         /** The session ends: raises the scope and interrupts the handler's thread wherever it is. */
@@ -96,13 +109,57 @@ public final class InterruptTable {
     }
 
     /**
+     * The requests whose callers were signalled but not killed, looked at every {@link #PERIOD_MS} ms by one
+     * daemon thread of the JVM until the request ends or its caller is being killed (then the scope is raised).
+     */
+    private static final class Watch {
+        static final long PERIOD_MS = 100;
+        private static final java.util.Set<InFlight> WATCHED = ConcurrentHashMap.newKeySet();
+        private static @org.jspecify.annotations.Nullable Thread thread;
+
+        static void add(InFlight f) {
+            WATCHED.add(f);
+            Thread t;
+            synchronized (Watch.class) {
+                t = thread;
+                if (t == null) {
+                    t = Thread.ofPlatform().daemon().name("purefuse-interrupt-watch").unstarted(Watch::run);
+                    thread = t;
+                    t.start();
+                }
+            }
+            java.util.concurrent.locks.LockSupport.unpark(t);
+        }
+
+        private static void run() {
+            while (true) {
+                if (WATCHED.isEmpty()) {
+                    java.util.concurrent.locks.LockSupport.park();
+                    continue;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(PERIOD_MS * 1_000_000L);
+                for (java.util.Iterator<InFlight> it = WATCHED.iterator(); it.hasNext(); ) {
+                    InFlight f = it.next();
+                    if (f.finished) {
+                        it.remove();
+                    } else if (CallerSignals.dying(f.pid)) {
+                        f.scope.raise();
+                        it.remove();
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * Registers a request before its handler starts.
      *
      * @param unique the request's unique
+     * @param pid    the caller's {@code pid} ({@code fuse_in_header.pid})
      * @return the entry; pass it to {@link #done} when the handler finished
      */
-    public InFlight register(long unique) {
-        InFlight f = new InFlight(unique);
+    public InFlight register(long unique, int pid) {
+        InFlight f = new InFlight(unique, pid);
         running.put(unique, f);
         if (!early.isEmpty() && early.remove(unique) != null) {
             f.interrupt();
@@ -116,6 +173,7 @@ public final class InterruptTable {
      * @param f the entry from {@link #register}
      */
     public void done(InFlight f) {
+        f.finished = true;
         running.remove(f.unique, f);
     }
 

@@ -202,6 +202,12 @@ public final class Exchange {
         return r != null ? r.header().nodeid() : 0;
     }
 
+    /** {@return the caller's {@code pid} ({@code fuse_in_header.pid}), or 0 for an exchange without its request} */
+    public int pid() {
+        FuseRequest r = request;
+        return r != null ? r.header().pid() : 0;
+    }
+
     /** {@return the request's opcode} */
     public int opcode() {
         return opcode;

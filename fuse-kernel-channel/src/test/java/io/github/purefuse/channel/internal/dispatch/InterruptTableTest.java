@@ -14,7 +14,7 @@ class InterruptTableTest {
     @Test
     void interruptReachesAHandlerWaitingInterruptibly() throws Exception {
         InterruptTable t = new InterruptTable();
-        InterruptTable.InFlight f = t.register(8);
+        InterruptTable.InFlight f = t.register(8, 0);
         CountDownLatch bound = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
         AtomicBoolean statusAfter = new AtomicBoolean(true);
@@ -44,7 +44,7 @@ class InterruptTableTest {
     @Test
     void outsideInterruptiblyTheThreadIsNotInterruptedButTheRequestIsMarked() throws Exception {
         InterruptTable t = new InterruptTable();
-        InterruptTable.InFlight f = t.register(9);
+        InterruptTable.InFlight f = t.register(9, 0);
         CountDownLatch bound = new CountDownLatch(1);
         CountDownLatch raised = new CountDownLatch(1);
         boolean[] seen = new boolean[2];
@@ -73,7 +73,7 @@ class InterruptTableTest {
     void anInterruptThatArrivesFirstIsAppliedOnRegistration() throws Exception {
         InterruptTable t = new InterruptTable();
         assertFalse(t.interrupt(10), "not running yet");
-        InterruptTable.InFlight f = t.register(10);
+        InterruptTable.InFlight f = t.register(10, 0);
         boolean[] seen = new boolean[2];
         Thread h = Thread.ofVirtual().start(() -> {
             f.bind();
@@ -94,7 +94,7 @@ class InterruptTableTest {
     @Test
     void interruptBeforeTheThreadBindsIsNotLost() throws Exception {
         InterruptTable t = new InterruptTable();
-        InterruptTable.InFlight f = t.register(12);
+        InterruptTable.InFlight f = t.register(12, 0);
         assertTrue(t.interrupt(12));
         boolean[] seen = new boolean[1];
         Thread h = Thread.ofVirtual().start(() -> {
@@ -109,7 +109,7 @@ class InterruptTableTest {
     @Test
     void theEndOfTheSessionInterruptsHandlerThreadsWherever() throws Exception {
         InterruptTable t = new InterruptTable();
-        InterruptTable.InFlight f = t.register(14);
+        InterruptTable.InFlight f = t.register(14, 0);
         CountDownLatch bound = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
         Thread h = Thread.ofVirtual().start(() -> {
@@ -131,7 +131,7 @@ class InterruptTableTest {
     @Test
     void aReusedWorkerIsNotReachedByAnInterruptForItsPreviousRequest() throws Exception {
         InterruptTable t = new InterruptTable();
-        InterruptTable.InFlight first = t.register(20);
+        InterruptTable.InFlight first = t.register(20, 0);
         boolean[] duringSecond = new boolean[2];
         Thread worker = Thread.ofVirtual().start(() -> {
             first.bind();
@@ -139,7 +139,7 @@ class InterruptTableTest {
             first.unbind();         // its call is over
             t.done(first);
             first.interrupt();      // a late INTERRUPT of the finished request (raced with done)
-            InterruptTable.InFlight second = t.register(22);
+            InterruptTable.InFlight second = t.register(22, 0);
             second.bind();
             duringSecond[0] = Thread.currentThread().isInterrupted();
             duringSecond[1] = Interrupts.requested();
@@ -160,7 +160,31 @@ class InterruptTableTest {
         }
         // request 5001's INTERRUPT is read (on /dev/fuse) before the request registers (from the ring)
         t.interrupt(5001);
-        assertTrue(t.register(5001).interrupted(), "the early INTERRUPT reached its request");
-        assertFalse(t.register(9001).interrupted(), "a request nobody interrupted");
+        assertTrue(t.register(5001, 0).interrupted(), "the early INTERRUPT reached its request");
+        assertFalse(t.register(9001, 0).interrupted(), "a request nobody interrupted");
+    }
+
+    @Test
+    void anInterruptOfACallerThatIsNotBeingKilledLeavesTheRequestRunning() {
+        // A signal the caller catches (an interval timer, git's progress display) makes the kernel send
+        // FUSE_INTERRUPT too, and it hands an EINTR reply to the program as it stands, SA_RESTART or not.
+        // This JVM is a caller with no SIGKILL pending: its request is not interrupted; pid 0 (not known) is.
+        InterruptTable t = new InterruptTable();
+        int me = (int) ProcessHandle.current().pid();
+        InterruptTable.InFlight caught = t.register(40, me);
+        assertTrue(t.interrupt(40), "the request was found");
+        assertFalse(caught.interrupted(), "a living caller's request goes on");
+        InterruptTable.InFlight unknown = t.register(41, 0);
+        t.interrupt(41);
+        assertTrue(unknown.interrupted(), "a caller that cannot be looked at: interrupted, as before");
+        t.done(caught);
+        t.done(unknown);
+    }
+
+    @Test
+    void aCallerThatIsGoneOrCannotBeReadCountsAsDying() {
+        assertFalse(CallerSignals.dying((int) ProcessHandle.current().pid()));
+        assertTrue(CallerSignals.dying(0));
+        assertTrue(CallerSignals.dying(Integer.MAX_VALUE), "no such process");
     }
 }
