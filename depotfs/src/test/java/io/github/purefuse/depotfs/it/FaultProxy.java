@@ -36,6 +36,8 @@ final class FaultProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean hideConditions;
+    private volatile java.time.@org.jspecify.annotations.Nullable Duration completeDelay;
+    private final AtomicInteger completes = new AtomicInteger();
     private volatile boolean hideRanges;
     /** The body byte to flip in the next response long enough to have it; -1: none. */
     private final AtomicInteger damageAt = new AtomicInteger(-1);
@@ -108,6 +110,20 @@ final class FaultProxy implements AutoCloseable {
         for (Socket s : open) {
             closeQuietly(s);
         }
+    }
+
+    /**
+     * Holds back each answer to a CompleteMultipartUpload (a response whose bytes hold
+     * {@code CompleteMultipartUploadResult}) for {@code d}, as a server does that assembles a large object slowly
+     * before it answers (the server behind has completed it already).
+     */
+    void delayCompletes(java.time.Duration d) {
+        completeDelay = d;
+    }
+
+    /** {@return answers to CompleteMultipartUpload seen so far (with {@link #delayCompletes})} */
+    int completes() {
+        return completes.get();
     }
 
     /** Lets the answers of all connections together through at {@code bytesPerSecond} at most (0: no limit). */
@@ -293,6 +309,11 @@ final class FaultProxy implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             byte[] buf = new byte[16 << 10];
             for (int n; (n = in.read(buf)) >= 0; ) {
+                java.time.Duration hold = completeDelay;
+                if (hold != null && new String(buf, 0, n, StandardCharsets.ISO_8859_1).contains("CompleteMultipartUploadResult")) {
+                    completes.incrementAndGet();
+                    Thread.sleep(hold);
+                }
                 pace(n);
                 out.write(buf, 0, n);
             }

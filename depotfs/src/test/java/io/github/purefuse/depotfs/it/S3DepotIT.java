@@ -17,6 +17,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.ArrayList;
@@ -121,6 +122,32 @@ class S3DepotIT {
             assertEquals("root199", roots.lastKey());
             assertTrue(counting.passed() - before <= S3Depot.REF_READS + 1 && S3Depot.REF_READS <= 16,
                     "connections for one LIST and " + n + " GETs: " + (counting.passed() - before));
+        }
+    }
+
+    @Test
+    void aCompleteThatTheServerAnswersSlowlyIsWaitedForNotSentAgain() throws Exception {
+        // An S3 trial: S3Mock took over 10 s to answer the Complete of a 1 GiB upload; the SDK cut the attempt at
+        // the 10 s attempt timeout and sent it again, and the import failed ("no answer within 30 s").
+        S3Location loc = S3Location.parse("s3://depot-unit/slow-complete");
+        try (S3Depot d = S3Depot.openOrCreate(loc, server.options())) {
+            d.putBundle(List.of()); // the depot exists
+        }
+        byte[] big = new byte[20 << 20]; // above the multipart threshold
+        new Random(11).nextBytes(big);
+        try (FaultProxy slow = new FaultProxy(server.endpoint())) {
+            slow.delayCompletes(java.time.Duration.ofSeconds(12));
+            try (S3Depot d = S3Depot.open(loc, io.github.purefuse.depotfs.store.s3.S3Options.defaults(slow.endpoint())
+                    .withRegion("us-east-1"))) {
+                WritableDepot.Stored s = d.putObject(Channels.newChannel(new ByteArrayInputStream(big)), null);
+                assertEquals(Hash.sha256(big), s.hash());
+                assertEquals(1, slow.completes(), "one CompleteMultipartUpload");
+                try (DepotObject obj = d.open(s.hash(), big.length)) {
+                    ByteBuffer b = ByteBuffer.allocate(4096);
+                    obj.read(b, big.length - 4096);
+                    assertArrayEquals(Arrays.copyOfRange(big, big.length - 4096, big.length), b.array());
+                }
+            }
         }
     }
 

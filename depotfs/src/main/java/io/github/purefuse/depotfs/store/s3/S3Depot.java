@@ -1217,8 +1217,12 @@ public final class S3Depot implements WritableDepot {
             for (CompletableFuture<CompletedPart> f : parts) {
                 completed.add(await(f, "upload a part of " + key));
             }
+            // One attempt may take the whole call timeout: a server assembles a large object before it answers
+            // (AWS S3 sends spaces meanwhile, S3Mock nothing), and a Complete cut at the attempt timeout and sent
+            // again made it start over, or answer NoSuchUpload once the first had finished.
             await(client.completeMultipartUpload(r -> r.bucket(location.bucket()).key(key).uploadId(uploadId)
-                    .multipartUpload(m -> m.parts(completed))), "finish upload of " + key);
+                    .multipartUpload(m -> m.parts(completed))
+                    .overrideConfiguration(c -> c.apiCallAttemptTimeout(options.callTimeout()))), "finish upload of " + key);
             done = true;
             known.put(hash, length);
             return new Stored(hash, length, true);
