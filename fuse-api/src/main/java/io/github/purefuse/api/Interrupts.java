@@ -46,8 +46,9 @@ import org.jspecify.annotations.Nullable;
  *       {@link #requested()} between steps, or wrap the wait in {@link #interruptibly} so that blocking
  *       calls ({@code Thread.sleep}, {@code BlockingQueue.take}, {@code Future.get},
  *       {@code HttpClient.send}) throw {@link InterruptedException}; then answer
- *       {@code Failure.of(Errno.EINTR)}: its caller is dying, and ends at once. Inside {@code interruptibly} use no channel that outlives the
- *       call (or one that survives interrupts, such as the kit's {@code LocalFileReader}).</li>
+ *       {@code Failure.of(Errno.EINTR)}: its caller is dying, and ends at once. Inside {@code interruptibly}
+ *       use no channel that outlives the call (or one that survives interrupts, such as the kit's
+ *       {@code LocalFileReader}).</li>
  *   <li>An interrupted request ends as its handler's reply or as EINTR, never as EIO: if the handler of
  *       an interrupted request throws, the SDK answers EINTR (not EIO, its answer for other exceptions).</li>
  *   <li>A request whose caller is only signalled (a handler, a timer) is not interrupted: it runs to its
