@@ -23,9 +23,10 @@ import java.util.List;
  * From a call of one of those opcodes on the node the notification names, each of them throws
  * {@link IllegalStateException} instead of deadlocking. Other combinations cannot be seen from here: a
  * notification about pages or a directory that another request holds while that request waits for a reply
- * this thread would send later. A stuck notification also holds up the unmount (the kernel's
- * {@code fc->killsb}); {@code FuseSession.close()} then aborts the connection after its grace. Send
- * notifications after replying, or from a thread of your own.
+ * this thread would send later, or a notification handed to another thread while the call waits for it. A
+ * stuck notification also holds up the unmount (the kernel's {@code fc->killsb}); {@code FuseSession.close()}
+ * then aborts the connection after its grace. Send notifications after replying, or from a thread of your own
+ * that the call does not wait for.
  *
  * <p>Thread-safe: each notification is one {@code writev} of its own, from any thread.
  */

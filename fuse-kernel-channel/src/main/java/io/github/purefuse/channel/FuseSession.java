@@ -79,6 +79,8 @@ public final class FuseSession implements AutoCloseable {
     private final boolean viaFusermount;
     private final Fusermount.@Nullable Mounted helper;
     private final AtomicBoolean closing = new AtomicBoolean();
+    /** Counted down when the first {@link #close()} has ended; later (concurrent) ones wait for it. */
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
     private final AtomicBoolean helperReleased;
     private volatile @Nullable Thread shutdownHook;
     private volatile @Nullable AutoCloseable signalRegistration;
@@ -692,7 +694,8 @@ public final class FuseSession implements AutoCloseable {
     }
 
     /**
-     * Unmounts and ends the session; returns once it has ended. Idempotent, and a no-op for the mount
+     * Unmounts and ends the session; returns once it has ended (a call while another runs, such as the
+     * application's beside the shutdown hook's, returns when that one has ended). Idempotent, and a no-op for the mount
      * if it was already unmounted from outside: also when another mount has since been made on the same
      * directory, which it leaves alone (told apart by the mount's unique ID on Linux 6.8+; on older kernels by
      * its device number, which the kernel may have given to the new mount).
@@ -720,9 +723,24 @@ public final class FuseSession implements AutoCloseable {
             return;
         }
         if (!closing.compareAndSet(false, true)) {
-            awaitQuietly(UNMOUNT_GRACE);
+            // Another close() runs (the application's beside the shutdown hook's): return when it has ended. Its
+            // graces bound it (about 30 s); the bound here only guards against a close that itself got stuck.
+            try {
+                closed.await(3 * UNMOUNT_GRACE.toSeconds() + 30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return;
         }
+        try {
+            closeOnce();
+        } finally {
+            closed.countDown();
+        }
+    }
+
+    /** The first {@link #close()}: unmounts, waits, aborts after the grace, and lets the helper go. */
+    private void closeOnce() {
         engine.ending();
         if (!engine.termination().isDone()) {
             // umount2 on a thread of its own: it can block in the kernel (a handler stuck in a notification that

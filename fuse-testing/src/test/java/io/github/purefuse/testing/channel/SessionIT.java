@@ -830,7 +830,7 @@ class SessionIT {
         assertEquals(2, refused.size(), refused.toString());
         assertEquals("FUSE_NOTIFY_INVAL_ENTRY of nodeid 1 sent from the FUSE_LOOKUP call on that node would deadlock: the"
                 + " kernel holds the directory's lock until this call replies; send it after replying, or from another"
-                + " thread", refused.get(0));
+                + " thread without waiting for it in this call", refused.get(0));
         assertTrue(refused.get(1).startsWith("FUSE_NOTIFY_INVAL_INODE of nodeid 2 sent from the FUSE_READ call on that"
                 + " node would deadlock: the kernel holds the file's pages being read"), refused.get(1));
         assertEquals(2, allowed.size(), "the notifications about another node and of attributes were sent");
@@ -882,6 +882,9 @@ class SessionIT {
             assertTrue(hello.waitFor(20, TimeUnit.SECONDS) && other.waitFor(20, TimeUnit.SECONDS), "readers ended");
             FuseSession s = mount.session();
             closer = Thread.ofPlatform().start(s::close);
+            Thread.sleep(1000);
+            s.close(); // a second close while the first waits: returns when the first has ended
+            assertFalse(TestMount.isMounted(mp), "unmounted when the second close() returned");
             closer.join(Duration.ofSeconds(60));
             if (closer.isAlive()) {
                 s.abort();

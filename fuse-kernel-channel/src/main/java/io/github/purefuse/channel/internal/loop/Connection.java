@@ -166,7 +166,8 @@ final class Connection implements FuseConnection {
                 throw new IllegalStateException(notification + " of nodeid " + Long.toUnsignedString(nodeid)
                         + " sent from the " + o + " call on that node would deadlock: the kernel holds "
                         + (o == Opcode.FUSE_READ ? "the file's pages being read" : "the directory's lock")
-                        + " until this call replies; send it after replying, or from another thread");
+                        + " until this call replies; send it after replying, or from another thread without waiting for it"
+                        + " in this call");
             }
         }
     }
