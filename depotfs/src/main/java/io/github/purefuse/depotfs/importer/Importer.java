@@ -515,9 +515,9 @@ public final class Importer {
              InputStream checked = requireTar(data, tar);
              Blocks blocks = new Blocks(checked);
              ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-            tarUploads = new TarUploads(pool);
-            readTar(root, blocks);
-            awaitAll(tarUploads.futures);
+            TarUploads uploads = new TarUploads(pool);
+            readTar(root, blocks, uploads);
+            awaitAll(uploads.futures);
         } catch (DepotException e) {
             throw e;
         } catch (IOException | IllegalArgumentException e) {
@@ -585,7 +585,7 @@ public final class Importer {
      * right, as GNU tar does), and it takes a regular-file entry whose name ends in {@code /} for a
      * directory and does not skip its data (the data is skipped here, by the header's size).
      */
-    private void readTar(Dir root, Blocks blocks) throws IOException {
+    private void readTar(Dir root, Blocks blocks, TarUploads uploads) throws IOException {
         TarArchiveInputStream in = new TarArchiveInputStream(blocks, "UTF-8");
         while (true) {
             TarArchiveEntry e = in.getNextEntry();
@@ -615,11 +615,12 @@ public final class Importer {
                 fail(e.getName(), "a regular-file entry whose name ends in '/' (" + e.getSize() + " bytes): not imported");
                 continue;
             }
-            addTarEntry(root, e, in);
+            addTarEntry(root, e, in, uploads);
         }
     }
 
-    private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in) throws IOException {
+    private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in, TarUploads uploads)
+            throws IOException {
         String rawName = e.getName();
         if (rawName.indexOf('\uFFFD') >= 0 || (e.isSymbolicLink() && e.getLinkName().indexOf('\uFFFD') >= 0)) {
             // the archive reader decodes bytes that are not UTF-8 to U+FFFD: two such names would collide
@@ -709,8 +710,8 @@ public final class Importer {
             // Before isFile(): commons-compress calls every entry a file whose name has no trailing '/'.
             skip(display, e.isCharacterDevice() ? "character device" : e.isBlockDevice() ? "block device" : "FIFO");
             return;
-        } else if (e.isFile() && e.getSize() <= TarUploads.SMALL && tarUploads != null) {
-            node = tarUploads.submit(in, e, name, display, mtime);
+        } else if (e.isFile() && e.getSize() <= TarUploads.SMALL) {
+            node = uploads.submit(in, e, name, display, mtime);
         } else if (e.isFile()) {
             WritableDepot.Stored s = depot.putObject(new StreamChannel(in), null);
             if (s.size() != e.getSize()) {
@@ -719,11 +720,7 @@ public final class Importer {
             }
             File f = new File(name, display, null, s.size(), mtime, (e.getMode() & 0100) != 0);
             f.hash = s.hash();
-            if (!claimed.add(s.hash()) || !s.created()) {
-                deduped.incrementAndGet();
-            } else {
-                newObjects.incrementAndGet();
-            }
+            countStored(claimed.add(s.hash()), s);
             node = f;
         } else {
             fail(display, "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
@@ -736,8 +733,10 @@ public final class Importer {
         reportTarXattrs(display, e);
     }
 
-    /** The uploads of a tar import's small entries, if one runs. */
-    private @Nullable TarUploads tarUploads;
+    /** Counts a tar entry's object: new if this import stored it first, else deduplicated. */
+    private void countStored(boolean firstClaim, WritableDepot.Stored s) {
+        (firstClaim && s.created() ? newObjects : deduped).incrementAndGet();
+    }
 
     /**
      * A tar is read in one stream, so its entries come one at a time; an entry of up to {@link #SMALL} bytes is
@@ -759,8 +758,7 @@ public final class Importer {
         }
 
         File submit(InputStream in, TarArchiveEntry e, String name, String display, long mtime) throws IOException {
-            Throwable f0 = failed;
-            if (f0 != null) { // stop reading the archive at the first failed upload; awaitAll reports it
+            if (failed != null) { // stop reading the archive at the first failed upload; awaitAll reports it
                 awaitAll(futures);
             }
             int n = (int) e.getSize();
@@ -788,13 +786,7 @@ public final class Importer {
             boolean first = claimed.add(hash);
             futures.add(pool.submit(() -> {
                 try {
-                    WritableDepot.Stored s = depot.putObject(new StreamChannel(new java.io.ByteArrayInputStream(bytes)),
-                            hash);
-                    if (!first || !s.created()) {
-                        deduped.incrementAndGet();
-                    } else {
-                        newObjects.incrementAndGet();
-                    }
+                    countStored(first, depot.putObject(new StreamChannel(new java.io.ByteArrayInputStream(bytes)), hash));
                     return null;
                 } catch (IOException | RuntimeException ex) {
                     failed = ex;

@@ -3,7 +3,6 @@ package io.github.purefuse.channel.internal.dispatch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -29,6 +28,8 @@ final class CallerSignals {
      * SIGTTOU, SIGURG (17..23) and SIGWINCH (28), which are ignored or stop it by default.
      */
     private static final long ENDS_BY_DEFAULT = ~(0x7FL << 16 | 1L << 27);
+    /** The lines of {@code /proc/<pid>/status} read here. */
+    private static final java.util.Set<String> MASKS = java.util.Set.of("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt");
 
     private CallerSignals() {
     }
@@ -46,10 +47,8 @@ final class CallerSignals {
         String status;
         try {
             status = Files.readString(Path.of("/proc", Integer.toString(pid), "status"), StandardCharsets.ISO_8859_1);
-        } catch (NoSuchFileException e) {
-            return true;
         } catch (IOException | RuntimeException e) {
-            return true;
+            return true; // gone (NoSuchFileException), or unreadable
         }
         long pending = 0;
         long blocked = 0;
@@ -57,33 +56,25 @@ final class CallerSignals {
         long caught = 0;
         int seen = 0;
         for (String line : status.split("\n")) {
-            int colon = line.indexOf(':');
-            if (colon != 6) {
+            String key = line.length() > 7 && line.charAt(6) == ':' ? line.substring(0, 6) : "";
+            if (!MASKS.contains(key)) {
                 continue;
             }
-            String key = line.substring(0, 6);
             long mask;
             try {
-                mask = switch (key) {
-                    case "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt" ->
-                            Long.parseUnsignedLong(line.substring(7).strip(), 16);
-                    default -> -1;
-                };
+                mask = Long.parseUnsignedLong(line.substring(7).strip(), 16);
             } catch (NumberFormatException e) {
-                return true;
+                return true; // not the format this reads
             }
             switch (key) {
-                case "SigPnd", "ShdPnd" -> pending |= mask;
                 case "SigBlk" -> blocked = mask;
                 case "SigIgn" -> ignored = mask;
                 case "SigCgt" -> caught = mask;
-                default -> {
-                    continue;
-                }
+                default -> pending |= mask; // SigPnd (the thread's), ShdPnd (the process's)
             }
             seen++;
         }
-        if (seen < 5) {
+        if (seen < MASKS.size()) {
             return true; // not the format this reads
         }
         return (pending & SIGKILL_BIT) != 0 || (pending & ~blocked & ~ignored & ~caught & ENDS_BY_DEFAULT) != 0;

@@ -126,13 +126,7 @@ final class SlowCalls {
 
     /** {@return whether the calling thread is in a call of this dispatcher now (a handler, on any thread)} */
     boolean inCallOnCurrentThread() {
-        Thread me = Thread.currentThread();
-        for (Slot s : slots) {
-            if (s.thread == me) {
-                return ((long) SEQ.getAcquire(s) & 1) != 0;
-            }
-        }
-        return false;
+        return currentCall() != null;
     }
 
     /**
@@ -141,13 +135,19 @@ final class SlowCalls {
      * them.
      */
     int callOnCurrentThread(long nodeid) {
+        Slot s = currentCall();
+        return s != null && s.nodeid == nodeid ? s.opcode : 0;
+    }
+
+    /** {@return the calling thread's slot while it runs a call, else null} */
+    private @Nullable Slot currentCall() {
         Thread me = Thread.currentThread();
         for (Slot s : slots) {
             if (s.thread == me) {
-                return ((long) SEQ.getAcquire(s) & 1) != 0 && s.nodeid == nodeid ? s.opcode : 0;
+                return ((long) SEQ.getAcquire(s) & 1) != 0 ? s : null;
             }
         }
-        return 0;
+        return null;
     }
 
     /**
