@@ -691,8 +691,10 @@ public final class LocalDepot implements WritableDepot {
             moved = true;
             return new Stored(hash, size, true);
         } finally {
-            if (!moved) {
-                Files.deleteIfExists(temp);
+            if (moved) {
+                TempFiles.installed(temp);
+            } else {
+                TempFiles.delete(temp);
             }
         }
     }
@@ -727,8 +729,10 @@ public final class LocalDepot implements WritableDepot {
             unsynced.add(target);
             unsynced.add(shard);
         } finally {
-            if (!moved) {
-                Files.deleteIfExists(temp);
+            if (moved) {
+                TempFiles.installed(temp);
+            } else {
+                TempFiles.delete(temp);
             }
         }
     }
@@ -753,8 +757,10 @@ public final class LocalDepot implements WritableDepot {
             install(temp, hash);
             moved = true;
         } finally {
-            if (!moved) {
-                Files.deleteIfExists(temp);
+            if (moved) {
+                TempFiles.installed(temp);
+            } else {
+                TempFiles.delete(temp);
             }
         }
         return new Stored(hash, bytes.length, true);
@@ -855,10 +861,10 @@ public final class LocalDepot implements WritableDepot {
 
     private Path newTempFile(String prefix) throws IOException {
         try {
-            return Files.createTempFile(tmp, prefix, "", OBJECT_PERMISSIONS);
+            return TempFiles.create(tmp, prefix, OBJECT_PERMISSIONS);
         } catch (NoSuchFileException e) {
             Files.createDirectories(tmp);
-            return Files.createTempFile(tmp, prefix, "", OBJECT_PERMISSIONS);
+            return TempFiles.create(tmp, prefix, OBJECT_PERMISSIONS);
         } catch (AccessDeniedException e) {
             throw new DepotException(DepotException.Reason.INVALID, "cannot write to the depot " + dir + ": permission denied", e);
         }

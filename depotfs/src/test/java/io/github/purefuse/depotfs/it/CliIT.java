@@ -307,6 +307,51 @@ class CliIT {
         }
     }
 
+    /**
+     * The object an import was writing when Ctrl-C came is removed with it, not left in the depot's {@code tmp/}
+     * for {@code gc} to find a day later (its workers' {@code finally} blocks do not run on SIGINT). The source is
+     * a sparse file of 2 GiB: hashed first, then copied into {@code tmp/}, where the signal finds it.
+     */
+    @Test
+    void anImportStoppedWhileStoringAnObjectLeavesNothingInTmp() throws Exception {
+        Path src = Files.createDirectories(work.resolve("big"));
+        try (FileChannel f = FileChannel.open(src.resolve("sparse.bin"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            f.write(ByteBuffer.wrap(new byte[] {1}), (2L << 30) - 1);
+        }
+        Path tmp = depotDir.resolve("tmp");
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
+                ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "import", "-q", "--depot", depotDir.toString(), "--root", "big", src.toString()));
+        Path err = work.resolve("import-big.err");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(work.resolve("import-big.out").toFile()).start();
+        processes.add(p);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!holdsObjectFile(tmp) && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);   // until it writes the object
+            }
+            assertTrue(p.isAlive() && holdsObjectFile(tmp), "the import writes the object: " + Files.readString(err));
+            Tools.ok(work, "kill", "-INT", Long.toString(p.pid()));
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the import ends on SIGINT");
+        } finally {
+            Files.deleteIfExists(src.resolve("sparse.bin"));
+        }
+        assertEquals(130, p.exitValue(), Files.readString(err));
+        try (var left = Files.list(tmp)) {
+            assertEquals(List.of(), left.toList(), "the depot's tmp/ after the interrupted import");
+        }
+    }
+
+    private static boolean holdsObjectFile(Path tmp) throws IOException {
+        try (var s = Files.list(tmp)) {
+            return s.anyMatch(f -> f.getFileName().toString().startsWith("obj-"));
+        } catch (java.nio.file.NoSuchFileException notYet) {
+            return false;
+        }
+    }
+
     /** Whether process {@code pid} has {@code file} open (its {@code /proc/PID/fd} links). */
     private static boolean reads(long pid, Path file) throws IOException {
         try (var s = Files.list(Path.of("/proc/" + pid + "/fd"))) {

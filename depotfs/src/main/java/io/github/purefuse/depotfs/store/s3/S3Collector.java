@@ -4,6 +4,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.GcMark;
 import io.github.purefuse.depotfs.store.GcReport;
 import io.github.purefuse.depotfs.store.Hash;
+import io.github.purefuse.depotfs.store.TempFiles;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -405,7 +406,7 @@ final class S3Collector {
                     "remove " + location.key(PENDING));
             return;
         }
-        Path file = Files.createTempFile("depotfs-gc-pending-", ".txt"); // it may be GBs: not a String
+        Path file = TempFiles.create(null, "depotfs-gc-pending-"); // it may be GBs: not a String
         try {
             try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
                 out.write("# depotfs gc, " + now + ": unreferenced keys and since when they are (epoch seconds,"
@@ -417,7 +418,7 @@ final class S3Collector {
             depot.await(client.putObject(r -> r.bucket(location.bucket()).key(location.key(PENDING)),
                     AsyncRequestBody.fromFile(file)), "write " + location.key(PENDING));
         } finally {
-            Files.deleteIfExists(file);
+            TempFiles.delete(file);
         }
     }
 

@@ -11,6 +11,7 @@ import io.github.purefuse.depotfs.store.GcReport;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.ManifestCodec;
 import io.github.purefuse.depotfs.store.ManifestDraft;
+import io.github.purefuse.depotfs.store.TempFiles;
 import io.github.purefuse.depotfs.store.Waits;
 import io.github.purefuse.depotfs.store.Depot;
 import io.github.purefuse.depotfs.store.WritableDepot;
@@ -1014,7 +1015,7 @@ public final class S3Depot implements WritableDepot {
                 return putObject(mem, expected);
             }
         }
-        Path spool = Files.createTempFile("depotfs-upload-", ".tmp");
+        Path spool = TempFiles.create(null, "depotfs-upload-");
         try {
             try (FileChannel out = FileChannel.open(spool, StandardOpenOption.WRITE)) {
                 while (head.hasRemaining()) {
@@ -1033,7 +1034,7 @@ public final class S3Depot implements WritableDepot {
                 return putObject(in, expected);
             }
         } finally {
-            Files.deleteIfExists(spool);
+            TempFiles.delete(spool);
         }
     }
 
