@@ -274,19 +274,9 @@ class CliIT {
      */
     @Test
     void anImportStoppedWithCtrlCSaysTheRootWasNotChanged() throws Exception {
-        Path src = Files.createDirectories(work.resolve("huge"));
-        try (FileChannel f = FileChannel.open(src.resolve("sparse.bin"), java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            f.truncate(0);
-            f.write(ByteBuffer.wrap(new byte[] {1}), (256L << 30) - 1);
-        }
-        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                DepotfsCli.class.getName(), "import", "-q", "--depot", depotDir.toString(), "--root", "huge", src.toString()));
+        Path src = sparseSource("huge", 256L << 30);
         Path err = work.resolve("import-huge.err");
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(work.resolve("import-huge.out").toFile()).start();
-        processes.add(p);
+        Process p = startImport("huge", src, err);
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!reads(p.pid(), src.resolve("sparse.bin")) && p.isAlive() && System.nanoTime() < deadline) {
@@ -314,19 +304,10 @@ class CliIT {
      */
     @Test
     void anImportStoppedWhileStoringAnObjectLeavesNothingInTmp() throws Exception {
-        Path src = Files.createDirectories(work.resolve("big"));
-        try (FileChannel f = FileChannel.open(src.resolve("sparse.bin"), java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            f.write(ByteBuffer.wrap(new byte[] {1}), (2L << 30) - 1);
-        }
+        Path src = sparseSource("big", 2L << 30);
         Path tmp = depotDir.resolve("tmp");
-        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                DepotfsCli.class.getName(), "import", "-q", "--depot", depotDir.toString(), "--root", "big", src.toString()));
         Path err = work.resolve("import-big.err");
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(work.resolve("import-big.out").toFile()).start();
-        processes.add(p);
+        Process p = startImport("big", src, err);
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!holdsObjectFile(tmp) && p.isAlive() && System.nanoTime() < deadline) {
@@ -342,6 +323,28 @@ class CliIT {
         try (var left = Files.list(tmp)) {
             assertEquals(List.of(), left.toList(), "the depot's tmp/ after the interrupted import");
         }
+    }
+
+    /** A directory {@code work/name} holding {@code sparse.bin}, a sparse file of {@code size} bytes ending in 1. */
+    private Path sparseSource(String name, long size) throws IOException {
+        Path src = Files.createDirectories(work.resolve(name));
+        try (FileChannel f = FileChannel.open(src.resolve("sparse.bin"), java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            f.write(ByteBuffer.wrap(new byte[] {1}), size - 1);
+        }
+        return src;
+    }
+
+    /** Starts {@code depotfs import -q} of {@code src} as {@code root}, with the default signal dispositions. */
+    private Process startImport(String root, Path src, Path err) throws IOException {
+        List<String> cmd = List.of("env", "--default-signal=TERM,INT,HUP",
+                ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "import", "-q", "--depot", depotDir.toString(), "--root", root, src.toString());
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile())
+                .redirectOutput(work.resolve("import-" + root + ".out").toFile()).start();
+        processes.add(p);
+        return p;
     }
 
     private static boolean holdsObjectFile(Path tmp) throws IOException {
