@@ -63,8 +63,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FuseSession implements AutoCloseable {
     private static final Logger LOG = System.getLogger(FuseSession.class.getName());
-    /** How long {@link #close()} waits for the kernel to end the connection after unmounting. */
-    private static final Duration UNMOUNT_GRACE = Duration.ofSeconds(10);
+    /** How long the shutdown hook waits for a mount(2) or fusermount3 in progress. */
+    private static final Duration MOUNT_WAIT = Duration.ofSeconds(10);
 
     private final Path mountpoint;
     private final String deviceId;
@@ -76,6 +76,8 @@ public final class FuseSession implements AutoCloseable {
      */
     private final long mountUid;
     private final Engine engine;
+    /** {@link MountOptions#unmountGrace()}. */
+    private final Duration unmountGrace;
     private final boolean viaFusermount;
     private final Fusermount.@Nullable Mounted helper;
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -85,12 +87,13 @@ public final class FuseSession implements AutoCloseable {
     private volatile @Nullable Thread shutdownHook;
     private volatile @Nullable AutoCloseable signalRegistration;
 
-    private FuseSession(Path mountpoint, String deviceId, long mountUid, Engine engine, boolean viaFusermount,
-                        Fusermount.@Nullable Mounted helper, AtomicBoolean helperReleased) {
+    private FuseSession(Path mountpoint, String deviceId, long mountUid, Engine engine, Duration unmountGrace,
+                        boolean viaFusermount, Fusermount.@Nullable Mounted helper, AtomicBoolean helperReleased) {
         this.mountpoint = mountpoint;
         this.deviceId = deviceId;
         this.mountUid = mountUid;
         this.engine = engine;
+        this.unmountGrace = unmountGrace;
         this.viaFusermount = viaFusermount;
         this.helper = helper;
         this.helperReleased = helperReleased;
@@ -193,7 +196,7 @@ public final class FuseSession implements AutoCloseable {
     /**
      * The session's JVM shutdown hook, registered before mount(2) so that a JVM that exits at any moment
      * after it (SIGTERM/SIGINT on the JVM's default path) unmounts: while mount(2) or fusermount3 runs, the
-     * hook waits for it (at most {@link #UNMOUNT_GRACE}); between mount(2) and the session it undoes the
+     * hook waits for it (at most {@link #MOUNT_WAIT}); between mount(2) and the session it undoes the
      * mount; once the session exists it closes the session. A failed mount removes it.
      */
     private static final class ShutdownGuard {
@@ -224,8 +227,8 @@ public final class FuseSession implements AutoCloseable {
         private void run() {
             Runnable action;
             synchronized (this) {
-                long deadline = System.nanoTime() + UNMOUNT_GRACE.toNanos();
-                for (long left = UNMOUNT_GRACE.toNanos(); state == State.MOUNTING && left > 0;
+                long deadline = System.nanoTime() + MOUNT_WAIT.toNanos();
+                for (long left = MOUNT_WAIT.toNanos(); state == State.MOUNTING && left > 0;
                         left = deadline - System.nanoTime()) {
                     try {
                         java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
@@ -374,7 +377,8 @@ public final class FuseSession implements AutoCloseable {
         if (mountUid >= 0 && !isTopmost(mp, deviceId)) {
             mountUid = -1;
         }
-        FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, viaFusermount, helper, helperReleased);
+        FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, options.unmountGrace(), viaFusermount, helper,
+                helperReleased);
         if (guard != null) {
             guard.serving(session);
         }
@@ -702,11 +706,11 @@ public final class FuseSession implements AutoCloseable {
      *
      * <p>Unmounts with {@code umount2(mountpoint, 0)}, or {@code MNT_DETACH} if that answers EBUSY
      * (root), else with {@code fusermount3 -u -z}. The kernel then ends the connection and the readers
-     * see ENODEV. If the connection is still alive 10 seconds after the unmount began (a lazily
-     * detached mount still in use, or an unmount the kernel holds up because a call of the filesystem is stuck
-     * in a notification: see {@link io.github.purefuse.api.Notifier}), the session aborts it through fusectl; if it has still not ended 10
-     * seconds after that (a handler stuck in a call that never returns, on a transport's thread), it counts as
-     * ended anyway, with a warning, so that {@link #awaitTermination()} returns. Failures are logged, not
+     * see ENODEV. If the connection is still alive {@link MountOptions#unmountGrace()} (10 s by default) after
+     * the unmount began (a lazily detached mount still in use, or an unmount the kernel holds up because a call of
+     * the filesystem is stuck in a notification: see {@link io.github.purefuse.api.Notifier}), the session aborts
+     * it through fusectl; if it has still not ended as long again after that (at least 1 s: a handler stuck in a
+     * call that never returns, on a transport's thread), it counts as ended anyway, with a warning, so that {@link #awaitTermination()} returns. Failures are logged, not
      * thrown; as root, the lazy unmount of a busy mount is logged at INFO ({@code fusermount3 -u -z} detaches
      * without a word); the abort is logged at WARNING. When {@code close()} runs in the JVM
      * shutdown hook ({@link MountOptions#installShutdownHook()}), where the logging framework may already be
@@ -726,7 +730,7 @@ public final class FuseSession implements AutoCloseable {
             // Another close() runs (the application's beside the shutdown hook's): return when it has ended. Its
             // graces bound it (about 30 s); the bound here only guards against a close that itself got stuck.
             try {
-                closed.await(3 * UNMOUNT_GRACE.toSeconds() + 30, java.util.concurrent.TimeUnit.SECONDS);
+                closed.await(3 * unmountGrace.toSeconds() + 30, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -749,15 +753,15 @@ public final class FuseSession implements AutoCloseable {
             boolean onHook = shutdownHook != null && Thread.currentThread() == shutdownHook;
             Thread unmounting = Thread.ofPlatform().daemon().name("purefuse-umount " + mountpoint)
                     .start(() -> unmount(onHook));
-            if (!awaitQuietly(UNMOUNT_GRACE)) {
+            if (!awaitQuietly(unmountGrace)) {
                 if (unmounting.isAlive()) {
                     report(Level.WARNING, "unmounting {0} has not returned after {1} s (a call of the filesystem"
                             + " holds the mount: see Notifier on notifications sent from a call); aborting the"
-                            + " connection", mountpoint, UNMOUNT_GRACE.toSeconds());
+                            + " connection", mountpoint, seconds(unmountGrace));
                 } else {
                     report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
                             + " (what holds it: open files, a working directory there, or a copy of the mount in"
-                            + " another mount namespace)", mountpoint, UNMOUNT_GRACE.toSeconds());
+                            + " another mount namespace)", mountpoint, seconds(unmountGrace));
                 }
                 boolean aborted = true;
                 try {
@@ -768,7 +772,7 @@ public final class FuseSession implements AutoCloseable {
                     aborted = false;
                     report(Level.WARNING, "cannot abort the connection of {0}: {1}", mountpoint, e.getMessage());
                 }
-                if (!awaitQuietly(UNMOUNT_GRACE)) {
+                if (!awaitQuietly(afterAbort())) {
                     String calls = engine.runningCalls();
                     if (aborted) {
                         report(Level.WARNING, "the session on {0} did not end: a thread of it is stuck in a call of the"
@@ -783,7 +787,7 @@ public final class FuseSession implements AutoCloseable {
                     engine.abandon();
                 }
             }
-            joinQuietly(unmounting, UNMOUNT_GRACE);   // the mount is gone when close() returns (after an abort too)
+            joinQuietly(unmounting, afterAbort());   // the mount is gone when close() returns (after an abort too)
         } else if (stillMounted()) {
             // Ended by abort(): the mount is left behind until unmounted.
             unmount(false);
@@ -804,6 +808,16 @@ public final class FuseSession implements AutoCloseable {
         if (h != null && helperReleased.compareAndSet(false, true)) {
             h.release();
         }
+    }
+
+    /** How long the session waits for its end after an abort: the grace, at least 1 s (the abort takes effect). */
+    private Duration afterAbort() {
+        return unmountGrace.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : unmountGrace;
+    }
+
+    /** A duration in seconds as the messages say it: {@code 10}, {@code 0.5}. */
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? Long.toString(d.toSeconds()) : Double.toString(d.toMillis() / 1000.0);
     }
 
     private boolean awaitQuietly(Duration d) {
@@ -907,7 +921,7 @@ public final class FuseSession implements AutoCloseable {
      * Logs a message of {@link #close()} (or of undoing a mount whose start failed); in the JVM shutdown hook
      * writes it to {@code System.err} instead, as {@code purefuse: LEVEL: message}: there java.util.logging
      * has reset its handlers in a hook of its own (other logging frameworks stop in theirs), and the lazy
-     * unmount and the abort 10 s later would go unsaid.
+     * unmount and the abort after the grace would go unsaid.
      */
     private void report(Level level, String format, Object... args) {
         report(shutdownHook, level, format, args);

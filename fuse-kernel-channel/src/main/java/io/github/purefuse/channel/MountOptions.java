@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -133,7 +134,7 @@ import org.jspecify.annotations.Nullable;
  *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
  *                            and the program exits with the status it chooses, 0 after that clean unmount,
  *                            as a libfuse server does ({@code fuse_set_signal_handlers}). A second signal
- *                            while the session is still ending (files still open keep it waiting up to 10 s)
+ *                            while the session is still ending (files still open keep it waiting up to {@code unmountGrace})
  *                            aborts the connection at once: those files then fail with ENOTCONN. A signal the
  *                            process inherited as ignored (SIGHUP under {@code nohup}; SIGINT of a job a
  *                            script started with {@code &}) stays ignored;
@@ -142,16 +143,28 @@ import org.jspecify.annotations.Nullable;
  *                            {@code false}: the JVM's handling (shutdown hooks, exit status 128 + signal)
  * @param record              record the session's traffic to a file ({@link Recording}), or {@code null}
  *                            (the default) not to
+ * @param unmountGrace        how long {@link FuseSession#close()} waits for the connection to end after it
+ *                            began the unmount (files still open on a lazily detached mount, a call of the
+ *                            filesystem that holds the unmount up) before it aborts the connection, and as
+ *                            long again (at least 1 s) after the abort before the session counts as ended; also how long a second
+ *                            signal of {@code handleSignals} can cut short. 0 aborts at once what is still
+ *                            in use; at most 1 hour. Default {@link #DEFAULT_UNMOUNT_GRACE} (10 s)
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
                            int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
                            int maxPages, boolean passthrough, boolean installShutdownHook, Transport transport,
                            int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals,
-                           @Nullable Recording record) {
+                           @Nullable Recording record, Duration unmountGrace) {
 
     /** The largest {@code readaheadKb}: 1 GiB, in KiB. */
     public static final int MAX_READAHEAD_KB = 1 << 20;
+
+    /** The default {@link #unmountGrace}: 10 seconds. */
+    public static final Duration DEFAULT_UNMOUNT_GRACE = Duration.ofSeconds(10);
+
+    /** The largest {@link #unmountGrace}: 1 hour. */
+    private static final Duration MAX_UNMOUNT_GRACE = Duration.ofHours(1);
 
     /**
      * Where and how much a session records ({@code --record FILE}): every request read from the kernel and
@@ -246,6 +259,28 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         Objects.requireNonNull(transport, "transport");
         requireRange("uringQueueDepth", uringQueueDepth, 0, 4096);
         requireRange("uringThreads", uringThreads, 0, 1024);
+        Objects.requireNonNull(unmountGrace, "unmountGrace");
+        if (unmountGrace.isNegative() || unmountGrace.compareTo(MAX_UNMOUNT_GRACE) > 0) {
+            throw new IllegalArgumentException("unmountGrace must be in 0..1 h, was " + unmountGrace);
+        }
+    }
+
+    /**
+     * The options without {@link #unmountGrace}, which is {@link #DEFAULT_UNMOUNT_GRACE}: the canonical
+     * constructor of the releases before that option (code compiled against them keeps linking).
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
+                        int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
+                        int maxReadahead, int readaheadKb, int maxBackground, int congestionThreshold,
+                        int maxPages, boolean passthrough, boolean installShutdownHook, Transport transport,
+                        int uringQueueDepth, int uringThreads, boolean nonempty, boolean handleSignals,
+                        @Nullable Recording record) {
+        this(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount, readerThreads, maxInFlight,
+                maxReadahead, readaheadKb, maxBackground, congestionThreshold, maxPages, passthrough,
+                installShutdownHook, transport, uringQueueDepth, uringThreads, nonempty, handleSignals, record,
+                DEFAULT_UNMOUNT_GRACE);
     }
 
     /**
@@ -306,6 +341,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         b.nonempty = nonempty;
         b.handleSignals = handleSignals;
         b.record = record;
+        b.unmountGrace = unmountGrace;
         return b;
     }
 
@@ -390,6 +426,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         private boolean nonempty;
         private boolean handleSignals;
         private @Nullable Recording record;
+        private Duration unmountGrace = DEFAULT_UNMOUNT_GRACE;
 
         private Builder() {
         }
@@ -594,6 +631,15 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
         public Builder record(@Nullable Recording v) { record = v; return this; }
 
         /**
+         * Sets {@link MountOptions#unmountGrace()}: how long {@code close()} waits for files still in use before
+         * it aborts the connection.
+         *
+         * @param v the grace, 0..1 h; default and meaning: {@link MountOptions#unmountGrace()}
+         * @return this builder
+         */
+        public Builder unmountGrace(Duration v) { unmountGrace = v; return this; }
+
+        /**
          * Builds the options.
          *
          * @return the options
@@ -605,7 +651,7 @@ public record MountOptions(String fsname, String subtype, boolean allowOther, bo
             return new MountOptions(fsname, subtype, allowOther, defaultPermissions, maxRead, autoUnmount,
                     readerThreads, maxInFlight, maxReadahead, readaheadKb, maxBackground, congestion,
                     maxPages, passthrough, installShutdownHook, transport, uringQueueDepth, uringThreads, nonempty,
-                    handleSignals, record);
+                    handleSignals, record, unmountGrace);
         }
     }
 }

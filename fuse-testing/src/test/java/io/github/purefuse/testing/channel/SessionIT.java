@@ -45,6 +45,7 @@ import io.github.purefuse.testing.Tools;
 import io.github.purefuse.testing.Tools.Result;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -834,6 +835,33 @@ class SessionIT {
         assertTrue(refused.get(1).startsWith("FUSE_NOTIFY_INVAL_INODE of nodeid 2 sent from the FUSE_READ call on that"
                 + " node would deadlock: the kernel holds the file's pages being read"), refused.get(1));
         assertEquals(2, allowed.size(), "the notifications about another node and of attributes were sent");
+    }
+
+    @Test
+    void closeWaitsTheUnmountGraceOfItsOptionsForAFileStillOpen() throws Exception {
+        // A file held open keeps the lazily detached mount's connection alive: close() aborts it after the grace
+        // of MountOptions (1.5 s here, 10 s by default), and the open file then fails with ENOTCONN.
+        try (ChannelLog log = new ChannelLog()) {
+            mount = TestMount.mount(new TestFs(), options().unmountGrace(Duration.ofMillis(1500)).build());
+            Path mp = mount.path();
+            FileChannel held = FileChannel.open(mp.resolve("hello"));
+            try {
+                long start = System.nanoTime();
+                mount.session().close();
+                long waitedMs = (System.nanoTime() - start) / 1_000_000;
+                assertFalse(TestMount.isMounted(mp), "detached");
+                log.await("WARNING " + mp + " is still in use 1.5 s after unmounting; aborting the connection");
+                assertTrue(waitedMs >= 1400, "close() waited the grace before the abort: " + waitedMs + " ms");
+                IOException e = assertThrows(IOException.class, () -> held.read(ByteBuffer.allocate(8), 0));
+                assertTrue(String.valueOf(e.getMessage()).contains("not connected"), "after the abort: " + e);
+            } finally {
+                try {
+                    held.close();
+                } catch (IOException aborted) {
+                    // close(2) flushes, which fails with ENOTCONN on the aborted connection
+                }
+            }
+        }
     }
 
     @Test
