@@ -138,7 +138,10 @@ public interface ReadOnlyFileSystem {
 
     /**
      * {@code FUSE_OPEN}. The default, ENOSYS, tells the kernel that opens need no server: it opens
-     * every file with handle 0 and its page cache kept, and sends no RELEASE.
+     * every file with handle 0 and its page cache kept, and sends no RELEASE. A kernel that does not know
+     * that answer ({@code FUSE_NO_OPEN_SUPPORT} not offered: protocol before 7.23) would fail the
+     * {@code open(2)} with it, so there the session answers ENOSYS with handle 0 and {@code KEEP_CACHE} itself,
+     * and the kernel goes on asking.
      *
      * @param request the node and the open flags
      * @return the reply
@@ -273,7 +276,10 @@ public interface ReadOnlyFileSystem {
 
     /**
      * {@code FUSE_OPENDIR}. The default, ENOSYS, makes the kernel open directories with handle 0 and
-     * cache their listings, without asking again.
+     * cache their listings, without asking again. A kernel that does not know that answer
+     * ({@code FUSE_NO_OPENDIR_SUPPORT} not offered: Linux before 5.1) would fail the {@code opendir(3)} with it
+     * ({@code ls}: "Function not implemented"), so there the session answers ENOSYS with handle 0 itself, and
+     * the kernel goes on asking and does not cache listings.
      *
      * @param request the directory and the open flags
      * @return the reply

@@ -779,12 +779,17 @@ public final class DepotFileSystem implements PathFileSystem {
     /**
      * {@inheritDoc}
      *
-     * <p>Yes for a remote depot; and when passthrough is asked for over a {@link VerifyingDepot}, since
+     * <p>Yes for a remote depot; and when passthrough is in use over a {@link VerifyingDepot}, since
      * an OPEN then reads and checks the whole object ({@link #open}), too long for the transport's thread.
+     * Passthrough asked for but not in use (a kernel before 6.9, not root) leaves metadata on that thread.
      */
     @Override
     public boolean metadataMayBlock() {
-        return depot.remote() || checksWholeObjectsAtOpen;
+        if (depot.remote()) {
+            return true;
+        }
+        PathAdapter a = adapter;
+        return checksWholeObjectsAtOpen && a != null && a.passthroughActive();
     }
 
     /**

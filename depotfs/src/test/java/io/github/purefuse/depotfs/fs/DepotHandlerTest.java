@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.fs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -98,6 +99,17 @@ class DepotHandlerTest {
 
         DepotFileSystem one = DepotFileSystem.open(depot, "other", 0, 0);
         assertEquals(List.of("hello.txt"), one.list(FsPath.ROOT).stream().map(e -> e.name()).toList());
+    }
+
+    @Test
+    void passthroughAskedForButNotInUseKeepsMetadataOnTheTransportThread() throws Exception {
+        // --passthrough over a verifying depot checks a whole object at OPEN, too long for the transport's thread;
+        // without a session that grants passthrough (a kernel before 6.9, not root: here none) it checks nothing
+        DepotFileSystem fs = DepotFileSystem.open(new io.github.purefuse.depotfs.store.VerifyingDepot(depot), null, 0, 0);
+        PathAdapter m = fs.handler(leases, true);
+        assertFalse(m.passthroughActive());
+        assertFalse(fs.metadataMayBlock(), "no OPEN checks a whole object: metadata need not leave the transport");
+        assertFalse(m.mayBlock(new Open(header(14, NodeId.ROOT), 0, 0)), "an OPEN runs where it was read");
     }
 
     @Test

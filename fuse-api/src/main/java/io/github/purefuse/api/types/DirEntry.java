@@ -11,7 +11,10 @@ import java.util.Objects;
  * the directory handle; 0 means "from the start".
  *
  * @param name   the entry's name: 1 to 4095 bytes, no {@code '/'} and no NUL, as a {@link FileNames} string
- *               (written to the page as {@link FileNames#encode} gives it: UTF-8, escaped bytes restored)
+ *               (written to the page as {@link FileNames#encode} gives it: UTF-8, escaped bytes restored).
+ *               Kernels whose {@code FUSE_NAME_MAX} is 1024 (through Linux 6.6 at least) fail the whole
+ *               READDIR with EIO for one longer name; most tools expect at most 255 ({@code NAME_MAX}), which
+ *               is what the kit's name shortening gives
  * @param ino    {@code d_ino}; should equal the entry's {@link Attr#ino()}
  * @param type   {@code d_type}
  * @param cookie {@code d_off}: the non-zero offset at which a listing resumes after this entry

@@ -501,7 +501,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             // a filesystem's bug, named as such (an NPE deep in the encoder named neither)
             return LinkTarget.of(java.util.Objects.requireNonNull(fs.readlink(path), "PathFileSystem.readlink returned null"));
         } catch (ErrnoException e) {
-            if (e.errno() == Errno.EINVAL) {
+            if (Errno.EINVAL.equals(e.errno())) {   // a record: Errno.of(22) is another instance
                 failures.once("readlink EINVAL", () -> "readlink of " + path + " failed (" + e.getMessage()
                         + "), though stat gives it as a symbolic link: does the PathFileSystem implement readlink?");
             }

@@ -1,9 +1,11 @@
 package io.github.purefuse.channel.internal.dispatch;
 
 import io.github.purefuse.api.Interrupts;
+import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.ReadOnlyFileSystem;
 import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FuseReply;
+import io.github.purefuse.api.reply.Opened;
 import io.github.purefuse.api.reply.ReadReply;
 import io.github.purefuse.api.request.Access;
 import io.github.purefuse.api.request.Flush;
@@ -28,7 +30,10 @@ import io.github.purefuse.api.request.Releasedir;
 import io.github.purefuse.api.request.Statfs;
 import io.github.purefuse.api.request.Statx;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileHandle;
+import io.github.purefuse.api.types.InitFlag;
 import io.github.purefuse.api.types.NodeId;
+import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.api.types.Opcode;
 import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.Opcodes;
@@ -127,6 +132,10 @@ public final class Dispatcher implements RequestSink {
     private final java.util.function.Consumer<ByteBuffer> givePage;
     private final ReplyContext context;
     private final int maxPageSize;
+    /** Whether the kernel takes ENOSYS to OPEN for "no open needed" ({@code FUSE_NO_OPEN_SUPPORT}, 7.23). */
+    private final boolean kernelSkipsOpen;
+    /** Whether the kernel takes ENOSYS to OPENDIR so ({@code FUSE_NO_OPENDIR_SUPPORT}, 7.29: Linux 5.1). */
+    private final boolean kernelSkipsOpendir;
     private final ThreadFactory handlers = Thread.ofVirtual().name("fuse-handler-", 0).factory();
     /** Workers waiting for a job; {@code tryTransfer} hands a job to one of them, if any waits. */
     private final LinkedTransferQueue<Runnable> idleWorkers = new LinkedTransferQueue<>();
@@ -141,13 +150,17 @@ public final class Dispatcher implements RequestSink {
      *
      * @param fs          the filesystem
      * @param encoder     the encoder for the negotiated minor version
+     * @param negotiated  what INIT negotiated: the kernel's offer says which answers it knows
      * @param counters    the session's counters
      * @param maxInFlight the most handler calls running at once on virtual threads
-     * @param maxPageSize the largest READDIR reply in bytes ({@code max_pages * 4096})
      */
-    public Dispatcher(ReadOnlyFileSystem fs, ReplyEncoder encoder, Counters counters, int maxInFlight, int maxPageSize) {
+    public Dispatcher(ReadOnlyFileSystem fs, ReplyEncoder encoder, Negotiated negotiated, Counters counters,
+                      int maxInFlight) {
         this.fs = fs;
         this.minor = encoder.minor();
+        int maxPageSize = negotiated.maxPages() * 4096;
+        this.kernelSkipsOpen = negotiated.offered(InitFlag.NO_OPEN_SUPPORT);
+        this.kernelSkipsOpendir = negotiated.offered(InitFlag.NO_OPENDIR_SUPPORT);
         this.permits = new Semaphore(maxInFlight);
         this.pages = new PagePool(maxPageSize, 8);
         this.maxPageSize = maxPageSize;
@@ -217,10 +230,11 @@ public final class Dispatcher implements RequestSink {
             case Getattr r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.getattr(r))));
             case Statx r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.statx(r))));
             case Readlink r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.readlink(r))));
-            case Open r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.open(r))));
+            case Open r -> handle(x, mayBlock, e -> e.reply(opened(call(r, () -> fs.open(r)), kernelSkipsOpen,
+                    OpenFlag.KEEP_CACHE)));
             case Read r -> throw new AssertionError("a READ goes to read(ReadView, ReplyPort)");
             case Release r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.release(r))));
-            case Opendir r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.opendir(r))));
+            case Opendir r -> handle(x, mayBlock, e -> e.reply(opened(call(r, () -> fs.opendir(r)), kernelSkipsOpendir)));
             case Readdir r when tooLarge(r.size()) -> tooLarge(r.header().opcode(), r.size(), x);
             case Readdirplus r when tooLarge(r.size()) -> tooLarge(r.header().opcode(), r.size(), x);
             case Readdir r -> handle(x, mayBlock, e -> directory(e, r, r.size(), false));
@@ -236,6 +250,17 @@ public final class Dispatcher implements RequestSink {
             case Lseek r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.lseek(r))));
             case Poll r -> handle(x, mayBlock, e -> e.reply(call(r, () -> fs.poll(r))));
         }
+    }
+
+    /**
+     * An OPEN or OPENDIR answered with ENOSYS ("no open needed", the default of {@link ReadOnlyFileSystem}) on a
+     * kernel that does not know that answer: before {@code FUSE_NO_OPEN_SUPPORT} / {@code FUSE_NO_OPENDIR_SUPPORT}
+     * {@code fuse_do_open} fails the {@code open(2)} / {@code opendir(3)} with it ({@code ls} says "Function not
+     * implemented" on Linux 4.19). The session opens with handle 0 instead, as libfuse does.
+     */
+    private static FuseReply opened(FuseReply reply, boolean kernelSkipsOpen, OpenFlag... flags) {
+        return !kernelSkipsOpen && reply instanceof Failure f && f.errno().equals(Errno.ENOSYS)
+                ? Opened.of(FileHandle.NONE, flags) : reply;
     }
 
     /** Whether the request's handler may block ({@code fs.mayBlock}); a hint that throws counts as "may block". */

@@ -327,8 +327,9 @@ public final class NativeFile implements LocalFile {
      * {@code RWF_NOWAIT}: readahead reads a range's pages in order, so a page still being read is most
      * often the last), or the file's filesystem never waits for one (tmpfs, which refuses
      * {@code RWF_NOWAIT}: learned by the first call and remembered). A transport thread that must not stall
-     * asks this before it splices. Also true when the kernel cannot tell (no {@code cachestat}) or a call
-     * fails: the read then goes as it always did.
+     * asks this before it splices. Without {@code cachestat} (Linux before 6.5: ENOSYS, remembered) the first
+     * page is probed as the last one is, which tells a cold range (its first page is the one a READ waits
+     * for first) but not a hole in the middle. Also true when a call fails: the read then goes as it always did.
      *
      * @param scratch  64 bytes of native memory the calls may use
      * @param position the range's first byte, at least 0
@@ -336,7 +337,7 @@ public final class NativeFile implements LocalFile {
      * @return false when some page of the range must come from the device
      */
     public boolean inPageCache(long scratch, long position, int length) {
-        if (noWaitRefused || !cachestat) {
+        if (noWaitRefused) {
             return true;
         }
         int d;
@@ -346,26 +347,37 @@ public final class NativeFile implements LocalFile {
             return true; // closed: the read itself says EBADF
         }
         try {
-            long cached = Native.cachestat(d, scratch, position, length);
-            if (cached < 0) {
-                if (cached == -ENOSYS) {
-                    cachestat = false;
-                }
-                return true;
-            }
             long last = (position + length - 1) / 4096;
-            if (cached < last - position / 4096 + 1) {
+            if (cachestat) {
+                long cached = Native.cachestat(d, scratch, position, length);
+                if (cached >= 0 && cached < last - position / 4096 + 1) {
+                    return false;
+                } else if (cached == -ENOSYS) {
+                    cachestat = false;
+                } else if (cached < 0) {
+                    return true;
+                }
+            }
+            if (!cachestat && !pageUpToDate(d, scratch, position)) {
                 return false;
             }
-            long n = Native.preadNoWait(d, scratch, scratch + 56, 1, Math.max(position, last * 4096));
-            if (n == -EOPNOTSUPP) {
-                noWaitRefused = true;
-                return true;
-            }
-            return n != -EAGAIN;
+            return pageUpToDate(d, scratch, Math.max(position, last * 4096));
         } finally {
             release();
         }
+    }
+
+    /**
+     * Whether the page holding byte {@code at} can be read now (a one-byte {@code preadv2} with
+     * {@code RWF_NOWAIT}); true when the filesystem refuses the flag (remembered) or the call fails otherwise.
+     */
+    private boolean pageUpToDate(int d, long scratch, long at) {
+        long n = Native.preadNoWait(d, scratch, scratch + 56, 1, at);
+        if (n == -EOPNOTSUPP) {
+            noWaitRefused = true;
+            return true;
+        }
+        return n != -EAGAIN;
     }
 
     @Override

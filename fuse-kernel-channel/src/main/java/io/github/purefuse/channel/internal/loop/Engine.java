@@ -223,7 +223,7 @@ public final class Engine {
         InitNegotiation.Result result = InitNegotiation.negotiate(init, config.init(), ring != null);
         Negotiated n = result.negotiated();
         ReplyEncoder encoder = new ReplyEncoder(n.minor());
-        Dispatcher d = new Dispatcher(fs, encoder, counters, config.maxInFlight(), n.maxPages() * 4096);
+        Dispatcher d = new Dispatcher(fs, encoder, n, counters, config.maxInFlight());
         replies = d.context();
         d.context().record(recorder);
         Exchange initExchange = Exchange.of(init, initPort, d.context());

@@ -64,7 +64,7 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         this.negotiated = r.negotiated();
         this.maxData = negotiated.maxPages() * 4096;
         ReplyEncoder encoder = new ReplyEncoder(negotiated.minor());
-        this.dispatcher = new Dispatcher(fs, encoder, counters, 64, maxData);
+        this.dispatcher = new Dispatcher(fs, encoder, negotiated, counters, 64);
         decoder.minor(negotiated.minor());
         Connection connection = new Connection(negotiated, new NotificationDevice(), encoder, counters, null, null,
                 dispatcher::callOnCurrentThread);

@@ -171,7 +171,9 @@ class DispatcherTest {
     }
 
     static Dispatcher dispatcher(ReadOnlyFileSystem fs) {
-        return new Dispatcher(fs, new ReplyEncoder(45), new Counters(), 4, 1 << 20);
+        // A Linux 6.18 offer: every flag (NO_OPEN_SUPPORT and NO_OPENDIR_SUPPORT among them), 1 MiB pages
+        return new Dispatcher(fs, new ReplyEncoder(45), new io.github.purefuse.api.Negotiated(7, 45, 45, -1L, 0L,
+                131072, 1 << 20, 256, 64, 48, 1), new Counters(), 4);
     }
 
     private static void run(Dispatcher d, FuseRequest r, Sink sink) throws Exception {
