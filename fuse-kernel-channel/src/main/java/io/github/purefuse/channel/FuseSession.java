@@ -377,8 +377,8 @@ public final class FuseSession implements AutoCloseable {
         if (mountUid >= 0 && !isTopmost(mp, deviceId)) {
             mountUid = -1;
         }
-        FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, options.unmountGrace(), viaFusermount, helper,
-                helperReleased);
+        FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, options.unmountGrace(), viaFusermount,
+                helper, helperReleased);
         if (guard != null) {
             guard.serving(session);
         }
@@ -710,11 +710,12 @@ public final class FuseSession implements AutoCloseable {
      * the unmount began (a lazily detached mount still in use, or an unmount the kernel holds up because a call of
      * the filesystem is stuck in a notification: see {@link io.github.purefuse.api.Notifier}), the session aborts
      * it through fusectl; if it has still not ended as long again after that (at least 1 s: a handler stuck in a
-     * call that never returns, on a transport's thread), it counts as ended anyway, with a warning, so that {@link #awaitTermination()} returns. Failures are logged, not
-     * thrown; as root, the lazy unmount of a busy mount is logged at INFO ({@code fusermount3 -u -z} detaches
-     * without a word); the abort is logged at WARNING. When {@code close()} runs in the JVM
-     * shutdown hook ({@link MountOptions#installShutdownHook()}), where the logging framework may already be
-     * shut down, these messages go to {@code System.err} as {@code purefuse: LEVEL: message} instead.
+     * call that never returns, on a transport's thread), it counts as ended anyway, with a warning, so that
+     * {@link #awaitTermination()} returns. Failures are logged, not thrown; as root, the lazy unmount of a busy
+     * mount is logged at INFO ({@code fusermount3 -u -z} detaches without a word); the abort is logged at
+     * WARNING. When {@code close()} runs in the JVM shutdown hook ({@link MountOptions#installShutdownHook()}),
+     * where the logging framework may already be shut down, these messages go to {@code System.err} as
+     * {@code purefuse: LEVEL: message} instead.
      *
      * <p>Called from a call of this session's filesystem (a handler that decides to end the session), it
      * does the above on a thread of its own and returns at once: the session cannot end before that call

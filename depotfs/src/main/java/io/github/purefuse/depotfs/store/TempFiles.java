@@ -72,11 +72,6 @@ public final class TempFiles {
         }
     }
 
-    /** The number of files registered now (for tests). */
-    static int live() {
-        return LIVE.size();
-    }
-
     private static void removeAll() {
         exiting = true;
         for (Path f : LIVE) {
