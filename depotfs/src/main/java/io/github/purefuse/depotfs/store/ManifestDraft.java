@@ -32,6 +32,9 @@ public record ManifestDraft(List<BundleEntry> entries, long totalBytes, long tot
         } catch (IllegalArgumentException e) {
             throw new DepotException(DepotException.Reason.INVALID, e.getMessage(), e);
         }
+        if (depot.remote()) {
+            askAhead(depot, sorted);
+        }
         long totalBytes = 0;
         long totalNodes = sorted.size();
         for (BundleEntry e : sorted) {
@@ -58,6 +61,45 @@ public record ManifestDraft(List<BundleEntry> entries, long totalBytes, long tot
             }
         }
         return new ManifestDraft(sorted, totalBytes, totalNodes);
+    }
+
+    /** Requests to a remote depot in flight at once for {@link #askAhead}. */
+    private static final int ASK_AHEAD = 32;
+
+    /**
+     * On a remote depot, loads the child manifests and checks the objects {@value #ASK_AHEAD} at a time, so that
+     * the checks of {@link #of} find them in the depot's caches: one after another, a {@code link} into a root of
+     * ~1,000 bundles took 41 s on a store that answers in 40 ms (Ceph radosgw). What fails here is left for those
+     * checks to report, in order.
+     */
+    private static void askAhead(WritableDepot depot, List<BundleEntry> sorted) throws IOException {
+        java.util.Set<Hash> asked = new java.util.HashSet<>();
+        java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(ASK_AHEAD);
+        try (var run = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("depotfs-manifest-check-", 0).factory())) {
+            for (BundleEntry e : sorted) {
+                if (e.kind() == EntryKind.SYMLINK || !asked.add(e.requireHash())) {
+                    continue;
+                }
+                slots.acquire();
+                run.submit(() -> {
+                    try {
+                        if (e.kind() == EntryKind.BUNDLE) {
+                            depot.bundle(e.requireHash());
+                        } else {
+                            depot.hasObject(e.requireHash(), e.size());
+                        }
+                    } catch (IOException | RuntimeException ignored) {
+                        // reported by the check in order
+                    } finally {
+                        slots.release();
+                    }
+                });
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while checking the entries of a manifest");
+        }
     }
 
     /** {@return the canonical manifest bytes} */

@@ -36,6 +36,8 @@ final class FaultProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean hideConditions;
+    /** Whether {@code If-Match} is compared as Ceph radosgw 16.2 does: see {@link #compareIfMatchWithBareEtag()}. */
+    private volatile boolean bareIfMatch;
     private volatile java.time.@org.jspecify.annotations.Nullable Duration completeDelay;
     private final AtomicInteger completes = new AtomicInteger();
     private volatile boolean hideRanges;
@@ -90,6 +92,16 @@ final class FaultProxy implements AutoCloseable {
      */
     void hideConditionalHeaders() {
         hideConditions = true;
+    }
+
+    /**
+     * Makes the server behind compare {@code If-Match} as Ceph radosgw 16.2 does: with its stored ETag, which
+     * has no quotes, so that the quoted ETag it returns itself (and the SDK hands back) never matches, and only
+     * the bare hex does. Every connection is closed after one request, as for {@link #hideConditionalHeaders()}.
+     * For servers that do not check signatures ({@code s3proxy.authorization=none}).
+     */
+    void compareIfMatchWithBareEtag() {
+        bareIfMatch = true;
     }
 
     /**
@@ -205,7 +217,7 @@ final class FaultProxy implements AutoCloseable {
             passed.incrementAndGet();
             try (Socket up = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
                 open.add(up);
-                if (hideConditions) {
+                if (hideConditions || bareIfMatch) {
                     String head = new String(readHeaderBytes(client.getInputStream()), StandardCharsets.ISO_8859_1);
                     StringBuilder out = new StringBuilder();
                     for (String line : head.split("\r\n")) {
@@ -213,8 +225,13 @@ final class FaultProxy implements AutoCloseable {
                         if (line.isEmpty() || lower.startsWith("connection:")) {
                             continue;
                         }
-                        if (lower.startsWith("if-none-match:") || lower.startsWith("if-match:")
-                                || (hideRanges && lower.startsWith("range:"))) {
+                        if (bareIfMatch && lower.startsWith("if-match:")) {
+                            String value = line.substring("if-match:".length()).strip();
+                            // radosgw: strcmp(header, stored bare ETag)
+                            line = value.startsWith("\"") ? "If-Match: \"quoted-etag-never-matches-on-radosgw\""
+                                    : value.equals("*") ? line : "If-Match: \"" + value + "\"";
+                        } else if (hideConditions && (lower.startsWith("if-none-match:") || lower.startsWith("if-match:")
+                                || (hideRanges && lower.startsWith("range:")))) {
                             line = "X-Hidden-" + line;
                         }
                         out.append(line).append("\r\n");

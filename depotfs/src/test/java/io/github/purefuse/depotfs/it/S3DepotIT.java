@@ -296,6 +296,35 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * Ceph radosgw 16.2 compares {@code If-Match} on PUT with its stored ETag without quotes: the quoted ETag it
+     * returns (and the SDK hands back) never matches. A root that exists must still move (import again, link),
+     * and a stale expected value must still be refused.
+     */
+    @Test
+    void rootMovesOnAServerThatComparesIfMatchWithoutQuotes() throws Exception {
+        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("radosgw")), "none");
+             FaultProxy rgw = new FaultProxy(open.endpoint())) {
+            open.createBucket("rgw");
+            rgw.compareIfMatchWithBareEtag();
+            S3Location loc = S3Location.parse("s3://rgw/p");
+            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(rgw.endpoint()).withRegion("us-east-1")
+                    .withAnonymous(true);
+            try (S3Depot d = S3Depot.openOrCreate(loc, options)) {
+                WritableDepot.Stored leaf = d.putObject(Channels.newChannel(new ByteArrayInputStream("a\n".getBytes())), null);
+                WritableDepot.Stored one = d.putBundle(List.of(BundleEntry.object("f", leaf.hash(), 2, 0, false)));
+                WritableDepot.Stored two = d.putBundle(List.of(BundleEntry.object("g", leaf.hash(), 2, 0, false)));
+                d.setRoot("main", null, one.hash());
+                d.setRoot("main", one.hash(), two.hash()); // radosgw 16.2: "root 'main' changed meanwhile; try again"
+                assertEquals(two.hash(), d.root("main").orElseThrow());
+                DepotException stale = assertThrows(DepotException.class, () -> d.setRoot("main", one.hash(), one.hash()));
+                assertEquals(DepotException.Reason.CONFLICT, stale.reason());
+                DepotTree.link(d, DepotPath.parse("main/g"), DepotPath.parse("main/h"));
+                assertTrue(d.bundle(d.root("main").orElseThrow()).entry("h").isPresent());
+            }
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");

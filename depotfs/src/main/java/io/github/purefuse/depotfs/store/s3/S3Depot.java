@@ -1304,14 +1304,12 @@ public final class S3Depot implements WritableDepot {
             }
             lock.check();
             try {
-                await(client.putObject(r -> {
-                    r.bucket(location.bucket()).key(key).contentLength((long) value.length);
-                    if (current.isPresent()) {
-                        r.ifMatch(current.get().etag());
-                    } else {
-                        r.ifNoneMatch("*");
-                    }
-                }, AsyncRequestBody.fromBytes(value)), "move root " + key);
+                if (current.isPresent()) {
+                    putIfMatch(key, current.get().etag(), value, "move root " + key);
+                } else {
+                    await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength((long) value.length)
+                            .ifNoneMatch("*"), AsyncRequestBody.fromBytes(value)), "move root " + key);
+                }
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.CONFLICT) {
                     throw e;
@@ -1321,6 +1319,38 @@ public final class S3Depot implements WritableDepot {
         } finally {
             pairedScan.set(null); // a roots()/brokenRoots() after this write reads the refs anew
             lock.close();
+        }
+    }
+
+    /** Set once a server compared {@code If-Match} with its ETag without the quotes (Ceph radosgw 16.2). */
+    private volatile boolean bareIfMatch;
+
+    /**
+     * PUTs {@code body} at {@code key} if its ETag is still {@code etag}. Some servers (Ceph radosgw 16.2)
+     * compare the header's value with their stored ETag, which has no quotes, so the quoted ETag they
+     * returned never matches: after a 412 the key's ETag is read again, and when it is still {@code etag}
+     * the write is sent once more with the ETag unquoted (still conditional), and so from then on.
+     */
+    software.amazon.awssdk.services.s3.model.PutObjectResponse putIfMatch(String key, String etag, byte[] body,
+            String what) throws IOException {
+        String bare = etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")
+                ? etag.substring(1, etag.length() - 1) : etag;
+        try {
+            String tag = bareIfMatch ? bare : etag;
+            return await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength((long) body.length)
+                    .ifMatch(tag), AsyncRequestBody.fromBytes(body)), what);
+        } catch (DepotException e) {
+            if (e.reason() != DepotException.Reason.CONFLICT || bareIfMatch || bare.equals(etag)) {
+                throw e;
+            }
+            String now = await(client.headObject(r -> r.bucket(location.bucket()).key(key)), what).eTag();
+            if (!etag.equals(now)) {
+                throw e;
+            }
+            var response = await(client.putObject(r -> r.bucket(location.bucket()).key(key)
+                    .contentLength((long) body.length).ifMatch(bare), AsyncRequestBody.fromBytes(body)), what);
+            bareIfMatch = true;
+            return response;
         }
     }
 
@@ -1629,8 +1659,8 @@ public final class S3Depot implements WritableDepot {
                 try {
                     String tag = etag;
                     long before = System.nanoTime();
-                    etag = await(client.putObject(r -> r.bucket(location.bucket()).key(key).ifMatch(tag),
-                            AsyncRequestBody.fromString(token)), "refresh the root-update lock " + key).eTag();
+                    etag = putIfMatch(key, tag, token.getBytes(StandardCharsets.UTF_8),
+                            "refresh the root-update lock " + key).eTag();
                     writtenAt = before; // the server's LastModified is no earlier than the request
                 } catch (InterruptedIOException e) {
                     return;
