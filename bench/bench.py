@@ -1561,4 +1561,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1:   # it takes no arguments: --help must not start a run that writes GiBs
+        print(__doc__.strip() + "\n\nUsage: %s (settings in the environment: bench/README.md)" % "bench/run.sh")
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     main()

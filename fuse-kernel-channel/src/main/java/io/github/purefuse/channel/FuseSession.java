@@ -673,9 +673,9 @@ public final class FuseSession implements AutoCloseable {
 
     /**
      * One line for a ready message or a log: on io_uring the queues, entries per queue, serving threads
-     * (bound to their queue's CPU or not) and the entries' memory; on {@code /dev/fuse} the readers and why
-     * io_uring is not used. For example
-     * {@code io_uring: 2 queues x 16 entries, 2 threads bound to their CPUs, 32.0 MiB}, or {@code 2 threads, 1 of
+     * (bound to their queue's CPU or not) and the ring's memory (the entries, and a frame buffer of the
+     * payload's size per thread); on {@code /dev/fuse} the readers and why io_uring is not used. For example
+     * {@code io_uring: 2 queues x 16 entries, 2 threads bound to their CPUs, 34.0 MiB}, or {@code 2 threads, 1 of
      * them bound to its CPU} when a CPU was not the process's to use; {@code /dev/fuse: 2 readers
      * (not io_uring: FUSE over io_uring is off: /sys/module/fuse/parameters/enable_uring is N ...)}, or
      * {@code /dev/fuse: 2 readers (asked for)} when the options named that transport.

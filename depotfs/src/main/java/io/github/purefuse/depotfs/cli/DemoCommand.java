@@ -67,6 +67,11 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (depotDir != null && depotDir.toString().startsWith("s3:")) {
+            // a Path: "s3://b/p" arrives as "s3:/b/p", and would be built as a directory named "s3:" here
+            throw new DepotfsCli.UsageException("demo builds a local depot: --depot takes a directory, not "
+                    + depotDir + " (to mount an S3 depot, import into it and use depotfs mount --depot s3://...)");
+        }
         Path depotPath = depotDir != null ? depotDir : defaultDepotDir();
         if (clean) {
             return clean(out, depotPath);

@@ -652,7 +652,7 @@ public final class DepotfsCli implements Callable<Integer> {
         @Option(names = "--congestion-threshold", paramLabel = "N", description = "INIT congestion_threshold, 0..65535, at most --max-background (default: 3/4 of it, 48)")
         @Nullable Integer congestionThreshold;
 
-        @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse, 1..1024 (default: the number of CPUs)")
+        @Option(names = "--threads", paramLabel = "N", description = "reader threads on /dev/fuse, 1..1024 (default: the number of CPUs, at least 2)")
         @Nullable Integer threads;
 
         @Option(names = "--stats", paramLabel = "FILE", description = "write statistics as JSON at exit")

@@ -484,8 +484,7 @@ final class MountRunner {
         // Readers of a periodically rewritten file never see half of it.
         // A new file of a name no one can guess (CREATE_NEW: O_EXCL, so never through a link put there), then renamed
         // over the target, which replaces a link there rather than writing through it.
-        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp-"
-                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+        Path tmp = io.github.purefuse.depotfs.store.StoreFiles.tempSibling(file);
         try {
             Files.writeString(tmp, json.writeValueAsString(root) + "\n", StandardCharsets.UTF_8,
                     java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);

@@ -1039,7 +1039,7 @@ public final class LocalDepot implements WritableDepot {
      * {@code target}, fsync of the directory.
      */
     private static void writeDurably(Path target, byte[] content) throws IOException {
-        Path temp = target.getParent().resolve("." + target.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Path temp = StoreFiles.tempSibling(target);
         try {
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ByteBuffer b = ByteBuffer.wrap(content);

@@ -26,6 +26,26 @@ public final class StoreFiles {
     }
 
     /**
+     * A name for the temporary file that is renamed over {@code target} once written: {@code .NAME.tmp-HEX} in the
+     * same directory, with 16 random hex digits (create it with {@code CREATE_NEW}), and {@code NAME} cut to
+     * fit a file name's 255 bytes (a root name may have 255 characters; the whole name would have 22 more).
+     *
+     * @param target the file to replace
+     * @return the temporary file's path, beside it
+     */
+    public static Path tempSibling(Path target) {
+        String name = target.getFileName().toString();
+        String suffix = ".tmp-" + String.format("%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        int room = 255 - 1 - suffix.length();
+        int end = name.length();
+        while (name.substring(0, end).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > room) {
+            end = name.offsetByCodePoints(end, -1);   // a whole character less
+        }
+        name = name.substring(0, end);
+        return target.resolveSibling("." + name + suffix);
+    }
+
+    /**
      * What a file is, in the words {@code ls -l} and {@code stat} use, without following a symbolic link.
      *
      * @param f the file

@@ -296,6 +296,18 @@ class DepotfsCliTest {
     }
 
     @Test
+    void demoRefusesAnS3Depot() {
+        // --depot is a Path here: "s3://bkt/x" arrived as "s3:/bkt/x" and the demo was built in a directory "s3:"
+        for (String[] args : List.of(new String[] {"demo", "--depot", "s3://bkt/x", "--clean"},
+                new String[] {"demo", "--depot", "s3://bkt/x", tmp.resolve("mnt").toString()})) {
+            Run r = cli(args);
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().contains("demo builds a local depot: --depot takes a directory, not s3:/bkt/x"), r.err());
+            assertFalse(Files.exists(Path.of("s3:")), "no directory s3: in " + Path.of("").toAbsolutePath());
+        }
+    }
+
+    @Test
     void thePatternOfTheBigObjectIsStable() {
         byte[] head = DemoBuilder.patternBytes(0, 64);
         assertEquals("MiB 0000000000 of the depotfs demo object", new String(head, 0, 41, StandardCharsets.US_ASCII));

@@ -7,6 +7,7 @@ import io.github.purefuse.examples.cli.ServeFlags;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -49,6 +50,9 @@ public final class HelloCommand implements Callable<Integer> {
         MountOptions.Builder options = MountOptions.builder().fsname("hello").subtype("hello")
                 .readaheadKb(readaheadKb).autoUnmount(autoUnmount);
         if (readers != null) {
+            if (readers < 1 || readers > 1024) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--readers must be 1..1024, was " + readers);
+            }
             options.readerThreads(readers);
         }
         FuseSession session;

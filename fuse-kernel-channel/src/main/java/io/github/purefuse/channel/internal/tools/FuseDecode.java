@@ -71,8 +71,13 @@ public final class FuseDecode {
      * @param args one capture file
      */
     public static void main(String[] args) {
+        String usage = "usage: fuse-decode FILE.fusecap   (prints each FUSE frame of a FUSECAP1 capture as one line)";
+        if (args.length == 1 && (args[0].equals("-h") || args[0].equals("--help"))) {
+            System.out.println(usage);
+            return;
+        }
         if (args.length != 1 || args[0].startsWith("-")) {
-            System.err.println("usage: fuse-decode FILE.fusecap   (prints each FUSE frame of a FUSECAP1 capture as one line)");
+            System.err.println(usage);
             System.exit(2);
             return;
         }
