@@ -357,6 +357,49 @@ class S3GcIT {
         }
     }
 
+    /**
+     * An import stopped with Ctrl-C in the middle of a multipart upload aborts it on the way out: the upload's
+     * thread never reaches its {@code finally}, and the upload used to stay on the server, parts and all, until
+     * a gc an hour later. The object is 256 MiB (32 parts) on S3Proxy's ~60 MB/s: the signal finds it uploading.
+     */
+    @Test
+    void anImportStoppedDuringAMultipartUploadAbortsIt() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("big-source"));
+        byte[] chunk = new byte[1 << 20];
+        new java.util.Random(3).nextBytes(chunk);
+        try (var out = Files.newOutputStream(src.resolve("big.bin"))) {
+            for (int i = 0; i < 256; i++) {
+                chunk[0] = (byte) i;
+                out.write(chunk);
+            }
+        }
+        String address = "s3://" + BUCKET + "/interrupted";
+        List<String> cmd = List.of("env", "--default-signal=TERM,INT,HUP",
+                ProcessHandle.current().info().command().orElse("java"), "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "import", "-q", src.toString(), "--depot", address,
+                "--endpoint", server.endpoint().toString(), "--root", "big");
+        Path err = tmp.resolve("interrupted-import.err");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(err.toFile());
+        pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+        Process p = pb.start();
+        try (S3Client admin = server.adminClient()) {
+            java.util.function.BooleanSupplier uploading = () -> !admin.listMultipartUploads(
+                    r -> r.bucket(BUCKET).prefix("interrupted/")).uploads().isEmpty();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (p.isAlive() && !uploading.getAsBoolean() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(p.isAlive() && uploading.getAsBoolean(), "the import uploads: " + Files.readString(err));
+            assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor());
+            assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the import ends on SIGINT");
+            assertEquals(130, p.exitValue(), Files.readString(err));
+            assertFalse(uploading.getAsBoolean(), "an upload left on the server: " + admin.listMultipartUploads(
+                    r -> r.bucket(BUCKET).prefix("interrupted/")).uploads());
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
     @Test
     void anUploadAWriterLeftUnfinishedIsAbortedOnceOld() throws Exception {
         S3Location loc = S3Location.parse("s3://" + BUCKET + "/uploads");

@@ -38,6 +38,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -1177,6 +1178,7 @@ public final class S3Depot implements WritableDepot {
         String key = location.objectKey(hash);
         String uploadId = await(client.createMultipartUpload(r -> r.bucket(location.bucket()).key(key)),
                 "start upload of " + key).uploadId();
+        unfinished.begun(uploadId, key);
         boolean done = false;
         List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
         Semaphore inFlight = new Semaphore(UPLOADS_IN_FLIGHT);
@@ -1231,6 +1233,75 @@ public final class S3Depot implements WritableDepot {
             if (!done) {
                 parts.forEach(f -> f.cancel(true));
                 client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(key).uploadId(uploadId));
+            }
+            unfinished.ended(uploadId);
+        }
+    }
+
+    /** The multipart uploads begun and not yet completed or aborted. */
+    private final UnfinishedUploads unfinished = new UnfinishedUploads();
+
+    /**
+     * The multipart uploads this depot has begun and not yet completed or aborted, aborted by a shutdown hook when
+     * the JVM exits first (an import stopped with Ctrl-C, SIGTERM, SIGHUP: the uploading thread's {@code finally}
+     * does not run then). Left alone, each stays on the server with the parts it has, billed where storage is, until
+     * a {@code gc} an hour later, or for good in a bucket no gc runs on. The hook waits at most 5 s for the aborts.
+     */
+    private final class UnfinishedUploads {
+        private final ConcurrentHashMap<String, String> keyByUploadId = new ConcurrentHashMap<>();
+        private final AtomicBoolean hooked = new AtomicBoolean();
+        /** Whether a shutdown ref of the CRT is held for the hook (released once: by the hook or by close). */
+        private final AtomicBoolean crtRef = new AtomicBoolean();
+        private final Thread hook = new Thread(this::abortAll, "depotfs-s3-abort-uploads-on-exit");
+
+        void begun(String uploadId, String key) {
+            keyByUploadId.put(uploadId, key);
+            if (hooked.compareAndSet(false, true)) {
+                if (options.httpClient() == S3Options.HttpClientKind.CRT) {
+                    // The CRT's own shutdown hook ends every request in flight unless someone holds a ref
+                    CRT.acquireShutdownRef();
+                    crtRef.set(true);
+                }
+                try {
+                    Runtime.getRuntime().addShutdownHook(hook);
+                } catch (IllegalStateException exiting) {
+                    releaseCrt();
+                }
+            }
+        }
+
+        void ended(String uploadId) {
+            keyByUploadId.remove(uploadId);
+        }
+
+        private void abortAll() {
+            try {
+                List<CompletableFuture<?>> aborts = new ArrayList<>();
+                keyByUploadId.forEach((id, key) -> aborts.add(client.abortMultipartUpload(
+                        r -> r.bucket(location.bucket()).key(key).uploadId(id))));
+                CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                // exiting: what is left, a gc aborts once it is an hour old
+            } finally {
+                releaseCrt();
+            }
+        }
+
+        private void releaseCrt() {
+            if (crtRef.compareAndSet(true, false)) {
+                CRT.releaseShutdownRef();
+            }
+        }
+
+        /** The depot closes: the hook goes (every upload has ended: {@link #multipart} does not return before). */
+        void close() {
+            if (hooked.get()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                    releaseCrt();
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs (or ran), and releases the CRT
+                }
             }
         }
     }
@@ -1765,6 +1836,7 @@ public final class S3Depot implements WritableDepot {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            unfinished.close();
             client.close();
             budget.clear();
             bundles.clear();
