@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -57,6 +58,59 @@ class NativeFileTest {
         assertThrows(IllegalArgumentException.class, () -> NativeFile.open(f, -2));
     }
 
+    private static byte[] randomMiB() {
+        byte[] data = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(data);
+        return data;
+    }
+
+    /** {@code dir/f} holding {@code data}, forced to the disk; {@code dir} must not be on tmpfs. */
+    private static Path writtenOnDisk(Path dir, byte[] data) throws IOException {
+        String type = Files.getFileStore(dir).type();
+        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory is on " + type);
+        Path f = dir.resolve("f");
+        try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(data));
+            c.force(true);
+        }
+        return f;
+    }
+
+    /**
+     * Linux before 6.5 has no {@code cachestat(2)} (ENOSYS: 4.18, 5.4, 5.14, 5.15, 6.1). {@code inPageCache} then
+     * probes the range's first page as well as its last with {@code preadv2(RWF_NOWAIT)} (4.14+): it took every
+     * range for cached, so a /dev/fuse reader spliced a cold range itself and waited for the disk while requests
+     * queued behind it.
+     */
+    @Test
+    void aColdRangeIsSeenColdWithoutCachestat(@TempDir Path dir) throws Exception {
+        Path f = writtenOnDisk(dir, randomMiB());
+        java.lang.reflect.Field cachestat = NativeFile.class.getDeclaredField("cachestat");
+        cachestat.setAccessible(true);
+        ByteBuffer scratch = ByteBuffer.allocateDirect(64);
+        ByteBuffer iov = ByteBuffer.allocateDirect(16);
+        ByteBuffer into = ByteBuffer.allocateDirect(4096);
+        try (NativeFile file = NativeFile.open(f)) {
+            long noWait = 0;
+            for (int tries = 0; tries < 20 && noWait != NativeFile.NOT_CACHED; tries++) {
+                assertEquals(0, new ProcessBuilder("dd", "if=" + f, "iflag=nocache", "count=0").start().waitFor());
+                noWait = file.readNoWait(Native.address(iov), Native.address(into), 1, 0);
+            }
+            assertEquals(NativeFile.NOT_CACHED, noWait, "the first page is not cached");
+            for (int tries = 0; tries < 5; tries++) {
+                assertEquals(0, new ProcessBuilder("dd", "if=" + f, "iflag=nocache", "count=0").start().waitFor());
+            }
+            cachestat.setBoolean(null, false); // what NativeFile learns from ENOSYS on Linux < 6.5
+            try {
+                assertFalse(file.inPageCache(Native.address(scratch), 0, 128 << 10),
+                        "a cold 128 KiB range (first page not cached) reported as cached without cachestat");
+            } finally {
+                cachestat.setBoolean(null, true);
+            }
+            Reference.reachabilityFence(scratch);
+        }
+    }
+
     /**
      * {@code readNoWait} and {@code inPageCache}: cached bytes come at once, a page that must come from the disk says
      * {@code NOT_CACHED} (the kernel starts reading it), and tmpfs, which refuses {@code RWF_NOWAIT}, says
@@ -65,15 +119,9 @@ class NativeFileTest {
      */
     @Test
     void aNoWaitReadGivesCachedBytesAndSaysWhenTheyMustComeFromTheDisk(@TempDir Path dir) throws Exception {
+        byte[] data = randomMiB();
+        Path f = writtenOnDisk(dir, data);
         String type = Files.getFileStore(dir).type();
-        assertFalse(type.equals("tmpfs") || type.equals("ramfs"), "the temporary directory is on " + type);
-        byte[] data = new byte[1 << 20];
-        new java.util.Random(7).nextBytes(data);
-        Path f = dir.resolve("f");
-        try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            c.write(ByteBuffer.wrap(data));
-            c.force(true);
-        }
         ByteBuffer iov = ByteBuffer.allocateDirect(16);
         ByteBuffer into = ByteBuffer.allocateDirect(data.length);
         long at = Native.address(into);
