@@ -325,6 +325,41 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * An {@code https://} endpoint that is a plain HTTP server: it answers the TLS hello with a 400 and closes, and
+     * every attempt said only "socket is closed" (CRT) or five sentences of generic advice (Netty); the message
+     * now names the likely cause.
+     */
+    @Test
+    void anHttpsEndpointThatSpeaksPlainHttpIsNamed() throws Exception {
+        try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread answering = Thread.ofVirtual().start(() -> {
+                while (!plain.isClosed()) {
+                    try (java.net.Socket c = plain.accept()) {
+                        c.getInputStream().read(new byte[4096]);
+                        c.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    } catch (java.io.IOException closed) {
+                        // the test ended, or the client went
+                    }
+                }
+            });
+            java.net.URI endpoint = java.net.URI.create("https://127.0.0.1:" + plain.getLocalPort());
+            for (var client : io.github.purefuse.depotfs.store.s3.S3Options.HttpClientKind.values()) {
+                var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(endpoint).withRegion("us-east-1")
+                        .withAnonymous(true).withHttpClient(client)
+                        .withTimeouts(java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(20), 2);
+                java.io.IOException e = assertThrows(java.io.IOException.class,
+                        () -> S3Depot.open(S3Location.parse("s3://bkt/p"), options));
+                assertTrue(e.getMessage().contains("closed") && e.getMessage().contains(
+                        "; if the server speaks plain HTTP, give --endpoint as http:// (s3://bkt/p at " + endpoint + ")")
+                        && !e.getMessage().contains("usually succeed on a retry"), client + ": " + e.getMessage());
+            }
+            plain.close();
+            answering.join(java.time.Duration.ofSeconds(10));
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");

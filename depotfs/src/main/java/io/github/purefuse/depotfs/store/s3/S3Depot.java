@@ -339,6 +339,8 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
+    private static final java.util.regex.Pattern NETTY_CLOSED_ADVICE = java.util.regex.Pattern.compile(
+            "(The connection was closed during the request\\.) The request will usually succeed.*?(\\(SDK Attempt Count: \\d+\\))");
     private static final java.util.regex.Pattern QUALIFIED_EXCEPTION =
             java.util.regex.Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9]*(?:Exception|Error): ");
 
@@ -389,6 +391,13 @@ public final class S3Depot implements WritableDepot {
         // The SDK nests the HTTP client's exception by class name ("...: software.amazon.awssdk.crt.http
         // .HttpException: socket connection refused. (SDK Attempt Count: 4)"): keep the words, not the class.
         m = QUALIFIED_EXCEPTION.matcher(m).replaceAll("");
+        // Netty's closed connection comes with five sentences of generic advice: keep the fact and the count
+        m = NETTY_CLOSED_ADVICE.matcher(m).replaceFirst("$1 $2");
+        java.net.URI endpoint = options.endpoint();
+        if (endpoint != null && "https".equalsIgnoreCase(endpoint.getScheme()) && m.contains("closed")) {
+            // A plain HTTP server answers a TLS hello with an error and closes: each of the 8 attempts says only that
+            m += "; if the server speaks plain HTTP, give --endpoint as http://";
+        }
         return new IOException(what + ": " + m + where, t);
     }
 
