@@ -36,6 +36,8 @@ final class FaultProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean hideConditions;
+    /** Whether only {@code If-Match} is hidden: see {@link #hideIfMatch()}. */
+    private volatile boolean hideIfMatch;
     /** Whether {@code If-Match} is compared as Ceph radosgw 16.2 does: see {@link #compareIfMatchWithBareEtag()}. */
     private volatile boolean bareIfMatch;
     private volatile java.time.@org.jspecify.annotations.Nullable Duration completeDelay;
@@ -102,6 +104,14 @@ final class FaultProxy implements AutoCloseable {
      */
     void compareIfMatchWithBareEtag() {
         bareIfMatch = true;
+    }
+
+    /**
+     * As {@link #hideConditionalHeaders()}, for {@code If-Match} only: a server that honours conditional creates
+     * ({@code If-None-Match: *}) but writes over whatever ETag a write expects.
+     */
+    void hideIfMatch() {
+        hideIfMatch = true;
     }
 
     /**
@@ -217,7 +227,7 @@ final class FaultProxy implements AutoCloseable {
             passed.incrementAndGet();
             try (Socket up = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
                 open.add(up);
-                if (hideConditions || bareIfMatch) {
+                if (hideConditions || bareIfMatch || hideIfMatch) {
                     String head = new String(readHeaderBytes(client.getInputStream()), StandardCharsets.ISO_8859_1);
                     StringBuilder out = new StringBuilder();
                     for (String line : head.split("\r\n")) {
@@ -231,7 +241,7 @@ final class FaultProxy implements AutoCloseable {
                             line = value.startsWith("\"") ? "If-Match: \"quoted-etag-never-matches-on-radosgw\""
                                     : value.equals("*") ? line : "If-Match: \"" + value + "\"";
                         } else if (hideConditions && (lower.startsWith("if-none-match:") || lower.startsWith("if-match:")
-                                || (hideRanges && lower.startsWith("range:")))) {
+                                || (hideRanges && lower.startsWith("range:"))) || hideIfMatch && lower.startsWith("if-match:")) {
                             line = "X-Hidden-" + line;
                         }
                         out.append(line).append("\r\n");

@@ -360,6 +360,29 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * A server that honours {@code If-None-Match: *} but ignores {@code If-Match} would let two writers move a root
+     * over each other: its probe now asks both, and a root is not written there.
+     */
+    @Test
+    void aServerThatIgnoresIfMatchIsRefusedAsWithoutConditionalWrites() throws Exception {
+        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("nomatch")), "none");
+             FaultProxy half = new FaultProxy(open.endpoint())) {
+            open.createBucket("half");
+            half.hideIfMatch();
+            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(half.endpoint()).withRegion("us-east-1")
+                    .withAnonymous(true);
+            try (S3Depot d = S3Depot.openOrCreate(S3Location.parse("s3://half/p"), options)) {
+                WritableDepot.Stored top = d.putBundle(List.of());
+                DepotException e = assertThrows(DepotException.class, () -> d.setRoot("main", null, top.hash()));
+                assertEquals(DepotException.Reason.INVALID, e.reason());
+                assertTrue(e.getMessage().endsWith("does not support conditional writes (If-None-Match/If-Match on PUT),"
+                        + " which root updates need"), e.getMessage());
+                assertTrue(d.roots().isEmpty(), "no root was written");
+            }
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
         try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");

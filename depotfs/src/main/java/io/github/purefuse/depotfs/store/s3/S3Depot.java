@@ -1815,21 +1815,8 @@ public final class S3Depot implements WritableDepot {
                     + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
             boolean supported;
             try {
-                for (int i = 0; i < 2; i++) {
-                    await(client.putObject(r -> r.bucket(location.bucket()).key(probe).ifNoneMatch("*"),
-                            AsyncRequestBody.fromString("probe\n")), "probe conditional writes");
-                }
-                supported = false; // the second create went through: the header was ignored
-            } catch (DepotException e) {
-                if (e.reason() != DepotException.Reason.CONFLICT) {
-                    throw e;
-                }
-                supported = true;
-            } catch (IOException e) {
-                if (!(e.getCause() instanceof S3Exception s3) || (s3.statusCode() != 501 && s3.statusCode() != 400)) {
-                    throw e;
-                }
-                supported = false;
+                // A second create of the probe must be refused, and so must a write that expects another ETag
+                supported = refused(probe, true) && refused(probe, false);
             } finally {
                 client.deleteObject(r -> r.bucket(location.bucket()).key(probe));
             }
@@ -1839,6 +1826,38 @@ public final class S3Depot implements WritableDepot {
         if (!ok) {
             throw new DepotException(DepotException.Reason.INVALID, "the S3 server of " + description
                     + " does not support conditional writes (If-None-Match/If-Match on PUT), which root updates need");
+        }
+    }
+
+    /**
+     * Whether the server refuses (412) a conditional PUT of {@code probe} that must fail: with {@code create}, a
+     * second {@code If-None-Match: *} create (the first one is sent before it); else an {@code If-Match} of an ETag
+     * the key does not have. False when it goes through (the header was ignored) or the server rejects the header
+     * (501, 400).
+     */
+    private boolean refused(String probe, boolean create) throws IOException {
+        try {
+            for (int i = create ? 0 : 1; i < 2; i++) {
+                await(client.putObject(r -> {
+                    r.bucket(location.bucket()).key(probe);
+                    if (create) {
+                        r.ifNoneMatch("*");
+                    } else {
+                        r.ifMatch("\"00000000000000000000000000000000\"");
+                    }
+                }, AsyncRequestBody.fromString("probe\n")), "probe conditional writes");
+            }
+            return false;
+        } catch (DepotException e) {
+            if (e.reason() != DepotException.Reason.CONFLICT) {
+                throw e;
+            }
+            return true;
+        } catch (IOException e) {
+            if (!(e.getCause() instanceof S3Exception s3) || (s3.statusCode() != 501 && s3.statusCode() != 400)) {
+                throw e;
+            }
+            return false;
         }
     }
 
