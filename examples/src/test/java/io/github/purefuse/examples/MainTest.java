@@ -25,7 +25,7 @@ class MainTest {
         cl.setErr(new PrintWriter(err));
         int exit = cl.execute("hello", "--readers", "0", "/nonexistent-mountpoint");
         assertEquals(2, exit);
-        assertEquals(List.of("fuse-example: readerThreads must be in 1..1024, was 0"), err.toString().lines().toList());
+        assertEquals(List.of("fuse-example: --readers must be in 1..1024, was 0"), err.toString().lines().toList());
     }
 
     private static List<String> run(StringWriter err, String... args) {

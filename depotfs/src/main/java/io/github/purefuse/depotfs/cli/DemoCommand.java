@@ -117,7 +117,7 @@ final class DemoCommand implements Callable<Integer> {
             Files.createDirectories(mp);
         }
         PrintStream stdout = System.out;
-        new MountRunner(depot, mp, flags.settings(DemoBuilder.ROOT)).run(stdout, m -> printHints(stdout, m));
+        new MountRunner(depot, mp, flags.settings(DemoBuilder.ROOT, false)).run(stdout, m -> printHints(stdout, m));
         return 0;
     }
 

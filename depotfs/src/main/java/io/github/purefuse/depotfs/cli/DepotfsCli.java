@@ -705,8 +705,9 @@ public final class DepotfsCli implements Callable<Integer> {
         @Nullable Boolean verifyReads;
 
         @Option(names = "--transport", paramLabel = "auto|dev|io-uring",
-                description = "how requests travel: auto (io_uring when the kernel offers it; the default), dev "
-                        + "(/dev/fuse) or io-uring (fail with the reason if unavailable)")
+                description = "how requests travel: auto (io_uring when the kernel offers it; the default for a local"
+                        + " depot), dev (/dev/fuse; the default for an s3:// depot, whose reads wait for the network) or"
+                        + " io-uring (fail with the reason if unavailable)")
         @Nullable String transport;
 
         /** {@return a one-line problem with the flags, or null} */
@@ -758,7 +759,16 @@ public final class DepotfsCli implements Callable<Integer> {
             return p != null ? p : outputFileProblem("--record", record);
         }
 
-        MountRunner.Settings settings(@Nullable String root) throws DepotException {
+        /**
+         * The mount's settings.
+         *
+         * @param root   the root to mount, or null for all
+         * @param remote whether the depot is remote (S3): without {@code --transport} it is then served on
+         *               {@code /dev/fuse}, since its READs wait for the network and on io_uring each waiting READ holds
+         *               one of its CPU's ring entries (16): a stalled store then held up every request from that CPU,
+         *               metadata from memory and a killed reader's exit too, for the store's timeout
+         */
+        MountRunner.Settings settings(@Nullable String root, boolean remote) throws DepotException {
             String problem = problem();
             if (problem != null) {
                 throw new UsageException(problem);
@@ -766,7 +776,8 @@ public final class DepotfsCli implements Callable<Integer> {
             return new MountRunner.Settings(root, passthrough, readaheadKb == null ? DEFAULT_READAHEAD_KB : readaheadKb,
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
-                    transport == null ? Transport.AUTO : MountOptions.parseTransport(transport), verifyReads,
+                    transport != null ? MountOptions.parseTransport(transport) : remote ? Transport.DEV_FUSE : Transport.AUTO,
+                    verifyReads,
                     rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh),
                     record == null ? null : new MountOptions.Recording(record,
                             recordMaxMib == null ? MountOptions.Recording.DEFAULT_MAX_BYTES : (long) recordMaxMib << 20,
@@ -930,7 +941,7 @@ public final class DepotfsCli implements Callable<Integer> {
             if (root != null) {
                 checkRootName(root, "");
             }
-            MountRunner.Settings settings = flags.settings(root);
+            MountRunner.Settings settings = flags.settings(root, depotAddress.isS3());
             long cacheBytes = parseSize("--cache-size", cacheSize == null ? DEFAULT_CACHE_SIZE : cacheSize);
             if (cache == null && cacheSize != null) {
                 throw new UsageException("--cache-size needs --cache DIR");

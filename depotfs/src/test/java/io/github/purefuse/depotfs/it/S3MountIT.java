@@ -394,11 +394,15 @@ class S3MountIT {
                 "--endpoint", server.endpoint().toString(), mp.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(work.resolve("cli-mount.err").toFile());
         pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+        // io_uring offered: a local depot would take it, an S3 one stays on /dev/fuse (its READs wait for the network
+        // and each would hold a ring entry: a stalled store held up every request from a CPU)
+        io.github.purefuse.testing.UringParameter uring = io.github.purefuse.testing.UringParameter.enable();
         Process p = pb.start();
         try {
             String ready = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
             assertTrue(ready != null && ready.startsWith("depotfs: mounted " + address + " at " + server.endpoint()),
                     ready + " / " + Files.readString(work.resolve("cli-mount.err")));
+            assertTrue(ready.contains("; /dev/fuse: "), "an S3 depot is served on /dev/fuse by default: " + ready);
             Tools.Result diff = Tools.run(work, "diff", "-r", "--no-dereference", bash.toString(), mp.resolve("again").toString());
             assertEquals(0, diff.exit(), diff.out() + diff.stderr());
             p.destroy();
@@ -412,6 +416,7 @@ class S3MountIT {
             if (TestMount.isMounted(mp)) {
                 TestMount.forceUnmount(mp);
             }
+            uring.close();
         }
     }
 }

@@ -7,7 +7,6 @@ import io.github.purefuse.examples.cli.ServeFlags;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -51,7 +50,7 @@ public final class HelloCommand implements Callable<Integer> {
                 .readaheadKb(readaheadKb).autoUnmount(autoUnmount);
         if (readers != null) {
             if (readers < 1 || readers > 1024) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--readers must be 1..1024, was " + readers);
+                throw new IllegalArgumentException("--readers must be in 1..1024, was " + readers); // a usage error, exit 2
             }
             options.readerThreads(readers);
         }

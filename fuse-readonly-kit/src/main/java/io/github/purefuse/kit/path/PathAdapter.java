@@ -115,7 +115,8 @@ import org.jspecify.annotations.Nullable;
  *       shows bytes changed in place (the kernel drops a file's cached pages when it sees its size change at
  *       an attribute refresh, not because an mtime changed); {@code FOPEN_CACHE_DIR} on opendir if asked. An open
  *       file keeps the size it had at OPEN: bytes appended later read as its end ({@code tail -f} sees
- *       nothing new).</li>
+ *       nothing new). Every open carries {@code FOPEN_NOFLUSH}: a read-only file has nothing to flush, so
+ *       {@code close(2)} sends no FLUSH (one round trip less per close; 7.35+ kernels honour it).</li>
  *   <li><b>Errors</b>: exceptions become errnos ({@link Errnos}); opens for writing get
  *       EROFS.</li>
  * </ul>
@@ -552,7 +553,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
                     closeQuietly(path, state);                 // the kernel reads the backing file itself
                     passthroughOpens.increment();
                     FileHandle fh = files.open(new OpenedFile(path, request.header().nodeId(), opened, null, true, null));
-                    return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH), backingId.getAsInt());
+                    return new Opened(fh, EnumSet.of(OpenFlag.PASSTHROUGH, OpenFlag.NOFLUSH), backingId.getAsInt());
                 }
             }
             boolean cache = keepCache && (state == null || state.keepCache());
@@ -567,7 +568,10 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             if (local != null || state != null && !state.readMayBlock()) {
                 fh = FileHandle.of(fh.value() | INLINE);
             }
-            return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE) : Opened.of(fh);
+            // NOFLUSH: a read-only file has nothing to flush, and the kernel's FLUSH at close(2) cannot be interrupted:
+            // on io_uring, behind a queue full of READs waiting for a stalled store, it held a killed reader in D
+            // state for the store's timeout (28 s)
+            return cache ? Opened.of(fh, OpenFlag.KEEP_CACHE, OpenFlag.NOFLUSH) : Opened.of(fh, OpenFlag.NOFLUSH);
         } catch (IOException | RuntimeException e) {
             return failure("open", request.header().unique(), path.toString(), e);
         }

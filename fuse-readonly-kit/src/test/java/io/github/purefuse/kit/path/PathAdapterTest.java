@@ -196,13 +196,14 @@ class PathAdapterTest {
         NodeId dir = lookup(NodeId.ROOT, "dir").nodeId();
         NodeId file = lookup(dir, "data.bin").nodeId();
         Opened o = assertInstanceOf(Opened.class, adapter.open(Requests.open(file, O_RDONLY)));
-        assertEquals(java.util.Set.of(), o.flags(), "no FOPEN_KEEP_CACHE by default: a new open drops cached pages");
+        assertEquals(java.util.Set.of(OpenFlag.NOFLUSH), o.flags(),
+                "no FOPEN_KEEP_CACHE by default: a new open drops cached pages; no FLUSH at close: nothing to flush");
         PathAdapter immutable = PathAdapter.builder(fs).immutable().build();
         NodeId kept = assertInstanceOf(Entry.class, immutable.lookup(Requests.lookup(
                 assertInstanceOf(Entry.class, immutable.lookup(Requests.lookup(NodeId.ROOT, "dir"))).nodeId(),
                 "data.bin"))).nodeId();
         Opened k = assertInstanceOf(Opened.class, immutable.open(Requests.open(kept, O_RDONLY)));
-        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), k.flags(), "immutable(): the kernel keeps them");
+        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE, OpenFlag.NOFLUSH), k.flags(), "immutable(): the kernel keeps them");
         immutable.destroy();
         ByteBuffer all = ByteBuffer.allocate(DATA.length);
         for (long off = 0; off < DATA.length; off += 4096) {
@@ -643,7 +644,7 @@ class PathAdapterTest {
         NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
         Opened one = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
         Opened two = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
-        assertEquals(java.util.Set.of(OpenFlag.PASSTHROUGH), one.flags(), "no KEEP_CACHE with passthrough");
+        assertEquals(java.util.Set.of(OpenFlag.PASSTHROUGH, OpenFlag.NOFLUSH), one.flags(), "no KEEP_CACHE with passthrough");
         assertEquals(one.backingId(), two.backingId(), "one backing file per path");
         assertEquals(Map.of(one.backingId(), local), kernel.live);
         assertEquals(2, perOpen.closed.get(), "OpenFiles of passthrough opens are closed at OPEN");
@@ -695,7 +696,7 @@ class PathAdapterTest {
         a.init(kernel);
         NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
-        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), o.flags());
+        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE, OpenFlag.NOFLUSH), o.flags());
         assertEquals(List.of(local), kernel.openedLocal);
         assertEquals(List.of((long) DATA.length), kernel.expectedSizes, "opened with the size stat gave");
         assertEquals(0, perOpen.closed.get(), "the OpenFile stays open: it checks each READ of the local file");
@@ -796,7 +797,7 @@ class PathAdapterTest {
         PathAdapter a = PathAdapter.builder(perOpen).leases(leases).keepCache(true).build();   // passthrough not asked for
         NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
         Opened o = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
-        assertEquals(java.util.Set.of(), o.flags(), "the open declined FOPEN_KEEP_CACHE");
+        assertEquals(java.util.Set.of(OpenFlag.NOFLUSH), o.flags(), "the open declined FOPEN_KEEP_CACHE");
         assertInstanceOf(Data.class, a.read(Requests.read(f, o.fh(), 0, 16))).lease().close();
         assertTrue(perOpen.readsThroughHandles.get() > 0);
         a.destroy();
