@@ -220,7 +220,7 @@ _purefuse_aot_fresh() {
   local module="$1" java="$2" cache="$3" jar entry
   jar="$(_purefuse_jar "$module")"
   [[ -s "$cache" && -n "$jar" && -f "$cache.java" ]] || return 1
-  [[ "$(head -n1 "$cache.java")" == "$(readlink -f "$java")" ]] || return 1
+  [[ -r "$cache" && "$(head -n1 "$cache.java" 2>/dev/null)" == "$(readlink -f "$java")" ]] || return 1
   local IFS=:
   for entry in $(purefuse_classpath "$module") "$PUREFUSE_ROOT/$module/target/runtime.classpath" \
                "$(dirname "$(dirname "$(readlink -f "$java")")")/lib/modules"; do
@@ -266,6 +266,7 @@ _purefuse_aot_train() {
     # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again
     if PUREFUSE_AOT_OUTPUT="$cache.new" "purefuse_aot_train_$module" >"$log.partial" 2>&1 && [[ -s "$cache.new" ]]; then
       _purefuse_aot_stamp "$java" "$cache" && mv -f "$cache.new" "$cache"
+      chmod a+r "$cache" "$cache.java" 2>/dev/null || true   # a shared install: every user starts with it, whatever the umask
       rm -f "$log"
     else
       mv -f "$log.partial" "$log"

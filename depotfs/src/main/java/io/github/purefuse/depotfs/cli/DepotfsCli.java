@@ -75,6 +75,14 @@ public final class DepotfsCli implements Callable<Integer> {
             } catch (StackOverflowError e) {
                 System.err.println("depotfs: the tree is nested too deeply to walk (more levels than a stack of "
                         + (MAIN_STACK_BYTES >> 20) + " MiB holds)");
+            } catch (LinkageError e) {
+                // jffi unpacks its native stub into java.io.tmpdir, else the working directory: both unusable (a
+                // noexec /tmp, a directory the user cannot write) gave a 100-line trace
+                System.err.println("depotfs: cannot load native code (" + oneLine(e) + "); if java.io.tmpdir is on a"
+                        + " noexec mount, give a directory that allows it: DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR");
+            } catch (VirtualMachineError e) {
+                // out of memory or threads (ulimit -u): one line, not a trace
+                System.err.println("depotfs: " + oneLine(e) + " (a memory or process limit: ulimit -v, ulimit -u)");
             }
         });
         t.start();
@@ -122,7 +130,23 @@ public final class DepotfsCli implements Callable<Integer> {
             c.getErr().flush();
             return 2;
         });
-        return cl.execute(args);
+        int status = cl.execute(args);
+        if ((cl.getOut().checkError() || out.checkError()) && !stdoutIsPipe()) {
+            // PrintStream swallows a failed write: a listing redirected to a full disk ended with status 0. A pipe
+            // whose reader went (| head) is not worth a word, as with coreutils
+            err.println("depotfs: write error on standard output (is the disk full?)");
+            err.flush();
+            return status == 0 ? 1 : status;
+        }
+        return status;
+    }
+
+    private static boolean stdoutIsPipe() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/fd/1")).toString().startsWith("pipe:");
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**

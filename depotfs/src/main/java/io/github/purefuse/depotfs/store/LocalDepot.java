@@ -23,6 +23,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -720,7 +721,7 @@ public final class LocalDepot implements WritableDepot {
             writeNew(temp, bytes);
             Path shard = target.getParent();
             if (!Files.isDirectory(shard)) {
-                Files.createDirectories(shard);
+                newShard(shard);
                 unsynced.add(chunks);
             }
             Files.setPosixFilePermissions(temp, STORED_PERMISSIONS);
@@ -780,6 +781,24 @@ public final class LocalDepot implements WritableDepot {
         }
     }
 
+    /**
+     * Creates a shard directory ({@code objects/ab}, {@code chunks/ab}) with the permissions of the directory it is
+     * in, whatever the writer's umask: an import under {@code umask 077} (a cron job, a service) made its new shards
+     * 0700, and other users of a depot they may read saw its objects as missing. Another writer may create it at
+     * the same time.
+     */
+    private static void newShard(Path shard) throws IOException {
+        if (!Files.isDirectory(shard.getParent())) {
+            newShard(shard.getParent()); // chunks/ of a depot written before chunk checksums
+        }
+        try {
+            Files.createDirectory(shard);
+        } catch (FileAlreadyExistsException e) {
+            return; // created by a parallel writer
+        }
+        Files.setPosixFilePermissions(shard, Files.getPosixFilePermissions(shard.getParent()));
+    }
+
     private void install(Path temp, Hash hash) throws IOException {
         Path target = pathOf(hash);
         if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
@@ -788,11 +807,7 @@ public final class LocalDepot implements WritableDepot {
         }
         Path shard = target.getParent();
         if (!Files.isDirectory(shard)) {
-            try {
-                Files.createDirectory(shard);
-            } catch (FileAlreadyExistsException e) {
-                // created by a parallel writer
-            }
+            newShard(shard);
             unsynced.add(objects);
         }
         Files.setPosixFilePermissions(temp, STORED_PERMISSIONS); // immutable once named by its hash
@@ -1048,6 +1063,16 @@ public final class LocalDepot implements WritableDepot {
                 }
                 ch.force(true);
             }
+            // Readable by whoever may search its directory, whatever the writer's umask
+            Set<PosixFilePermission> dir = Files.getPosixFilePermissions(target.getParent());
+            Set<PosixFilePermission> mode = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+            if (dir.contains(PosixFilePermission.GROUP_EXECUTE)) {
+                mode.add(PosixFilePermission.GROUP_READ);
+            }
+            if (dir.contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                mode.add(PosixFilePermission.OTHERS_READ);
+            }
+            Files.setPosixFilePermissions(temp, mode);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             fsyncDirectory(target.getParent());
         } finally {

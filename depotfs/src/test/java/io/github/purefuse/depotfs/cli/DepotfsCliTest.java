@@ -295,6 +295,36 @@ class DepotfsCliTest {
         assertTrue(again.out().contains("no demo depot at"), again.out());
     }
 
+    /**
+     * An import under {@code umask 077} (a cron job, a service's {@code UMask=0077}) into a depot others may read
+     * leaves what it adds readable by them too: its new shard directories and its root used to be 0700 and 0600,
+     * and another user's {@code ls} said the root was BROKEN.
+     */
+    @Test
+    void anImportUnderAPrivateUmaskKeepsADepotOthersReadReadable() throws Exception {
+        Path depot = tmp.resolve("shared-depot");
+        Path one = Files.createDirectories(tmp.resolve("one"));
+        Files.writeString(one.resolve("a"), "first\n");
+        assertEquals(0, cli("import", "-q", "--depot", depot.toString(), one.toString()).exit());
+        Files.setPosixFilePermissions(depot, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path two = Files.createDirectories(tmp.resolve("two"));
+        Files.writeString(two.resolve("b"), "second, a new object in a new shard\n");
+        Process p = new ProcessBuilder("sh", "-c", "umask 077; exec \"$0\" \"$@\"",
+                ProcessHandle.current().info().command().orElse("java"), "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "import", "-q", "--depot", depot.toString(), two.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertEquals("rw-r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(depot.resolve("refs/two"))), "the new root");
+        try (var shards = Files.list(depot.resolve("objects"))) {
+            for (Path shard : shards.toList()) {
+                assertEquals("rwxr-xr-x", java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(shard)), shard.toString());
+            }
+        }
+    }
+
     @Test
     void demoRefusesAnS3Depot() {
         // --depot is a Path here: "s3://bkt/x" arrived as "s3:/bkt/x" and the demo was built in a directory "s3:"

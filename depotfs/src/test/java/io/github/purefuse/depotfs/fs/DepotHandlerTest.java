@@ -126,7 +126,7 @@ class DepotHandlerTest {
 
         Entry file = lookup(m, sub.nodeId(), "hello.txt");
         Opened opened = assertInstanceOf(Opened.class, m.open(new Open(header(14, file.nodeId()), 0x8000, 0)));
-        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE), opened.flags());
+        assertEquals(java.util.Set.of(OpenFlag.KEEP_CACHE, OpenFlag.NOFLUSH), opened.flags());
         Data d = assertInstanceOf(Data.class, m.read(new Read(header(15, file.nodeId()), opened.fh(), 7, 4096, 0, 0, 0)));
         try {
             assertEquals("depot\n", StandardCharsets.UTF_8.decode(d.lease().bytes().duplicate()).toString());

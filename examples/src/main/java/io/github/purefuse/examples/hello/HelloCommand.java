@@ -63,7 +63,7 @@ public final class HelloCommand implements Callable<Integer> {
             return 1;
         }
         var n = session.negotiated();
-        err.printf("Mounted hello on %s (FUSE %d.%d, device %s, %s). Unmount with: umount %s%n",
+        err.printf(java.util.Locale.ROOT, "Mounted hello on %s (FUSE %d.%d, device %s, %s). Unmount with: umount %s%n",
                 session.mountpoint(), n.major(), n.minor(), session.deviceId(), session.transportDetail(),
                 session.mountpoint());
         err.flush();

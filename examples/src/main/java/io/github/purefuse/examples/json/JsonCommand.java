@@ -61,7 +61,7 @@ public final class JsonCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        err.printf("Mounted %s (%d nodes) on %s (%s). Unmount with: umount %s%n",
+        err.printf(java.util.Locale.ROOT, "Mounted %s (%d nodes) on %s (%s). Unmount with: umount %s%n",
                 file.toAbsolutePath(), tree.nodeCount(), session.mountpoint(), session.transportDetail(), session.mountpoint());
         err.flush();
         session.awaitTermination();

@@ -63,7 +63,7 @@ public final class ZipCommand implements Callable<Integer> {
                 err.flush();
                 return 1;
             }
-            err.printf("Mounted %s (%d files and directories) on %s (%s). Unmount with: umount %s%n",
+            err.printf(java.util.Locale.ROOT, "Mounted %s (%d files and directories) on %s (%s). Unmount with: umount %s%n",
                     archive.toAbsolutePath(), zip.size(), session.mountpoint(), session.transportDetail(), session.mountpoint());
             err.flush();
             session.awaitTermination();

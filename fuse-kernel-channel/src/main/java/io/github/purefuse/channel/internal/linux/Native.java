@@ -81,7 +81,23 @@ public final class Native {
     private static final int F_SETPIPE_SZ = 1031;
     private static final int F_GETPIPE_SZ = 1032;
 
-    private static final LibC C = LibraryLoader.create(LibC.class).load("c");
+    private static final LibC C = loadLibC();
+
+    /**
+     * libc through jnr-ffi, whose first use loads jffi's stub library. jffi 1.3.13 names that library with a
+     * locale-dependent {@code String.format}: under a locale that writes digits in another script (fa_IR, ar_EG,
+     * bn_BD, mr_IN, my_MM, ...) it looked for {@code libjffi-١.٢.so} and every mount failed with an
+     * UnsatisfiedLinkError (jnr/jffi#170). The formatting locale is the root one while it loads.
+     */
+    private static LibC loadLibC() {
+        java.util.Locale format = java.util.Locale.getDefault(java.util.Locale.Category.FORMAT);
+        java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, java.util.Locale.ROOT);
+        try {
+            return LibraryLoader.create(LibC.class).load("c");
+        } finally {
+            java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, format);
+        }
+    }
     private static final Runtime RT = Runtime.getRuntime(C);
 
     /*

@@ -268,7 +268,7 @@ public final class FuseDecode {
     }
 
     static String duration(Duration d) {
-        return d.getNano() == 0 ? d.getSeconds() + "s" : d.getSeconds() + "." + String.format("%09d", d.getNano()) + "s";
+        return d.getNano() == 0 ? d.getSeconds() + "s" : d.getSeconds() + "." + String.format(java.util.Locale.ROOT, "%09d", d.getNano()) + "s";
     }
 
     static String notification(ByteBuffer b, int code) {
