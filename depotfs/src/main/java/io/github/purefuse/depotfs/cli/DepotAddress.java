@@ -100,6 +100,46 @@ final class DepotAddress {
         return create ? S3Depot.openOrCreate(location, options) : S3Depot.open(location, options);
     }
 
+    /** Direct memory kept for depotfs's buffers other than the prefetch (replies, cache parts, checks, rings). */
+    static final long DIRECT_RESERVE = 96L << 20;
+
+    /**
+     * The options with a prefetch cap that fits the JVM's direct memory beside {@link #DIRECT_RESERVE}: in a container
+     * the JVM sizes its direct memory to the heap's limit, a fraction of the memory limit, and the default 256 MiB in
+     * a 256 MiB cgroup answered READs ENOMEM within seconds before the OOM killer came. Says so in a WARNING.
+     *
+     * @param o         the options
+     * @param maxDirect the JVM's direct-memory limit in bytes
+     * @return {@code o}, or {@code o} with a smaller cap (whole MiB)
+     */
+    static S3Options fitPrefetch(S3Options o, long maxDirect) {
+        long fits = Math.max(0, (maxDirect - DIRECT_RESERVE) >> 20 << 20);
+        if (o.prefetchBytes() <= fits) {
+            return o;
+        }
+        System.getLogger(DepotAddress.class.getName()).log(System.Logger.Level.WARNING, "prefetching at most "
+                + (fits >> 20) + " MiB, not " + (o.prefetchBytes() >> 20) + " (--s3-prefetch-mib): the JVM has "
+                + (maxDirect >> 20) + " MiB of direct memory (-XX:MaxDirectMemorySize, else the heap's limit, which a"
+                + " container's memory limit sets) and depotfs keeps " + (DIRECT_RESERVE >> 20) + " MiB of it for its"
+                + " other buffers; give more with DEPOTFS_JAVA_OPTS=-XX:MaxDirectMemorySize=...");
+        return o.withPrefetchBytes(fits);
+    }
+
+    /** {@return the JVM's direct-memory limit: -XX:MaxDirectMemorySize, or by default the heap's maximum} */
+    static long maxDirectMemory() {
+        try {
+            String v = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("MaxDirectMemorySize").getValue();
+            long set = Long.parseLong(v);
+            if (set > 0) {
+                return set;
+            }
+        } catch (RuntimeException e) {
+            // not HotSpot: the default rule
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
     S3Options s3Options(@Nullable Integer prefetchMib) throws DepotException {
         URI uri = null;
         if (endpoint != null) {
@@ -136,6 +176,7 @@ final class DepotAddress {
         if (prefetchMib != null) {
             o = o.withPrefetchBytes((long) prefetchMib << 20);
         }
+        o = fitPrefetch(o, maxDirectMemory());
         if (timeoutSeconds != null) {
             Duration call = Duration.ofSeconds(timeoutSeconds);
             Duration attempt = call.compareTo(S3Options.DEFAULT_ATTEMPT_TIMEOUT) < 0 ? call : S3Options.DEFAULT_ATTEMPT_TIMEOUT;

@@ -326,7 +326,7 @@ public final class VerifyingDepot extends ForwardingDepot {
                     throw m.failure();
                 }
                 return null;                               // read() fetches it again, and checks it
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 lease.close();
                 throw e;
             }

@@ -234,7 +234,9 @@ final class Fill {
                 fetch(store, part);
             }
             mine.complete(null);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // Error too: an OutOfMemoryError (a part buffer, direct memory) left the reads waiting for this part
+            // waiting for good, their callers in D state until the mount was aborted
             mine.completeExceptionally(e);
             throw e;
         } finally {

@@ -776,8 +776,9 @@ public final class S3Depot implements WritableDepot {
             try {
                 s.prefetcher = firstPart(s);
                 s.ready.complete(null);
-            } catch (IOException | RuntimeException e) {
-                open.remove(hash, s);   // whoever opens it next makes a new one (the waiters' release is then a no-op)
+            } catch (IOException | RuntimeException | Error e) {   // an Error too (no memory for the first part): the
+                // other openers wait for this one; whoever opens it next makes a new one (the waiters' release is then a no-op)
+                open.remove(hash, s);
                 s.ready.completeExceptionally(e);
                 throw e;
             }

@@ -121,6 +121,69 @@ class DiskCacheTest {
         return dir.resolve("objects").resolve(hex.substring(0, 2)).resolve(hex);
     }
 
+    /**
+     * A fill that fails with an Error (an OutOfMemoryError for a part buffer, direct memory exhausted in a small
+     * container) answers the reads that wait for the same part too: they waited for good, and their callers sat in
+     * D state until the mount was aborted (a soak in a 384 MiB cgroup, 11 minutes).
+     */
+    @Test
+    void aFillThatRunsOutOfMemoryAnswersTheReadsWaitingForIt() throws Exception {
+        byte[] bytes = random(1 << 20, 5);
+        WritableDepot.Stored o = store.putObject(bytes);
+        java.util.concurrent.CountDownLatch fetching = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch waiterArrived = new java.util.concurrent.CountDownLatch(1);
+        io.github.purefuse.depotfs.store.Depot failing = new io.github.purefuse.depotfs.store.ForwardingDepot(store) {
+            @Override
+            public DepotObject open(io.github.purefuse.depotfs.store.Hash hash, long size) throws java.io.IOException {
+                DepotObject real = super.open(hash, size);
+                return new DepotObject() {
+                    @Override
+                    public long size() {
+                        return real.size();
+                    }
+
+                    @Override
+                    public int read(ByteBuffer dst, long offset) throws java.io.IOException {
+                        fetching.countDown();
+                        try {
+                            waiterArrived.await();
+                            Thread.sleep(200);   // the second read is waiting for this fetch by now
+                        } catch (InterruptedException e) {
+                            throw new java.io.InterruptedIOException();
+                        }
+                        throw new OutOfMemoryError("Cannot reserve 4194304 bytes of direct buffer memory (a test)");
+                    }
+
+                    @Override
+                    public void close() throws java.io.IOException {
+                        real.close();
+                    }
+                };
+            }
+        };
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        CachedDepot d = new CachedDepot(failing, cache);
+        ExecutorService pool = Executors.newFixedThreadPool(2);   // not closed by waiting: a stuck read would hang it
+        try {
+            Future<?> first = pool.submit(() -> readAll(d, o));
+            assertTrue(fetching.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            Future<?> second = pool.submit(() -> {
+                waiterArrived.countDown();
+                return readAll(d, o);
+            });
+            java.util.concurrent.ExecutionException e1 = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> first.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e1.getCause() instanceof OutOfMemoryError, e1.toString());
+            java.util.concurrent.ExecutionException e2 = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> second.get(10, java.util.concurrent.TimeUnit.SECONDS),
+                    "the read waiting for the failed fetch is answered");
+            assertTrue(e2.getCause() instanceof java.io.IOException || e2.getCause() instanceof OutOfMemoryError, e2.toString());
+        } finally {
+            pool.shutdownNow();
+            cache.close();
+        }
+    }
+
     @Test
     void theLeastRecentlyUsedObjectsAreEvictedFirst() throws Exception {
         long max = 8L << 20;
