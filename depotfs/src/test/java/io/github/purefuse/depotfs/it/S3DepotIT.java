@@ -274,12 +274,10 @@ class S3DepotIT {
      */
     @Test
     void aServerThatIgnoresRangesServesObjectsThatFitTheFirstPart() throws Exception {
-        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("norange")), "none");
-             FaultProxy plain = new FaultProxy(open.endpoint())) {
-            open.createBucket("norange");
+        try (Unsigned open = Unsigned.start(tmp.resolve("norange"), "norange")) {
+            FaultProxy plain = open.proxy();
             S3Location loc = S3Location.parse("s3://norange/p");
-            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(plain.endpoint()).withRegion("us-east-1")
-                    .withAnonymous(true);
+            var options = open.options();
             byte[] bytes = new byte[9815];
             new Random(4).nextBytes(bytes);
             plain.hideRangeHeaders();   // before the first request: a connection's headers are rewritten as it opens
@@ -303,13 +301,11 @@ class S3DepotIT {
      */
     @Test
     void rootMovesOnAServerThatComparesIfMatchWithoutQuotes() throws Exception {
-        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("radosgw")), "none");
-             FaultProxy rgw = new FaultProxy(open.endpoint())) {
-            open.createBucket("rgw");
+        try (Unsigned open = Unsigned.start(tmp.resolve("radosgw"), "rgw")) {
+            FaultProxy rgw = open.proxy();
             rgw.compareIfMatchWithBareEtag();
             S3Location loc = S3Location.parse("s3://rgw/p");
-            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(rgw.endpoint()).withRegion("us-east-1")
-                    .withAnonymous(true);
+            var options = open.options();
             try (S3Depot d = S3Depot.openOrCreate(loc, options)) {
                 WritableDepot.Stored leaf = d.putObject(Channels.newChannel(new ByteArrayInputStream("a\n".getBytes())), null);
                 WritableDepot.Stored one = d.putBundle(List.of(BundleEntry.object("f", leaf.hash(), 2, 0, false)));
@@ -366,12 +362,10 @@ class S3DepotIT {
      */
     @Test
     void aServerThatIgnoresIfMatchIsRefusedAsWithoutConditionalWrites() throws Exception {
-        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("nomatch")), "none");
-             FaultProxy half = new FaultProxy(open.endpoint())) {
-            open.createBucket("half");
+        try (Unsigned open = Unsigned.start(tmp.resolve("nomatch"), "half")) {
+            FaultProxy half = open.proxy();
             half.hideIfMatch();
-            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(half.endpoint()).withRegion("us-east-1")
-                    .withAnonymous(true);
+            var options = open.options();
             try (S3Depot d = S3Depot.openOrCreate(S3Location.parse("s3://half/p"), options)) {
                 WritableDepot.Stored top = d.putBundle(List.of());
                 DepotException e = assertThrows(DepotException.class, () -> d.setRoot("main", null, top.hash()));
@@ -383,15 +377,44 @@ class S3DepotIT {
         }
     }
 
+    /**
+     * An S3Proxy that checks no signatures, with one bucket, behind a {@link FaultProxy} that shapes what the server
+     * seems to do; depots reach it anonymously through the proxy.
+     */
+    private record Unsigned(S3ProxyServer server, FaultProxy proxy) implements AutoCloseable {
+        static Unsigned start(java.nio.file.Path dir, String bucket) throws Exception {
+            S3ProxyServer server = S3ProxyServer.start(java.nio.file.Files.createDirectories(dir), "none");
+            try {
+                server.createBucket(bucket);
+                return new Unsigned(server, new FaultProxy(server.endpoint()));
+            } catch (Exception | Error e) {
+                server.close();
+                throw e;
+            }
+        }
+
+        io.github.purefuse.depotfs.store.s3.S3Options options() {
+            return io.github.purefuse.depotfs.store.s3.S3Options.defaults(proxy.endpoint()).withRegion("us-east-1")
+                    .withAnonymous(true);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                proxy.close();
+            } finally {
+                server.close();
+            }
+        }
+    }
+
     @Test
     void anonymousAccessAndAServerWithoutConditionalWrites() throws Exception {
-        try (S3ProxyServer open = S3ProxyServer.start(java.nio.file.Files.createDirectories(tmp.resolve("open")), "none");
-             FaultProxy plain = new FaultProxy(open.endpoint())) {
-            open.createBucket("public");
+        try (Unsigned open = Unsigned.start(tmp.resolve("open"), "public")) {
+            FaultProxy plain = open.proxy();
             plain.hideConditionalHeaders();
             S3Location loc = S3Location.parse("s3://public/p");
-            var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(plain.endpoint()).withRegion("us-east-1")
-                    .withAnonymous(true);
+            var options = open.options();
             try (S3Depot d = S3Depot.openOrCreate(loc, options)) {
                 WritableDepot.Stored leaf = d.putObject(Channels.newChannel(new ByteArrayInputStream("pub\n".getBytes())), null);
                 WritableDepot.Stored top = d.putBundle(List.of(BundleEntry.object("f", leaf.hash(), 4, 0, false)));
