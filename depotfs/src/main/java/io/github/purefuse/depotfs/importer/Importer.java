@@ -586,7 +586,7 @@ public final class Importer {
      * directory and does not skip its data (the data is skipped here, by the header's size).
      */
     private void readTar(Dir root, Blocks blocks, TarUploads uploads) throws IOException {
-        TarArchiveInputStream in = new TarArchiveInputStream(blocks, "UTF-8");
+        TarArchiveInputStream in = new TarArchiveInputStream(blocks, TarNames.NAME);
         while (true) {
             TarArchiveEntry e = in.getNextEntry();
             if (e == null) {
@@ -601,7 +601,7 @@ public final class Importer {
                 if (resumed < 0) {
                     return;
                 }
-                in = new TarArchiveInputStream(blocks, "UTF-8");
+                in = new TarArchiveInputStream(blocks, TarNames.NAME);
                 continue;
             }
             byte flag = e.getLinkFlag();
@@ -622,6 +622,13 @@ public final class Importer {
     private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in, TarUploads uploads)
             throws IOException {
         String rawName = e.getName();
+        boolean linked = e.isSymbolicLink() || e.isLink();
+        if (FileNames.hasEscapes(rawName) || (linked && FileNames.hasEscapes(e.getLinkName()))) {
+            // a ustar or GNU name with bytes that are not UTF-8 (TarNames): listed by its bytes, as a directory's is
+            fail(FileNames.printable(rawName), FileNames.hasEscapes(rawName) ? Names.NOT_UTF8
+                    : "a link target must be valid Unicode (it is not valid UTF-8): " + FileNames.printable(e.getLinkName()));
+            return;
+        }
         if (rawName.indexOf('\uFFFD') >= 0 || (e.isSymbolicLink() && e.getLinkName().indexOf('\uFFFD') >= 0)) {
             // the archive reader decodes bytes that are not UTF-8 to U+FFFD: two such names would collide
             fail(rawName, "a name or link target that is not valid UTF-8 (or holds U+FFFD, which the archive"

@@ -181,6 +181,41 @@ class ImportOmissionsTest {
         assertTrue(r.skipped().get(0).reason().contains("not valid UTF-8"), r.skipped().toString());
     }
 
+    /**
+     * GNU tar and ustar archives carry names as raw bytes (GNU tar writes Latin-1 names as they are). The archive
+     * reader made {@code '?'} of each byte that is not UTF-8, so {@code caf\xe9} and {@code caf\xeb} both became
+     * {@code caf?}: one was imported under a name it never had and the other lost without a word.
+     */
+    @Test
+    void gnuAndUstarNamesThatAreNotUtf8AreListedByTheirBytesNotCollapsedToQuestionMarks() throws Exception {
+        for (String format : List.of("GNU_FORMAT", "USTAR_FORMAT")) {
+            Path tar = python("""
+                    with tarfile.open(out, 'w', format=tarfile.%s, encoding='utf-8', errors='surrogateescape') as t:
+                        add(t, 'caf\\udce9', b'e acute\\n')
+                        add(t, 'caf\\udceb', b'e diaeresis\\n')
+                        add(t, 'what?', b'a real question mark\\n')
+                        add(t, 'caf\\u00e9', b'valid UTF-8\\n')
+                        add(t, 'sym', type=tarfile.SYMTYPE, linkname='caf\\udce9')
+                        if tarfile.%s == tarfile.GNU_FORMAT:
+                            add(t, 'long-' + 'x' * 120 + '\\udcff', b'a GNU long name\\n')
+                    """.formatted(format, format));
+            MemoryDepot depot = new MemoryDepot();
+            ImportResult r = importInto(depot, tar);
+            assertEquals(List.of("caf\u00e9", "what?"),
+                    depot.bundle(r.bundle()).entries().stream().map(BundleEntry::name).sorted().toList(), format);
+            List<String> notUtf8 = r.skipped().stream().filter(s -> s.reason().contains("not valid UTF-8"))
+                    .map(ImportResult.Skipped::path).sorted().toList();
+            List<String> expected = new java.util.ArrayList<>(List.of("caf\\xe9", "caf\\xeb", "sym"));
+            if (format.equals("GNU_FORMAT")) {
+                expected.add(2, "long-" + "x".repeat(120) + "\\xff");
+            }
+            assertEquals(expected, notUtf8, format + ": " + r.skipped());
+            assertEquals(expected.size(), r.errors(), format + ": " + r.skipped());
+            assertTrue(r.skipped().stream().anyMatch(s -> s.path().equals("sym") && s.reason().endsWith(": caf\\xe9")),
+                    format + ": the target's bytes are shown: " + r.skipped());
+        }
+    }
+
     @Test
     void aDirectoryImportListsBadNamesAndExtendedAttributes() throws Exception {
         Path src = Files.createDirectories(tmp.resolve("src"));
