@@ -411,12 +411,18 @@ public final class ReplyDecoder {
         return new Opened(FileHandle.of(Le.i64(f.buf, at + FuseOpenOut.FH)), flags, Le.i32(f.buf, at + FuseOpenOut.BACKING_ID));
     }
 
+    /** {@code XATTR_SIZE_MAX} and {@code XATTR_LIST_MAX} ({@code include/uapi/linux/limits.h}). */
+    private static final int XATTR_SIZE_MAX = 65536;
+
     private static int probeLength(Frame f, int at) throws ProtocolException {
         f.sized(FuseStructs.FuseGetxattrOut.BYTES, FuseStructs.FuseGetxattrOut.BYTES, "fuse_getxattr_out");
         f.zeros(at + FuseStructs.FuseGetxattrOut.PADDING, 4, "fuse_getxattr_out.padding");
         int n = Le.i32(f.buf, at + FuseStructs.FuseGetxattrOut.SIZE);
-        if (n < 0) {
-            throw f.fail(H, "length " + Integer.toUnsignedString(n));
+        if (n < 0 || n > XATTR_SIZE_MAX) {
+            // The kernel clamps a probe's answer to XATTR_SIZE_MAX / XATTR_LIST_MAX (fs/fuse/xattr.c); a larger one
+            // would decode to a value or name list of up to 2 GiB.
+            throw f.fail(H, "size probe length " + Integer.toUnsignedString(n) + " exceeds " + XATTR_SIZE_MAX
+                    + " (XATTR_SIZE_MAX, XATTR_LIST_MAX)");
         }
         return n;
     }

@@ -80,8 +80,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>What is checked</h2>
  * A frame shorter than the 40-byte header, an {@code in_header.len} that differs from the frame's
- * length, a body shorter than the opcode's struct, a name without its NUL, a payload length that does not
- * fit the body (WRITE, IOCTL, NOTIFY_REPLY, SETXATTR), extensions longer than the body, a BATCH_FORGET
+ * length, a body shorter than the opcode's struct, a name without its NUL, an empty name or one longer
+ * than 4095 bytes, a payload length that does not fit the body (WRITE, IOCTL, NOTIFY_REPLY, SETXATTR),
+ * extensions longer than the body, a BATCH_FORGET
  * count that does not fit, and nodeid 0 where a nodeid is required all raise a {@link ProtocolException}
  * naming the opcode, the unique and the byte offset in the frame. Bytes after a struct or a name are
  * ignored (later minors may grow a struct). An opcode this SDK does not decode becomes an
@@ -759,9 +760,21 @@ public final class RequestDecoder {
             return n;
         }
 
-        /** A NUL-terminated name starting at {@code off}. */
+        /**
+         * A NUL-terminated name starting at {@code off}: 1 to 4095 bytes ({@code FUSE_NAME_MAX}), as the
+         * kernel sends them and the records promise ({@code Lookup.name()}); an empty or longer one is a
+         * malformed frame.
+         */
         String name(int off) throws ProtocolException {
-            return string(off, nul(off, "name"));
+            int nul = nul(off, "name");
+            if (nul == off) {
+                throw error(off, "empty name");
+            }
+            if (nul - off > FuseStructs.NAME_MAX) {
+                throw error(off, "name of " + (nul - off) + " bytes is longer than " + FuseStructs.NAME_MAX
+                        + " (FUSE_NAME_MAX)");
+            }
+            return string(off, nul);
         }
 
         /** Bytes as a name string: UTF-8, other bytes escaped ({@link FileNames}), so that names round-trip. */

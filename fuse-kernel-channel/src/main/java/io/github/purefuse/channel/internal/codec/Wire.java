@@ -94,11 +94,15 @@ final class Wire {
      * A time as the wire has it: seconds and nanoseconds.
      *
      * @throws IllegalArgumentException for nanoseconds of a second or more, which {@link Instant} would
-     *     fold into the seconds (so the value could not be written back as it was)
+     *     fold into the seconds (so the value could not be written back as it was), or seconds outside
+     *     {@link Instant}'s range (about ±3.2 * 10^16 years; the wire's are any 64-bit value)
      */
     static Instant time(long sec, int nsec) {
         if (Integer.toUnsignedLong(nsec) > 999_999_999L) {
             throw new IllegalArgumentException("nanoseconds out of range: " + Integer.toUnsignedString(nsec));
+        }
+        if (sec < Instant.MIN.getEpochSecond() || sec > Instant.MAX.getEpochSecond()) {
+            throw new IllegalArgumentException("seconds outside the range of java.time.Instant: " + sec);
         }
         return Instant.ofEpochSecond(sec, nsec);
     }

@@ -137,7 +137,7 @@ public final class InitNegotiation {
      * @return the reply and the negotiated settings
      */
     public static Result negotiate(Init init, Settings settings, boolean overIoUring) {
-        int minor = Math.min(init.minor(), SERVER_MINOR);
+        int minor = (int) Math.min(Integer.toUnsignedLong(init.minor()), SERVER_MINOR); // the wire's minor is a u32
         long offered = init.flags();
         if ((offered & INIT_EXT) == 0) {
             offered &= 0xFFFF_FFFFL;
@@ -168,9 +168,9 @@ public final class InitNegotiation {
             }
         }
         int maxWrite = maxPages * PAGE_SIZE;
-        int readahead = settings.maxReadahead() > 0
-                ? Math.min(settings.maxReadahead(), init.maxReadahead())
-                : init.maxReadahead();
+        int readahead = settings.maxReadahead() > 0 && Integer.compareUnsigned(settings.maxReadahead(), init.maxReadahead()) < 0
+                ? settings.maxReadahead()
+                : init.maxReadahead(); // u32 on the wire
         int maxBackground = clampU16(settings.maxBackground());
         int congestion = clampU16(settings.congestionThreshold());
         int stackDepth = (flags & PASSTHROUGH) != 0 ? 1 : 0;

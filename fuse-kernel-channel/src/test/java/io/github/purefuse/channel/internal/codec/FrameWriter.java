@@ -307,7 +307,7 @@ final class FrameWriter {
 
     /** A name of 0..40 code points from a mix of ASCII, Latin-1, Cyrillic, CJK and an emoji; no NUL. */
     static String name(Random rnd) {
-        int n = rnd.nextInt(4) == 0 ? rnd.nextInt(3) : rnd.nextInt(40);
+        int n = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(2) : 1 + rnd.nextInt(40); // the kernel sends no empty name
         int[] cps = ALPHABET.codePoints().toArray();
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < n; i++) {

@@ -58,10 +58,12 @@ final class FakeDevice implements FuseDevice {
             violations.add("frame of " + f.length + " bytes does not fit");
             throw new ErrnoException("read", 22);
         }
-        int opcode = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN).getInt(4);
-        long unique = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN).getLong(8);
-        if (opcode != Frames.FORGET && opcode != 42 && opcode != 41) {
-            awaitingReply.add(unique);
+        if (f.length >= 40) { // a shorter (malformed) frame awaits nothing: the kernel never sends one
+            int opcode = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN).getInt(4);
+            long unique = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN).getLong(8);
+            if (opcode != Frames.FORGET && opcode != 42 && opcode != 41) {
+                awaitingReply.add(unique);
+            }
         }
         buffer.put(buffer.position(), f);
         reads.incrementAndGet();
