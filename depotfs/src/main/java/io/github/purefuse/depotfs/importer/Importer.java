@@ -438,6 +438,11 @@ public final class Importer {
                     f.failed = true;
                     fail(f.displayPath, e.getMessage() + "; import again to take it as it is then");
                     return;
+                } catch (AccessDeniedException | NoSuchFileException e) {
+                    // the depot's own files (a shard directory another user made), never the source's, which the
+                    // catches below are for: they listed such a file as "could not import PATH: permission denied"
+                    claimed.remove(h);
+                    throw new IOException(StoreFiles.describe(e, null), e);
                 } catch (IOException e) {
                     claimed.remove(h);
                     throw e;

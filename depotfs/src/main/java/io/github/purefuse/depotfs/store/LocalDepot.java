@@ -784,8 +784,11 @@ public final class LocalDepot implements WritableDepot {
     /**
      * Creates a shard directory ({@code objects/ab}, {@code chunks/ab}) with the permissions of the directory it is
      * in, whatever the writer's umask: an import under {@code umask 077} (a cron job, a service) made its new shards
-     * 0700, and other users of a depot they may read saw its objects as missing. Another writer may create it at
-     * the same time.
+     * 0700, and other users of a depot they may read saw its objects as missing. The set-group-ID bit of a depot
+     * shared by a group ({@code chmod 2775}) is kept too: {@code setPosixFilePermissions} cleared it, so the shards
+     * below a {@code chunks/} made that way belonged to their creator's own group, and another member's import failed
+     * with "permission denied" for every object whose shard was not its own. Another writer may create it at the
+     * same time.
      */
     private static void newShard(Path shard) throws IOException {
         if (!Files.isDirectory(shard.getParent())) {
@@ -796,7 +799,8 @@ public final class LocalDepot implements WritableDepot {
         } catch (FileAlreadyExistsException e) {
             return; // created by a parallel writer
         }
-        Files.setPosixFilePermissions(shard, Files.getPosixFilePermissions(shard.getParent()));
+        int parentMode = (Integer) Files.getAttribute(shard.getParent(), "unix:mode");
+        Files.setAttribute(shard, "unix:mode", parentMode & 02777); // permissions and set-group-ID, no sticky bit
     }
 
     private void install(Path temp, Hash hash) throws IOException {

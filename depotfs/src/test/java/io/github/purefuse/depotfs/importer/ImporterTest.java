@@ -55,6 +55,33 @@ class ImporterTest {
         return src;
     }
 
+    /**
+     * A depot file this user may not write (a shard directory of a depot shared with others, made by one of them)
+     * fails the import naming that file, as a full disk does; it is not the source file's fault. It used to be
+     * listed as {@code could not import PATH: permission denied}, the source file named, and the import went on.
+     */
+    @Test
+    void aDepotFileThatMayNotBeWrittenIsNotTakenForTheSources() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("readable-source"));
+        Files.writeString(src.resolve("a"), "a file its importer may read\n");
+        MemoryDepot memory = new MemoryDepot();
+        io.github.purefuse.depotfs.store.WritableDepot refusing = (io.github.purefuse.depotfs.store.WritableDepot)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {io.github.purefuse.depotfs.store.WritableDepot.class}, (proxy, m, args) -> {
+                            if (m.getName().equals("putObject") || m.getName().equals("putChunkSums")) {
+                                throw new java.nio.file.AccessDeniedException("/team/depot/chunks/ab/abcdef");
+                            }
+                            try {
+                                return m.invoke(memory, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+        IOException e = assertThrows(IOException.class,
+                () -> new Importer(refusing, 1, Progress.NONE, Set.of()).importPath(src));
+        assertEquals("a: /team/depot/chunks/ab/abcdef: permission denied", e.getMessage());
+    }
+
     @Test
     void importingADirectoryTwiceGivesTheSameRootAndNoNewObjects() throws Exception {
         Path src = sampleTree();

@@ -55,6 +55,35 @@ class LocalDepotTest {
         }
     }
 
+    /**
+     * A depot shared by a group is a set-group-ID directory ({@code chmod 2775}), so that what each member adds
+     * belongs to the group and the others may write beside it. The shard directories depotfs creates
+     * ({@code chunks/}, {@code chunks/ab}, {@code objects/ab}) must keep that bit: without it, a shard another
+     * member created belonged to that member's own group, and an import by the next member failed with
+     * "permission denied" for every object whose checksums went there.
+     */
+    @Test
+    void shardsKeepTheSetGroupIdBitOfADepotSharedByAGroup() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("team"));
+        Files.setAttribute(dir, "unix:mode", 02775);
+        try (LocalDepot d = LocalDepot.openOrCreate(dir)) {
+            put(d, "an object in a shard of its own\n".getBytes(StandardCharsets.UTF_8));
+        }
+        List<Path> shards = new ArrayList<>(List.of(dir.resolve("chunks")));
+        for (String top : List.of("objects", "chunks")) {
+            try (var s = Files.list(dir.resolve(top))) {
+                shards.addAll(s.toList());
+            }
+        }
+        assertTrue(shards.size() >= 3, shards.toString());
+        for (Path shard : shards) {
+            int mode = (Integer) Files.getAttribute(shard, "unix:mode") & 07777;
+            int parent = (Integer) Files.getAttribute(shard.getParent(), "unix:mode") & 02777;
+            assertEquals(Integer.toOctalString(parent), Integer.toOctalString(mode), shard + ": its directory's mode");
+            assertTrue((mode & 02000) != 0, shard + " is set-group-ID: " + Integer.toOctalString(mode));
+        }
+    }
+
     @Test
     void objectsAreStoredUnderTheirHashOnceAndReadBackInParallel() throws Exception {
         try (LocalDepot d = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
