@@ -754,7 +754,7 @@ public final class FuseSession implements AutoCloseable {
             boolean onHook = shutdownHook != null && Thread.currentThread() == shutdownHook;
             Thread unmounting = Thread.ofPlatform().daemon().name("purefuse-umount " + mountpoint)
                     .start(() -> unmount(onHook));
-            if (!awaitQuietly(unmountGrace)) {
+            if (!awaitQuietly(unmountGrace) && !endedByTheUnmount(unmounting)) {
                 if (unmounting.isAlive()) {
                     report(Level.WARNING, "unmounting {0} has not returned after {1} s (a call of the filesystem"
                             + " holds the mount: see Notifier on notifications sent from a call); aborting the"
@@ -810,6 +810,29 @@ public final class FuseSession implements AutoCloseable {
             h.release();
         }
     }
+
+    /**
+     * Under a grace shorter than an unmount takes (0 s): whether the unmount, given up to 1 s to return, ended the
+     * connection itself, as it does for a mount nothing uses (what the grace is for). Such a mount was aborted, with
+     * a WARNING that a call of the filesystem held its unmount. A busy mount is detached lazily at once and still
+     * aborted within moments; an unmount a stuck call holds up is aborted after 1 s.
+     */
+    private boolean endedByTheUnmount(Thread unmounting) {
+        if (unmountGrace.compareTo(UNMOUNT_SETTLE) >= 0) {
+            return false;
+        }
+        try {
+            return unmounting.join(UNMOUNT_SETTLE) && engine.awaitTermination(UNMOUNT_END);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** The longest {@link #endedByTheUnmount} waits for umount2 to return. */
+    private static final Duration UNMOUNT_SETTLE = Duration.ofSeconds(1);
+    /** How long after umount2 returned the readers have to see the connection's end. */
+    private static final Duration UNMOUNT_END = Duration.ofMillis(200);
 
     /** How long the session waits for its end after an abort: the grace, at least 1 s (the abort takes effect). */
     private Duration afterAbort() {

@@ -865,6 +865,19 @@ class SessionIT {
     }
 
     @Test
+    void aZeroGraceLeavesAMountNothingUsesToItsUnmount() throws Exception {
+        // unmountGrace 0 aborts at once what is still in use; a mount nothing used was aborted too, its umount2 not
+        // having returned yet, with a WARNING that blamed a call of the filesystem holding the mount (Notifier)
+        try (ChannelLog log = new ChannelLog()) {
+            mount = TestMount.mount(new TestFs(), options().unmountGrace(Duration.ZERO).build());
+            Path mp = mount.path();
+            mount.session().close();
+            assertFalse(TestMount.isMounted(mp), "unmounted");
+            assertEquals(List.of(), log.lines.stream().filter(l -> l.contains("abort")).toList());
+        }
+    }
+
+    @Test
     void closeAbortsAnUnmountThatAStuckNotificationHoldsUp() throws Exception {
         // A READ of "passthrough" (nodeid 5) invalidates the pages of "hello" (nodeid 2) while a READ of hello is
         // unanswered: the notification waits for hello's page lock, holding the connection's killsb, which
