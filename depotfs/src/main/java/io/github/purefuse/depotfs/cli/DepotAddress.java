@@ -67,7 +67,7 @@ final class DepotAddress {
      * @throws IOException if the depot cannot be opened
      */
     WritableDepot open(boolean create) throws IOException {
-        return open(create, null);
+        return open(create, null, false);
     }
 
     /**
@@ -80,6 +80,10 @@ final class DepotAddress {
      * @throws IOException if the depot cannot be opened
      */
     WritableDepot open(boolean create, @Nullable Integer prefetchMib) throws IOException {
+        return open(create, prefetchMib, true);
+    }
+
+    private WritableDepot open(boolean create, @Nullable Integer prefetchMib, boolean mount) throws IOException {
         if (!isS3()) {
             if (depot.regionMatches(true, 0, "s3:", 0, 3)) {
                 throw new DepotfsCli.UsageException("--depot " + depot + ": an S3 depot is s3://BUCKET/PREFIX (lower case,"
@@ -96,7 +100,7 @@ final class DepotAddress {
         } catch (DepotException e) {
             throw new DepotfsCli.UsageException(e.getMessage());   // a malformed address: a usage error, exit 2
         }
-        S3Options options = s3Options(prefetchMib);
+        S3Options options = s3Options(prefetchMib, mount);
         return create ? S3Depot.openOrCreate(location, options) : S3Depot.open(location, options);
     }
 
@@ -113,15 +117,31 @@ final class DepotAddress {
      * @return {@code o}, or {@code o} with a smaller cap (whole MiB)
      */
     static S3Options fitPrefetch(S3Options o, long maxDirect) {
+        return fitPrefetch(o, maxDirect, true);
+    }
+
+    /**
+     * The same, saying so only for a mount ({@code warn}): the other commands (ls, import, gc, verify, link) take no
+     * {@code --s3-prefetch-mib}, and a WARNING naming it at each of them in a small container pointed at a flag they
+     * do not have.
+     *
+     * @param o         the options
+     * @param maxDirect the JVM's direct-memory limit in bytes
+     * @param warn      whether to log the WARNING (a mount)
+     * @return {@code o}, or {@code o} with a smaller cap (whole MiB)
+     */
+    static S3Options fitPrefetch(S3Options o, long maxDirect, boolean warn) {
         long fits = Math.max(0, (maxDirect - DIRECT_RESERVE) >> 20 << 20);
         if (o.prefetchBytes() <= fits) {
             return o;
         }
-        System.getLogger(DepotAddress.class.getName()).log(System.Logger.Level.WARNING, "prefetching at most "
-                + (fits >> 20) + " MiB, not " + (o.prefetchBytes() >> 20) + " (--s3-prefetch-mib): the JVM has "
-                + (maxDirect >> 20) + " MiB of direct memory (-XX:MaxDirectMemorySize, else the heap's limit, which a"
-                + " container's memory limit sets) and depotfs keeps " + (DIRECT_RESERVE >> 20) + " MiB of it for its"
-                + " other buffers; give more with DEPOTFS_JAVA_OPTS=-XX:MaxDirectMemorySize=...");
+        if (warn) {
+            System.getLogger(DepotAddress.class.getName()).log(System.Logger.Level.WARNING, "prefetching at most "
+                    + (fits >> 20) + " MiB, not " + (o.prefetchBytes() >> 20) + " (--s3-prefetch-mib): the JVM has "
+                    + (maxDirect >> 20) + " MiB of direct memory (-XX:MaxDirectMemorySize, else the heap's limit, which a"
+                    + " container's memory limit sets) and depotfs keeps " + (DIRECT_RESERVE >> 20) + " MiB of it for its"
+                    + " other buffers; give more with DEPOTFS_JAVA_OPTS=-XX:MaxDirectMemorySize=...");
+        }
         return o.withPrefetchBytes(fits);
     }
 
@@ -140,7 +160,7 @@ final class DepotAddress {
         return Runtime.getRuntime().maxMemory();
     }
 
-    S3Options s3Options(@Nullable Integer prefetchMib) throws DepotException {
+    S3Options s3Options(@Nullable Integer prefetchMib, boolean mount) throws DepotException {
         URI uri = null;
         if (endpoint != null) {
             try {
@@ -176,7 +196,7 @@ final class DepotAddress {
         if (prefetchMib != null) {
             o = o.withPrefetchBytes((long) prefetchMib << 20);
         }
-        o = fitPrefetch(o, maxDirectMemory());
+        o = fitPrefetch(o, maxDirectMemory(), mount);
         if (timeoutSeconds != null) {
             Duration call = Duration.ofSeconds(timeoutSeconds);
             Duration attempt = call.compareTo(S3Options.DEFAULT_ATTEMPT_TIMEOUT) < 0 ? call : S3Options.DEFAULT_ATTEMPT_TIMEOUT;

@@ -335,6 +335,21 @@ class DepotfsCliTest {
         assertEquals(0, DepotAddress.fitPrefetch(defaults, 64L << 20).prefetchBytes(), "no room: no prefetch");
     }
 
+    /**
+     * The prefetch cap is a mount's: {@code ls} (like import, gc, verify, link) of an S3 depot in a JVM with little
+     * direct memory said "WARNING: prefetching at most 0 MiB, not 256 (--s3-prefetch-mib)", a flag it does not take.
+     */
+    @Test
+    void onlyAMountWarnsAboutThePrefetchCap() throws Exception {
+        Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-XX:MaxDirectMemorySize=64m",
+                "-cp", System.getProperty("java.class.path"), DepotfsCli.class.getName(), "ls", "--depot", "s3://bkt/x",
+                "--endpoint", "http://127.0.0.1:1", "--anonymous", "--s3-timeout", "1")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(1, p.waitFor(), out);   // nothing listens there
+        assertFalse(out.contains("prefetch"), out);
+    }
+
     @Test
     void demoRefusesAnS3Depot() {
         // --depot is a Path here: "s3://bkt/x" arrived as "s3:/bkt/x" and the demo was built in a directory "s3:"
