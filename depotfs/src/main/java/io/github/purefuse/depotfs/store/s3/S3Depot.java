@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -60,6 +61,7 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -1186,9 +1188,10 @@ public final class S3Depot implements WritableDepot {
 
     private Stored multipart(SeekableByteChannel s, long length, Hash hash) throws IOException {
         String key = location.objectKey(hash);
-        String uploadId = await(client.createMultipartUpload(r -> r.bucket(location.bucket()).key(key)),
-                "start upload of " + key).uploadId();
-        unfinished.begun(uploadId, key);
+        CompletableFuture<CreateMultipartUploadResponse> create =
+                unfinished.creating(key, () -> client.createMultipartUpload(r -> r.bucket(location.bucket()).key(key)));
+        String uploadId = await(create, "start upload of " + key).uploadId();
+        unfinished.begun(uploadId, key, create);
         boolean done = false;
         List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
         Semaphore inFlight = new Semaphore(UPLOADS_IN_FLIGHT);
@@ -1255,7 +1258,8 @@ public final class S3Depot implements WritableDepot {
      * The multipart uploads this depot has begun and not yet completed or aborted, aborted by a shutdown hook when
      * the JVM exits first (an import stopped with Ctrl-C, SIGTERM, SIGHUP: the uploading thread's {@code finally}
      * does not run then). Left alone, each stays on the server with the parts it has, billed where storage is, until
-     * a {@code gc} an hour later, or for good in a bucket no gc runs on. The hook waits at most 5 s for the aborts.
+     * a {@code gc} once it is {@code --min-age} old (a day by default), or for good in a bucket no gc runs on. The hook
+     * waits at most 5 s for the aborts.
      */
     private final class UnfinishedUploads {
         private final ConcurrentHashMap<String, String> keyByUploadId = new ConcurrentHashMap<>();
@@ -1263,9 +1267,41 @@ public final class S3Depot implements WritableDepot {
         /** Whether a shutdown ref of the CRT is held for the hook (released once: by the hook or by close). */
         private final AtomicBoolean crtRef = new AtomicBoolean();
         private final Thread hook = new Thread(this::abortAll, "depotfs-s3-abort-uploads-on-exit");
+        /**
+         * The uploads being created (CreateMultipartUpload sent, no answer yet), by key: the hook aborts each once it
+         * is created. Without them an upload whose creation was under way at the signal, or answered while the hook
+         * ran, was registered after the hook had looked and stayed on the server (1 import of 6 stopped while it
+         * started six uploads, on S3Mock).
+         */
+        private final ConcurrentHashMap<CompletableFuture<CreateMultipartUploadResponse>,
+                String> creating = new ConcurrentHashMap<>();
+        private volatile boolean exiting;
 
-        void begun(String uploadId, String key) {
+        /** Registers the hook, then sends the creation and keeps it until {@link #begun}. */
+        CompletableFuture<CreateMultipartUploadResponse> creating(String key,
+                Supplier<CompletableFuture<CreateMultipartUploadResponse>> send)
+                throws IOException {
+            hook();
+            if (exiting) {
+                throw new IOException("not starting the upload of " + key + ": the process is exiting");
+            }
+            CompletableFuture<CreateMultipartUploadResponse> f = send.get();
+            creating.put(f, key);
+            f.whenComplete((r, e) -> {
+                if (e != null) {
+                    creating.remove(f);   // not created: nothing to abort
+                }
+            });
+            return f;
+        }
+
+        void begun(String uploadId, String key,
+                   CompletableFuture<CreateMultipartUploadResponse> create) {
             keyByUploadId.put(uploadId, key);
+            creating.remove(create);
+        }
+
+        private void hook() {
             if (hooked.compareAndSet(false, true)) {
                 if (options.httpClient() == S3Options.HttpClientKind.CRT) {
                     // The CRT's own shutdown hook ends every request in flight unless someone holds a ref
@@ -1274,7 +1310,7 @@ public final class S3Depot implements WritableDepot {
                 }
                 try {
                     Runtime.getRuntime().addShutdownHook(hook);
-                } catch (IllegalStateException exiting) {
+                } catch (IllegalStateException shuttingDown) {
                     releaseCrt();
                 }
             }
@@ -1285,8 +1321,11 @@ public final class S3Depot implements WritableDepot {
         }
 
         private void abortAll() {
+            exiting = true;
             try {
                 List<CompletableFuture<?>> aborts = new ArrayList<>();
+                creating.forEach((f, key) -> aborts.add(f.thenCompose(r -> client.abortMultipartUpload(
+                        a -> a.bucket(location.bucket()).key(key).uploadId(r.uploadId())))));
                 keyByUploadId.forEach((id, key) -> aborts.add(client.abortMultipartUpload(
                         r -> r.bucket(location.bucket()).key(key).uploadId(id))));
                 CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
