@@ -148,7 +148,9 @@ import org.jspecify.annotations.Nullable;
  *                            filesystem that holds the unmount up) before it aborts the connection, and as
  *                            long again (at least 1 s) after the abort before the session counts as ended; also how long a second
  *                            signal of {@code handleSignals} can cut short. 0 aborts at once what is still
- *                            in use; at most 1 hour. Default {@link #DEFAULT_UNMOUNT_GRACE} (10 s)
+ *                            in use (a grace under 1 s still gives {@code umount2} up to 1 s to return and the
+ *                            connection 200 ms to end, so a mount nothing uses is not aborted); at most 1 hour.
+ *                            Default {@link #DEFAULT_UNMOUNT_GRACE} (10 s)
  */
 public record MountOptions(String fsname, String subtype, boolean allowOther, boolean defaultPermissions,
                            int maxRead, boolean autoUnmount, int readerThreads, int maxInFlight,
