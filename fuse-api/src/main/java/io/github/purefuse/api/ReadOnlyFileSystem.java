@@ -141,7 +141,8 @@ public interface ReadOnlyFileSystem {
      * every file with handle 0 and its page cache kept, and sends no RELEASE. A kernel that does not know
      * that answer ({@code FUSE_NO_OPEN_SUPPORT} not offered: protocol before 7.23) would fail the
      * {@code open(2)} with it, so there the session answers ENOSYS with handle 0 and {@code KEEP_CACHE} itself,
-     * and the kernel goes on asking.
+     * and the kernel goes on asking, and sends a RELEASE (and, before Linux 5.17, a FLUSH) with handle 0 for each
+     * such open: the defaults of {@link #release} and {@link #flush} answer them.
      *
      * @param request the node and the open flags
      * @return the reply

@@ -76,10 +76,7 @@ public final class DepotfsCli implements Callable<Integer> {
                 System.err.println("depotfs: the tree is nested too deeply to walk (more levels than a stack of "
                         + (MAIN_STACK_BYTES >> 20) + " MiB holds)");
             } catch (LinkageError e) {
-                // jffi unpacks its native stub into java.io.tmpdir, else the working directory: both unusable (a
-                // noexec /tmp, a directory the user cannot write) gave a 100-line trace
-                System.err.println("depotfs: cannot load native code (" + oneLine(e) + "); if java.io.tmpdir is on a"
-                        + " noexec mount, give a directory that allows it: DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR");
+                System.err.println(linkageMessage(e));
             } catch (VirtualMachineError e) {
                 // out of memory or threads (ulimit -u): one line, not a trace
                 System.err.println("depotfs: " + oneLine(e) + " (a memory or process limit: ulimit -v, ulimit -u)");
@@ -88,6 +85,24 @@ public final class DepotfsCli implements Callable<Integer> {
         t.start();
         t.join();
         System.exit(status[0]);
+    }
+
+    /**
+     * The one line for a {@link LinkageError} that ended a command. jffi unpacks its native stub into
+     * {@code java.io.tmpdir}, else the working directory: both unusable (a noexec {@code /tmp}, a directory the user
+     * cannot write) gave a 100-line trace. Any other class that cannot be loaded (a jar replaced or removed under a
+     * running JVM, seen when a build reinstalled it during a mount) is not native code's fault.
+     */
+    static String linkageMessage(LinkageError e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (t instanceof UnsatisfiedLinkError || m.contains("jffi") || m.contains("com/kenai") || m.contains("com.kenai")) {
+                return "depotfs: cannot load native code (" + oneLine(e) + "); if java.io.tmpdir is on a noexec mount,"
+                        + " give a directory that allows it: DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR";
+            }
+        }
+        return "depotfs: a class could not be loaded (" + oneLine(e) + "): were depotfs's jars changed or removed while"
+                + " it ran? Run it again";
     }
 
     /** The stack of the thread that runs a command. */
@@ -134,7 +149,7 @@ public final class DepotfsCli implements Callable<Integer> {
         if ((cl.getOut().checkError() || out.checkError()) && !stdoutIsPipe()) {
             // PrintStream swallows a failed write: a listing redirected to a full disk ended with status 0. A pipe
             // whose reader went (| head) is not worth a word, as with coreutils
-            err.println("depotfs: write error on standard output (is the disk full?)");
+            err.println("depotfs: write error on standard output (is the disk full, or is it closed?)");
             err.flush();
             return status == 0 ? 1 : status;
         }

@@ -35,6 +35,18 @@ class DepotfsCliTest {
         return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /** A retrial: a jar reinstalled under a running mount was reported as a noexec {@code /tmp}. */
+    @Test
+    void aClassThatCannotBeLoadedIsNotBlamedOnNativeCodeUnlessItIs() {
+        assertTrue(DepotfsCli.linkageMessage(new UnsatisfiedLinkError("/tmp/jffi4711.so: failed to map segment from"
+                + " shared object")).contains("-Djffi.extract.dir="));
+        assertTrue(DepotfsCli.linkageMessage(new NoClassDefFoundError("Could not initialize class com.kenai.jffi.Foreign"))
+                .contains("-Djffi.extract.dir="));
+        assertEquals("depotfs: a class could not be loaded (io/github/purefuse/channel/SessionStats): were depotfs's jars"
+                + " changed or removed while it ran? Run it again",
+                DepotfsCli.linkageMessage(new NoClassDefFoundError("io/github/purefuse/channel/SessionStats")));
+    }
+
     @Test
     void importTwiceThenLsAndLink() throws Exception {
         Path src = Files.createDirectories(tmp.resolve("site/docs"));
