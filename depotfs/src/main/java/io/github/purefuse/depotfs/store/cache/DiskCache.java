@@ -97,6 +97,8 @@ public final class DiskCache implements AutoCloseable {
     private final ReadWriteLock changing = new ReentrantReadWriteLock();
     private final Set<Hash> verified = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Hash, Fill> fills = new ConcurrentHashMap<>();
+    /** Incomplete fills no open uses, oldest first (a subset of {@link #fills}). Guarded by itself. */
+    private final java.util.LinkedHashMap<Hash, Fill> idleFills = new java.util.LinkedHashMap<>();
     /** Numbers this process's temporary files: unique across the caches of one process too. */
     private static final AtomicInteger SERIAL = new AtomicInteger();
     private final BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(BUFFERS);
@@ -106,6 +108,7 @@ public final class DiskCache implements AutoCloseable {
     private final LongAdder bytesFilled = new LongAdder();
     private final LongAdder objectsFilled = new LongAdder();
     private final LongAdder evictions = new LongAdder();
+    private final LongAdder fillsAbandoned = new LongAdder();
     private final LongAdder bytesEvicted = new LongAdder();
     private final LongAdder corruptDropped = new LongAdder();
 
@@ -194,15 +197,18 @@ public final class DiskCache implements AutoCloseable {
      *                       failed them (full, a directory removed under the mount)
      * @param bytesOnDisk    bytes the directory holds now, as this process counts them
      * @param maxBytes       the size bound
+     * @param fillsAbandoned incomplete fills given up, their parts deleted: idle ones beyond {@link #IDLE_FILLS} or
+     *                       when the cache had to shrink (each such object is fetched again at its next open)
      */
     public record Stats(long hits, long misses, long bytesFilled, long objectsFilled, long evictions,
-                        long bytesEvicted, long corruptDropped, long bypassed, long bytesOnDisk, long maxBytes) {
+                        long bytesEvicted, long corruptDropped, long bypassed, long bytesOnDisk, long maxBytes,
+                        long fillsAbandoned) {
     }
 
     /** {@return the counters now} */
     public Stats stats() {
         return new Stats(hits.sum(), misses.sum(), bytesFilled.sum(), objectsFilled.sum(), evictions.sum(),
-                bytesEvicted.sum(), corruptDropped.sum(), bypasses.sum(), used.get(), maxBytes);
+                bytesEvicted.sum(), corruptDropped.sum(), bypasses.sum(), used.get(), maxBytes, fillsAbandoned.sum());
     }
 
     /** Counts an open: served from a cached file, or read from the store. */
@@ -468,10 +474,71 @@ public final class DiskCache implements AutoCloseable {
                 created.discard();
             }
             if (f.acquire()) {
+                synchronized (idleFills) {
+                    idleFills.remove(hash, f);
+                }
                 return f;
             }
             fills.remove(hash, f);
         }
+    }
+
+    /** The most incomplete fills kept for a next open once their last open is done: each keeps a file open. */
+    static final int IDLE_FILLS = 16;
+
+    /**
+     * Called by a fill whose last open is done before it was complete: it stays, for the next open of the object,
+     * unless more than {@link #IDLE_FILLS} are idle (the oldest is given up) or the cache must shrink
+     * ({@link #evict}).
+     */
+    void idle(Fill f) {
+        if (!Files.exists(f.path())) {   // removed under the cache: nothing to go on with
+            if (f.discardIfIdle()) {
+                fillsAbandoned.increment();
+            }
+            return;
+        }
+        List<Fill> over = new ArrayList<>();
+        synchronized (idleFills) {
+            idleFills.remove(f.hash());
+            idleFills.put(f.hash(), f);
+            var it = idleFills.values().iterator();
+            while (idleFills.size() - over.size() > IDLE_FILLS && it.hasNext()) {
+                over.add(it.next());
+            }
+        }
+        for (Fill old : over) {
+            giveUpIdle(old);
+        }
+        if (closed) {
+            f.discardIfIdle();   // closed meanwhile: close() may have looked before this fill went idle
+        }
+    }
+
+    /** Gives up an idle fill (unless an open took it meanwhile) and forgets it. */
+    private void giveUpIdle(Fill f) {
+        synchronized (idleFills) {
+            idleFills.remove(f.hash(), f);
+        }
+        if (f.discardIfIdle()) {
+            fillsAbandoned.increment();
+        }
+    }
+
+    /** The idle fills, oldest first, whose files add up to at least {@code bytes} (all of them if they do not). */
+    private List<Fill> idleToGiveUp(long bytes) {
+        List<Fill> out = new ArrayList<>();
+        long sum = 0;
+        synchronized (idleFills) {
+            for (Fill f : idleFills.values()) {
+                if (sum >= bytes) {
+                    break;
+                }
+                out.add(f);
+                sum += f.fileLength();
+            }
+        }
+        return out;
     }
 
     /** A fill's partial file, in {@code partial/}, which is made again if it was removed under the cache. */
@@ -655,6 +722,8 @@ public final class DiskCache implements AutoCloseable {
      * the directory holds: no change is counted twice or lost.
      */
     private void evict() {
+        List<Fill> giveUp = new ArrayList<>();
+        long givingUp = 0;
         changing.writeLock().lock();
         try {
             if (used.get() <= maxBytes && grownSinceCount.get() <= recountAfter()) {
@@ -667,6 +736,13 @@ public final class DiskCache implements AutoCloseable {
                 long total = files.stream().mapToLong(FileInfo::size).sum();
                 long target = maxBytes / 10 * 9;
                 files.sort(Comparator.comparing(FileInfo::lastUse));
+                // Idle fills first: incomplete, and no open uses them. They are this process's, so they are given up
+                // (their files deleted, the size counted down) once the lock is released.
+                for (Fill f : idleToGiveUp(total - target)) {
+                    giveUp.add(f);
+                    givingUp += f.fileLength();
+                }
+                total -= givingUp;
                 for (FileInfo f : files) {
                     if (total <= target) {
                         break;
@@ -681,12 +757,15 @@ public final class DiskCache implements AutoCloseable {
                         }
                     }
                 }
-                used.set(total);
+                used.set(total + givingUp);   // counted down as each given-up fill deletes its file
             } catch (IOException | RuntimeException e) {
                 diskFailed("cannot evict from " + dir + ": " + e.getMessage());
             }
         } finally {
             changing.writeLock().unlock();
+        }
+        for (Fill f : giveUp) {
+            giveUpIdle(f);
         }
     }
 
@@ -856,6 +935,9 @@ public final class DiskCache implements AutoCloseable {
             f.discard();
         }
         fills.clear();
+        synchronized (idleFills) {
+            idleFills.clear();
+        }
     }
 
     /** How long {@link #close} waits for background work. */

@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * as its opens read it: a part is fetched from the store once (concurrent reads of it wait for that one
  * fetch), written to a sparse partial file and then read from there. When every part is there the cache
  * verifies the file and renames it into place ({@link DiskCache#finished}). Shared by all opens of the
- * object in this process; the last release of an incomplete fill deletes its partial file. The file counts
+ * object in this process. An incomplete fill outlives its last release, idle, so that the next open of the object
+ * goes on filling it ({@link DiskCache#idle}: at most {@link DiskCache#IDLE_FILLS} of them, the oldest given up first,
+ * and all of them when the cache must shrink); a given-up fill deletes its partial file. The file counts
  * in the cache's size with its length, which a part written past the end extends (holes included), from
  * the write that makes it so ({@link DiskCache#change}) until it is deleted.
  */
@@ -91,22 +93,45 @@ final class Fill {
         return true;
     }
 
-    /** One open is done with the fill: the last one of an incomplete fill deletes it. */
+    /**
+     * One open is done with the fill. The last one of an incomplete fill leaves it idle, for the next open: a
+     * soak trial's object read in two opens (its head, then the rest; or, with the kernel's page cache kept, a
+     * second open that asked only for what the first had not read) was fetched again at each open and never
+     * kept (27 GB copied into the cache for 8 GB served).
+     */
     void release() {
-        boolean giveUp;
+        boolean idle;
         synchronized (this) {
             refs--;
-            giveUp = refs == 0 && !allFilled() && !discarded;
-            if (giveUp) {
-                discarded = true;
-            }
+            idle = refs == 0 && !allFilled() && !discarded;
         }
-        if (giveUp) {
-            cache.abandoned(this);
-            closeAndDelete();
+        if (idle) {
+            cache.idle(this);
         } else {
             closeIfIdle();
         }
+    }
+
+    /**
+     * Gives an idle fill up (the cache keeps too many, or must shrink): false if an open took it meanwhile.
+     *
+     * @return whether it was given up and its file deleted
+     */
+    boolean discardIfIdle() {
+        synchronized (this) {
+            if (refs > 0 || discarded || done) {
+                return false;
+            }
+            discarded = true;
+        }
+        cache.abandoned(this);
+        closeAndDelete();
+        return true;
+    }
+
+    /** {@return the partial file's length as counted in the cache's size} */
+    long fileLength() {
+        return fileLength.get();
     }
 
     /** Gives the fill up at once (the cache is closing, or a second fill lost the race). */
