@@ -110,20 +110,9 @@ final class DepotAddress {
     /**
      * The options with a prefetch cap that fits the JVM's direct memory beside {@link #DIRECT_RESERVE}: in a container
      * the JVM sizes its direct memory to the heap's limit, a fraction of the memory limit, and the default 256 MiB in
-     * a 256 MiB cgroup answered READs ENOMEM within seconds before the OOM killer came. Says so in a WARNING.
-     *
-     * @param o         the options
-     * @param maxDirect the JVM's direct-memory limit in bytes
-     * @return {@code o}, or {@code o} with a smaller cap (whole MiB)
-     */
-    static S3Options fitPrefetch(S3Options o, long maxDirect) {
-        return fitPrefetch(o, maxDirect, true);
-    }
-
-    /**
-     * The same, saying so only for a mount ({@code warn}): the other commands (ls, import, gc, verify, link) take no
-     * {@code --s3-prefetch-mib}, and a WARNING naming it at each of them in a small container pointed at a flag they
-     * do not have.
+     * a 256 MiB cgroup answered READs ENOMEM within seconds before the OOM killer came. A mount says so in a WARNING
+     * ({@code warn}); the other commands (ls, import, gc, verify, link) take no {@code --s3-prefetch-mib}, and a
+     * WARNING naming it at each of them in a small container pointed at a flag they do not have.
      *
      * @param o         the options
      * @param maxDirect the JVM's direct-memory limit in bytes

@@ -627,11 +627,14 @@ public final class Importer {
     private void addTarEntry(Dir root, TarArchiveEntry e, TarArchiveInputStream in, TarUploads uploads)
             throws IOException {
         String rawName = e.getName();
-        boolean linked = e.isSymbolicLink() || e.isLink();
-        if (FileNames.hasEscapes(rawName) || (linked && FileNames.hasEscapes(e.getLinkName()))) {
-            // a ustar or GNU name with bytes that are not UTF-8 (TarNames): listed by its bytes, as a directory's is
-            fail(FileNames.printable(rawName), FileNames.hasEscapes(rawName) ? Names.NOT_UTF8
-                    : "a link target must be valid Unicode (it is not valid UTF-8): " + FileNames.printable(e.getLinkName()));
+        // a ustar or GNU name with bytes that are not UTF-8 (TarNames): listed by its bytes, as a directory's is
+        if (FileNames.hasEscapes(rawName)) {
+            fail(FileNames.printable(rawName), Names.NOT_UTF8);
+            return;
+        }
+        if ((e.isSymbolicLink() || e.isLink()) && FileNames.hasEscapes(e.getLinkName())) {
+            fail(FileNames.printable(rawName), "a link target must be valid Unicode (it is not valid UTF-8): "
+                    + FileNames.printable(e.getLinkName()));
             return;
         }
         if (rawName.indexOf('\uFFFD') >= 0 || (e.isSymbolicLink() && e.getLinkName().indexOf('\uFFFD') >= 0)) {

@@ -341,10 +341,10 @@ class DepotfsCliTest {
     void thePrefetchCapFitsTheJvmsDirectMemory() {
         var defaults = io.github.purefuse.depotfs.store.s3.S3Options.defaults(null);
         long cap = defaults.prefetchBytes();
-        assertEquals(cap, DepotAddress.fitPrefetch(defaults, 4L << 30).prefetchBytes(), "4 GiB of direct memory: as asked");
+        assertEquals(cap, DepotAddress.fitPrefetch(defaults, 4L << 30, true).prefetchBytes(), "4 GiB of direct memory: as asked");
         // a 256 MiB container: the JVM's heap limit 126 MiB, and direct memory as much
-        assertEquals(30L << 20, DepotAddress.fitPrefetch(defaults, 126L << 20).prefetchBytes());
-        assertEquals(0, DepotAddress.fitPrefetch(defaults, 64L << 20).prefetchBytes(), "no room: no prefetch");
+        assertEquals(30L << 20, DepotAddress.fitPrefetch(defaults, 126L << 20, true).prefetchBytes());
+        assertEquals(0, DepotAddress.fitPrefetch(defaults, 64L << 20, true).prefetchBytes(), "no room: no prefetch");
     }
 
     /**

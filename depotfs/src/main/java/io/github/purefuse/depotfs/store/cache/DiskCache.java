@@ -493,9 +493,7 @@ public final class DiskCache implements AutoCloseable {
      */
     void idle(Fill f) {
         if (!Files.exists(f.path())) {   // removed under the cache: nothing to go on with
-            if (f.discardIfIdle()) {
-                fillsAbandoned.increment();
-            }
+            giveUpIdle(f);
             return;
         }
         List<Fill> over = new ArrayList<>();
