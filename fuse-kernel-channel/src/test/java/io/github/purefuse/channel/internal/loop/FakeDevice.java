@@ -106,6 +106,13 @@ final class FakeDevice implements FuseDevice {
         closed = true;
     }
 
+    /** {@return the replies written so far, copied under the list's lock (a reader thread may be adding one)} */
+    List<byte[]> repliesNow() {
+        synchronized (replies) {
+            return List.copyOf(replies);
+        }
+    }
+
     byte[] replyTo(long unique) {
         synchronized (replies) {
             for (byte[] r : replies) {

@@ -164,7 +164,7 @@ class MalformedFrameSessionProperties {
 
     private static List<byte[]> replies(FakeDevice mount, long unique) {
         synchronized (mount.replies) {
-            return mount.replies.stream().filter(b -> Frames.unique(b) == unique).toList();
+            return mount.repliesNow().stream().filter(b -> Frames.unique(b) == unique).toList();
         }
     }
 

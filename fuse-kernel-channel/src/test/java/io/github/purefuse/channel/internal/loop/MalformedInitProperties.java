@@ -81,7 +81,7 @@ class MalformedInitProperties {
                             + Integer.toUnsignedString(kernelReadahead));
             frames.add(Frames.lookup(10, 1, "a"));
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (mount.replies.stream().noneMatch(r -> Frames.unique(r) == 10) && System.nanoTime() < deadline) {
+            while (mount.repliesNow().stream().noneMatch(r -> Frames.unique(r) == 10) && System.nanoTime() < deadline) {
                 Thread.sleep(2);
             }
             assertEquals(0, Frames.error(mount.replyTo(10)));
