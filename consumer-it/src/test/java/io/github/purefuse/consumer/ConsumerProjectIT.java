@@ -144,6 +144,17 @@ class ConsumerProjectIT {
                 assertTrue(jar.stream().noneMatch(e -> e.getName().startsWith("io/github/purefuse/kit/testing/")),
                         a + ": the test kit is fuse-testing's, not the kit's");
             }
+            String license = Files.readString(root.resolve("LICENSE"));
+            for (String suffix : List.of(".jar", "-sources.jar")) {
+                try (JarFile jar = new JarFile(dir.resolve(a + "-" + version + suffix).toFile())) {
+                    var entry = jar.getEntry("META-INF/LICENSE");
+                    assertNotNull(entry, a + suffix + ": META-INF/LICENSE");
+                    try (var in = jar.getInputStream(entry)) {
+                        assertEquals(license, new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+                                a + suffix + ": the project's LICENSE");
+                    }
+                }
+            }
             if (!a.equals("fuse-testing")) {
                 Matcher dep = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL).matcher(pom);
                 while (dep.find()) {
@@ -272,6 +283,7 @@ class ConsumerProjectIT {
     Path copyPublishedSources(Path to) throws IOException {
         Files.createDirectories(to);
         Files.copy(root.resolve("pom.xml"), to.resolve("pom.xml"));
+        Files.copy(root.resolve("LICENSE"), to.resolve("LICENSE"));
         Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(root.resolve("pom.xml")));
         while (m.find()) {
             Path module = Files.createDirectories(to.resolve(m.group(1)));
