@@ -775,7 +775,9 @@ public final class DepotfsCli implements Callable<Integer> {
                         p = "--root-refresh must be 0 (never) or at least 1s, was " + rootRefresh;
                     }
                 } catch (IllegalArgumentException e) {
-                    p = "--root-refresh: " + e.getMessage();
+                    // not parseDuration's examples: its 500ms is refused here
+                    p = "--root-refresh must be 0 (never) or a whole number with a unit, at least 1s (e.g. 5s, 1m, 1h), was '"
+                            + rootRefresh + "'";
                 }
             }
             p = p != null ? p : rangeProblem("--record-max-mib", recordMaxMib, 1, 1 << 20);
@@ -816,6 +818,7 @@ public final class DepotfsCli implements Callable<Integer> {
                     maxBackground == null ? -1 : maxBackground, congestionThreshold == null ? -1 : congestionThreshold,
                     threads == null ? 0 : threads, allowOther, stats, nonempty, statsInterval == null ? 0 : statsInterval,
                     transport != null ? MountOptions.parseTransport(transport) : remote ? Transport.DEV_FUSE : Transport.AUTO,
+                    transport != null,
                     verifyReads,
                     rootRefresh == null ? DEFAULT_ROOT_REFRESH : parseDuration(rootRefresh),
                     record == null ? null : new MountOptions.Recording(record,

@@ -35,6 +35,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class MountRunner {
 
+    /** What {@link FuseSession#transportDetail()} adds when the mount options named {@code /dev/fuse}. */
+    private static final String ASKED_FOR = " (asked for)";
+
+    /**
+     * The ready line's transport: {@link FuseSession#transportDetail()}, whose "(asked for)" for {@code /dev/fuse} is
+     * true only when {@code --transport} named it; without the flag an S3 depot is served there by default.
+     *
+     * @param detail the session's transport detail
+     * @param given  whether {@code --transport} was given
+     * @return the detail for the ready line
+     */
+    static String transportDetail(String detail, boolean given) {
+        return given || !detail.endsWith(ASKED_FOR) ? detail
+                : detail.substring(0, detail.length() - ASKED_FOR.length()) + " (the default for an S3 depot; --transport to change)";
+    }
+
     /**
      * Mount settings from the command line.
      *
@@ -49,7 +65,8 @@ final class MountRunner {
      * @param nonempty            mount over a directory that is not empty
      * @param statsInterval       also rewrite the statistics file every this many seconds while serving, 0
      *                            for at exit only
-     * @param transport           the session's transport ({@code --transport})
+     * @param transport           the session's transport ({@code --transport}, else the depot's default)
+     * @param transportGiven      whether {@code --transport} named it (else the ready line says it is the default)
      * @param verifyReads         check object bytes against their chunk checksums before serving them
      *                            ({@link VerifyingDepot}); null for the default: on for an S3 depot, off
      *                            for a local one ({@link #verifies})
@@ -60,7 +77,7 @@ final class MountRunner {
      */
     record Settings(@Nullable String root, boolean passthrough, int readaheadKb, int maxBackground,
                     int congestionThreshold, int threads, boolean allowOther, @Nullable Path stats,
-                    boolean nonempty, int statsInterval, Transport transport, @Nullable Boolean verifyReads,
+                    boolean nonempty, int statsInterval, Transport transport, boolean transportGiven, @Nullable Boolean verifyReads,
                     java.time.Duration rootRefresh, MountOptions.@Nullable Recording record, @Nullable String log) {
 
         /**
@@ -293,7 +310,7 @@ final class MountRunner {
                         + (fs.brokenRoots().isEmpty() ? "" : ", " + fs.brokenRoots().size() + " broken (EIO)");
         String pt = (!settings.passthrough() ? "" : mount.passthroughActive() ? ", passthrough on" : ", passthrough unavailable")
                 + (verifying() != null ? ", reads verified" : "");
-        String ready = "depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + s.transportDetail() + ") at "
+        String ready = "depotfs: mounted " + depot.describe() + " (" + what + pt + "; " + transportDetail(s.transportDetail(), settings.transportGiven()) + ") at "
                 + s.mountpoint();
         out.println(ready + "; stop with Ctrl-C or: " + unmountHint(s.mountpoint()));
         out.flush();

@@ -651,9 +651,21 @@ class DepotfsCliTest {
     }
 
     @Test
+    void theReadyLineSaysAskedForOnlyWhenTransportWasGiven() {
+        String dev = "/dev/fuse: 2 readers (asked for)";
+        assertEquals(dev, MountRunner.transportDetail(dev, true), "--transport dev");
+        assertEquals("/dev/fuse: 2 readers (the default for an S3 depot; --transport to change)",
+                MountRunner.transportDetail(dev, false), "an S3 depot without --transport");
+        String uring = "io_uring: 2 queues x 16 entries, 2 threads bound to their CPUs, 34.0 MiB";
+        assertEquals(uring, MountRunner.transportDetail(uring, false));
+        String off = "/dev/fuse: 2 readers (not io_uring: FUSE over io_uring is off)";
+        assertEquals(off, MountRunner.transportDetail(off, false));
+    }
+
+    @Test
     void readsOfALocalDepotAreCheckedOnlyWhenAskedFor() {
         java.util.function.Function<Boolean, MountRunner.Settings> settings = v -> new MountRunner.Settings(null, false, 0,
-                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, v, java.time.Duration.ZERO, null, null);
+                -1, -1, 0, false, null, false, 0, io.github.purefuse.channel.Transport.AUTO, false, v, java.time.Duration.ZERO, null, null);
         io.github.purefuse.depotfs.store.MemoryDepot local = new io.github.purefuse.depotfs.store.MemoryDepot();
         assertTrue(!settings.apply(null).verifies(local), "off by default: it costs a fifth of spliced reads");
         assertTrue(settings.apply(true).verifies(local), "--verify-reads");
@@ -787,6 +799,11 @@ class DepotfsCliTest {
         Run refresh = cli("mount", "--depot", tmp.resolve("d").toString(), "--root-refresh", "1ms", tmp.resolve("m").toString());
         assertEquals(2, refresh.exit(), refresh.err());
         assertTrue(refresh.err().contains("--root-refresh must be 0 (never) or at least 1s, was 1ms"), refresh.err());
+        // A fraction is no duration at all; the hint must not offer 500ms, which the check above refuses
+        Run fraction = cli("mount", "--depot", tmp.resolve("d").toString(), "--root-refresh", "0.5s", tmp.resolve("m").toString());
+        assertEquals(2, fraction.exit(), fraction.err());
+        assertTrue(fraction.err().contains("--root-refresh must be 0 (never) or a whole number with a unit, at least 1s"), fraction.err());
+        assertFalse(fraction.err().contains("500ms"), fraction.err());
         Run client = cli("ls", "--depot", tmp.resolve("none").toString(), "--s3-http-client", "netty");
         assertTrue(!client.err().contains("Invalid value for option"), "the value is not case-sensitive: " + client.err());
     }

@@ -128,10 +128,12 @@ class MountHelperIT {
         assertTrue(noRoot.stderr().contains("no root named 'nosuch'"), noRoot.stderr());
         assertTrue(noRoot.stderr().contains("the server exited with status 1 before " + mp + " was mounted"),
                 noRoot.stderr());
+        assertFalse(noRoot.stderr().contains("is NAME=VALUE in fstab"), "no option hint where no option was wrong: " + noRoot.stderr());
 
         Tools.Result unknown = run(helper, depot.toString(), mp.toString(), "-o", "root=main,no_such_option=1,log=" + log);
         assertEquals(32, unknown.exit(), unknown.stderr());
         assertTrue(unknown.stderr().contains("Unknown option: '--no-such-option=1'"), unknown.stderr());
+        assertTrue(unknown.stderr().contains("is NAME=VALUE in fstab and -o"), "the flag named as fstab spells it: " + unknown.stderr());
 
         Tools.Result usage = run(helper, depot.toString(), "-o", "root=main");
         assertEquals(1, usage.exit(), usage.stderr());
@@ -147,11 +149,30 @@ class MountHelperIT {
         assertEquals(1, left.exit(), "pgrep found no server: " + left.out() + left.stderr());
     }
 
+    @Test
+    void verboseShowsTheServersWordsWithUmountAsTheWayToStopIt() throws Exception {
+        Path mp = mountpoint("mnt");
+        Path log = work.resolve("server.log");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-v", "-o",
+                "root=main,log=" + log);
+        assertEquals(0, helper.exit(), helper.stderr());
+        serverPid(log);
+        assertTrue(helper.stderr().contains("mount.depotfs: depotfs: mounted "), helper.stderr());
+        // the server runs detached in a session of its own: Ctrl-C of this terminal cannot reach it
+        assertTrue(helper.stderr().contains("; stop with: umount " + mp), helper.stderr());
+        assertFalse(helper.stderr().contains("Ctrl-C"), helper.stderr());
+    }
+
     /** Mounts with the helper (from {@code work} as working directory) and returns the server's pid. */
     private long helperMount(Path mp, Path log, String options) throws Exception {
         Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
                 "rw," + options + ",log=" + log);
         assertEquals(0, helper.exit(), helper.stderr());
+        return serverPid(log);
+    }
+
+    /** The pid of the server whose log this is (the log's first line names it), to be ended after the test. */
+    private long serverPid(Path log) throws Exception {
         Matcher m = Pattern.compile("\\(pid (\\d+)\\)$", Pattern.MULTILINE).matcher(Files.readString(log));
         assertTrue(m.find(), Files.readString(log));
         long pid = Long.parseLong(m.group(1));
