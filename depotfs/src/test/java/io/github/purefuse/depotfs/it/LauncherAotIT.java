@@ -315,6 +315,17 @@ class LauncherAotIT {
         return left;
     }
 
+    @Test
+    void aWorkingDirectoryThatIsGoneIsOneLineNotTheJvmsStartUpError() throws Exception {
+        // as a shell left in a directory of a root that has moved on meets it (ESTALE); a removed one is the same to getcwd
+        Path gone = Files.createDirectory(work.resolve("gone"));
+        Tools.Result r = Tools.run(gone, "bash", "-c", "rmdir \"$PWD\" && exec env JAVA_HOME=\"$1\" \"$2\" ls --depot \"$3\"",
+                "sh", System.getProperty("java.home"), root.resolve("bin/depotfs").toString(), depot.toString());
+        assertEquals(1, r.exit(), r.stderr());
+        assertTrue(r.stderr().contains("depotfs: the current directory is gone or cannot be reached"), r.stderr());
+        assertFalse(r.stderr().contains("initialization of VM"), r.stderr());
+    }
+
     private Tools.Result launcher(Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("env", "-u", "DEPOTFS_JAVA_OPTS", "-u", "JAVA_TOOL_OPTIONS",
                 "-u", "JDK_JAVA_OPTIONS", "JAVA_HOME=" + System.getProperty("java.home")));
