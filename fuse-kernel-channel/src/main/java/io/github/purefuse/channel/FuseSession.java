@@ -374,8 +374,13 @@ public final class FuseSession implements AutoCloseable {
         // mount on top: if another was made on the same directory meanwhile (two servers started at once), the
         // ID is not ours, and close() falls back to the device number.
         long mountUid = Native.uniqueMountId(mp.toString());
-        if (mountUid >= 0 && !isTopmost(mp, deviceId)) {
-            mountUid = -1;
+        try {
+            if (mountUid >= 0 && !isTopmost(mp, deviceId)) {
+                mountUid = -1;
+            }
+        } catch (IOException e) {
+            // The mount table cannot be read (EMFILE: a server at its descriptor limit): statx's ID stands. Dropped,
+            // close() fell back to the table, could not read it either, and left a dead mount behind.
         }
         FuseSession session = new FuseSession(mp, deviceId, mountUid, engine, options.unmountGrace(), viaFusermount,
                 helper, helperReleased);
@@ -853,17 +858,16 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
-    private static boolean isTopmost(Path mp, String deviceId) {
-        try {
-            return MountInfo.at(mp).map(m -> m.device().equals(deviceId)).orElse(false);
-        } catch (IOException e) {
-            return false;
-        }
+    /** {@return whether the mount on top of {@code mp} is the one of device {@code deviceId}} */
+    private static boolean isTopmost(Path mp, String deviceId) throws IOException {
+        return MountInfo.at(mp).map(m -> m.device().equals(deviceId)).orElse(false);
     }
 
     /**
      * {@return whether this session's mount is still the one on the mount point} By its unique ID where the
-     * kernel gives one (Linux 6.8+), else by its device number (which the next mount may have taken).
+     * kernel gives one (Linux 6.8+), else by its device number (which the next mount may have taken). Where
+     * neither can be read (no ID, and the mount table cannot be opened: EMFILE at the descriptor limit) it counts
+     * as still mounted, with a WARNING: a mount left behind is dead (ENOTCONN) until someone unmounts it by hand.
      */
     private boolean stillMounted() {
         if (mountUid >= 0) {
@@ -872,7 +876,13 @@ public final class FuseSession implements AutoCloseable {
                 return now == mountUid;
             }
         }
-        return isTopmost(mountpoint, deviceId);
+        try {
+            return isTopmost(mountpoint, deviceId);
+        } catch (IOException e) {
+            report(Level.WARNING, "cannot read the mount table to check that {0} is still this session''s mount ({1});"
+                    + " unmounting it as if it were", mountpoint, e.getMessage());
+            return true;
+        }
     }
 
     private static void joinQuietly(Thread t, Duration d) {

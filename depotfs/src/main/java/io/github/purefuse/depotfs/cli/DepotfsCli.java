@@ -96,6 +96,10 @@ public final class DepotfsCli implements Callable<Integer> {
     static String linkageMessage(LinkageError e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             String m = String.valueOf(t.getMessage());
+            if (m.contains("Too many open files")) {   // EMFILE: the library could not be opened, whatever its mount
+                return "depotfs: cannot load native code (" + oneLine(e) + "): the process has reached its limit of"
+                        + " open files; raise it (ulimit -n)";
+            }
             if (t instanceof UnsatisfiedLinkError || m.contains("jffi") || m.contains("com/kenai") || m.contains("com.kenai")) {
                 return "depotfs: cannot load native code (" + oneLine(e) + "); if java.io.tmpdir is on a noexec mount,"
                         + " give a directory that allows it: DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR";

@@ -529,14 +529,22 @@ final class MountRunner {
         }
     }
 
-    /** {@return heap bytes allocated by all threads of this JVM so far (virtual threads count on their carriers)} */
+    /**
+     * {@return heap bytes allocated by all threads of this JVM so far (virtual threads count on their carriers), or
+     * -1} Never throws: the first call loads the JDK's libmanagement, which fails in a process at its limit of open
+     * files (EMFILE), and {@link #finish} asks for it before it unmounts.
+     */
     static long allocatedBytes() {
-        if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
-                && t.isThreadAllocatedMemorySupported()) {
-            if (!t.isThreadAllocatedMemoryEnabled()) {
-                t.setThreadAllocatedMemoryEnabled(true);
+        try {
+            if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+                    && t.isThreadAllocatedMemorySupported()) {
+                if (!t.isThreadAllocatedMemoryEnabled()) {
+                    t.setThreadAllocatedMemoryEnabled(true);
+                }
+                return t.getTotalThreadAllocatedBytes();
             }
-            return t.getTotalThreadAllocatedBytes();
+        } catch (LinkageError | RuntimeException e) {
+            // statistics without it
         }
         return -1;
     }

@@ -45,6 +45,11 @@ class DepotfsCliTest {
         assertEquals("depotfs: a class could not be loaded (io/github/purefuse/channel/SessionStats): were depotfs's jars"
                 + " changed or removed while it ran? Run it again",
                 DepotfsCli.linkageMessage(new NoClassDefFoundError("io/github/purefuse/channel/SessionStats")));
+        // what a server at its limit of open files met (a trial): not a noexec mount
+        String emfile = DepotfsCli.linkageMessage(new UnsatisfiedLinkError("/usr/lib/jvm/jdk/lib/libmanagement.so:"
+                + " /usr/lib/jvm/jdk/lib/libmanagement.so: cannot open shared object file: Too many open files"));
+        assertTrue(emfile.endsWith("the process has reached its limit of open files; raise it (ulimit -n)"), emfile);
+        assertFalse(emfile.contains("noexec"), emfile);
     }
 
     @Test

@@ -90,23 +90,79 @@ class CliIT {
 
     /** Starts {@code depotfs mount} in its own JVM and waits for its ready line. */
     private Process startMount(Path mp, String... extra) throws Exception {
-        // The signals' default dispositions, whatever this JVM inherited (a background job ignores SIGINT).
-        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=TERM,INT,HUP",
-                ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                DepotfsCli.class.getName(), "mount", "--depot", depotDir.toString(), mp.toString()));
-        if (Runtime.version().feature() >= 23) {
-            cmd.add(3, "--sun-misc-unsafe-memory-access=allow");
-        }
-        cmd.addAll(List.of(extra));
-        Process p = new ProcessBuilder(cmd).redirectError(work.resolve("mount-" + mp.getFileName() + ".err").toFile()).start();
-        processes.add(p);
-        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String ready = lines.readLine();
+        Process p = launchMount(List.of(), mp, extra);
+        String ready = readyLine(p);
         assertTrue(ready != null && ready.startsWith("depotfs: mounted ") && ready.contains(" at " + mp),
                 "ready line: " + ready + "; stderr: " + Files.readString(work.resolve("mount-" + mp.getFileName() + ".err")));
         assertTrue(TestMount.isMounted(mp));
         return p;
+    }
+
+    /**
+     * Starts {@code depotfs mount} in its own JVM, its command line after {@code prefix} (a command that runs
+     * it, such as prlimit), its standard error in {@code mount-MOUNTPOINT.err} of the work directory.
+     */
+    private Process launchMount(List<String> prefix, Path mp, String... extra) throws IOException {
+        // The signals' default dispositions, whatever this JVM inherited (a background job ignores SIGINT).
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of("env", "--default-signal=TERM,INT,HUP", ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                DepotfsCli.class.getName(), "mount", "--depot", depotDir.toString(), mp.toString()));
+        if (Runtime.version().feature() >= 23) {
+            cmd.add(prefix.size() + 3, "--sun-misc-unsafe-memory-access=allow");
+        }
+        cmd.addAll(List.of(extra));
+        Process p = new ProcessBuilder(cmd).redirectError(work.resolve("mount-" + mp.getFileName() + ".err").toFile()).start();
+        processes.add(p);
+        return p;
+    }
+
+    /** The first line the server writes to its standard output, or null if it ended without one. */
+    private static String readyLine(Process p) throws IOException {
+        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+
+    /**
+     * At every limit of open files around the fewest a server mounts with, it either mounts and unmounts on
+     * SIGTERM, or fails and leaves nothing mounted. At the fewest, the mount table could not be opened (EMFILE)
+     * while it mounted and again at SIGTERM: the server skipped its unmount, exited 0, and left a dead mount.
+     */
+    @Test
+    void aServerAtItsLimitOfOpenFilesLeavesNoMountBehind() throws Exception {
+        Path mp = newMountpoint("mnt");
+        int lo = 8;      // fails to mount
+        int hi = 1024;   // mounts
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (mountsAndUnmountsWithin(mp, mid)) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        for (int nofile = hi - 2; nofile <= hi + 6; nofile++) {
+            mountsAndUnmountsWithin(mp, nofile);
+        }
+    }
+
+    /**
+     * Runs a mount at a limit of {@code nofile} open files: whether it mounted. Either way, afterwards, its server
+     * has ended and nothing is mounted on {@code mp}.
+     */
+    private boolean mountsAndUnmountsWithin(Path mp, int nofile) throws Exception {
+        Process p = launchMount(List.of("prlimit", "--nofile=" + nofile + ":" + nofile, "--"), mp, "--transport", "dev");
+        String ready = readyLine(p);
+        boolean mounted = ready != null && ready.startsWith("depotfs: mounted ");
+        if (mounted) {
+            // what it serves at its limit is not the point here (an open that finds no descriptor is EIO, logged)
+            p.destroy(); // SIGTERM
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the server ends (nofile " + nofile + ")");
+        String err = Files.readString(work.resolve("mount-" + mp.getFileName() + ".err"));
+        assertFalse(TestMount.isMounted(mp), "nofile " + nofile + (mounted ? ", mounted then SIGTERM" : ", not mounted")
+                + ": nothing left on the mount point; exit " + p.exitValue() + ", stderr: " + err);
+        assertTrue(mounted ? p.exitValue() == 0 : p.exitValue() != 0, "nofile " + nofile + ": exit " + p.exitValue() + ", " + err);
+        return mounted;
     }
 
     @Test
