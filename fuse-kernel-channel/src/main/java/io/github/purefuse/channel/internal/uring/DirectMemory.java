@@ -62,10 +62,14 @@ final class DirectMemory {
     /** {@return {@code -XX:MaxDirectMemorySize} in bytes, or {@link Runtime#maxMemory()} without it} */
     static long limit() {
         long limit = -1;
-        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (arg.startsWith("-XX:MaxDirectMemorySize=")) { // the last one counts, as for the JVM
-                limit = parseSize(arg.substring("-XX:MaxDirectMemorySize=".length()));
+        try {
+            for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (arg.startsWith("-XX:MaxDirectMemorySize=")) { // the last one counts, as for the JVM
+                    limit = parseSize(arg.substring("-XX:MaxDirectMemorySize=".length()));
+                }
             }
+        } catch (LinkageError e) {
+            // the JDK's libmanagement cannot be loaded (EMFILE at the limit of open files): allocateDirect will tell
         }
         return limit > 0 ? limit : Runtime.getRuntime().maxMemory();
     }

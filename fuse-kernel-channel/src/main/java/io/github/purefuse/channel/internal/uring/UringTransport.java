@@ -132,15 +132,16 @@ public final class UringTransport {
      */
     public static UringTransport open(int queues, int depth, int threads, int devFd, int payloadBytes, int helperFd)
             throws IOException {
-        long need = (long) queues * depth * (payloadBytes + RingEntry.HEADER_BYTES);
+        long need = memoryBytes(queues, depth, threads, payloadBytes);
         long limit = DirectMemory.limit();
         // Against the limit, not what is left of it: buffers of ended sessions still count as used until a
         // collection, which allocateDirect runs itself when it needs the room.
         if (need > limit) {
             throw new IOException(String.format(java.util.Locale.ROOT,
-                    "the ring entries (%d queues x %d entries x %.1f MiB = %.1f MiB) do not fit in the direct memory"
-                    + " this JVM may allocate (%.1f MiB; -XX:MaxDirectMemorySize): lower uringQueueDepth",
-                    queues, depth, payloadBytes / 1048576.0, need / 1048576.0, limit / 1048576.0));
+                    "the ring entries (%d queues x %d entries x %.1f MiB, with %d frame buffer%s: %.1f MiB) do not fit in"
+                    + " the direct memory this JVM may allocate (%.1f MiB): raise -XX:MaxDirectMemorySize or lower"
+                    + " MountOptions.uringQueueDepth", queues, depth, payloadBytes / 1048576.0, threads,
+                    threads == 1 ? "" : "s", need / 1048576.0, limit / 1048576.0));
         }
         List<IoUring> rings = new ArrayList<>();
         int perThread = (queues + threads - 1) / threads;
@@ -228,7 +229,16 @@ public final class UringTransport {
 
     /** {@return the direct memory of the ring entries and frame buffers, in bytes} */
     public long memoryBytes() {
-        return (long) queues * depth * (RingEntry.HEADER_BYTES + payloadBytes) + (long) rings.size() * payloadBytes;
+        return memoryBytes(queues, depth, rings.size(), payloadBytes);
+    }
+
+    /**
+     * The direct memory of the ring entries and frame buffers: the ready line's figure, and what {@link #open} checks
+     * against {@code -XX:MaxDirectMemorySize} (it checked the entries alone, so a limit between the two passed and the
+     * allocation failed).
+     */
+    private static long memoryBytes(int queues, int depth, int threads, int payloadBytes) {
+        return (long) queues * depth * (RingEntry.HEADER_BYTES + payloadBytes) + (long) threads * payloadBytes;
     }
 
     /**
