@@ -756,6 +756,11 @@ public final class DepotFileSystem implements PathFileSystem {
         }
 
         @Override
+        public boolean keepCache() {
+            return object.kernelMayKeepCache();
+        }
+
+        @Override
         public void close() throws IOException {
             object.close();
         }

@@ -102,6 +102,19 @@ public interface DepotObject extends AutoCloseable {
     }
 
     /**
+     * Whether the kernel may keep the pages it cached of this object from earlier opens ({@code FOPEN_KEEP_CACHE};
+     * the bytes never change). False for an open that starts copying the object into a local cache: the copy is
+     * made of what is read through it, and a page the kernel keeps is never read again, so the copy could never be
+     * completed (a trial: objects whose first copy was given up while their head stayed in the page cache were
+     * fetched from the store at every open and never cached). The default returns true.
+     *
+     * @return false to have the kernel drop its cached pages of the file at this open
+     */
+    default boolean kernelMayKeepCache() {
+        return true;
+    }
+
+    /**
      * Forgets the bytes in {@code [offset, offset + length)} that this object holds in memory (a part its
      * read-ahead fetched), because the caller found them damaged after reading them (a chunk checksum that did
      * not match, in a {@link VerifyingDepot}): the next {@link #read} of them fetches them from the store again.

@@ -207,6 +207,11 @@ public final class VerifyingDepot extends ForwardingDepot {
         }
 
         @Override
+        public boolean kernelMayKeepCache() {
+            return delegate.kernelMayKeepCache();
+        }
+
+        @Override
         public long size() {
             return delegate.size();
         }

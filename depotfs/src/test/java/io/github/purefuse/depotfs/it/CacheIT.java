@@ -9,6 +9,7 @@ import io.github.purefuse.depotfs.cli.DepotfsCli;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.testing.Tools;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -211,6 +212,63 @@ class CacheIT {
         JsonNode counted = new ObjectMapper().readTree(stats.toFile()).get("cache");
         assertEquals(1, counted.get("corruptDropped").asLong(), counted.toString());
         assertEquals(9L << 20, counted.get("bytesFilled").asLong(), "fetched again: " + counted);
+    }
+
+    /**
+     * A trial: an object whose first copy was given up (the cache had to shrink) while the page cache still held
+     * its head was never cached by that mount: the new copy was made of what the kernel asked for, and it never
+     * asked again for the pages it kept. The open that starts a copy now has the kernel drop them.
+     */
+    @Test
+    void anObjectWhoseFirstCopyWasGivenUpIsCachedWhenReadAgain() throws Exception {
+        // A root of its own: a 9 MiB object in three parts, and 18 MiB of others that make a 20 MiB cache shrink
+        Path src = Files.createDirectories(work.resolve("again"));
+        Files.write(src.resolve("nine.bin"), random(9 << 20, 900));
+        Files.write(src.resolve("ten.bin"), random(10 << 20, 901));
+        for (int i = 0; i < 8; i++) {
+            Files.write(src.resolve("one-" + i + ".bin"), random(1 << 20, 910 + i));
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(0, DepotfsCli.run(new String[] {"import", src.toString(), "--depot", DEPOT, "--endpoint",
+                server.endpoint().toString(), "--root", "again", "--quiet"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                System.err), out.toString(StandardCharsets.UTF_8));
+        Path cache = work.resolve("cache-again");
+        Path mp = Files.createDirectories(work.resolve("a1"));
+        try (CliMount m = CliMount.start(mp, S3ProxyServer.credentialsEnvironment(), List.of("--depot", DEPOT,
+                "--endpoint", server.endpoint().toString(), "--root", "again", "--root-refresh", "0", "--cache",
+                cache.toString(), "--cache-size", "20M", "--readahead-kb", "1024"))) {
+            try (var in = Files.newInputStream(mp.resolve("nine.bin"))) {
+                assertEquals(4 << 20, in.readNBytes(4 << 20).length);   // its head, which the page cache keeps
+            }
+            for (int i = 0; i < 100 && files(cache, "partial").isEmpty(); i++) {
+                Thread.sleep(50);
+            }
+            assertEquals(1, files(cache, "partial").size(), "the head's copy, idle; objects " + files(cache, "objects"));
+            assertEquals(-1L, Files.mismatch(src.resolve("ten.bin"), mp.resolve("ten.bin")));
+            for (int i = 0; i < 8; i++) {                                 // past 20 MiB: the idle copy is given up
+                assertEquals(-1L, Files.mismatch(src.resolve("one-" + i + ".bin"), mp.resolve("one-" + i + ".bin")));
+            }
+            for (int i = 0; i < 100 && !files(cache, "partial").isEmpty(); i++) {
+                Thread.sleep(50);
+            }
+            assertEquals(List.of(), files(cache, "partial"), "the idle copy was given up when the cache shrank");
+            assertEquals(-1L, Files.mismatch(src.resolve("nine.bin"), mp.resolve("nine.bin")));
+            long nine = Files.size(src.resolve("nine.bin"));
+            for (int i = 0; i < 100 && files(cache, "objects").stream().noneMatch(f -> size(f) == nine); i++) {
+                Thread.sleep(50);
+            }
+            assertTrue(files(cache, "objects").stream().anyMatch(f -> size(f) == nine),
+                    "read whole again, it is cached: " + files(cache, "objects") + ", partial " + files(cache, "partial"));
+            m.stop();
+        }
+    }
+
+    private static long size(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return -1;   // renamed or evicted meanwhile
+        }
     }
 
     @Test

@@ -86,6 +86,7 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
                 FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
                 DepotObject o = sums == null ? new CachedFile(file, ch, size) : new CheckedFile(hash, ch, sums);
                 cache.opened(true);
+                cache.completedElsewhere(hash);
                 return o;
             } catch (java.nio.file.NoSuchFileException e) {
                 // evicted by another mount just now: fill it again
@@ -96,7 +97,8 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         try {
             // Keep the checksums beside the object, for its checks after a remount; off the open's path.
             cache.background("depotfs-cache-chunks", () -> storedSums(hash, size));
-            return new Filling(remote, cache.fill(hash, size), hash, cache);
+            DiskCache.Taken taken = cache.fill(hash, size);
+            return new Filling(remote, taken.fill(), taken.created(), hash, cache);
         } catch (Fill.CacheFailure e) {
             cache.bypassed(hash, e);
             return remote;                        // the cache is only a copy: read the store
@@ -266,7 +268,7 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
     private void refetch(Hash hash, long size) {
         cache.background("depotfs-cache-refetch", () -> {
             try (DepotObject remote = delegate.open(hash, size)) {
-                Fill f = cache.fill(hash, size);
+                Fill f = cache.fill(hash, size).fill();
                 ByteBuffer b = cache.borrowBuffer();
                 try {
                     for (long at = 0; at < size && !cache.closed(); at += DiskCache.PART) {
@@ -353,12 +355,15 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         private final Fill fill;
         private final Hash hash;
         private final DiskCache cache;
+        /** Whether this open made the fill: pages the kernel cached before were not read through it. */
+        private final boolean created;
         private final AtomicBoolean closed = new AtomicBoolean();
         private volatile boolean direct;
 
-        Filling(DepotObject remote, Fill fill, Hash hash, DiskCache cache) {
+        Filling(DepotObject remote, Fill fill, boolean created, Hash hash, DiskCache cache) {
             this.remote = remote;
             this.fill = fill;
+            this.created = created;
             this.hash = hash;
             this.cache = cache;
         }
@@ -366,6 +371,16 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
         @Override
         public long size() {
             return remote.size();
+        }
+
+        /**
+         * Not for the open that made the fill: the kernel may hold pages of the object from before it (an earlier
+         * copy given up, the cache's size exceeded), which it would never ask for again. An open that takes up a fill
+         * (idle, or shared with an open still reading) finds in the page cache only what went through it.
+         */
+        @Override
+        public boolean kernelMayKeepCache() {
+            return !created;
         }
 
         @Override
@@ -381,6 +396,7 @@ public final class CachedDepot extends io.github.purefuse.depotfs.store.Forwardi
                 return fill.read(remote, dst, offset);
             } catch (Fill.CacheFailure e) {
                 direct = true;
+                fill.failed();
                 cache.bypassed(hash, e);
             } catch (DepotException e) {
                 if (e.reason() != DepotException.Reason.CORRUPT) {

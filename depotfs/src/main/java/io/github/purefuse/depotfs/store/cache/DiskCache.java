@@ -150,9 +150,7 @@ public final class DiskCache implements AutoCloseable {
         Files.createDirectories(c.chunks);
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(c.partial)) {
             for (Path p : ds) {
-                String[] parts = p.getFileName().toString().split("\\.");
-                long pid = parts.length == 3 ? parseLong(parts[1]) : -1;
-                if (pid < 0 || ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
+                if (orphaned(p)) {
                     Files.deleteIfExists(p);
                 }
             }
@@ -162,6 +160,13 @@ public final class DiskCache implements AutoCloseable {
             c.evict();   // made by a mount with a larger --cache-size: bound it now, not at the next fill
         }
         return c;
+    }
+
+    /** {@return whether a file in {@code partial/} belongs to no process that is still running} */
+    private static boolean orphaned(Path p) {
+        String[] parts = p.getFileName().toString().split("\\.");
+        long pid = parts.length == 3 ? parseLong(parts[1]) : -1;
+        return pid < 0 || ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
     }
 
     private static long parseLong(String s) {
@@ -459,17 +464,26 @@ public final class DiskCache implements AutoCloseable {
     }
 
     /**
+     * A fill as {@link #fill} hands it out, with one reference for the caller.
+     *
+     * @param fill    the fill
+     * @param created whether this call made it (else it was idle, or shared with opens still reading)
+     */
+    record Taken(Fill fill, boolean created) {
+    }
+
+    /**
      * The fill of an object in this process, shared by its opens; a new one if none is running. The
      * caller releases it ({@link Fill#release()}).
      */
-    Fill fill(Hash hash, long size) throws IOException {
+    Taken fill(Hash hash, long size) throws IOException {
         while (true) {
             Fill f = fills.get(hash);
             if (f == null) {
                 Fill created = newFill(hash, size);
                 f = fills.putIfAbsent(hash, created);
                 if (f == null) {
-                    return created;          // holds one reference already
+                    return new Taken(created, true);          // holds one reference already
                 }
                 created.discard();
             }
@@ -477,7 +491,7 @@ public final class DiskCache implements AutoCloseable {
                 synchronized (idleFills) {
                     idleFills.remove(hash, f);
                 }
-                return f;
+                return new Taken(f, false);
             }
             fills.remove(hash, f);
         }
@@ -510,6 +524,20 @@ public final class DiskCache implements AutoCloseable {
         }
         if (closed) {
             f.discardIfIdle();   // closed meanwhile: close() may have looked before this fill went idle
+        }
+    }
+
+    /**
+     * An object is served from its complete file (another mount sharing the directory completed it): an idle fill of
+     * it here is of no more use, and is given up rather than kept until 16 others or a shrink push it out.
+     */
+    void completedElsewhere(Hash hash) {
+        Fill f;
+        synchronized (idleFills) {
+            f = idleFills.get(hash);
+        }
+        if (f != null) {
+            giveUpIdle(f);
         }
     }
 
@@ -564,6 +592,11 @@ public final class DiskCache implements AutoCloseable {
     void bypassed(Hash hash, IOException e) {
         bypasses.increment();
         diskFailed(e.getMessage() + "; object " + hash.shortHex() + " is read from the store without the cache");
+        // A full disk: the idle fills hold space that no fill of theirs can add to either; kept, they kept the disk
+        // full (and every later open bypassed) until the mount ended
+        for (Fill f : idleToGiveUp(Long.MAX_VALUE)) {
+            giveUpIdle(f);
+        }
     }
 
     /**
@@ -610,6 +643,12 @@ public final class DiskCache implements AutoCloseable {
     /** Called by a fill given up before it was complete (it deletes its file itself). */
     void abandoned(Fill f) {
         fills.remove(f.hash(), f);
+    }
+
+    /** An incomplete fill that its disk failed is given up at its last release, not kept idle. */
+    void failedFillGivenUp(Fill f) {
+        abandoned(f);
+        fillsAbandoned.increment();
     }
 
     /** A part buffer of {@link #PART} bytes, from a pool of {@value #BUFFERS}. */
@@ -741,6 +780,14 @@ public final class DiskCache implements AutoCloseable {
                     givingUp += f.fileLength();
                 }
                 total -= givingUp;
+                // Partial files of a mount that is gone (killed while it filled, or with idle fills) are of no use
+                // to anyone: they went only when a mount opened the directory, and a mount that shares it with the
+                // killed one counted them against the size until it was restarted
+                for (FileInfo f : files) {
+                    if (!f.complete() && orphaned(f.path()) && Files.deleteIfExists(f.path())) {
+                        total -= f.size();
+                    }
+                }
                 for (FileInfo f : files) {
                     if (total <= target) {
                         break;

@@ -48,6 +48,8 @@ final class Fill {
     private boolean discarded;
     private boolean done;
     private boolean closed;
+    /** Guarded by this: the cache's disk failed one of its reads or writes; not kept idle. */
+    private boolean failed;
 
     Fill(DiskCache cache, Hash hash, long size, Path path) throws IOException {
         this.cache = cache;
@@ -101,11 +103,19 @@ final class Fill {
      */
     void release() {
         boolean idle;
+        boolean giveUp;
         synchronized (this) {
             refs--;
             idle = refs == 0 && !allFilled() && !discarded;
+            giveUp = idle && failed;   // its file may hold what a failed write left (a full disk): not kept
+            if (giveUp) {
+                discarded = true;
+            }
         }
-        if (idle) {
+        if (giveUp) {
+            cache.failedFillGivenUp(this);
+            closeAndDelete();
+        } else if (idle) {
             cache.idle(this);
         } else {
             closeIfIdle();
@@ -127,6 +137,11 @@ final class Fill {
         cache.abandoned(this);
         closeAndDelete();
         return true;
+    }
+
+    /** The cache's disk failed a read or write of this fill: its last release gives it up instead of keeping it idle. */
+    synchronized void failed() {
+        failed = true;
     }
 
     /** {@return the partial file's length as counted in the cache's size} */

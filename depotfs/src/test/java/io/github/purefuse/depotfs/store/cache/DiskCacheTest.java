@@ -431,6 +431,124 @@ class DiskCacheTest {
         cache.close();
     }
 
+    /**
+     * A mount killed (SIGKILL) while it kept idle fills leaves their partial files; a mount sharing the directory
+     * deletes them when it must shrink instead of evicting complete objects and staying over the size.
+     */
+    @Test
+    void theIdleFillsOfAKilledMountSharingTheCacheAreDeletedWhenItMustShrink() throws Exception {
+        long max = 16L << 20;
+        DiskCache cache = DiskCache.open(dir, max);
+        CachedDepot d = new CachedDepot(store, cache);
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path orphan = dir.resolve("partial").resolve("ab".repeat(32) + "." + gone.pid() + ".7");
+        try (var ch = java.nio.channels.FileChannel.open(orphan, java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(4096), (10L << 20) - 4096);   // 10 MiB, sparse
+        }
+        WritableDepot.Stored one = store.putObject(random(6 << 20, 60));
+        WritableDepot.Stored two = store.putObject(random(6 << 20, 61));
+        readAll(d, one);
+        assertTrue(cache.awaitBackground(BACKGROUND));
+        readAll(d, two);
+        assertSettledWithin(cache, max, "after the second fill");
+        assertFalse(Files.exists(orphan), "the killed mount's partial file is deleted");
+        awaitObjects(2);
+        cache.close();
+    }
+
+    /**
+     * A fill its disk failed (a full disk: a write fails, or leaves a part short) is not kept idle, and the idle
+     * fills are given up with it: kept, their files held the disk full and every later open bypassed the cache.
+     */
+    @Test
+    void aFillTheDiskFailedIsGivenUpWithTheIdleFills() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 64L << 20);
+        CachedDepot d = new CachedDepot(store, cache);
+        WritableDepot.Stored idle = store.putObject(random(8 << 20, 70));
+        try (DepotObject obj = d.open(idle.hash(), idle.size())) {
+            assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
+        }
+        assertEquals(1, files("partial").size(), "idle");
+        byte[] bytes = random(8 << 20, 71);
+        WritableDepot.Stored failing = store.putObject(bytes);
+        try (DepotObject obj = d.open(failing.hash(), failing.size())) {
+            assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
+            for (Path p : files("partial")) {
+                if (p.getFileName().toString().startsWith(failing.hash().toHex())) {
+                    try (var ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.truncate(0);                       // its part is gone: the cache's disk failed it
+                    }
+                }
+            }
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            assertEquals(4096, obj.read(b, 0), "read from the store");
+            assertArrayEquals(java.util.Arrays.copyOf(bytes, 4096), b.array());
+        }
+        assertEquals(List.of(), files("partial"), "neither kept");
+        assertEquals(2, cache.stats().fillsAbandoned(), cache.stats().toString());
+        assertEquals(0, cache.usedBytes() - bytesInDir(), "counted as it is");
+        cache.close();
+    }
+
+    /** An idle fill of an object that another process sharing the directory completed is given up at its next open. */
+    @Test
+    void anIdleFillOfAnObjectCompletedElsewhereIsGivenUp() throws Exception {
+        DiskCache one = DiskCache.open(dir, 64L << 20);
+        DiskCache two = DiskCache.open(dir, 64L << 20);
+        CachedDepot a = new CachedDepot(store, one);
+        CachedDepot b = new CachedDepot(store, two);
+        WritableDepot.Stored o = store.putObject(random(8 << 20, 80));
+        try (DepotObject obj = a.open(o.hash(), o.size())) {
+            assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
+        }
+        assertEquals(1, files("partial").size(), "idle in the first");
+        readAll(b, o);
+        assertTrue(two.awaitBackground(BACKGROUND));
+        awaitObjects(1);
+        readAll(a, o);                                       // served from the complete file
+        assertEquals(List.of(), files("partial"), "the first's idle fill is given up");
+        assertEquals(1, one.stats().fillsAbandoned(), one.stats().toString());
+        one.close();
+        two.close();
+    }
+
+    /**
+     * The open that starts a copy asks the kernel to drop the pages it cached of the file (no FOPEN_KEEP_CACHE):
+     * they are not in the copy, and the kernel, keeping them, would never ask for them again. Opens that take up a
+     * copy (shared, or idle) keep them: what the kernel holds since went through the copy.
+     */
+    @Test
+    void onlyTheOpenThatStartsACopyHasTheKernelDropItsPages() throws Exception {
+        DiskCache cache = DiskCache.open(dir, 256L << 20);
+        CachedDepot d = new CachedDepot(store, cache);
+        WritableDepot.Stored o = store.putObject(random(9 << 20, 90));
+        try (DepotObject first = d.open(o.hash(), o.size()); DepotObject second = d.open(o.hash(), o.size())) {
+            assertFalse(first.kernelMayKeepCache(), "the open that starts the copy");
+            assertTrue(second.kernelMayKeepCache(), "an open sharing it");
+            assertEquals(4096, first.read(ByteBuffer.allocate(4096), 0));
+        }
+        try (DepotObject resumed = d.open(o.hash(), o.size())) {
+            assertTrue(resumed.kernelMayKeepCache(), "an open taking up the idle copy");
+        }
+        for (int i = 0; i < DiskCache.IDLE_FILLS; i++) {   // more idle copies than are kept: the first is given up
+            WritableDepot.Stored other = store.putObject(random(5 << 20, 91 + i));   // two parts: one read
+            try (DepotObject obj = d.open(other.hash(), other.size())) {
+                assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
+            }
+        }
+        try (DepotObject again = d.open(o.hash(), o.size())) {
+            assertFalse(again.kernelMayKeepCache(), "a new copy after the idle one was given up");
+        }
+        readAll(d, o);
+        assertTrue(cache.awaitBackground(BACKGROUND));
+        try (DepotObject complete = d.open(o.hash(), o.size())) {
+            assertTrue(complete.kernelMayKeepCache(), "the complete file");
+        }
+        cache.close();
+    }
+
     private static long size(Path p) {
         try {
             return Files.size(p);

@@ -565,8 +565,8 @@ public final class Engine {
         Dispatcher d = dispatcher;
         try {
             if (d != null && !d.awaitIdle(HANDLER_GRACE)) {
-                LOG.log(Level.WARNING, "{0} handler(s) still running {1} after the session ended ({2}); interrupting them",
-                        d.inFlight(), HANDLER_GRACE, d.runningCalls());
+                LOG.log(Level.WARNING, "{0} handler(s) still running {1} s after the session ended ({2}); interrupting them",
+                        d.inFlight(), HANDLER_GRACE.toSeconds(), d.runningCalls());
                 d.interruptAll();
                 if (!d.awaitIdle(INTERRUPT_GRACE)) {
                     LOG.log(Level.WARNING, "{0} handler(s) ignored the interrupt ({1}); destroying anyway", d.inFlight(),
@@ -589,7 +589,7 @@ public final class Engine {
             p.shutdown();
             try {
                 if (!p.awaitTermination(HANDLER_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-                    LOG.log(Level.WARNING, "file reads still running {0} after the session ended", HANDLER_GRACE);
+                    LOG.log(Level.WARNING, "file reads still running {0} s after the session ended", HANDLER_GRACE.toSeconds());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
