@@ -765,9 +765,11 @@ public final class FuseSession implements AutoCloseable {
                             + " holds the mount: see Notifier on notifications sent from a call); aborting the"
                             + " connection", mountpoint, seconds(unmountGrace));
                 } else {
+                    String calls = engine.runningCalls();   // a caller waiting for one of them holds it too
                     report(Level.WARNING, "{0} is still in use {1} s after unmounting; aborting the connection"
                             + " (what holds it: open files, a working directory there, or a copy of the mount in"
-                            + " another mount namespace)", mountpoint, seconds(unmountGrace));
+                            + " another mount namespace{2})", mountpoint, seconds(unmountGrace),
+                            calls.isEmpty() ? "" : "; calls of the filesystem still running: " + calls);
                 }
                 boolean aborted = true;
                 try {

@@ -535,6 +535,8 @@ class SessionIT {
             assertTrue(s.awaitTermination(Duration.ofSeconds(1)));
             assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(60).toNanos());
             assertFalse(TestMount.isMounted(mp), "unmounted");
+            // what held the mount was the caller of that OPEN, not an open file: the WARNING names the call
+            log.await("WARNING " + mp + " is still in use ", "; calls of the filesystem still running: FUSE_OPEN (unique ");
             if (transport() == Transport.DEV_FUSE) { // its reader thread is stuck: the session is abandoned
                 log.await("WARNING the session on " + mp + " did not end: a thread of it is stuck in a call of the"
                         + " filesystem that does not return (FUSE_OPEN (unique ", ", nodeid 2) on ");
