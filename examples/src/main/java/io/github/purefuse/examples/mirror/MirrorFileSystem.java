@@ -52,7 +52,6 @@ import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.channel.LocalFiles;
-import io.github.purefuse.kit.buffer.BufferLeases;
 import io.github.purefuse.kit.dir.DirectoryHandles;
 import io.github.purefuse.kit.dir.DirectoryListing;
 import io.github.purefuse.kit.file.FileHandles;
@@ -96,7 +95,6 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
             .inoFromAttributes(true).build();
     private final DirectoryHandles directories = new DirectoryHandles();
     private final FileHandles<OpenFile> files = new FileHandles<>();
-    private final BufferLeases leases = BufferLeases.pooled();
     private final boolean passthroughWanted;
     private volatile PassthroughFiles<String> backings = PassthroughFiles.disabled();
 
@@ -127,11 +125,6 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
     /** {@return whether opens currently use FUSE passthrough} */
     public boolean passthroughActive() {
         return backings.active();
-    }
-
-    /** {@return the buffer leases READ replies come from (tests check that none is left open)} */
-    public BufferLeases leases() {
-        return leases;
     }
 
     // ------------------------------------------------------------------------- step 1: session start

@@ -31,19 +31,17 @@
  * type is listed as it is: files, directories, symbolic links, FIFOs, sockets and devices; the kernel
  * handles opening the special files itself (the mount is {@code nodev}, so devices cannot be opened).
  *
- * <h2>4. Reads: positional reads into a leased buffer</h2>
- * OPEN opens a {@link io.github.purefuse.kit.file.LocalFileReader} (a {@code FileChannel} that survives
- * interrupts) and remembers it under a new file handle ({@link io.github.purefuse.kit.file.FileHandles});
- * RELEASE closes it. READ leases a pooled direct buffer of the requested size from
- * {@link io.github.purefuse.kit.buffer.BufferLeases}, fills it with {@code channel.read(buffer, offset)}
- * ({@code pread(2)}, safe from many threads at once, so the kernel's parallel readahead is served in
- * parallel), and returns it in {@code Data.leased}: the SDK writes it to {@code /dev/fuse} without a copy
- * and closes the lease. The buffer is filled in a loop, because a short reply tells the kernel the file
- * ends there. One Java trap: interrupting a thread inside a {@code FileChannel} read closes the channel
- * for every thread. The SDK therefore does not interrupt a handler's thread when the kernel sends
- * FUSE_INTERRUPT (see {@link io.github.purefuse.api.Interrupts}); the reader also reopens its channel if
- * it ever is closed that way (at the end of a session), and an interrupted read answers EINTR
- * ({@link io.github.purefuse.kit.path.Errnos} maps every exception to its errno). LSEEK with
+ * <h2>4. Reads: the transport sends the file's bytes</h2>
+ * OPEN opens the source file with {@link io.github.purefuse.api.FuseConnection#openLocal(java.nio.file.Path)}
+ * ({@code O_RDONLY | O_NOFOLLOW}: a symbolic link put in the file's place is refused) and remembers the
+ * {@link io.github.purefuse.api.types.LocalFile} under a new file handle
+ * ({@link io.github.purefuse.kit.file.FileHandles}); RELEASE closes it. READ answers
+ * {@code target.file(file, offset, size)} ({@link io.github.purefuse.api.ReadTarget#file}): the transport
+ * sends the bytes itself, {@code splice(2)} from the file to {@code /dev/fuse} or {@code pread(2)} into the
+ * io_uring payload, so they never pass through Java and nothing is allocated per READ; READs of one file
+ * run in parallel, so the kernel's parallel readahead is served in parallel. A file that ends sooner
+ * gives a short reply, which tells the kernel the file ends there; errors answer their errno
+ * ({@link io.github.purefuse.kit.path.Errnos} maps every exception to one). LSEEK with
  * {@code SEEK_DATA}/{@code SEEK_HOLE} is answered with {@code lseek(2)} on the source file
  * ({@link io.github.purefuse.channel.LocalFiles}), so {@code cp --sparse} and friends see the source's
  * holes; ENXIO when nothing follows the offset.

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +23,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>A read further back restarts from the entry's start: O(offset).</li>
  *   <li>An entry no larger than the window is kept whole once read: its ring is the entry, so it is
  *       decompressed only once however it is read.</li>
+ *   <li>Each stream runs from the entry's start, so it checks the entry's CRC-32 on the way: the read
+ *       that reaches the end of an entry whose bytes do not match it fails (EIO), and so does every read
+ *       after it, as {@code unzip} and {@code java.util.zip} report a damaged entry instead of passing
+ *       it on as good.</li>
  * </ul>
  * Memory: one ring of {@code min(entry size, WINDOW)} bytes, allocated at the first read, plus the
  * decompressor's own state (about 40 KiB for deflate).
@@ -47,6 +52,9 @@ final class InflatingReader implements OpenFile {
 
     private final Opener opener;
     private final long size;
+    private final long expectedCrc;
+    private final CRC32 crc = new CRC32();
+    private @Nullable IOException damaged;
     private final ReentrantLock lock = new ReentrantLock();
     /** Byte {@code o} of the entry, for {@code o} in {@code [pos - min(pos, ring.length), pos)}, is at {@code ring[o % ring.length]}. */
     private byte @Nullable [] ring;
@@ -62,8 +70,20 @@ final class InflatingReader implements OpenFile {
      * @param size   the entry's decompressed size in bytes
      */
     InflatingReader(Opener opener, long size) {
+        this(opener, size, -1);
+    }
+
+    /**
+     * A reader for one entry that checks its CRC-32.
+     *
+     * @param opener opens a new stream of the entry's decompressed bytes, from its start
+     * @param size   the entry's decompressed size in bytes
+     * @param crc    the CRC-32 of the entry's decompressed bytes, as the archive records it; -1 for none
+     */
+    InflatingReader(Opener opener, long size, long crc) {
         this.opener = opener;
         this.size = size;
+        this.expectedCrc = crc;
     }
 
     /**
@@ -73,12 +93,16 @@ final class InflatingReader implements OpenFile {
      * @param into   where to put them, from its position up to its limit (at most {@link #WINDOW} bytes
      *               are put per call)
      * @return the number of bytes put, or -1 at or after the end of the entry
-     * @throws IOException if the archive cannot be read, or the entry is shorter than its size says
+     * @throws IOException if the archive cannot be read, the entry is shorter than its size says, or its
+     *                     bytes do not match its CRC-32 (checked when a stream reaches the entry's end)
      */
     @Override
     public int read(long offset, ByteBuffer into) throws IOException {
         lock.lock();
         try {
+            if (damaged != null) {
+                throw new IOException(damaged.getMessage(), damaged);
+            }
             byte[] r = ring;
             if (r == null) {
                 r = ring = new byte[(int) Math.max(1, Math.min(size, WINDOW))];
@@ -99,6 +123,7 @@ final class InflatingReader implements OpenFile {
                 in = opener.open();
                 opened = true;
                 pos = 0;
+                crc.reset();
             }
             // Decompress up to `end` into the ring; the bytes before `offset` (if any) are skipped over.
             InputStream s = in;
@@ -108,11 +133,17 @@ final class InflatingReader implements OpenFile {
                 if (n < 0) {
                     throw new EOFException("entry ends at " + pos + " of " + size + " bytes");
                 }
+                crc.update(r, at, n);
                 pos += n;
             }
             if (pos == size && s != null) {
                 s.close();     // free the decompressor early; reads within the ring need no stream
                 in = null;
+                if (expectedCrc >= 0 && crc.getValue() != expectedCrc) {
+                    damaged = new IOException(String.format(java.util.Locale.ROOT,
+                            "damaged entry: its bytes have CRC-32 %08x, the archive says %08x", crc.getValue(), expectedCrc));
+                    throw damaged;
+                }
             }
             int n = (int) (end - offset);
             int at = (int) (offset % r.length);

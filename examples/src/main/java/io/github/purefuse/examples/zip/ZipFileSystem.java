@@ -2,6 +2,7 @@ package io.github.purefuse.examples.zip;
 
 import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.api.types.FileNames;
 import io.github.purefuse.api.types.FileType;
 import io.github.purefuse.api.types.StatfsInfo;
 import io.github.purefuse.kit.path.ErrnoException;
@@ -11,10 +12,10 @@ import io.github.purefuse.kit.path.PathEntry;
 import io.github.purefuse.kit.path.PathFileSystem;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -92,13 +93,13 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
         Map<FsPath, ZipArchiveEntry> files = new LinkedHashMap<>();
         dirs.put(FsPath.ROOT, null);
         for (ZipArchiveEntry e : Collections.list(zip.getEntries())) {
-            FsPath path = pathOf(e.getName());
+            FsPath path = pathOf(nameOf(e));
             if (path == null || path.isRoot() || !parentsAreDirectories(path, files)) {
-                LOG.log(Level.WARNING, "skipped entry " + e.getName() + ": not a usable path");
+                LOG.log(Level.WARNING, "skipped entry " + FileNames.printable(nameOf(e)) + ": not a usable path");
                 continue;
             }
             if (files.containsKey(path) || (!e.isDirectory() && dirs.containsKey(path))) {
-                LOG.log(Level.WARNING, "skipped entry " + e.getName() + ": the name is taken by an earlier entry");
+                LOG.log(Level.WARNING, "skipped entry " + FileNames.printable(nameOf(e)) + ": the name is taken by an earlier entry");
                 continue;
             }
             for (FsPath p = path.parent(); p != null; p = p.parent()) {
@@ -118,9 +119,12 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
         for (var f : files.entrySet()) {
             ZipArchiveEntry e = f.getValue();
             boolean link = e.isUnixSymlink();
-            String target = link ? zip.getUnixSymlink(e) : null;
+            String target = link ? linkTarget(e) : null;
+            if (link && target == null) {
+                continue;                            // skipped with a warning: the other entries still mount
+            }
             Attr attr = attr(link ? FileType.SYMLINK : FileType.REGULAR, e, archiveTime, uid, gid)
-                    .size(target != null ? target.getBytes(StandardCharsets.UTF_8).length : e.getSize())
+                    .size(target != null ? FileNames.encode(target).length : e.getSize())
                     .build();
             total += attr.size();
             nodes.put(f.getKey(), new Node(attr, e, target, null));
@@ -143,6 +147,46 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
         }
         listings.forEach((dir, entries) -> nodes.get(dir).children().addAll(entries.values()));
         return total;
+    }
+
+    /**
+     * An entry's name as a {@link FileNames} string: the bytes the archive holds, decoded as UTF-8 where they
+     * are UTF-8 and kept byte for byte where not (an old archive's CP437 or Latin-1 names, without the
+     * language encoding flag), so that no two names collide and each reads back as the bytes it is; the
+     * name of an Info-ZIP Unicode path extra field when the archive has one.
+     */
+    private static String nameOf(ZipArchiveEntry e) {
+        byte[] raw = e.getRawName();
+        return raw == null || e.getNameSource() == ZipArchiveEntry.NameSource.UNICODE_EXTRA_FIELD
+                ? e.getName() : FileNames.decode(raw);
+    }
+
+    /**
+     * A symbolic link's target, its bytes as a {@link FileNames} string; {@code null}, with a warning, when it
+     * cannot be a link's target (encrypted, compressed with a method Commons Compress cannot read, empty,
+     * over 4095 bytes or holding NUL): the link is skipped, the rest of the archive still mounts.
+     */
+    private @Nullable String linkTarget(ZipArchiveEntry e) {
+        String problem;
+        if (!zip.canReadEntryData(e)) {
+            problem = "encrypted, or compressed with " + ZipMethod.getMethodByCode(e.getMethod());
+        } else {
+            try (InputStream in = zip.getInputStream(e)) {
+                byte[] target = in.readNBytes(4096);
+                boolean nul = false;
+                for (byte b : target) {
+                    nul |= b == 0;
+                }
+                if (target.length > 0 && target.length < 4096 && !nul) {
+                    return FileNames.decode(target);
+                }
+                problem = "its target is not 1 to 4095 bytes without NUL";
+            } catch (IOException ex) {
+                problem = ex.toString();
+            }
+        }
+        LOG.log(Level.WARNING, "skipped symbolic link " + FileNames.printable(nameOf(e)) + ": " + problem);
+        return null;
     }
 
     /**
@@ -209,6 +253,8 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
      * its start.
      *
      * @throws ErrnoException EOPNOTSUPP for an encrypted entry or an unsupported compression method
+     * @throws IOException      EIO when the archive cannot be read, or ends before a stored entry does (it
+     *                          was cut short or changed while mounted: a short file would be served as whole)
      */
     @Override
     public int read(FsPath file, long offset, ByteBuffer into) throws IOException {
@@ -227,13 +273,20 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
         }
         if (e.getMethod() == ZipMethod.STORED.getCode()) {
             ByteBuffer window = into.remaining() > left ? into.slice(into.position(), (int) left) : into;
-            int n = archive.read(window, e.getDataOffset() + offset);
-            if (window != into && n > 0) {
+            int start = window.position();
+            while (window.hasRemaining()) {
+                int n = archive.read(window, e.getDataOffset() + offset + (window.position() - start));
+                if (n < 0) {                          // the archive ends inside the entry: it was cut short
+                    throw new IOException(file + ": the archive ends before the entry does (truncated or changed)");
+                }
+            }
+            int n = window.position() - start;
+            if (window != into) {
                 into.position(into.position() + n);
             }
             return n;
         }
-        try (InflatingReader once = new InflatingReader(() -> zip.getInputStream(e), e.getSize())) {
+        try (InflatingReader once = new InflatingReader(() -> zip.getInputStream(e), e.getSize(), e.getCrc())) {
             return once.read(offset, into);
         }
     }
@@ -249,7 +302,7 @@ public final class ZipFileSystem implements PathFileSystem, Closeable {
         if (e == null || e.getMethod() == ZipMethod.STORED.getCode() || !zip.canReadEntryData(e)) {
             return null;                              // stored, or refused with EOPNOTSUPP by read
         }
-        return new InflatingReader(() -> zip.getInputStream(e), e.getSize());
+        return new InflatingReader(() -> zip.getInputStream(e), e.getSize(), e.getCrc());
     }
 
     @Override

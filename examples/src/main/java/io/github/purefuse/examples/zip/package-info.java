@@ -10,7 +10,8 @@
  * the archive has no entry for them (most jars and {@code src.zip} list files only), and an explicit
  * directory entry only lends its time. Entry names with a {@code ..} segment are skipped (they would point
  * outside the tree), so is an entry whose name an earlier entry took; an entry with a Unix symlink mode
- * becomes a symbolic link. Files are {@code 0444} ({@code 0555} when the archive recorded an execute
+ * becomes a symbolic link (skipped, with a warning, when its target cannot be read). Names are taken as
+ * the bytes the archive holds ({@code FileNames}): UTF-8 where they are, byte for byte where not. Files are {@code 0444} ({@code 0555} when the archive recorded an execute
  * bit), directories {@code 0555}, all owned by the archive's owner, with the entries' modification
  * times. The tree is built once and never changes.
  *
@@ -42,7 +43,8 @@
  *       compressed entry that has been read, freed at RELEASE; a process that holds many big compressed
  *       entries open at once pays for each.</li>
  * </ul>
- * Encrypted entries and compression methods Commons Compress cannot read answer EOPNOTSUPP.
+ * Encrypted entries and compression methods Commons Compress cannot read answer EOPNOTSUPP. A stream
+ * runs from the entry's start, so it checks the entry's CRC-32: a damaged entry fails with EIO at its end.
  */
 @NullMarked
 package io.github.purefuse.examples.zip;
