@@ -1,10 +1,13 @@
 package io.github.purefuse.examples.zip;
 
+import io.github.purefuse.api.types.Errno;
+import io.github.purefuse.kit.path.ErrnoException;
 import io.github.purefuse.kit.path.OpenFile;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  *       it on as good.</li>
  * </ul>
  * Memory: one ring of {@code min(entry size, WINDOW)} bytes, allocated at the first read, plus the
- * decompressor's own state (about 40 KiB for deflate).
+ * decompressor's own state (about 40 KiB for deflate). The rings of all opens together stay within
+ * {@link #BUDGET}: past it a first read fails with ENOMEM until other opens close (a trial held 4,000 opens of
+ * one entry, each with its 2 MiB ring: the heap ran out, and the whole mount hung its callers).
  *
  * <p>Thread-safe: reads take turns on a lock (a stream has only one position). One reader serves one open
  * of an entry ({@link OpenFile}): {@link #close} at RELEASE frees the stream and the ring.
@@ -49,6 +54,10 @@ final class InflatingReader implements OpenFile {
 
     /** The bytes kept behind the stream's position: 2 MiB, more than a readahead batch of READs. */
     static final int WINDOW = 2 << 20;
+    /** The bytes all rings may hold at once: a quarter of the heap, at most 256 MiB (128 full windows). */
+    static final long BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
+    /** The bytes the rings hold now. */
+    private static final AtomicLong RINGS = new AtomicLong();
 
     private final Opener opener;
     private final long size;
@@ -105,7 +114,13 @@ final class InflatingReader implements OpenFile {
             }
             byte[] r = ring;
             if (r == null) {
-                r = ring = new byte[(int) Math.max(1, Math.min(size, WINDOW))];
+                int length = (int) Math.max(1, Math.min(size, WINDOW));
+                if (RINGS.addAndGet(length) > BUDGET) {
+                    RINGS.addAndGet(-length);
+                    throw new ErrnoException(Errno.ENOMEM, "the decompression windows of the open compressed files"
+                            + " take their " + (BUDGET >> 20) + " MiB; close some");
+                }
+                r = ring = new byte[length];
             }
             long end = Math.min(size, offset + Math.min(into.remaining(), r.length));
             if (offset >= end) {
@@ -163,6 +178,10 @@ final class InflatingReader implements OpenFile {
         try {
             InputStream old = in;
             in = null;
+            byte[] r = ring;
+            if (r != null) {
+                RINGS.addAndGet(-r.length);
+            }
             ring = null;
             pos = 0;
             if (old != null) {
