@@ -46,6 +46,20 @@ class MainTest {
         }
     }
 
+    /** A source that is missing or not a directory: one line and exit 1, as the zip command says of its archive. */
+    @Test
+    void aMirrorOfNoDirectoryIsOneLine(@TempDir Path tmp) throws IOException {
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        for (Path source : List.of(tmp.resolve("missing"), file)) {
+            CommandLine cl = Main.commandLine();
+            StringWriter err = new StringWriter();
+            cl.setErr(new PrintWriter(err));
+            assertEquals(1, cl.execute("mirror", source.toString(), tmp.toString()), err::toString);
+            assertEquals(List.of("fuse-example: " + source + (source.equals(file) ? " is not a directory" : ": no such directory")),
+                    err.toString().lines().toList());
+        }
+    }
+
     /** A mirror of a directory onto itself, or onto a directory inside it, would wait forever: refused. */
     @Test
     void aMirrorOntoItselfOrInsideItselfIsRefusedWithOneLine(@TempDir Path tmp) throws IOException {

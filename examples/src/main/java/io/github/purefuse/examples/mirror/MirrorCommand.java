@@ -79,10 +79,12 @@ public final class MirrorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (!Files.isDirectory(source)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "Not a directory: " + source);
-        }
         PrintWriter err = spec.commandLine().getErr();
+        if (!Files.isDirectory(source)) {   // one line, as the zip command says of a missing archive
+            err.println("fuse-example: " + source + (Files.exists(source) ? " is not a directory" : ": no such directory"));
+            err.flush();
+            return 1;
+        }
         String inside = mountedInside(source, mountpoint);
         if (inside != null) {
             err.println("fuse-example: " + inside);
