@@ -66,8 +66,14 @@ class ZipFileSystemTest {
         return zip;
     }
 
-    /** Sets the method of the entry {@code name} in its local and central headers. */
-    private static void setMethod(Path zip, String name, int method) throws IOException {
+    /** A change to one header of an entry: {@code at} is the header's offset, {@code local} whether it is the local one. */
+    @FunctionalInterface
+    private interface HeaderEdit {
+        void apply(ByteBuffer zip, int at, boolean local);
+    }
+
+    /** Edits the local and central headers of the entry {@code name}. */
+    private static void editHeaders(Path zip, String name, HeaderEdit edit) throws IOException {
         byte[] b = Files.readAllBytes(zip);
         ByteBuffer buf = ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         byte[] n = name.getBytes(StandardCharsets.US_ASCII);
@@ -76,10 +82,15 @@ class ZipFileSystemTest {
             int at = sig == 0x04034b50 ? 30 : sig == 0x02014b50 ? 46 : -1;
             int nameLength = at == 30 ? buf.getShort(i + 26) : at == 46 ? buf.getShort(i + 28) : -1;
             if (at > 0 && nameLength == n.length && Arrays.equals(b, i + at, i + at + n.length, n, 0, n.length)) {
-                buf.putShort(i + (at == 30 ? 8 : 10), (short) method);
+                edit.apply(buf, i, at == 30);
             }
         }
         Files.write(zip, b);
+    }
+
+    /** Sets the method of the entry {@code name} in its local and central headers. */
+    private static void setMethod(Path zip, String name, int method) throws IOException {
+        editHeaders(zip, name, (buf, at, local) -> buf.putShort(at + (local ? 8 : 10), (short) method));
     }
 
     private static byte[] read(ZipFileSystem fs, String path, int size) throws IOException {
@@ -171,17 +182,6 @@ class ZipFileSystemTest {
 
     /** Sets the CRC-32 of the entry {@code name} in its local and central headers. */
     private static void setCrc(Path zip, String name, int crc) throws IOException {
-        byte[] b = Files.readAllBytes(zip);
-        ByteBuffer buf = ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
-        for (int i = 0; i + 46 < b.length; i++) {
-            int sig = buf.getInt(i);
-            int at = sig == 0x04034b50 ? 30 : sig == 0x02014b50 ? 46 : -1;
-            int nameLength = at == 30 ? buf.getShort(i + 26) : at == 46 ? buf.getShort(i + 28) : -1;
-            if (at > 0 && nameLength == n.length && Arrays.equals(b, i + at, i + at + n.length, n, 0, n.length)) {
-                buf.putInt(i + (at == 30 ? 14 : 16), crc);
-            }
-        }
-        Files.write(zip, b);
+        editHeaders(zip, name, (buf, at, local) -> buf.putInt(at + (local ? 14 : 16), crc));
     }
 }
