@@ -122,6 +122,85 @@ class S3IntegrityIT {
     }
 
     /**
+     * An object cut short in the bucket (a stored length other than the manifest's, which {@code verify}
+     * reports) is written again by an import with {@code --repair}: a small one was sent with
+     * {@code If-None-Match: *}, which found the damaged one there and kept it.
+     */
+    @Test
+    void importRepairRewritesAnObjectCutShortInTheBucket() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Random rnd = new Random(2077);
+        byte[] small = new byte[20_740];
+        byte[] mid = new byte[SIZE];
+        rnd.nextBytes(small);
+        rnd.nextBytes(mid);
+        Files.write(src.resolve("small.bin"), small);
+        Files.write(src.resolve("mid.bin"), mid);
+        try (S3ProxyServer server = S3ProxyServer.signed(Files.createDirectories(tmp.resolve("s3")), BUCKET)) {
+            S3Location location = S3Location.parse("s3://" + BUCKET + "/short");
+            Hash smallHash;
+            Hash midHash;
+            try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
+                ImportResult r = new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
+                s3.setRoot("r", s3.root("r").orElse(null), r.bundle());
+                smallHash = s3.stat(r.bundle(), "small.bin").orElseThrow().requireHash();
+                midHash = s3.stat(r.bundle(), "mid.bin").orElseThrow().requireHash();
+            }
+            try (S3Client admin = server.adminClient()) {
+                admin.putObject(b -> b.bucket(BUCKET).key(location.objectKey(smallHash)),
+                        RequestBody.fromBytes(java.util.Arrays.copyOf(small, 20_000)));
+                admin.putObject(b -> b.bucket(BUCKET).key(location.objectKey(midHash)),
+                        RequestBody.fromBytes(java.util.Arrays.copyOf(mid, 1 << 20)));
+            }
+            try (S3Depot s3 = S3Depot.open(location, server.options())) {
+                new Importer(s3, 2, Progress.NONE, Set.of()).repair(true).importPath(src);
+            }
+            try (S3Client admin = server.adminClient()) {
+                assertArrayEquals(small, admin.getObjectAsBytes(b -> b.bucket(BUCKET).key(location.objectKey(smallHash)))
+                        .asByteArray(), "the small object is whole again");
+                assertArrayEquals(mid, admin.getObjectAsBytes(b -> b.bucket(BUCKET).key(location.objectKey(midHash)))
+                        .asByteArray(), "the 3 MiB object is whole again");
+            }
+        }
+    }
+
+    /**
+     * A manifest damaged in the bucket at its own length (which {@code verify} reports, advising an import of
+     * the tree it came from) is written again by that import: a HEAD of the right length took it for stored.
+     */
+    @Test
+    void importRewritesAManifestDamagedInTheBucketAtItsLength() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Files.createDirectories(src.resolve("sub"));
+        Files.writeString(src.resolve("sub/CHANGES.txt"), "one\n");
+        Files.writeString(src.resolve("top.txt"), "two\n");
+        try (S3ProxyServer server = S3ProxyServer.signed(Files.createDirectories(tmp.resolve("s3")), BUCKET)) {
+            S3Location location = S3Location.parse("s3://" + BUCKET + "/manifest");
+            Hash sub;
+            try (S3Depot s3 = S3Depot.openOrCreate(location, server.options())) {
+                ImportResult r = new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
+                s3.setRoot("r", s3.root("r").orElse(null), r.bundle());
+                sub = s3.stat(r.bundle(), "sub").orElseThrow().requireHash();
+            }
+            byte[] good;
+            try (S3Client admin = server.adminClient()) {
+                good = admin.getObjectAsBytes(b -> b.bucket(BUCKET).key(location.objectKey(sub))).asByteArray();
+                byte[] bad = new String(good, java.nio.charset.StandardCharsets.UTF_8).replace("CHANGES", "CHANGEZ")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                assertEquals(good.length, bad.length);
+                admin.putObject(b -> b.bucket(BUCKET).key(location.objectKey(sub)), RequestBody.fromBytes(bad));
+            }
+            try (S3Depot s3 = S3Depot.open(location, server.options())) {
+                new Importer(s3, 2, Progress.NONE, Set.of()).importPath(src);
+            }
+            try (S3Client admin = server.adminClient()) {
+                assertArrayEquals(good, admin.getObjectAsBytes(b -> b.bucket(BUCKET).key(location.objectKey(sub)))
+                        .asByteArray(), "the import wrote the manifest again");
+            }
+        }
+    }
+
+    /**
      * Bytes damaged on the way (a proxy flips one byte of a GET's body, as a bad link would) fail their chunk's
      * check, are fetched again and served: a reader sees the file whole, with no EIO, through an exact GET
      * (O_DIRECT; it got EIO before) and through a prefetched part (buffered reads; the kernel's readahead

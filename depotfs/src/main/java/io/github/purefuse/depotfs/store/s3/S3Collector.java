@@ -236,7 +236,10 @@ final class S3Collector {
             }
             forEach(unfinished, u -> {
                 lock.check();
-                return client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
+                // Gone since it was listed (its writer completed or aborted it: NoSuchUpload) is what the abort is for
+                return client.abortMultipartUpload(r -> r.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()))
+                        .exceptionallyCompose(e -> uploadGone(e) ? CompletableFuture.completedFuture(null)
+                                : CompletableFuture.failedFuture(e));
             }, "abort the unfinished upload");
             writePending(stillPending, now);
             lock.check();
@@ -440,6 +443,12 @@ final class S3Collector {
                 f.cancel(true);
             }
         }
+    }
+
+    /** Whether a failed abort says the upload no longer exists (404 NoSuchUpload). */
+    private static boolean uploadGone(Throwable e) {
+        Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof software.amazon.awssdk.services.s3.model.S3Exception s3 && s3.statusCode() == 404;
     }
 
     @FunctionalInterface

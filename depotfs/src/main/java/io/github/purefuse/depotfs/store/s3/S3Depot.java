@@ -1112,7 +1112,10 @@ public final class S3Depot implements WritableDepot {
             Hash h = Hash.of(md.digest());
             checkExpected(h, expected);
             ChunkSums sums = chunkSumsOf(all, h);
-            if (!replace && length > ASK_BEFORE_PUT_ABOVE && expected == null && hasObject(h, length)) {
+            Long stored = known.get(h);
+            // A HEAD found it stored at another length (cut short, damaged): If-None-Match would keep it so
+            boolean overwrite = replace || stored != null && stored != length;
+            if (!overwrite && length > ASK_BEFORE_PUT_ABOVE && expected == null && hasObject(h, length)) {
                 putChunkSums(sums, false);
                 return new Stored(h, length, false);
             }
@@ -1122,7 +1125,7 @@ public final class S3Depot implements WritableDepot {
             putChunkSums(sums, true);
             String key = location.objectKey(h);
             boolean created;
-            if (replace) {
+            if (overwrite) {
                 put(key, all, length);
                 created = true;
             } else {
@@ -1370,7 +1373,7 @@ public final class S3Depot implements WritableDepot {
         byte[] bytes = draft.encode();
         Hash h = Hash.sha256(bytes);
         Stored stored;
-        if (cached(h) != null || hasObject(h, bytes.length)) {
+        if (cached(h) != null || storedAs(location.objectKey(h), bytes)) {
             stored = new Stored(h, bytes.length, false);
         } else {
             String key = location.objectKey(h);
@@ -1381,6 +1384,23 @@ public final class S3Depot implements WritableDepot {
         }
         cache(new Bundle(h, bytes.length, draft.totalBytes(), draft.totalNodes(), draft.entries()));
         return stored;
+    }
+
+    /**
+     * Whether {@code key} holds exactly {@code bytes}, read back with one GET (a manifest is small): a damaged
+     * manifest of the right length, which a HEAD would take for stored, is written again by any import.
+     */
+    private boolean storedAs(String key, byte[] bytes) throws IOException {
+        try {
+            byte[] stored = await(client.getObject(r -> r.bucket(location.bucket()).key(key),
+                    AsyncResponseTransformer.toBytes()), "check manifest " + key).asByteArray();
+            return java.util.Arrays.equals(stored, bytes);
+        } catch (DepotException e) {
+            if (e.reason() == DepotException.Reason.NOT_FOUND) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /**
