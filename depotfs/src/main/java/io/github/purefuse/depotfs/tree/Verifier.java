@@ -273,7 +273,12 @@ public final class Verifier {
                 unsummed.incrementAndGet();
             }
         } catch (IOException e) {
-            broken.put(o.hash(), String.valueOf(e.getMessage()));
+            // missing, or stored at another length (cut short): what puts it right, as for the cases above
+            String hint = !(e instanceof DepotException d) ? ""
+                    : d.reason() == DepotException.Reason.NOT_FOUND ? " (`depotfs import` of a tree that holds the file puts it back)"
+                    : d.reason() == DepotException.Reason.CORRUPT ? " (`depotfs import --repair` of a tree that holds the file rewrites it)"
+                    : "";
+            broken.put(o.hash(), e.getMessage() + hint);
         }
         return offset;
     }

@@ -785,6 +785,31 @@ class DepotfsCliTest {
         assertEquals(0, verify.exit(), verify.err());
     }
 
+    /** An object cut short or missing: verify says what puts each right, and that puts it right (an S3 operator's trial). */
+    @Test
+    void verifyTellsHowToRepairAnObjectCutShortOrMissing() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("src"));
+        Files.writeString(src.resolve("short.txt"), "an object that will be cut short\n");
+        Files.writeString(src.resolve("gone.txt"), "an object that will be deleted\n");
+        Path depot = tmp.resolve("depot");
+        assertEquals(0, cli("import", src.toString(), "--depot", depot.toString(), "-q").exit());
+        try (LocalDepot d = LocalDepot.open(depot)) {
+            Path cut = d.pathOf(Hash.sha256("an object that will be cut short\n".getBytes(StandardCharsets.UTF_8)));
+            cut.toFile().setWritable(true);
+            try (var ch = java.nio.channels.FileChannel.open(cut, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(10);
+            }
+            Files.delete(d.pathOf(Hash.sha256("an object that will be deleted\n".getBytes(StandardCharsets.UTF_8))));
+        }
+        Run verify = cli("verify", "--depot", depot.toString(), "-q");
+        assertEquals(1, verify.exit());
+        assertTrue(verify.err().contains("(`depotfs import --repair` of a tree that holds the file rewrites it)"), verify.err());
+        assertTrue(verify.err().contains("(`depotfs import` of a tree that holds the file puts it back)"), verify.err());
+        assertEquals(0, cli("import", src.toString(), "--depot", depot.toString(), "-q", "--repair").exit());
+        verify = cli("verify", "--depot", depot.toString(), "-q");
+        assertEquals(0, verify.exit(), verify.err());
+    }
+
     /** Addresses and options an ops trial mistyped: each a usage error that says what is wrong (exit 2). */
     @Test
     void mistypedS3AddressesAndOptionsAreUsageErrors() throws Exception {
