@@ -10,6 +10,9 @@
 #                                   offline (-o) first
 #   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
 #   purefuse_check_classpath MODULE fail with one line if this user cannot read a part of it (built by another)
+#   purefuse_check_cwd NAME         fail with one line if the working directory is gone (removed, or below a root
+#                                   of a mount that has moved on: ESTALE), which the JVM would report in nine lines
+#                                   ("Error occurred during initialization of VM ... current working directory")
 #   purefuse_jvm_flags JAVA         print the flags that keep a purefuse JVM quiet and working on that java:
 #                                   --enable-native-access=ALL-UNNAMED (jnr-ffi's jffi calls System.load; JDK 24+
 #                                   warns otherwise) and, from JDK 23 on, --sun-misc-unsafe-memory-access=allow
@@ -55,6 +58,12 @@ purefuse_java_version() {
   v="$("$java" -version 2>&1 | sed -n 's/.*version "\([0-9][0-9]*\)[."].*/\1/p' | head -n1)" || true
   [[ "$v" == 1 ]] && v=8
   echo "${v:-0}"
+}
+
+purefuse_check_cwd() {
+  pwd -P > /dev/null 2>&1 && return 0
+  echo "$1: the current directory is gone or cannot be reached (removed, or below a root that has moved on): cd elsewhere first" >&2
+  return 1
 }
 
 purefuse_find_java() {

@@ -442,7 +442,7 @@ final class MountRunner {
         root.put("repliesWritten", stats.repliesWritten());
         root.put("writeErrors", stats.writeErrors());
         root.put("transport", stats.transport().name());
-        root.put("transportDetail", stats.transportDetail());
+        root.put("transportDetail", transportDetail(stats.transportDetail(), settings.transportGiven()));   // as the ready line says
         root.put("ringRequests", stats.ringRequests());
         root.put("deviceRequests", stats.deviceRequests());
         root.set("negotiated", json.valueToTree(s.negotiated()));

@@ -135,13 +135,18 @@ class MountHelperIT {
         assertTrue(unknown.stderr().contains("Unknown option: '--no-such-option=1'"), unknown.stderr());
         assertTrue(unknown.stderr().contains("is NAME=VALUE in fstab and -o"), "the flag named as fstab spells it: " + unknown.stderr());
 
+        // an option without its value must not take the helper's own --log as one (a trial saw --log=/var/log/...)
+        Tools.Result noValue = run(helper, depot.toString(), mp.toString(), "-o", "root=main,readahead_kb,log=" + log);
+        assertEquals(32, noValue.exit(), noValue.stderr());
+        assertTrue(noValue.stderr().contains("--readahead-kb") && !noValue.stderr().contains("--log"), noValue.stderr());
+
         Tools.Result usage = run(helper, depot.toString(), "-o", "root=main");
         assertEquals(1, usage.exit(), usage.stderr());
         assertTrue(usage.stderr().contains("expected DEPOT and MOUNTPOINT"), usage.stderr());
 
         Tools.Result fake = run(helper, depot.toString(), mp.toString(), "-fv", "-o", "root=main,log=" + log);
         assertEquals(0, fake.exit(), fake.stderr());
-        assertTrue(fake.stderr().contains("mount --depot=" + depot + " --root=main --log=" + log + " -- " + mp),
+        assertTrue(fake.stderr().contains("mount --depot=" + depot + " --log=" + log + " --root=main -- " + mp),
                 "-v prints the command, -f does not run it: " + fake.stderr());
 
         assertFalse(TestMount.isMounted(mp));

@@ -146,6 +146,24 @@ public final class PassthroughFiles<K> {
     }
 
     /**
+     * Counts one more open of a node that has a backing file already (opens of it still in use), whatever file this
+     * open would have named: the kernel serves an inode in one I/O mode at a time, so while one open of it is passed
+     * through, an open that it would cache fails with EIO ({@code ETXTBSY} in the kernel). Match it with one
+     * {@link #release}.
+     *
+     * @param key the node
+     * @return the node's {@code backing_id}; empty if it has none now
+     */
+    public synchronized OptionalInt share(K key) {
+        Backing b = backings.get(key);
+        if (b == null) {
+            return OptionalInt.empty();
+        }
+        b.opens++;
+        return OptionalInt.of(b.file.id());
+    }
+
+    /**
      * Counts one RELEASE of a node opened with passthrough; the last one closes the backing file. A key
      * without a backing file (an open served by READs) is ignored.
      *

@@ -153,6 +153,12 @@ public final class PathAdapter implements ReadOnlyFileSystem {
     /** Backing files by nodeid: all opens of an inode share one (a path can have several, see {@link #changed}). */
     private volatile PassthroughFiles<NodeId> backings = PassthroughFiles.disabled();
     private final LongAdder passthroughOpens = new LongAdder();
+    /**
+     * Guarded by itself: the opens not passed through (served by READs, the kernel caching their pages) by nodeid.
+     * The kernel keeps an inode in one I/O mode at a time: an open passed through while one of these is in use, or
+     * one of these while an open is passed through, fails with EIO ({@code ETXTBSY} in the kernel's log).
+     */
+    private final java.util.HashMap<NodeId, Integer> cachedOpens = new java.util.HashMap<>();
     private final LongAdder readErrors = new LongAdder();
     private final ConcurrentHashMap<FsPath, CachedNames> namesCache = new ConcurrentHashMap<>();
     private final int namesCacheLimit;
@@ -541,13 +547,25 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             OpenFile state = fs.open(path);
             Attr opened = attr.get();
             Path backing = state == null ? null : state.localPath();
-            if (backing != null && backings.active()) {
-                OptionalInt backingId;
-                try {
-                    backingId = backings.open(request.header().nodeId(), backing);   // empty if the kernel refused the first one
-                } catch (IOException | RuntimeException e) {
-                    closeQuietly(path, state);
-                    throw e;
+            NodeId node = request.header().nodeId();
+            synchronized (cachedOpens) {
+                OptionalInt backingId = OptionalInt.empty();
+                if (backings.active()) {
+                    try {
+                        if (cachedOpens.containsKey(node)) {
+                            // opens of the node are cached: one passed through now fails (EIO) until they are released
+                        } else if (backing != null) {
+                            backingId = backings.open(node, backing);   // empty if the kernel refused the first one
+                        } else {
+                            backingId = backings.share(node);   // an open passed through is in use: this one must be too
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        closeQuietly(path, state);
+                        throw e;
+                    }
+                }
+                if (backingId.isEmpty() && passthroughWanted) {
+                    cachedOpens.merge(node, 1, Integer::sum);
                 }
                 if (backingId.isPresent()) {
                     closeQuietly(path, state);                 // the kernel reads the backing file itself
@@ -561,6 +579,7 @@ public final class PathAdapter implements ReadOnlyFileSystem {
             try {
                 local = backing == null ? null : openLocal(path, backing, opened.size()); // READs send its bytes
             } catch (IOException | RuntimeException e) {
+                cachedClosed(node);
                 closeQuietly(path, state);
                 throw e;
             }
@@ -819,11 +838,19 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         return Ok.INSTANCE;
     }
 
+    /** Counts one open of {@code node} not passed through as closed. */
+    private void cachedClosed(NodeId node) {
+        synchronized (cachedOpens) {
+            cachedOpens.computeIfPresent(node, (k, n) -> n == 1 ? null : n - 1);
+        }
+    }
+
     /** Closes an open's state, or gives its backing file back: the last release of a path closes it. */
     private void closeOpen(OpenedFile file) {
         if (file.passthrough()) {
             backings.release(file.nodeId());
         } else {
+            cachedClosed(file.nodeId());
             LocalFile local = file.local();
             if (local != null) {
                 local.close();

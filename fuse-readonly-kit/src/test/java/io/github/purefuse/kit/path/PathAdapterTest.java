@@ -656,6 +656,56 @@ class PathAdapterTest {
         assertEquals(0, a.stats().openFiles());
     }
 
+    /**
+     * The kernel serves an inode in one I/O mode at a time: an open passed through while another open of the file is
+     * cached (or the other way round) fails with EIO. depotfs with --cache --passthrough: a second open of a file
+     * whose object the first open's fill completed, or an open of an object evicted while an open passed through was
+     * in use, failed with EIO.
+     */
+    @Test
+    void opensOfOneFileStayInTheIoModeOfThoseInUse() throws Exception {
+        java.nio.file.Path local = java.nio.file.Files.createTempFile("pathadapter", ".bin");
+        try {
+            java.nio.file.Files.write(local, new byte[8192]);
+            java.util.concurrent.atomic.AtomicReference<java.nio.file.Path> localNow = new java.util.concurrent.atomic.AtomicReference<>();
+            PerOpenFs perOpen = new PerOpenFs() {
+                @Override
+                public OpenFile open(FsPath file) {
+                    return with(super.open(file), localNow.get(), false, true);
+                }
+            };
+            PathAdapter a = PathAdapter.builder(perOpen).leases(leases).passthrough(true).build();
+            FakeConnection kernel = new FakeConnection();
+            a.init(kernel);
+            NodeId f = assertInstanceOf(Entry.class, a.lookup(Requests.lookup(NodeId.ROOT, "f"))).nodeId();
+
+            Opened filling = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));   // no local file yet
+            assertFalse(filling.flags().contains(OpenFlag.PASSTHROUGH));
+            localNow.set(local);                                                                     // now complete
+            Opened second = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+            assertFalse(second.flags().contains(OpenFlag.PASSTHROUGH), "a cached open is in use: " + second.flags());
+            a.release(Requests.release(f, filling.fh()));
+            a.release(Requests.release(f, second.fh()));
+            Opened passed = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+            assertTrue(passed.flags().contains(OpenFlag.PASSTHROUGH), "none in use: passed through");
+
+            localNow.set(null);                                                                      // evicted
+            Opened afterEviction = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+            assertTrue(afterEviction.flags().contains(OpenFlag.PASSTHROUGH), "shares the backing file in use");
+            assertEquals(passed.backingId(), afterEviction.backingId());
+            a.release(Requests.release(f, passed.fh()));
+            assertEquals(1, kernel.live.size(), "still used");
+            a.release(Requests.release(f, afterEviction.fh()));
+            assertEquals(Map.of(), kernel.live);
+            Opened cachedAgain = assertInstanceOf(Opened.class, a.open(Requests.open(f, O_RDONLY)));
+            assertFalse(cachedAgain.flags().contains(OpenFlag.PASSTHROUGH));
+            a.release(Requests.release(f, cachedAgain.fh()));
+            assertEquals(0, a.stats().openFiles());
+        } finally {
+            java.nio.file.Files.deleteIfExists(local);
+        }
+    }
+
     @Test
     void withoutPassthroughALocalFileIsSplicedOnTheTransportThread() {
         java.nio.file.Path local = java.nio.file.Path.of("/local/f");
