@@ -44,8 +44,8 @@ class UringTransportTest {
         long before = java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
                 .stream().filter(p -> p.getName().equals("direct")).mapToLong(p -> p.getMemoryUsed()).sum();
         var e = assertThrows(java.io.IOException.class, () -> UringTransport.open(64, 4096, 2, -1, 1 << 20, -1));
-        assertTrue(e.getMessage().startsWith("the ring entries (64 queues x 4096 entries x 1.0 MiB = 262216.0 MiB) do not fit"
-                + " in the direct memory"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("the ring entries (64 queues x 4096 entries x 1.0 MiB, with 2 frame buffers:"
+                + " 262218.0 MiB) do not fit in the direct memory"), e.getMessage());
         long after = java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
                 .stream().filter(p -> p.getName().equals("direct")).mapToLong(p -> p.getMemoryUsed()).sum();
         assertEquals(before, after, "nothing allocated");
