@@ -10,6 +10,10 @@
 #                                   offline (-o) first
 #   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
 #   purefuse_check_classpath MODULE fail with one line if this user cannot read a part of it (built by another)
+#   purefuse_check_nofile NAME      warn in one line when the limit of open files (ulimit -n) is below 512: the
+#                                   JVM opens a file per jar of the class path (~250 for depotfs) before it serves
+#                                   anything, and a server that hits the limit fails in the JDK's or a library's
+#                                   words (a time-zone file, an HTTP client), not ours
 #   purefuse_check_cwd NAME         fail with one line if the working directory is gone (removed, or below a root
 #                                   of a mount that has moved on: ESTALE), which the JVM would report in nine lines
 #                                   ("Error occurred during initialization of VM ... current working directory")
@@ -58,6 +62,15 @@ purefuse_java_version() {
   v="$("$java" -version 2>&1 | sed -n 's/.*version "\([0-9][0-9]*\)[."].*/\1/p' | head -n1)" || true
   [[ "$v" == 1 ]] && v=8
   echo "${v:-0}"
+}
+
+purefuse_check_nofile() {
+  local n
+  n="$(ulimit -n)"
+  if [[ "$n" =~ ^[0-9]+$ ]] && (( n < 512 )); then
+    echo "$1: WARNING: the limit of open files is $n (ulimit -n); the JVM opens ~250 before it serves, a mount one more per open file: raise it (ulimit -n 4096)" >&2
+  fi
+  return 0
 }
 
 purefuse_check_cwd() {

@@ -326,6 +326,18 @@ class LauncherAotIT {
         assertFalse(r.stderr().contains("initialization of VM"), r.stderr());
     }
 
+    @Test
+    void aLowLimitOfOpenFilesIsNamedBeforeTheJvmMeetsIt() throws Exception {
+        // a server at the limit fails in the JDK's words (tzdb.dat, an HTTP client) or leaves ENOTCONN behind
+        Tools.Result low = Tools.run(work, "prlimit", "--nofile=300:300", "--", "env", "JAVA_HOME=" + System.getProperty("java.home"),
+                root.resolve("bin/depotfs").toString(), "--version");
+        assertEquals(0, low.exit(), low.stderr());
+        assertTrue(low.stderr().contains("depotfs: WARNING: the limit of open files is 300 (ulimit -n)"), low.stderr());
+        Tools.Result enough = Tools.run(work, "prlimit", "--nofile=4096:4096", "--", "env", "JAVA_HOME=" + System.getProperty("java.home"),
+                root.resolve("bin/depotfs").toString(), "--version");
+        assertFalse(enough.stderr().contains("limit of open files"), enough.stderr());
+    }
+
     private Tools.Result launcher(Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("env", "-u", "DEPOTFS_JAVA_OPTS", "-u", "JAVA_TOOL_OPTIONS",
                 "-u", "JDK_JAVA_OPTIONS", "JAVA_HOME=" + System.getProperty("java.home")));
