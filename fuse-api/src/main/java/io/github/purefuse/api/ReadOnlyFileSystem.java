@@ -57,10 +57,14 @@ import io.github.purefuse.api.types.StatfsInfo;
  *
  * <h2>Replies</h2>
  * A method answers by returning: the SDK sends the reply exactly once. If a method throws, the caller
- * gets EIO for that request only, a log line is written, and the session goes on.
+ * gets EIO for that request only (ENOMEM for an {@link OutOfMemoryError}), a log line naming the request is
+ * written, and the session goes on (a {@link StackOverflowError} too); any other {@link VirtualMachineError}
+ * ({@link InternalError}, {@link UnknownError}) is answered EIO and then rethrown, ending the thread that ran the
+ * method.
  *
  * <h2>Interrupts</h2>
- * When the kernel sends {@code FUSE_INTERRUPT} for a request in flight (its caller got a signal), the
+ * When the kernel sends {@code FUSE_INTERRUPT} for a request in flight (its caller got a signal) and the caller
+ * is being killed (a signal it catches, SIGALRM of a timer say, marks nothing: its call must not fail), the
  * request is marked ({@link Interrupts#requested()}); its thread is interrupted only inside
  * {@link Interrupts#interruptibly}, so that no {@code FileChannel} of the filesystem closes itself. A
  * handler may then return {@code Failure(EINTR)}, or simply finish. An interrupted request ends as its

@@ -514,8 +514,9 @@ public final class Dispatcher implements RequestSink {
         if (!(e instanceof OutOfMemoryError)) {
             throw e;
         }
-        LOG.log(Level.WARNING, "handler for {0} ran out of memory ({1}); answered ENOMEM",
-                Opcodes.name(exchange.opcode()), e.getMessage());
+        LOG.log(Level.WARNING, "handler for {0} (unique {1}, nodeid {2}) ran out of memory ({3}); answered ENOMEM",
+                Opcodes.name(exchange.opcode()), Long.toUnsignedString(exchange.unique()),
+                Long.toUnsignedString(exchange.nodeid()), e.getMessage());
     }
 
     /**

@@ -148,22 +148,28 @@ public final class ReplyContext {
     }
 
     /**
-     * Logs a failed reply, with the exception's stack trace (a bug of ours or of a port), unless one was
-     * logged for this opcode already.
+     * Logs a failed reply: the first of its opcode at WARNING with the exception's stack trace (a bug of ours or of
+     * a port), later ones at DEBUG without it.
      *
      * @param opcode  the opcode answered
      * @param message what failed
      * @param cause   the exception, or {@code null}
      */
     public void logFailure(int opcode, String message, @Nullable Throwable cause) {
-        if (!quiet && logged.putIfAbsent(opcode, Boolean.TRUE) == null) {
+        if (quiet) {
+            return;
+        }
+        if (logged.putIfAbsent(opcode, Boolean.TRUE) == null) {
             String line = "reply to " + Opcodes.name(opcode) + " failed: " + message
-                    + " (further failures for this opcode are not logged)";
+                    + " (further failures for this opcode are logged at DEBUG)";
             if (cause != null) {
                 LOG.log(Level.WARNING, line, cause);
             } else {
                 LOG.log(Level.WARNING, line);
             }
+        } else {
+            // a handler's second kind of bad reply (a trial's use-after-release after an oversized READ) still leaves a line
+            LOG.log(Level.DEBUG, "reply to " + Opcodes.name(opcode) + " failed: " + message);
         }
     }
 }

@@ -447,6 +447,29 @@ class DispatcherTest {
         assertEquals(4, records.stream().filter(r -> r.getLevel() == java.util.logging.Level.FINE).count());
     }
 
+    /**
+     * A handler that runs out of memory: ENOMEM for that request, and a WARNING that names the request (opcode,
+     * unique, nodeid) as every other failed request's line does, so that the file whose read blew the heap can be found.
+     */
+    @Test
+    void anOutOfMemoryErrorIsAnsweredEnomemAndItsLineNamesTheRequest() throws Exception {
+        Fs fs = new Fs() {
+            @Override
+            public ReadReply read(Read request) {
+                throw new OutOfMemoryError("on purpose");
+            }
+        };
+        List<String> lines = captureLogs(Dispatcher.class, () -> {
+            Sink sink = new Sink(true);
+            run(dispatcher(fs), new Read(header(15, 31, 7), FileHandle.NONE, 0, 4096, 0, 0, 0), sink);
+            assertEquals(List.of(Errno.ENOMEM), sink.errors);
+        }).stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING)
+                .map(r -> java.text.MessageFormat.format(r.getMessage(), r.getParameters())).toList();
+        assertEquals(1, lines.size(), lines.toString());
+        assertEquals("handler for FUSE_READ (unique 31, nodeid 7) ran out of memory (on purpose); answered ENOMEM",
+                lines.get(0));
+    }
+
     /** A handler that answers a READ with more bytes than asked: EIO, and a log line saying what was wrong. */
     @Test
     void dataLongerThanTheReadIsAnsweredWithEioAndLogged() throws Exception {
