@@ -298,7 +298,7 @@ public final class Dispatcher implements RequestSink {
                     Long.toUnsignedString(x.unique()), e.toString());
             return;
         }
-        context.logFailure(x.opcode(), "handling unique " + Long.toUnsignedString(x.unique()) + " threw " + e
+        context.logFailure(x.opcode(), "handling " + which(x.unique(), x.nodeid()) + " threw " + e
                 + "; answered EIO", e);
         x.reply(Failure.of(Interrupts.requested() ? Errno.EINTR : Errno.EIO));
     }
@@ -389,12 +389,12 @@ public final class Dispatcher implements RequestSink {
             try {
                 reply = target != null ? fs.read(read, target) : fs.read(read.toRead());
                 if (reply == null) {
-                    LOG.log(Level.WARNING, "handler for FUSE_READ (unique {0}) returned null; answered EIO",
-                            Long.toUnsignedString(read.unique()));
+                    LOG.log(Level.WARNING, "handler for FUSE_READ ({0}) returned null; answered EIO",
+                            which(read.unique(), read.nodeid()));
                     reply = Failure.of(Errno.EIO);
                 }
             } catch (RuntimeException | Error e) {
-                reply = failed(READ, read.unique(), e); // a VirtualMachineError goes on to ended()
+                reply = failed(READ, read.unique(), read.nodeid(), e); // a VirtualMachineError goes on to ended()
             } finally {
                 SlowCalls.end(call);
             }
@@ -514,9 +514,8 @@ public final class Dispatcher implements RequestSink {
         if (!(e instanceof OutOfMemoryError)) {
             throw e;
         }
-        LOG.log(Level.WARNING, "handler for {0} (unique {1}, nodeid {2}) ran out of memory ({3}); answered ENOMEM",
-                Opcodes.name(exchange.opcode()), Long.toUnsignedString(exchange.unique()),
-                Long.toUnsignedString(exchange.nodeid()), e.getMessage());
+        LOG.log(Level.WARNING, "handler for {0} ({1}) ran out of memory ({2}); answered ENOMEM",
+                Opcodes.name(exchange.opcode()), which(exchange.unique(), exchange.nodeid()), e.getMessage());
     }
 
     /**
@@ -606,8 +605,8 @@ public final class Dispatcher implements RequestSink {
         try {
             FuseReply reply = handler.get();
             if (reply == null) {
-                LOG.log(Level.WARNING, "handler for {0} (unique {1}) returned null; answered EIO",
-                        Opcodes.name(request.header().opcode()), Long.toUnsignedString(request.header().unique()));
+                LOG.log(Level.WARNING, "handler for {0} ({1}) returned null; answered EIO",
+                        Opcodes.name(request.header().opcode()), which(request.header().unique(), request.header().nodeid()));
                 return Failure.of(Errno.EIO);
             }
             return reply;
@@ -617,26 +616,31 @@ public final class Dispatcher implements RequestSink {
     }
 
     private static Failure failed(FuseRequest request, Throwable e) {
-        return failed(request.header().opcode(), request.header().unique(), e);
+        return failed(request.header().opcode(), request.header().unique(), request.header().nodeid(), e);
     }
 
-    private static Failure failed(int opcode, long uniqueId, Throwable e) {
+    /** {@return {@code unique U, nodeid N}: the request a log line is about, as the kernel names it} */
+    private static String which(long unique, long nodeid) {
+        return "unique " + Long.toUnsignedString(unique) + ", nodeid " + Long.toUnsignedString(nodeid);
+    }
+
+    private static Failure failed(int opcode, long uniqueId, long nodeid, Throwable e) {
         if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
             throw vme;
         }
         String name = Opcodes.name(opcode);
-        String unique = Long.toUnsignedString(uniqueId);
+        String unique = which(uniqueId, nodeid);
         if (Interrupts.requested()) { // an interrupted request ends as EINTR, never EIO (Interrupts)
-            LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
+            LOG.log(Level.DEBUG, "handler for {0} ({1}) threw {2} after FUSE_INTERRUPT; answered EINTR",
                     name, unique, e.toString());
             return Failure.of(Errno.EINTR);
         }
         String kind = name + " " + e.getClass().getName();
         if (TRACED.size() < TRACED_LIMIT && TRACED.add(kind)) {
-            LOG.log(Level.WARNING, "handler for " + name + " (unique " + unique + ") threw " + e + "; answered EIO"
+            LOG.log(Level.WARNING, "handler for " + name + " (" + unique + ") threw " + e + "; answered EIO"
                     + " (later failures of " + kind + " are logged at DEBUG, FINE in java.util.logging)", e);
         } else {
-            LOG.log(Level.DEBUG, "handler for {0} (unique {1}) threw {2}; answered EIO", name, unique, e.toString());
+            LOG.log(Level.DEBUG, "handler for {0} ({1}) threw {2}; answered EIO", name, unique, e.toString());
         }
         return Failure.of(Errno.EIO);
     }

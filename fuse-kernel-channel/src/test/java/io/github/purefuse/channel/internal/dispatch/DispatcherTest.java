@@ -441,7 +441,7 @@ class DispatcherTest {
         List<java.util.logging.LogRecord> warnings = records.stream()
                 .filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList();
         assertEquals(1, warnings.size(), records.stream().map(java.util.logging.LogRecord::getMessage).toList().toString());
-        assertTrue(warnings.get(0).getMessage().startsWith("handler for FUSE_READ (unique 900) threw "
+        assertTrue(warnings.get(0).getMessage().startsWith("handler for FUSE_READ (unique 900, nodeid 7) threw "
                 + BrokenOnPurpose.class.getName() + ": broken on purpose 900; answered EIO"), warnings.get(0).getMessage());
         assertTrue(warnings.get(0).getThrown() instanceof BrokenOnPurpose, "with its stack trace");
         assertEquals(4, records.stream().filter(r -> r.getLevel() == java.util.logging.Level.FINE).count());
