@@ -73,17 +73,7 @@ final class InflatingReader implements OpenFile {
     private boolean opened;
 
     /**
-     * A reader for one entry.
-     *
-     * @param opener opens a new stream of the entry's decompressed bytes, from its start
-     * @param size   the entry's decompressed size in bytes
-     */
-    InflatingReader(Opener opener, long size) {
-        this(opener, size, -1);
-    }
-
-    /**
-     * A reader for one entry that checks its CRC-32.
+     * A reader for one entry, which checks its CRC-32 when a stream reaches the entry's end.
      *
      * @param opener opens a new stream of the entry's decompressed bytes, from its start
      * @param size   the entry's decompressed size in bytes

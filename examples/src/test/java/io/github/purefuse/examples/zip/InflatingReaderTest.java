@@ -40,7 +40,7 @@ class InflatingReaderTest {
 
     private static InflatingReader reader(byte[] compressed, int size) {
         return new InflatingReader(() -> new InflaterInputStream(new ByteArrayInputStream(compressed), new Inflater(true)),
-                size);
+                size, -1);
     }
 
     private static byte[] deflate(byte[] data) throws IOException {

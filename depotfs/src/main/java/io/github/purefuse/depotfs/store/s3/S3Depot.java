@@ -694,19 +694,9 @@ public final class S3Depot implements WritableDepot {
     private void putChunkSums(ChunkSums sums, boolean objectIsNew) throws IOException {
         String key = location.chunkSumsKey(sums.object());
         byte[] bytes = sums.encode();
-        if (!objectIsNew) {
-            try {
-                byte[] stored = await(client.getObject(r -> r.bucket(location.bucket()).key(key),
-                        AsyncResponseTransformer.toBytes()), "check " + key).asByteArray();
-                if (java.util.Arrays.equals(stored, bytes)) {
-                    chunkSumsWritten.add(sums.object());
-                    return;
-                }
-            } catch (DepotException e) {
-                if (e.reason() != DepotException.Reason.NOT_FOUND) {
-                    throw e;
-                }
-            }
+        if (!objectIsNew && storedAs(key, bytes)) {
+            chunkSumsWritten.add(sums.object());
+            return;
         }
         await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength((long) bytes.length),
                 AsyncRequestBody.fromBytesUnsafe(bytes)), "upload " + key);
@@ -1374,6 +1364,7 @@ public final class S3Depot implements WritableDepot {
         Hash h = Hash.sha256(bytes);
         Stored stored;
         if (cached(h) != null || storedAs(location.objectKey(h), bytes)) {
+            known.put(h, (long) bytes.length);
             stored = new Stored(h, bytes.length, false);
         } else {
             String key = location.objectKey(h);
@@ -1387,13 +1378,13 @@ public final class S3Depot implements WritableDepot {
     }
 
     /**
-     * Whether {@code key} holds exactly {@code bytes}, read back with one GET (a manifest is small): a damaged
-     * manifest of the right length, which a HEAD would take for stored, is written again by any import.
+     * Whether {@code key} holds exactly {@code bytes}, read back with one GET (a manifest or chunk checksums: small): a
+     * damaged copy of the right length, which a HEAD would take for stored, is written again by any import.
      */
     private boolean storedAs(String key, byte[] bytes) throws IOException {
         try {
             byte[] stored = await(client.getObject(r -> r.bucket(location.bucket()).key(key),
-                    AsyncResponseTransformer.toBytes()), "check manifest " + key).asByteArray();
+                    AsyncResponseTransformer.toBytes()), "check " + key).asByteArray();
             return java.util.Arrays.equals(stored, bytes);
         } catch (DepotException e) {
             if (e.reason() == DepotException.Reason.NOT_FOUND) {
