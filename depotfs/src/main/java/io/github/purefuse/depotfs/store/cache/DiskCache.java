@@ -759,8 +759,6 @@ public final class DiskCache implements AutoCloseable {
      * the directory holds: no change is counted twice or lost.
      */
     private void evict() {
-        List<Fill> giveUp = new ArrayList<>();
-        long givingUp = 0;
         changing.writeLock().lock();
         try {
             if (used.get() <= maxBytes && grownSinceCount.get() <= recountAfter()) {
@@ -773,6 +771,8 @@ public final class DiskCache implements AutoCloseable {
                 long total = files.stream().mapToLong(FileInfo::size).sum();
                 long target = maxBytes / 10 * 9;
                 files.sort(Comparator.comparing(FileInfo::lastUse));
+                List<Fill> giveUp = new ArrayList<>();
+                long givingUp = 0;
                 // Idle fills first: incomplete, and no open uses them. They are this process's, so they are given up
                 // (their files deleted, the size counted down) once the lock is released.
                 for (Fill f : idleToGiveUp(total - target)) {
@@ -803,14 +803,16 @@ public final class DiskCache implements AutoCloseable {
                     }
                 }
                 used.set(total + givingUp);   // counted down as each given-up fill deletes its file
+                // Deleted before the lock is released: an eviction waiting for it would otherwise count their files
+                // still there, find them no longer idle, and evict complete objects in their place
+                for (Fill f : giveUp) {
+                    giveUpIdle(f);            // its deletion is a change: the read lock, which this write lock allows
+                }
             } catch (IOException | RuntimeException e) {
                 diskFailed("cannot evict from " + dir + ": " + e.getMessage());
             }
         } finally {
             changing.writeLock().unlock();
-        }
-        for (Fill f : giveUp) {
-            giveUpIdle(f);
         }
     }
 

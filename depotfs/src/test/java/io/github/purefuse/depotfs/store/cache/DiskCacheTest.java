@@ -88,6 +88,7 @@ class DiskCacheTest {
                 assertArrayEquals(bytes, f.get());
             }
         }
+        assertTrue(one.awaitBackground(BACKGROUND) && two.awaitBackground(BACKGROUND));
         awaitObjects(1);
         Path file = files("objects").get(0);
         assertEquals(o.hash().toHex(), file.getFileName().toString());
@@ -337,6 +338,7 @@ class DiskCacheTest {
         WritableDepot.Stored big = store.putObject(random(8 << 20, 20));
         try (DepotObject o = d.open(big.hash(), big.size())) {
             assertEquals(4096, o.read(ByteBuffer.allocate(4096), big.size() - 4096));   // its last part only
+            assertTrue(cache.awaitBackground(BACKGROUND));
             assertEquals(List.of(big.size()), files("partial").stream().map(DiskCacheTest::size).toList());
             for (int i = 0; i < 3; i++) {
                 readAll(d, store.putObject(random(3 << 20, 21 + i)));
@@ -369,6 +371,7 @@ class DiskCacheTest {
         try (DepotObject obj = d.open(o.hash(), o.size())) {
             assertEquals(half, obj.read(got.slice(0, half), 0));
         }
+        assertTrue(cache.awaitBackground(BACKGROUND));   // the chunk checksums pass through partial/ on their way
         assertEquals(1, files("partial").size(), "the first open's parts stay");
         try (DepotObject obj = d.open(o.hash(), o.size())) {
             assertEquals(bytes.length - half, obj.read(got.slice(half, bytes.length - half), half));
@@ -470,11 +473,13 @@ class DiskCacheTest {
         try (DepotObject obj = d.open(idle.hash(), idle.size())) {
             assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
         }
+        assertTrue(cache.awaitBackground(BACKGROUND));   // the chunk checksums pass through partial/ on their way
         assertEquals(1, files("partial").size(), "idle");
         byte[] bytes = random(8 << 20, 71);
         WritableDepot.Stored failing = store.putObject(bytes);
         try (DepotObject obj = d.open(failing.hash(), failing.size())) {
             assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
+            assertTrue(cache.awaitBackground(BACKGROUND));   // its chunk checksums' temporary file gone from partial/
             for (Path p : files("partial")) {
                 if (p.getFileName().toString().startsWith(failing.hash().toHex())) {
                     try (var ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
@@ -503,6 +508,7 @@ class DiskCacheTest {
         try (DepotObject obj = a.open(o.hash(), o.size())) {
             assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
         }
+        assertTrue(one.awaitBackground(BACKGROUND));     // the chunk checksums pass through partial/ on their way
         assertEquals(1, files("partial").size(), "idle in the first");
         readAll(b, o);
         assertTrue(two.awaitBackground(BACKGROUND));
@@ -533,9 +539,11 @@ class DiskCacheTest {
             assertTrue(resumed.kernelMayKeepCache(), "an open taking up the idle copy");
         }
         for (int i = 0; i < DiskCache.IDLE_FILLS; i++) {   // more idle copies than are kept: the first is given up
-            WritableDepot.Stored other = store.putObject(random(5 << 20, 91 + i));   // two parts: one read
+            byte[] two = new byte[DiskCache.PART + 4096];   // two parts; only the small last one read: cheap
+            two[0] = (byte) i;
+            WritableDepot.Stored other = store.putObject(two);
             try (DepotObject obj = d.open(other.hash(), other.size())) {
-                assertEquals(4096, obj.read(ByteBuffer.allocate(4096), 0));
+                assertEquals(4096, obj.read(ByteBuffer.allocate(4096), DiskCache.PART));
             }
         }
         try (DepotObject again = d.open(o.hash(), o.size())) {
