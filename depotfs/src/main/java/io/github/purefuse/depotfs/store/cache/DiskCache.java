@@ -89,6 +89,13 @@ public final class DiskCache implements AutoCloseable {
     private final Path partial;
     private final Path chunks;
     private final long maxBytes;
+    /**
+     * The size bound in force: {@link #maxBytes}, or less while the directory's file system has no room for it (see
+     * {@link #boundToDisk}, at each count of the directory). Without it a cache larger
+     * than its disk filled the disk, and every later fill failed, the cache frozen with what it first held.
+     */
+    private final AtomicLong limit = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicBoolean limitLogged = new java.util.concurrent.atomic.AtomicBoolean();
     /** The bytes the directory holds, as this process counts them: changed only by {@link #change} and {@link #evict}. */
     private final AtomicLong used = new AtomicLong();
     /** What this process's changes added since the directory was last counted ({@link #recountAfter}). */
@@ -119,6 +126,7 @@ public final class DiskCache implements AutoCloseable {
         this.partial = dir.resolve("partial");
         this.chunks = dir.resolve("chunks");
         this.maxBytes = maxBytes;
+        this.limit.set(maxBytes);
     }
 
     /**
@@ -156,8 +164,9 @@ public final class DiskCache implements AutoCloseable {
             }
         }
         c.used.set(c.scan().stream().mapToLong(FileInfo::size).sum());
-        if (c.used.get() > maxBytes) {
-            c.evict();   // made by a mount with a larger --cache-size: bound it now, not at the next fill
+        c.boundToDisk(c.used.get());
+        if (c.used.get() > c.limit.get()) {
+            c.evict(true);   // made by a mount with a larger --cache-size, or its disk is fuller: bound it now
         }
         return c;
     }
@@ -182,9 +191,29 @@ public final class DiskCache implements AutoCloseable {
         return dir;
     }
 
-    /** {@return the size bound in bytes} */
+    /** {@return the size bound in bytes, as given ({@code --cache-size})} */
     public long maxBytes() {
         return maxBytes;
+    }
+
+    /**
+     * Bounds the cache to what its file system can hold, {@code total} bytes of the cache's files counted: 90 % of
+     * them plus the free space, less two parts (written before the eviction they cause), if that is less than
+     * {@link #maxBytes}; logged (WARNING) the first time it is.
+     */
+    private void boundToDisk(long total) {
+        long usable = usableSpace();
+        if (usable == Long.MAX_VALUE) {
+            return;                                       // the next count tries again
+        }
+        long room = (total + usable) / 10 * 9 - 2L * PART;   // and two parts written before an eviction sees them
+        long bound = Math.max(PART, Math.min(maxBytes, room));
+        limit.set(bound);
+        if (bound < maxBytes && limitLogged.compareAndSet(false, true)) {
+            LOG.log(Level.WARNING, "cache: the file system of " + dir + " has room for " + (room >> 20) + " MiB of cache ("
+                    + (usable >> 20) + " MiB free), less than --cache-size " + (maxBytes >> 20) + " MiB: the cache keeps"
+                    + " to what it has room for (90 % of its files and the free space, less two parts of 4 MiB)");
+        }
     }
 
     /**
@@ -201,7 +230,8 @@ public final class DiskCache implements AutoCloseable {
      * @param bypassed       opens that read their object from the store without the cache, its disk having
      *                       failed them (full, a directory removed under the mount)
      * @param bytesOnDisk    bytes the directory holds now, as this process counts them
-     * @param maxBytes       the size bound
+     * @param maxBytes       the size bound in force: {@code --cache-size}, or less while the cache's file system has
+     *                       no room for it (90 % of the cache's files and the free space, less two parts)
      * @param fillsAbandoned incomplete fills given up, their parts deleted: idle ones beyond {@link #IDLE_FILLS} or
      *                       when the cache had to shrink (each such object is fetched again at its next open)
      */
@@ -213,7 +243,7 @@ public final class DiskCache implements AutoCloseable {
     /** {@return the counters now} */
     public Stats stats() {
         return new Stats(hits.sum(), misses.sum(), bytesFilled.sum(), objectsFilled.sum(), evictions.sum(),
-                bytesEvicted.sum(), corruptDropped.sum(), bypasses.sum(), used.get(), maxBytes, fillsAbandoned.sum());
+                bytesEvicted.sum(), corruptDropped.sum(), bypasses.sum(), used.get(), limit.get(), fillsAbandoned.sum());
     }
 
     /** Counts an open: served from a cached file, or read from the store. */
@@ -291,7 +321,7 @@ public final class DiskCache implements AutoCloseable {
      */
     public void putManifest(Hash hash, byte[] bytes) {
         Path p = manifestPath(hash);
-        if (Files.exists(p) || bytes.length > maxBytes / 2) {
+        if (Files.exists(p) || bytes.length > limit.get() / 2) {
             return;
         }
         try {
@@ -460,7 +490,7 @@ public final class DiskCache implements AutoCloseable {
 
     /** {@return whether an object of this size is cached at all} */
     boolean fits(long size) {
-        return size > 0 && size <= maxBytes / 2;
+        return size > 0 && size <= limit.get() / 2;
     }
 
     /**
@@ -597,7 +627,28 @@ public final class DiskCache implements AutoCloseable {
         for (Fill f : idleToGiveUp(Long.MAX_VALUE)) {
             giveUpIdle(f);
         }
+        // A disk with no room for a part (a --cache-size larger than the disk, or other files filled it): the cache
+        // keeps to what the disk holds from now on, evicting to make room, instead of staying frozen as it is
+        if (usableSpace() < 2L * PART) {
+            evict(true);
+        }
     }
+
+    /** {@return the free bytes of the cache's file system, or {@code Long.MAX_VALUE} if they cannot be had} */
+    private long usableSpace() {
+        try {
+            java.nio.file.FileStore fs = fileStore;
+            if (fs == null) {
+                fs = Files.getFileStore(dir);                // finds its mount: once; each ask is then a statvfs
+                fileStore = fs;
+            }
+            return fs.getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private volatile java.nio.file.@Nullable FileStore fileStore;
 
     /**
      * A failure of the cache's disk (full, read-only, removed under the mount): logged at WARNING the first
@@ -706,8 +757,8 @@ public final class DiskCache implements AutoCloseable {
         } finally {
             changing.readLock().unlock();
         }
-        if (grew > 0 && (used.get() > maxBytes || grownSinceCount.addAndGet(grew) > recountAfter())) {
-            evict();
+        if (grew > 0 && (used.get() > limit.get() || grownSinceCount.addAndGet(grew) > recountAfter())) {
+            evict(false);
         }
     }
 
@@ -717,7 +768,7 @@ public final class DiskCache implements AutoCloseable {
      * each counting only its own fills).
      */
     private long recountAfter() {
-        return maxBytes / 10;
+        return limit.get() / 10;
     }
 
     private record FileInfo(Path path, long size, FileTime lastUse, boolean complete) {
@@ -758,10 +809,10 @@ public final class DiskCache implements AutoCloseable {
      * process's changes ({@link #change}) wait meanwhile, so the count it leaves in {@link #used} is what
      * the directory holds: no change is counted twice or lost.
      */
-    private void evict() {
+    private void evict(boolean force) {
         changing.writeLock().lock();
         try {
-            if (used.get() <= maxBytes && grownSinceCount.get() <= recountAfter()) {
+            if (!force && used.get() <= limit.get() && grownSinceCount.get() <= recountAfter()) {
                 return;                                      // another thread counted or evicted meanwhile
             }
             grownSinceCount.set(0);
@@ -769,7 +820,8 @@ public final class DiskCache implements AutoCloseable {
                  FileLock ignored = lockFile.lock()) {
                 List<FileInfo> files = scan();
                 long total = files.stream().mapToLong(FileInfo::size).sum();
-                long target = maxBytes / 10 * 9;
+                boundToDisk(total);
+                long target = limit.get() / 10 * 9;
                 files.sort(Comparator.comparing(FileInfo::lastUse));
                 List<Fill> giveUp = new ArrayList<>();
                 long givingUp = 0;
