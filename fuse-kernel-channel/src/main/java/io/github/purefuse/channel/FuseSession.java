@@ -829,7 +829,12 @@ public final class FuseSession implements AutoCloseable {
             return false;
         }
         try {
-            return unmounting.join(UNMOUNT_SETTLE) && engine.awaitTermination(UNMOUNT_END);
+            // The kernel ended the connection if the mount's backing device is gone (its superblock was shut down):
+            // then only this session's threads are left to see it, which on a busy machine (the ring's threads,
+            // the filesystem's destroy) took more than UNMOUNT_END, and a mount nothing used was aborted and
+            // blamed on files still open
+            return unmounting.join(UNMOUNT_SETTLE)
+                    && engine.awaitTermination(Files.exists(Path.of("/sys/class/bdi", deviceId)) ? UNMOUNT_END : afterAbort());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -838,7 +843,7 @@ public final class FuseSession implements AutoCloseable {
 
     /** The longest {@link #endedByTheUnmount} waits for umount2 to return. */
     private static final Duration UNMOUNT_SETTLE = Duration.ofSeconds(1);
-    /** How long after umount2 returned the readers have to see the connection's end. */
+    /** How long after umount2 returned the readers have to see the connection's end, its backing device still there. */
     private static final Duration UNMOUNT_END = Duration.ofMillis(200);
 
     /** How long the session waits for its end after an abort: the grace, at least 1 s (the abort takes effect). */
