@@ -19,6 +19,10 @@ module io.github.purefuse.channel {
     requires static org.jspecify;
     requires org.jnrproject.ffi;
     requires org.jnrproject.jffi;   // jnr-ffi's native layer, used directly for a few calls
+    // jnr-ffi and jffi are automatic modules, which cannot declare what they need: the channel does it for them
+    // (ModuleDescriptorTest), so that a modular application's graph and a jlinked runtime have it.
+    requires java.logging;
+    requires org.objectweb.asm;     // jnr-ffi generates its native-call stubs with ASM
     requires java.management;       // direct memory left, before io_uring's entries are allocated (uring)
     requires jdk.unsupported;       // sun.misc.Signal: SIGTERM/SIGINT/SIGHUP unmount (ShutdownSignals)
 
