@@ -16,7 +16,8 @@ import java.util.List;
  * for their own reply, which never comes:
  * <ul>
  *   <li>INVAL_ENTRY and DELETE wait for the directory's lock ({@code i_rwsem}), which the kernel holds during a
- *       LOOKUP, READDIR or READDIRPLUS of that directory;</li>
+ *       LOOKUP, READDIR, READDIRPLUS or FSYNCDIR of that directory; DELETE also for the lock of the child it
+ *       names, held during those calls on a child directory and during an FSYNC of a child file;</li>
  *   <li>INVAL_INODE of cached data and STORE wait for the locks of the file's pages, which the kernel holds
  *       until the READs of those pages are answered.</li>
  * </ul>
@@ -46,13 +47,16 @@ public interface Notifier {
     boolean invalInode(NodeId nodeId, long offset, long length) throws IOException;
 
     /**
-     * {@code FUSE_NOTIFY_INVAL_ENTRY}: drops a cached name.
+     * {@code FUSE_NOTIFY_INVAL_ENTRY}: drops a cached name. A name the kernel never looked up is not in its cache
+     * ({@code false}), but may be missing from a directory listing it caches ({@code FOPEN_CACHE_DIR}, the default
+     * OPENDIR answer): to make a new name appear in {@code ls}, also drop the directory's cached data with
+     * {@link #invalInode invalInode(parent, 0, 0)}.
      *
      * @param parent the directory
      * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
      * @return whether the kernel knew the name
      * @throws IOException on any other error (ENAMETOOLONG for a name above the kernel's limit)
-     * @throws IllegalStateException from a call serving a LOOKUP, READDIR or READDIRPLUS of {@code parent}
+     * @throws IllegalStateException from a call serving a LOOKUP, READDIR, READDIRPLUS or FSYNCDIR of {@code parent}
      */
     boolean invalEntry(NodeId parent, String name) throws IOException;
 
@@ -65,7 +69,8 @@ public interface Notifier {
      * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
      * @return whether the kernel knew the name
      * @throws IOException on any other error (ENOTEMPTY for a non-empty directory)
-     * @throws IllegalStateException from a call serving a LOOKUP, READDIR or READDIRPLUS of {@code parent}
+     * @throws IllegalStateException from a call serving a LOOKUP, READDIR, READDIRPLUS or FSYNCDIR of
+     *                               {@code parent} or of {@code child}, or an FSYNC of {@code child}
      */
     boolean delete(NodeId parent, NodeId child, String name) throws IOException;
 
@@ -78,7 +83,7 @@ public interface Notifier {
      * @param offset where the data goes in the file, in bytes
      * @param data   the bytes from position to limit; borrowed for the call
      * @return whether the kernel knew the node
-     * @throws IOException on any other error
+     * @throws IOException on any other error (EINVAL for a node that is not a regular file)
      * @throws IllegalStateException from a call serving a READ of this node
      */
     boolean store(NodeId nodeId, long offset, ByteBuffer data) throws IOException;

@@ -840,6 +840,56 @@ class SessionIT {
     }
 
     @Test
+    void aNotificationThatWouldWaitForAnFsyncOfItsNodeIsRefused() throws Exception {
+        // The kernel holds a file's lock during its FSYNC (fuse_fsync) and a directory's during its FSYNCDIR
+        // (fuse_dir_fsync). INVAL_ENTRY takes the directory's lock, DELETE also the lock of the child it names: sent
+        // from those calls, each waited for its own reply (the writev in D state until the connection was aborted).
+        List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TestFs fs = new TestFs() {
+            @Override
+            public io.github.purefuse.api.reply.StatusReply fsync(io.github.purefuse.api.request.Fsync request) {
+                try {
+                    connection.notifier().delete(NodeId.ROOT, request.header().nodeId(), "hello");
+                } catch (IllegalStateException e) {
+                    refused.add(e.getMessage());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return io.github.purefuse.api.reply.Ok.INSTANCE;
+            }
+
+            @Override
+            public io.github.purefuse.api.reply.StatusReply fsyncdir(io.github.purefuse.api.request.Fsyncdir request) {
+                try {
+                    connection.notifier().invalEntry(request.header().nodeId(), "hello");
+                } catch (IllegalStateException e) {
+                    refused.add(e.getMessage());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return io.github.purefuse.api.reply.Ok.INSTANCE;
+            }
+        };
+        mount = mountTest(fs);
+        Path mp = mount.path();
+        java.util.concurrent.CompletableFuture<Result> synced = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> run("python3", "-c", "import os, sys\nfor p in sys.argv[1:]:\n    fd = os.open(p, os.O_RDONLY)\n"
+                        + "    os.fsync(fd)\n    os.close(fd)", mp.resolve("hello").toString(), mp.toString()));
+        try {
+            synced.get(10, TimeUnit.SECONDS).ok();
+        } catch (java.util.concurrent.TimeoutException e) {
+            mount.session().abort(); // frees the notification stuck in the kernel, and so the fsync
+            fail("fsync(2) hung: a notification sent from FSYNC/FSYNCDIR waited for its own call; refused: " + refused);
+        }
+        assertEquals(2, refused.size(), refused.toString());
+        assertEquals("FUSE_NOTIFY_DELETE of nodeid 2 sent from the FUSE_FSYNC call on that node would deadlock: the"
+                + " kernel holds the file's lock until this call replies; send it after replying, or from another"
+                + " thread without waiting for it in this call", refused.get(0));
+        assertTrue(refused.get(1).startsWith("FUSE_NOTIFY_INVAL_ENTRY of nodeid 1 sent from the FUSE_FSYNCDIR call on"
+                + " that node would deadlock: the kernel holds the directory's lock"), refused.get(1));
+    }
+
+    @Test
     void closeWaitsTheUnmountGraceOfItsOptionsForAFileStillOpen() throws Exception {
         // A file held open keeps the lazily detached mount's connection alive: close() aborts it after the grace
         // of MountOptions (1.5 s here, 10 s by default), and the open file then fails with ENOTCONN.

@@ -165,7 +165,8 @@ final class Connection implements FuseConnection {
             if (o.code() == op) {
                 throw new IllegalStateException(notification + " of nodeid " + Long.toUnsignedString(nodeid)
                         + " sent from the " + o + " call on that node would deadlock: the kernel holds "
-                        + (o == Opcode.FUSE_READ ? "the file's pages being read" : "the directory's lock")
+                        + (o == Opcode.FUSE_READ ? "the file's pages being read"
+                                : o == Opcode.FUSE_FSYNC ? "the file's lock" : "the directory's lock")
                         + " until this call replies; send it after replying, or from another thread without waiting for it"
                         + " in this call");
             }
@@ -195,6 +196,8 @@ final class Connection implements FuseConnection {
         @Override
         public boolean delete(NodeId parent, NodeId child, String name) throws IOException {
             refuseFromOwnCall("FUSE_NOTIFY_DELETE", parent.value(), DIRECTORY_LOCKED);
+            // The kernel also takes the lock of the child the name points at (fuse_reverse_inval_entry).
+            refuseFromOwnCall("FUSE_NOTIFY_DELETE", child.value(), NODE_LOCKED);
             byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
             encoder.notifyDelete(s, parent.value(), child.value(), n);
@@ -229,6 +232,13 @@ final class Connection implements FuseConnection {
         }
     }
 
-    /** The calls during which the kernel holds their directory's {@code i_rwsem} (a lookup, a directory read). */
-    private static final Opcode[] DIRECTORY_LOCKED = {Opcode.FUSE_LOOKUP, Opcode.FUSE_READDIR, Opcode.FUSE_READDIRPLUS};
+    /**
+     * The calls during which the kernel holds their directory's {@code i_rwsem} (a lookup, a directory read, an
+     * {@code fsync} of the directory: {@code fuse_dir_fsync}).
+     */
+    private static final Opcode[] DIRECTORY_LOCKED = {Opcode.FUSE_LOOKUP, Opcode.FUSE_READDIR, Opcode.FUSE_READDIRPLUS,
+            Opcode.FUSE_FSYNCDIR};
+    /** The calls during which the kernel holds their node's {@code i_rwsem}: those of a directory, and a file's {@code fsync}. */
+    private static final Opcode[] NODE_LOCKED = {Opcode.FUSE_LOOKUP, Opcode.FUSE_READDIR, Opcode.FUSE_READDIRPLUS,
+            Opcode.FUSE_FSYNCDIR, Opcode.FUSE_FSYNC};
 }
