@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Everything the process prints to {@code System.out} and {@code System.err} moves, and so does the
  * {@code java.util.logging} console handler (the backend of the library's {@link System.Logger}), which
  * holds the stream it was created with. A native write to descriptor 2 (a JVM crash report) still goes
- * where standard error pointed at the start.
+ * where standard error pointed at the start. A file's lines begin with the time they were written (ISO 8601, UTC).
  */
 final class MessageLog {
 
@@ -56,8 +56,9 @@ final class MessageLog {
                 sink = logger.getOutputStream();
             } else {
                 // not through a symbolic link put in its place (as --stats and --record): O_NOFOLLOW
-                sink = java.nio.file.Files.newOutputStream(Path.of(target), java.nio.file.StandardOpenOption.CREATE,
-                        java.nio.file.StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                sink = new Stamped(java.nio.file.Files.newOutputStream(Path.of(target),
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
+                        java.nio.file.LinkOption.NOFOLLOW_LINKS));
             }
         } catch (IOException e) {
             System.err.println("depotfs: --log " + target + ": " + e.getMessage() + "; messages stay on standard error");
@@ -88,5 +89,52 @@ final class MessageLog {
                 started.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);   // it exits at the end of its input
             }
         };
+    }
+
+    /**
+     * A file log's lines, each begun with when it was written (ISO 8601, UTC, milliseconds, then a space): the
+     * system log stamps its lines itself, a file has nothing else to tell an outage's start and end by.
+     */
+    private static final class Stamped extends java.io.FilterOutputStream {
+
+        private boolean lineStart = true;
+
+        Stamped(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            if (lineStart) {
+                out.write(stamp());
+            }
+            out.write(b);
+            lineStart = b == '\n';
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            int from = off;
+            int end = off + len;
+            for (int i = off; i < end; i++) {
+                if (lineStart) {
+                    out.write(b, from, i - from);
+                    out.write(stamp());
+                    from = i;
+                    lineStart = false;
+                }
+                if (b[i] == '\n') {
+                    lineStart = true;
+                }
+            }
+            out.write(b, from, end - from);
+        }
+
+        private static final java.time.format.DateTimeFormatter TIME = java.time.format.DateTimeFormatter
+                .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z' ").withZone(java.time.ZoneOffset.UTC);
+
+        private static byte[] stamp() {
+            return TIME.format(java.time.Instant.now()).getBytes(StandardCharsets.US_ASCII);
+        }
     }
 }

@@ -374,10 +374,12 @@ final class MountRunner {
     /**
      * Re-reads the roots every {@code --root-refresh} and retires what changed: the kernel then looks the
      * new snapshot up, files open on the old one keep reading it. A failure keeps the current snapshot and
-     * is printed once until the roots can be read again.
+     * is printed once until the roots can be read again, which is printed too (with when the failures began),
+     * so that a log shows how long the mount served an old snapshot.
      */
     private void refreshEvery(DepotFileSystem fs, PathAdapter mount) {
         String lastProblem = null;
+        java.time.Instant failingSince = null;
         while (!finished.get() && !stopping) {
             try {
                 Thread.sleep(settings.rootRefresh());
@@ -391,7 +393,13 @@ final class MountRunner {
                 for (io.github.purefuse.kit.path.FsPath changed : fs.refresh()) {
                     mount.changed(changed);
                 }
+                if (failingSince != null && !finished.get()) {
+                    System.err.println("depotfs: the roots of " + depot.describe() + " can be read again (they could not"
+                            + " be since " + failingSince.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                            + "); the mount follows them again");
+                }
                 lastProblem = null;
+                failingSince = null;
             } catch (IOException | RuntimeException e) {
                 if (stopping || Thread.currentThread().isInterrupted() || e instanceof java.io.InterruptedIOException) {
                     return;                                   // unmounting
@@ -404,6 +412,9 @@ final class MountRunner {
                             + "); the mount keeps its snapshot");
                 }
                 lastProblem = problem;
+                if (failingSince == null) {
+                    failingSince = java.time.Instant.now();
+                }
             }
         }
     }

@@ -37,6 +37,7 @@ import java.util.Deque;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -98,6 +99,8 @@ public final class Importer {
 
     private final List<ImportResult.Skipped> skipped = Collections.synchronizedList(new ArrayList<>());
     private final Set<Hash> claimed = ConcurrentHashMap.newKeySet();
+    /** The objects a tar import's puts stored, counted new once each ({@link #countStored}). */
+    private final Set<Hash> createdByTar = ConcurrentHashMap.newKeySet();
     private final AtomicLong newObjects = new AtomicLong();
     private final AtomicLong deduped = new AtomicLong();
     private final AtomicLong repaired = new AtomicLong();
@@ -340,14 +343,14 @@ public final class Importer {
 
             @Override
             public FileVisitResult visitFileFailed(Path f, IOException e) {
-                fail(rel(top, f), LocalFiles.reason(e));
+                fail(rel(top, f), failure(f, e));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult postVisitDirectory(Path d, @Nullable IOException e) {
                 if (e != null) {
-                    fail(rel(top, d), "listing failed: " + LocalFiles.reason(e));
+                    fail(rel(top, d), "listing failed: " + failure(d, e));
                 }
                 stack.pop();
                 return FileVisitResult.CONTINUE;
@@ -735,7 +738,7 @@ public final class Importer {
             }
             File f = new File(name, display, null, s.size(), mtime, (e.getMode() & 0100) != 0);
             f.hash = s.hash();
-            countStored(claimed.add(s.hash()), s);
+            countStored(s);
             node = f;
         } else {
             fail(display, "unsupported tar entry type '" + (char) e.getLinkFlag() + "'");
@@ -748,9 +751,12 @@ public final class Importer {
         reportTarXattrs(display, e);
     }
 
-    /** Counts a tar entry's object: new if this import stored it first, else deduplicated. */
-    private void countStored(boolean firstClaim, WritableDepot.Stored s) {
-        (firstClaim && s.created() ? newObjects : deduped).incrementAndGet();
+    /**
+     * Counts a tar entry's object: new if this import stored it (once per object: the puts of entries with the same
+     * bytes run at once, in any order, and the one that stores it need not be the first entry), else deduplicated.
+     */
+    private void countStored(WritableDepot.Stored s) {
+        (s.created() && createdByTar.add(s.hash()) ? newObjects : deduped).incrementAndGet();
     }
 
     /**
@@ -798,10 +804,9 @@ public final class Importer {
             Hash hash = Hash.sha256(bytes);
             File f = new File(name, display, null, n, mtime, (e.getMode() & 0100) != 0);
             f.hash = hash;
-            boolean first = claimed.add(hash);
             futures.add(pool.submit(() -> {
                 try {
-                    countStored(first, depot.putObject(new StreamChannel(new java.io.ByteArrayInputStream(bytes)), hash));
+                    countStored(depot.putObject(new StreamChannel(new java.io.ByteArrayInputStream(bytes)), hash));
                     return null;
                 } catch (IOException | RuntimeException ex) {
                     failed = ex;
@@ -1119,6 +1124,24 @@ public final class Importer {
     private void fail(String path, String reason) {
         skipped.add(new ImportResult.Skipped(path, reason, true));
     }
+
+    /**
+     * Why a source entry could not be read: {@link LocalFiles#reason}, but for a path longer than {@code PATH_MAX}
+     * that the kernel refuses as "File name too long" although no name of it is, what that means.
+     */
+    static String failure(Path p, IOException e) {
+        String reason = LocalFiles.reason(e);
+        int bytes = LocalFiles.bytes(p).length;
+        if (bytes >= PATH_MAX && reason.equalsIgnoreCase("File name too long")) {
+            return "its path is " + String.format(Locale.ROOT, "%,d", bytes) + " bytes long, more than PATH_MAX ("
+                    + String.format(Locale.ROOT, "%,d", PATH_MAX) + " bytes, the longest path the import can open): import"
+                    + " a directory below it on its own, or the tree as a tar";
+        }
+        return reason;
+    }
+
+    /** Linux's {@code PATH_MAX}, with its terminating NUL: paths of this many bytes or more are refused. */
+    static final int PATH_MAX = 4096;
 
     /**
      * A source path for the lines that list what was not imported: relative to the top, from its bytes,

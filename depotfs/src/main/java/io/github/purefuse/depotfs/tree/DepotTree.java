@@ -7,6 +7,7 @@ import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.EntryKind;
 import io.github.purefuse.depotfs.store.Hash;
 import io.github.purefuse.depotfs.store.WritableDepot;
+import io.github.purefuse.kit.names.NameShortener;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,8 @@ public final class DepotTree {
     /**
      * What a path resolved to: the bundles passed on the way and the final entry.
      *
-     * @param path      the path
+     * @param path      the path, with its real names (a name given in the short form a mount lists is replaced by
+     *                  the real name it stands for)
      * @param rootHash  the root's bundle at the time of resolution
      * @param ancestors the bundles from the root down to the bundle holding the entry (for a root path,
      *                  only the root bundle)
@@ -48,7 +50,9 @@ public final class DepotTree {
     }
 
     /**
-     * Resolves a path.
+     * Resolves a path. A name that no entry has but that is the short form under which a mount lists an entry
+     * whose name is longer than 255 bytes ({@link NameShortener}: {@code prefix~hash.ext}) stands for that entry,
+     * so that a path copied from a mount names the same entry here.
      *
      * @param depot the depot
      * @param path  the path
@@ -65,6 +69,7 @@ public final class DepotTree {
         ancestors.add(current);
         BundleEntry entry = null;
         StringBuilder walked = new StringBuilder(path.root());
+        List<String> realNames = new ArrayList<>(path.names().size());
         for (int i = 0; i < path.names().size(); i++) {
             String name = path.names().get(i);
             if (entry != null) {
@@ -74,11 +79,27 @@ public final class DepotTree {
                 current = depot.bundle(entry.requireHash(), entry.size());
                 ancestors.add(current);
             }
-            entry = current.entry(name).orElseThrow(() -> new DepotException(
+            entry = entry(current, name).orElseThrow(() -> new DepotException(
                     DepotException.Reason.NOT_FOUND, "no such path in the depot: " + path));
-            walked.append('/').append(name);
+            realNames.add(entry.name());
+            walked.append('/').append(entry.name());
         }
-        return new Resolved(path, rootHash, ancestors, entry);
+        return new Resolved(new DepotPath(path.root(), realNames), rootHash, ancestors, entry);
+    }
+
+    /** The entry named {@code name}, or the one a mount lists under the short form {@code name}. */
+    private static Optional<BundleEntry> entry(Bundle bundle, String name) {
+        Optional<BundleEntry> e = bundle.entry(name);
+        NameShortener shortener = NameShortener.standard();
+        if (e.isPresent() || !shortener.mayBeShortForm(name)) {
+            return e;
+        }
+        List<String> names = new ArrayList<>(bundle.entries().size());
+        for (BundleEntry be : bundle.entries()) {
+            names.add(be.name());
+        }
+        String real = shortener.directory(names).realName(name);
+        return real == null || real.equals(name) ? Optional.empty() : bundle.entry(real);
     }
 
     /** {@link #resolve}, with a NOT_FOUND message put between {@code before} and {@code after}: which argument it was. */
@@ -115,6 +136,7 @@ public final class DepotTree {
      */
     public static Hash link(WritableDepot depot, DepotPath existing, DepotPath newPath) throws IOException {
         Resolved src = resolveFor(depot, existing, "cannot link " + existing + ": ", "");
+        existing = src.path();   // real names, should a name be given in its short form
         BundleEntry linked;
         if (src.entry() == null) {
             Bundle rootBundle = src.ancestors().get(0);
@@ -145,6 +167,16 @@ public final class DepotTree {
         Optional<Hash> parentHash = parent.bundleHash();
         if (parentHash.isEmpty()) {
             throw new DepotException(DepotException.Reason.INVALID, newPath.parent() + " is not a bundle");
+        }
+        List<String> realNames = new ArrayList<>(parent.path().names());
+        realNames.add(newPath.lastName());
+        newPath = new DepotPath(newPath.root(), realNames);   // the checks above again, by real names
+        if (existing.equals(newPath)) {
+            throw new DepotException(DepotException.Reason.INVALID, newPath + " exists already");
+        }
+        if (existing.contains(newPath)) {
+            throw new DepotException(DepotException.Reason.INVALID, "refusing to link " + existing + " at " + newPath
+                    + ": a bundle cannot contain itself (cycle)");
         }
         List<Bundle> chain = new ArrayList<>(parent.ancestors());
         if (parent.entry() != null) {

@@ -453,4 +453,69 @@ class ImporterTest {
             assertEquals("content 7\n", new String(b.array(), StandardCharsets.UTF_8));
         }
     }
+
+    /**
+     * Entries with the same bytes are stored by the import's pool in any order: the object counts new once, also
+     * when the put of a later entry stores it before the first entry's put (which then finds it stored). It counted
+     * as deduplicated twice there (`import` of a tar into S3 printed 54 new objects of 59).
+     */
+    @Test
+    void aTarObjectStoredFirstByALaterEntryCountsNewOnce() throws Exception {
+        Path tar = tmp.resolve("same.tar");
+        try (OutputStream f = Files.newOutputStream(tar);
+             TarArchiveOutputStream out = new TarArchiveOutputStream(f, "UTF-8")) {
+            addFile(out, "a", "same\n", 0644);
+            addFile(out, "b", "same\n", 0644);
+        }
+        MemoryDepot memory = new MemoryDepot();
+        java.util.concurrent.CountDownLatch laterStored = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger puts = new java.util.concurrent.atomic.AtomicInteger();
+        io.github.purefuse.depotfs.store.WritableDepot firstPutWaits = (io.github.purefuse.depotfs.store.WritableDepot)
+                java.lang.reflect.Proxy.newProxyInstance(ImporterTest.class.getClassLoader(),
+                        new Class<?>[] {io.github.purefuse.depotfs.store.WritableDepot.class}, (proxy, m, args) -> {
+                            boolean put = m.getName().equals("putObject");
+                            boolean first = put && puts.getAndIncrement() == 0;
+                            if (first) {
+                                laterStored.await(5, java.util.concurrent.TimeUnit.SECONDS);   // b's put goes first
+                            }
+                            try {
+                                return m.invoke(memory, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            } finally {
+                                if (put && !first) {
+                                    laterStored.countDown();
+                                }
+                            }
+                        });
+        ImportResult r = new Importer(firstPutWaits, 2, Progress.NONE, Set.of()).importPath(tar);
+        assertEquals(2, r.files());
+        assertEquals(1, r.newObjects(), "one object, stored by this import");
+        assertEquals(1, r.dedupedFiles());
+    }
+
+    /**
+     * A directory nested deeper than PATH_MAX allows (no name too long: names of 200 bytes, 25 levels) is listed with
+     * what that means, not as the kernel's "File name too long"; what lies above it is imported.
+     */
+    @Test
+    void aDirectoryBeyondPathMaxIsListedAsSuch() throws Exception {
+        Path src = Files.createDirectories(tmp.resolve("deep"));
+        String name = "d".repeat(200);
+        // Java's file API takes whole paths: make the levels beyond PATH_MAX relative to a working directory
+        Process p = new ProcessBuilder("sh", "-c", "for i in $(seq 1 25); do mkdir " + name + " && cd -P " + name
+                + " || exit 1; done; echo bottom > file").directory(src.toFile()).inheritIO().start();
+        try {
+            assertEquals(0, p.waitFor());
+            ImportResult r = new Importer(new MemoryDepot(), 1, Progress.NONE, Set.of()).importPath(src);
+            List<ImportResult.Skipped> errors = r.skipped().stream().filter(ImportResult.Skipped::error).toList();
+            assertEquals(1, errors.size(), r.skipped().toString());
+            assertTrue(errors.get(0).reason().startsWith("its path is ") && errors.get(0).reason().contains("more than PATH_MAX"),
+                    errors.get(0).reason());
+            assertTrue(r.directories() > 10, "the levels above it are imported: " + r.directories());
+        } finally {
+            // nor can @TempDir delete it: rm does, level by level
+            assertEquals(0, new ProcessBuilder("rm", "-rf", src.toString()).inheritIO().start().waitFor());
+        }
+    }
 }

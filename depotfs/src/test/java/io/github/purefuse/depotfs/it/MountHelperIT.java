@@ -100,7 +100,7 @@ class MountHelperIT {
                 "readahead_kb=2048 became --readahead-kb=2048");
 
         String first = Files.readString(log);
-        Matcher m = Pattern.compile("^depotfs: mounted .* at " + Pattern.quote(mp.toString()) + " \\(pid (\\d+)\\)$",
+        Matcher m = Pattern.compile("^(?:\\S+ )?depotfs: mounted .* at " + Pattern.quote(mp.toString()) + " \\(pid (\\d+)\\)$",
                 Pattern.MULTILINE).matcher(first);
         assertTrue(m.find(), "the log starts with the mount and the server's pid: " + first);
         long pid = Long.parseLong(m.group(1));

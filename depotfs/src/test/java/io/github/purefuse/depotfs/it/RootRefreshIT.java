@@ -191,6 +191,37 @@ class RootRefreshIT {
     }
 
     /**
+     * Roots that cannot be re-read give one line, and so does their return: a log that said only the first left an
+     * operator unable to tell whether the mount still served an old snapshot hours later.
+     */
+    @Test
+    void aRefreshThatFailsAndRecoversSaysBoth() throws Exception {
+        Path depot = work.resolve("depot");
+        List<String> at = List.of("--depot", depot.toString());
+        cli(at, "import", tree("v1", "one\n", random(1), "old.txt").toString(), "--root", "data", "--quiet");
+        List<String> args = new ArrayList<>(List.of("--root-refresh", "1s"));
+        args.addAll(at);
+        mount = CliMount.start(mp, Map.of(), args);
+        assertEquals("one\n", Files.readString(mp.resolve("data/a.txt")));
+
+        Path refs = depot.resolve("refs");
+        Path away = depot.resolve("refs.away");
+        Files.move(refs, away);
+        awaitStderr("cannot re-read the roots of " + depot);
+        Files.move(away, refs);
+        awaitStderr("the roots of " + depot + " can be read again (they could not be since ");
+        assertEquals("one\n", Files.readString(mp.resolve("data/a.txt")), "the snapshot kept meanwhile");
+    }
+
+    private void awaitStderr(String expected) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!mount.stderr().contains(expected) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(mount.stderr().contains(expected), mount.stderr());
+    }
+
+    /**
      * A listing read part-way when its root moves ends in the snapshot it started in, also when another
      * process lists the same (old) directory meanwhile: a trial found such a second listing of the old inode,
      * answered from the new tree, cached by the kernel (FOPEN_CACHE_DIR) and the first reader resumed in it by

@@ -127,4 +127,37 @@ class DepotTreeTest {
                 .filter(q -> q.paths().get(0).startsWith("odd/")).findFirst().orElseThrow();
         assertTrue(odd.where().contains("odd/new\\x0aline") && !odd.where().contains("\n"), odd.where());
     }
+
+    /**
+     * A name over 255 bytes is listed by a mount in its short form (the kit's {@code NameShortener}); that path,
+     * copied from the mount, names the same entry for {@code ls} and {@code link}, and a cycle written with it is
+     * refused as one written with the real name.
+     */
+    @Test
+    void aPathWithAMountsShortFormNamesTheLongNamedEntry() throws Exception {
+        String longName = "L".repeat(300) + ".d";
+        String shortForm = io.github.purefuse.kit.names.NameShortener.standard().shorten(longName);
+        WritableDepot.Stored inner = depot.putBundle(List.of());
+        WritableDepot.Stored outer = depot.putBundle(List.of(BundleEntry.bundle(longName, inner.hash(), inner.size(), 4)));
+        depot.setRoot("long", null, outer.hash());
+
+        DepotTree.Resolved r = DepotTree.resolve(depot, DepotPath.parse("long/" + shortForm));
+        assertEquals(longName, r.entry().name());
+        assertEquals(List.of(longName), r.path().names(), "the real name");
+        assertEquals(DepotException.Reason.NOT_FOUND, assertThrows(DepotException.class,
+                () -> DepotTree.resolve(depot, DepotPath.parse("long/" + shortForm.replace("~", "~a")))).reason());
+
+        DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("long/" + shortForm + "/doc"));
+        assertEquals(docHash, DepotTree.resolve(depot, DepotPath.parse("long/" + shortForm + "/doc")).bundleHash().orElseThrow());
+        assertEquals(docHash, DepotTree.resolve(depot, DepotPath.parse("long/" + longName + "/doc")).bundleHash().orElseThrow());
+        assertEquals(1, depot.bundle(depot.root("long").orElseThrow()).entries().size(), "no entry named like the short form");
+
+        Hash before = depot.root("long").orElseThrow();
+        for (String[] pair : List.of(new String[] {shortForm, longName}, new String[] {longName, shortForm})) {
+            DepotException cycle = assertThrows(DepotException.class,
+                    () -> DepotTree.link(depot, DepotPath.parse("long/" + pair[0]), DepotPath.parse("long/" + pair[1] + "/again")));
+            assertTrue(cycle.getMessage().contains("cycle"), cycle.getMessage());
+        }
+        assertEquals(before, depot.root("long").orElseThrow(), "nothing changed");
+    }
 }
