@@ -109,7 +109,7 @@ final class MountRunner {
     private static final java.time.Duration BACKGROUND_JOIN = java.time.Duration.ofSeconds(10);
     /** The depot when it is a local one: its mounts mark it while they run ({@code demo --clean} checks). */
     private final io.github.purefuse.depotfs.store.@Nullable LocalDepot local;
-    private @Nullable FuseSession session;
+    private volatile @Nullable FuseSession session;
     private @Nullable PathAdapter handler;
     private long allocatedAtReady;
     private long readyNanos;
@@ -274,6 +274,7 @@ final class MountRunner {
     }
 
     private void serve(PrintStream out, Consumer<Path> onReady) throws IOException, InterruptedException {
+        UserSignal.onUsr1(this::statsNow);   // before the mount: from then on, its default would leave a dead mount
         DepotFileSystem fs = DepotFileSystem.open(depot, settings.root(), Mounts.uid(), Mounts.gid());
         PathAdapter mount = fs.handler(BufferLeases.pooled(), settings.passthrough());
         MountOptions.Builder b = MountOptions.builder().fsname(fsname).subtype("depotfs")
@@ -415,6 +416,24 @@ final class MountRunner {
                 if (failingSince == null) {
                     failingSince = java.time.Instant.now();
                 }
+            }
+        }
+    }
+
+    /** SIGUSR1: writes the {@code --stats} file now (the mount goes on); says what it did. */
+    private void statsNow() {
+        FuseSession s = session;
+        Path file = settings.stats();
+        if (s == null || finished.get()) {
+            System.err.println("depotfs: SIGUSR1: the mount is not serving" + (s == null ? " yet" : " any more") + "; ignored");
+        } else if (file == null) {
+            System.err.println("depotfs: SIGUSR1: no --stats FILE to write the statistics to; the mount goes on");
+        } else {
+            try {
+                writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);
+                System.err.println("depotfs: SIGUSR1: statistics written to " + file);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("depotfs: cannot write statistics to " + file + ": " + why(e));
             }
         }
     }

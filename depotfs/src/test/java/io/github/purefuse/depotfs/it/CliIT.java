@@ -105,7 +105,7 @@ class CliIT {
     private Process launchMount(List<String> prefix, Path mp, String... extra) throws IOException {
         // The signals' default dispositions, whatever this JVM inherited (a background job ignores SIGINT).
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(List.of("env", "--default-signal=TERM,INT,HUP", ProcessHandle.current().info().command().orElse("java"),
+        cmd.addAll(List.of("env", "--default-signal=TERM,INT,HUP,USR1", ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 DepotfsCli.class.getName(), "mount", "--depot", depotDir.toString(), mp.toString()));
         if (Runtime.version().feature() >= 23) {
@@ -280,6 +280,30 @@ class CliIT {
             assertEquals(0, p.exitValue(), "SIG" + signal + ": " + Files.readString(work.resolve("mount-" + mp.getFileName() + ".err")));
             assertFalse(TestMount.isMounted(mp), "unmounted on SIG" + signal);
         }
+    }
+
+    /**
+     * SIGUSR1 (what log rotation and operators' tools send) writes the statistics now and the mount goes on; it took
+     * the kernel's default, which ended the server at once (exit 138) and left a dead mount point behind.
+     */
+    @Test
+    void sigusr1WritesTheStatisticsAndTheMountGoesOn() throws Exception {
+        Path mp = newMountpoint("usr1");
+        Path stats = work.resolve("usr1-stats.json");
+        Process p = startMount(mp, "--root", "main", "--stats", stats.toString());
+        Path err = work.resolve("mount-" + mp.getFileName() + ".err");
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        Tools.ok(work, "kill", "-USR1", Long.toString(p.pid()));
+        JsonNode now = awaitStats(stats, j -> j.path("requests").path("FUSE_READ").asLong() > 0);
+        assertTrue(p.isAlive(), Files.readString(err));
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")), "still serving");
+        assertTrue(Files.readString(err).contains("depotfs: SIGUSR1: statistics written to " + stats + "\n"),
+                Files.readString(err));
+        assertTrue(now.path("seconds").asDouble() > 0, now.toString());
+        Tools.ok(work, "kill", "-TERM", Long.toString(p.pid()));
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), Files.readString(err));
+        assertFalse(TestMount.isMounted(mp));
     }
 
     /**
