@@ -664,11 +664,11 @@ public final class FuseSession implements AutoCloseable {
         return engine.termination().isDone();
     }
 
-    /** {@return the counters since the mount: requests per opcode, READ bytes sent, replies, write errors} */
+    /** {@return the counters since the mount: requests per opcode, READ bytes sent, replies, error replies, write errors} */
     public SessionStats stats() {
         Counters c = engine.counters();
         return new SessionStats(c.requestsByOpcode(), c.readBytes(), c.repliesWritten(), c.notificationsWritten(),
-                c.writeErrors(), transport(), transportDetail(), c.ringRequests());
+                c.writeErrors(), transport(), transportDetail(), c.ringRequests(), c.errorRepliesByOpcode());
     }
 
     /** {@return the transport serving this session: {@link Transport#IO_URING} or {@link Transport#DEV_FUSE}} */

@@ -26,13 +26,50 @@ import java.util.TreeMap;
  * @param transportDetail      one line: the queues, depth, threads and memory on io_uring; the readers on
  *                             {@code /dev/fuse} and why io_uring is not used
  * @param ringRequests         requests delivered by io_uring completions (0 on {@code /dev/fuse})
+ * @param errorReplies         error replies sent ({@code fuse_out_header.error} set), by opcode name, then errno
+ *                             name ({@code {FUSE_OPEN={EIO=3}, FUSE_LOOKUP={ENOENT=120}}}): the filesystem's
+ *                             answers and the session's own (EIO for a reply it could not encode or send); both
+ *                             sorted, zero counts left out. A LOOKUP's ENOENT is a normal answer (a name that is not
+ *                             there), an EIO rarely is.
  */
 public record SessionStats(Map<String, Long> requests, long readBytes, long repliesWritten,
                            long notificationsWritten, long writeErrors, Transport transport,
-                           String transportDetail, long ringRequests) {
-    /** Copies the map. */
+                           String transportDetail, long ringRequests, Map<String, Map<String, Long>> errorReplies) {
+    /** Copies the maps. */
     public SessionStats {
         requests = Collections.unmodifiableMap(new TreeMap<>(requests));
+        TreeMap<String, Map<String, Long>> errors = new TreeMap<>();
+        errorReplies.forEach((op, byErrno) -> errors.put(op, Collections.unmodifiableMap(new TreeMap<>(byErrno))));
+        errorReplies = Collections.unmodifiableMap(errors);
+    }
+
+    /**
+     * Counters without error replies, as before they were counted.
+     *
+     * @param requests             see the record
+     * @param readBytes            see the record
+     * @param repliesWritten       see the record
+     * @param notificationsWritten see the record
+     * @param writeErrors          see the record
+     * @param transport            see the record
+     * @param transportDetail      see the record
+     * @param ringRequests         see the record
+     */
+    public SessionStats(Map<String, Long> requests, long readBytes, long repliesWritten, long notificationsWritten,
+                        long writeErrors, Transport transport, String transportDetail, long ringRequests) {
+        this(requests, readBytes, repliesWritten, notificationsWritten, writeErrors, transport, transportDetail,
+                ringRequests, Map.of());
+    }
+
+    /**
+     * The error replies of one opcode and errno.
+     *
+     * @param opcodeName the kernel's name, e.g. {@code FUSE_OPEN}
+     * @param errnoName  the errno's C name, e.g. {@code EIO}
+     * @return the count, 0 if none was sent
+     */
+    public long errorReplies(String opcodeName, String errnoName) {
+        return errorReplies.getOrDefault(opcodeName, Map.of()).getOrDefault(errnoName, 0L);
     }
 
     /** {@return requests read from {@code /dev/fuse} with {@code read(2)}: all of them on that transport} */

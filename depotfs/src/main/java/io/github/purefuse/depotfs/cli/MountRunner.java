@@ -520,6 +520,12 @@ final class MountRunner {
             }
         }
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
+        // Every error answer by opcode and errno: an open or lookup that failed (EIO) counts here too
+        ObjectNode errors = root.putObject("errorReplies");
+        stats.errorReplies().forEach((op, byErrno) -> {
+            ObjectNode o = errors.putObject(op);
+            byErrno.forEach(o::put);
+        });
         // What the mount holds for the kernel right now: nodes with lookups (the root included), open handles.
         root.put("nodes", adapter == null ? 0 : adapter.nodes());
         root.put("openFiles", adapter == null ? 0 : adapter.openFiles());

@@ -184,6 +184,8 @@ class CliIT {
         assertTrue(json.get("bytesAllocated").asLong() > 0, json.toString());
         assertTrue(json.get("requests").get("FUSE_READ").asLong() > 0, json.toString());
         assertTrue(json.get("requests").get("FUSE_LOOKUP").asLong() > 0, json.toString());
+        assertTrue(json.path("errorReplies").isObject(), json.toString());   // a missing name is a negative entry, no error
+        json.path("errorReplies").forEach(byErrno -> assertFalse(byErrno.has("EIO"), json.toString()));
         assertEquals(32, json.get("negotiated").get("maxBackground").asInt());
         assertEquals(24, json.get("negotiated").get("congestionThreshold").asInt());
         assertEquals(45, json.get("negotiated").get("minor").asInt());

@@ -39,6 +39,7 @@ import io.github.purefuse.api.types.OpenFlag;
 import io.github.purefuse.channel.FuseSession;
 import io.github.purefuse.channel.MountException;
 import io.github.purefuse.channel.MountOptions;
+import io.github.purefuse.channel.SessionStats;
 import io.github.purefuse.channel.Transport;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
@@ -566,6 +567,12 @@ class SessionIT {
         assertTrue(boom.stderr().contains("Input/output error"), boom.stderr());
         run("stat", mp.resolve("hello").toString()).ok();
         assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
+        assertNotEquals(0, run("stat", mp.resolve("no-such-name").toString()).exit());
+        // What a monitor reads: the error answers, by opcode and errno (the EIO was the session's, the ENOENT the fs's)
+        SessionStats stats = mount.session().stats();
+        assertTrue(stats.errorReplies("FUSE_READ", "EIO") >= 1, stats.errorReplies().toString());
+        assertTrue(stats.errorReplies("FUSE_LOOKUP", "ENOENT") >= 1, stats.errorReplies().toString());
+        assertEquals(0, stats.errorReplies("FUSE_OPEN", "EIO"), stats.errorReplies().toString());
     }
 
     @Test

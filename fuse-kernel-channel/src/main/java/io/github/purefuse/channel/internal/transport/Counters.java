@@ -16,6 +16,8 @@ public final class Counters {
     private final LongAdder repliesWritten = new LongAdder();
     private final LongAdder notificationsWritten = new LongAdder();
     private final LongAdder writeErrors = new LongAdder();
+    /** Error replies by {@code opcode << 16 | errno}. */
+    private final ConcurrentHashMap<Integer, LongAdder> errorReplies = new ConcurrentHashMap<>();
 
     /** Creates zeroed counters. */
     public Counters() {
@@ -74,6 +76,27 @@ public final class Counters {
     /** Counts one notification that the kernel accepted. */
     public void notificationWritten() {
         notificationsWritten.increment();
+    }
+
+    /**
+     * Counts one error reply.
+     *
+     * @param opcode the request's opcode
+     * @param errno  the error number (positive)
+     */
+    public void errorReply(int opcode, int errno) {
+        errorReplies.computeIfAbsent((opcode & 0xffff) << 16 | (errno & 0xffff), k -> new LongAdder()).increment();
+    }
+
+    /**
+     * {@return error replies by opcode name, then errno name ({@code EIO}, ...; an unknown number as {@code errno N}),
+     * both sorted, without zeros}
+     */
+    public Map<String, Map<String, Long>> errorRepliesByOpcode() {
+        Map<String, Map<String, Long>> m = new TreeMap<>();
+        errorReplies.forEach((k, v) -> m.computeIfAbsent(name(k >>> 16), x -> new TreeMap<>())
+                .put(io.github.purefuse.api.types.Errno.of(k & 0xffff).name(), v.sum()));
+        return m;
     }
 
     /** Counts one failed {@code writev} (reply or notification). */

@@ -2,6 +2,7 @@ package io.github.purefuse.channel.internal.transport;
 
 import io.github.purefuse.api.reply.Data;
 import io.github.purefuse.api.reply.Entry;
+import io.github.purefuse.api.reply.Failure;
 import io.github.purefuse.api.reply.FileRange;
 import io.github.purefuse.api.reply.FuseReply;
 import io.github.purefuse.api.reply.PageReady;
@@ -257,6 +258,8 @@ public final class Exchange {
             entryNode = e.nodeId().value();
         } else if (reply instanceof PageReady) {
             pageSent = true;
+        } else if (reply instanceof Failure f) {
+            context.counters().errorReply(opcode, f.errno().code());   // encoded by the encoder's error(), as all are
         }
         ReplyContext.Scratch s = context.scratch();
         ByteBuffer[] iov = s.iov;
@@ -269,7 +272,7 @@ public final class Exchange {
             context.logFailure(opcode, "cannot encode the reply " + reply.getClass().getSimpleName() + " to unique "
                     + Long.toUnsignedString(unique) + " (" + e + "); answered EIO");
             abandon();
-            context.encoder().error(unique, Errno.EIO, s.scratch);
+            context.error(opcode, unique, Errno.EIO, s.scratch);
             Arrays.fill(iov, null);
             iov[0] = s.scratch;
             n = 1;
@@ -313,7 +316,7 @@ public final class Exchange {
         if (verdict == -1) {
             abandon();
             ReplyContext.Scratch s = context.scratch();
-            context.encoder().error(unique, Errno.EIO, s.scratch);
+            context.error(opcode, unique, Errno.EIO, s.scratch);
             ByteBuffer[] one = {s.scratch};
             try {
                 port.send(this, one, 1);
@@ -350,7 +353,7 @@ public final class Exchange {
             context.logFailure(opcode, "a FileRange of " + length + " bytes cannot answer "
                     + (readSize < 0 ? Opcodes.name(opcode) : "a READ of " + Integer.toUnsignedString(readSize) + " bytes")
                     + "; answered EIO");
-            context.encoder().error(unique, Errno.EIO, s.scratch);
+            context.error(opcode, unique, Errno.EIO, s.scratch);
             sendHeader(s);
             return;
         }
@@ -372,7 +375,7 @@ public final class Exchange {
     public void error(Errno errno) {
         begin();
         ReplyContext.Scratch s = context.scratch();
-        context.encoder().error(unique, errno, s.scratch);
+        context.error(opcode, unique, errno, s.scratch);
         sendHeader(s);
     }
 

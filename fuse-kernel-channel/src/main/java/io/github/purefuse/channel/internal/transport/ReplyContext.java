@@ -73,6 +73,20 @@ public final class ReplyContext {
         return counters;
     }
 
+    /**
+     * Encodes an error reply ({@code fuse_out_header} only, {@code error = -errno}) into {@code scratch} and counts it
+     * ({@link Counters#errorReply}): every error reply of the session is made here.
+     *
+     * @param opcode the request's opcode
+     * @param unique the request's unique
+     * @param errno  the error
+     * @param scratch where the header goes (from position 0, flipped)
+     */
+    public void error(int opcode, long unique, io.github.purefuse.api.types.Errno errno, java.nio.ByteBuffer scratch) {
+        counters.errorReply(opcode, errno.code());
+        encoder.error(unique, errno, scratch);
+    }
+
     LookupUndo undo() {
         return undo;
     }

@@ -123,7 +123,7 @@ final class RingEntry implements ReplyPort {
         if (total - ReplyEncoder.OUT_HEADER > payload.capacity()) {
             owner.context().logFailure(opcode, "a reply of " + total + " bytes exceeds the ring payload of "
                     + payload.capacity() + "; answered EIO");
-            owner.context().encoder().error(unique, Errno.EIO, scratch);
+            owner.context().error(opcode, unique, Errno.EIO, scratch);
             header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
             return commit(0) ? EIO : EBADF;
         }
@@ -152,7 +152,7 @@ final class RingEntry implements ReplyPort {
             // The entry must go back to the kernel whatever happened, or its queue loses a slot for good
             // and the request waits forever: answer EIO instead.
             owner.context().logFailure(opcode, "cannot copy the reply into the ring entry (" + e + "); answered EIO");
-            owner.context().encoder().error(unique, Errno.EIO, scratch);
+            owner.context().error(opcode, unique, Errno.EIO, scratch);
             header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
             verdict = commit(0) ? EIO : EBADF;
         }
@@ -266,7 +266,7 @@ final class RingEntry implements ReplyPort {
 
     /** Answers a file reply EIO instead (nothing of the file is sent). */
     private void answerEio(Exchange exchange) {
-        owner.context().encoder().error(unique, Errno.EIO, scratch);
+        owner.context().error(opcode, unique, Errno.EIO, scratch);
         header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
         exchange.sentFile(commit(0) ? 0 : EBADF, 0);
     }
