@@ -8,7 +8,9 @@
 #                                   a pom or main source is newer than it and than the launchers' last build of
 #                                   it, and write its runtime classpath to MODULE/target/runtime.classpath; tries
 #                                   offline (-o) first
-#   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp
+#   purefuse_classpath MODULE       print MODULE's jar plus its runtime classpath, ready for java -cp; the jars of
+#                                   this build as copies named by their content, which a later build cannot change
+#                                   under a running server (_purefuse_stable_copy)
 #   purefuse_check_classpath MODULE fail with one line if this user cannot read a part of it (built by another)
 #   purefuse_check_nofile NAME      warn in one line when the limit of open files (ulimit -n) is below 512: the
 #                                   JVM opens a file per jar of the class path (~250 for depotfs) before it serves
@@ -173,8 +175,40 @@ purefuse_ensure_built() {
 }
 
 purefuse_classpath() {
-  local module="$1"
-  echo "$(_purefuse_jar "$module"):$(cat "$PUREFUSE_ROOT/$module/target/runtime.classpath" 2>/dev/null)"
+  local module="$1" entry all
+  local -a out=()
+  all="$(_purefuse_jar "$module"):$(cat "$PUREFUSE_ROOT/$module/target/runtime.classpath" 2>/dev/null)"
+  local IFS=:
+  for entry in $all; do
+    if [[ "$entry" == *-SNAPSHOT.jar || "$entry" == "$PUREFUSE_ROOT"/* ]]; then
+      entry="$(_purefuse_stable_copy "$entry")"
+    fi
+    out+=("$entry")
+  done
+  echo "${out[*]}"
+}
+
+# Prints where a jar of this build (the module's own, or a SNAPSHOT one in Maven's repository) has a copy named by
+# its content, made if needed: the next build rewrites those files in place (mvn install, or a launcher that
+# rebuilds first), and a server still running from them failed with NoClassDefFoundError at its next class to load,
+# its mount gone. Released jars are never rewritten. Copies go to $PUREFUSE_JAR_CACHE, else
+# ${XDG_CACHE_HOME:-$HOME/.cache}/purefuse/jars; those unused for 30 days are removed. Prints the jar itself if no
+# copy can be made.
+_purefuse_stable_copy() {
+  local jar="$1" dir sum copy
+  dir="${PUREFUSE_JAR_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/purefuse/jars}"
+  sum="$(sha256sum < "$jar" 2>/dev/null)" && sum="${sum:0:16}" || { echo "$jar"; return 0; }
+  copy="$dir/$sum/${jar##*/}"
+  if [[ ! -f "$copy" ]]; then
+    if ! { mkdir -p "$dir/$sum" && cp -p "$jar" "$copy.$$" && mv -f "$copy.$$" "$copy"; } 2>/dev/null; then
+      rm -f "$copy.$$" 2>/dev/null
+      echo "$jar"
+      return 0
+    fi
+    find "$dir" -mindepth 1 -maxdepth 1 -type d -atime +30 -exec rm -rf {} + 2>/dev/null
+  fi
+  touch -a "$copy" "$dir/$sum" 2>/dev/null
+  echo "$copy"
 }
 
 # Fails with one line when this user cannot read a part of MODULE's class path: built by another user (root,

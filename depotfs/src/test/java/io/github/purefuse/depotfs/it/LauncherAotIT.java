@@ -276,6 +276,7 @@ class LauncherAotIT {
         for (String inherited : List.of("PUREFUSE_AOT", "DEPOTFS_JAVA_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")) {
             pb.environment().remove(inherited); // each chooses the cache (bin/lib/common.sh)
         }
+        pb.environment().put("PUREFUSE_JAR_CACHE", work.resolve("jars").toString());
         pb.environment().putAll(env);
         Process p = pb.start();
         servers.add(p);
@@ -315,6 +316,26 @@ class LauncherAotIT {
         return left;
     }
 
+    /**
+     * A build while a server runs (mvn install, or a launcher that builds first) rewrites this build's jars in place:
+     * the server, still running from them, failed with NoClassDefFoundError at the next class it loaded, and its
+     * mount ended. The launcher runs the server from copies named by their content.
+     */
+    @Test
+    void aServerRunsOnFromItsOwnCopiesOfTheJarsWhileABuildRewritesThem() throws Exception {
+        Mounted m = mount(Map.of("PUREFUSE_AOT", "0"));
+        Path jar;
+        try (var jars = Files.list(root.resolve("depotfs/target"))) {
+            jar = jars.filter(p -> p.getFileName().toString().matches("depotfs-.*\\.jar")).findFirst().orElseThrow();
+        }
+        assertFalse(m.flags().contains(jar.toString()), "runs from a copy: " + m.flags());
+        byte[] other = new byte[(int) Files.size(jar)];
+        new java.util.Random(1).nextBytes(other);
+        Files.write(jar, other, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);   // in place, as Maven does
+        m.stop();   // its first READ loads the depot's object classes; then SIGTERM, exit 0, unmounted
+        assertFalse(m.stderr().contains("NoClassDefFoundError"), m.stderr());
+    }
+
     @Test
     void aWorkingDirectoryThatIsGoneIsOneLineNotTheJvmsStartUpError() throws Exception {
         // as a shell left in a directory of a root that has moved on meets it (ESTALE); a removed one is the same to getcwd
@@ -341,6 +362,7 @@ class LauncherAotIT {
     private Tools.Result launcher(Map<String, String> env, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("env", "-u", "DEPOTFS_JAVA_OPTS", "-u", "JAVA_TOOL_OPTIONS",
                 "-u", "JDK_JAVA_OPTIONS", "JAVA_HOME=" + System.getProperty("java.home")));
+        cmd.add("PUREFUSE_JAR_CACHE=" + work.resolve("jars"));
         env.forEach((k, v) -> cmd.add(k + "=" + v));
         cmd.add(root.resolve("bin/depotfs").toString());
         cmd.addAll(List.of(args));
