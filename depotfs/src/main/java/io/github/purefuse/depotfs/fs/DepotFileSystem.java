@@ -438,7 +438,7 @@ public final class DepotFileSystem implements PathFileSystem {
             for (String name : names) {
                 Node n = find(snap, dir.resolve(name));
                 if (n != null) {
-                    out.add(new PathEntry(name, attr(snap, n)));
+                    out.add(new PathEntry(name, attr(snap, dir.resolve(name), n)));
                 }
             }
             return out;
@@ -456,7 +456,7 @@ public final class DepotFileSystem implements PathFileSystem {
                 // and remembering all of them cost a map insert per listed entry (100,000 for one find).
                 remember(snap, dir.resolve(e.name()), n);
             }
-            out.add(new PathEntry(e.name(), attr(snap, n)));
+            out.add(new PathEntry(e.name(), attr(snap, dir.resolve(e.name()), n)));
         }
         return out;
     }
@@ -465,33 +465,47 @@ public final class DepotFileSystem implements PathFileSystem {
     public Optional<Attr> stat(FsPath path) throws IOException {
         Snapshot snap = snapshot;
         Node n = find(snap, path);
-        return n == null ? Optional.empty() : Optional.of(attr(snap, n));
+        return n == null ? Optional.empty() : Optional.of(attr(snap, path, n));
     }
 
     /**
-     * The attributes of a node ({@code ino} left 0: the path adapter assigns it).
-     *
-     * @param n the node
-     * @return its attributes
-     * @throws IOException if a bundle's manifest (needed for {@code nlink}) cannot be loaded
+     * A node's inode number: 1 for the top directory, else 63 bits of the SHA-256 of its path and what it holds (an
+     * object's or manifest's hash, a link's target). The same path and content give the same number in every mount
+     * and after a remount; a path whose content a new snapshot replaced gets a new one, as a file replaced on a disk
+     * does (by the path alone, {@code tail -F} and {@code os.path.samefile} took the new file for the one they held
+     * open, which keeps its snapshot, and never saw the new bytes).
      */
-    public Attr attr(Node n) throws IOException {
-        return attr(snapshot, n);
+    private static long ino(FsPath path, Node n) {
+        if (path.isRoot()) {
+            return 1;
+        }
+        java.security.MessageDigest md = io.github.purefuse.depotfs.store.Hash.newDigest();
+        md.update(path.encoded());
+        md.update((byte) 0);
+        md.update((byte) n.kind().ordinal());
+        if (n.hash() != null) {
+            md.update(n.hash().toBytes());
+        } else if (n.target() != null) {
+            md.update(n.target().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        long ino = java.nio.ByteBuffer.wrap(md.digest()).getLong() & Long.MAX_VALUE;
+        return ino <= 1 ? ino + 2 : ino;
     }
 
-    private Attr attr(Snapshot snap, Node n) throws IOException {
+    private Attr attr(Snapshot snap, FsPath path, Node n) throws IOException {
         Node top = snap.top();
+        long ino = ino(path, n);
         Instant t = Instant.ofEpochSecond(Math.floorDiv(n.mtimeNs(), 1_000_000_000L), Math.floorMod(n.mtimeNs(), 1_000_000_000L));
         return switch (n.kind()) {
-            case OBJECT -> Attr.builder(FileType.REGULAR).permissions(n.executable() ? 0555 : 0444).size(n.size())
+            case OBJECT -> Attr.builder(FileType.REGULAR).ino(ino).permissions(n.executable() ? 0555 : 0444).size(n.size())
                     .times(t).uid(uid).gid(gid).blksize(BLKSIZE).build();
-            case SYMLINK -> Attr.builder(FileType.SYMLINK).permissions(0777).size(n.size()).times(t).uid(uid).gid(gid)
-                    .build();
+            case SYMLINK -> Attr.builder(FileType.SYMLINK).ino(ino).permissions(0777).size(n.size()).times(t).uid(uid)
+                    .gid(gid).build();
             case BUNDLE -> {
                 int subdirs = n == top && n.hash() == null
                         ? java.util.Objects.requireNonNull(snap.roots()).size() + snap.broken().size()
                         : n.hash() == null ? 0 : subdirectories(n.hash(), n.size());
-                yield Attr.builder(FileType.DIRECTORY).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
+                yield Attr.builder(FileType.DIRECTORY).ino(ino).permissions(0555).size(n.size()).times(t).uid(uid).gid(gid)
                         .nlink(2 + subdirs).blksize(BLKSIZE).build();
             }
         };
@@ -686,7 +700,8 @@ public final class DepotFileSystem implements PathFileSystem {
      * @return the handler to mount
      */
     public PathAdapter handler(BufferLeases leases, boolean passthrough) {
-        PathAdapter a = PathAdapter.builder(this).immutable().leases(leases).passthrough(passthrough).build();
+        PathAdapter a = PathAdapter.builder(this).immutable().inoFromAttributes(true).leases(leases).passthrough(passthrough)
+                .build();
         checksWholeObjectsAtOpen = passthrough && depot instanceof VerifyingDepot;
         adapter = a;
         return a;

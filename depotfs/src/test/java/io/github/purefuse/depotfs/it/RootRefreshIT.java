@@ -2,12 +2,14 @@ package io.github.purefuse.depotfs.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.cli.DepotfsCli;
 import io.github.purefuse.testing.TestMount;
 import io.github.purefuse.testing.Tools;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -138,7 +140,7 @@ class RootRefreshIT {
         mount = CliMount.start(mp, env, args);
         Path data = oneRoot ? mp : mp.resolve("data");
 
-        assertEquals("a.txt big.bin old.txt sub", ls(data));
+        assertEquals("a.txt big.bin old.txt same.txt sub", ls(data));
         assertEquals("one\n", Files.readString(data.resolve("a.txt")));
         Tools.ok(work, "stat", data.resolve("sub/deep.txt").toString());
         try (FileChannel held = FileChannel.open(data.resolve("big.bin"))) {
@@ -150,7 +152,13 @@ class RootRefreshIT {
             if (!oneRoot) {
                 cli(depot, "import", v1.toString(), "--root", "second", "--quiet");
             }
-            awaitListing(data, "a.txt big.bin new.txt sub");
+            long aBefore = ino(data.resolve("a.txt"));
+            long sameBefore = ino(data.resolve("same.txt"));
+            awaitListing(data, "a.txt big.bin new.txt same.txt sub");
+            // A path whose content changed is another file, with an inode number of its own: by the path alone,
+            // tail -F and os.path.samefile took it for the file they held open and never saw the new bytes
+            assertNotEquals(aBefore, ino(data.resolve("a.txt")), "a.txt replaced: a new st_ino");
+            assertEquals(sameBefore, ino(data.resolve("same.txt")), "a file the move left as it was keeps its st_ino");
             assertEquals("two, longer\n", Files.readString(data.resolve("a.txt")), "a name looked up before: new bytes");
             assertEquals("two, longer\n".length(), Files.size(data.resolve("a.txt")), "and its new size");
             assertEquals("v2\n", Files.readString(data.resolve("sub/deep.txt")), "below a directory looked up before");
@@ -325,7 +333,13 @@ class RootRefreshIT {
         Files.writeString(t.resolve(extra), extra);
         Files.createDirectories(t.resolve("sub"));
         Files.writeString(t.resolve("sub/deep.txt"), name + "\n");
+        Files.writeString(t.resolve("same.txt"), "in every snapshot\n");
+        Files.setLastModifiedTime(t.resolve("same.txt"), java.nio.file.attribute.FileTime.fromMillis(1_700_000_000_000L));
         return t;
+    }
+
+    private static long ino(Path p) throws IOException {
+        return ((Number) Files.getAttribute(p, "unix:ino")).longValue();
     }
 
     private static void cli(List<String> depot, String... args) {
