@@ -946,8 +946,8 @@ public final class DepotfsCli implements Callable<Integer> {
             description = {"Mounts a depot read-only; serves it until unmounted or signalled.",
                     "The top level lists the roots unless --root is given. SIGTERM, SIGINT (Ctrl-C) and SIGHUP unmount "
                     + "it; depotfs then exits 0. Files still open there are served up to 10 s more, unless a second "
-                    + "signal comes: it aborts the connection at once. SIGUSR1 writes the --stats file now; the "
-                    + "mount goes on."},
+                    + "signal comes: it aborts the connection at once. SIGUSR1 opens the --log file anew and writes "
+                    + "the --stats file now; the mount goes on."},
             exitCodeListHeading = "Exit status:%n",
             exitCodeList = {"0:unmounted (from outside, or on SIGTERM/SIGINT/SIGHUP)",
                     "1:the mount failed or the depot cannot be read", "2:usage error"})

@@ -41,9 +41,10 @@ final class MessageLog {
      * @return what to close at exit (the file, or the stdin of {@code logger}, which then exits), or null when
      *         the target could not be opened: the messages stay on standard error, which says so
      */
-    static @Nullable AutoCloseable redirect(String target, String first) {
+    static @Nullable Redirected redirect(String target, String first) {
         OutputStream sink;
         Process logger = null;
+        AppendedFile file = null;
         try {
             if (target.equals(SYSLOG)) {
                 if (!java.nio.file.Files.exists(DEV_LOG)) {   // logger would drop every line
@@ -56,9 +57,8 @@ final class MessageLog {
                 sink = logger.getOutputStream();
             } else {
                 // not through a symbolic link put in its place (as --stats and --record): O_NOFOLLOW
-                sink = new Stamped(java.nio.file.Files.newOutputStream(Path.of(target),
-                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
-                        java.nio.file.LinkOption.NOFOLLOW_LINKS));
+                file = new AppendedFile(Path.of(target));
+                sink = new Stamped(file);
             }
         } catch (IOException e) {
             System.err.println("depotfs: --log " + target + ": " + e.getMessage() + "; messages stay on standard error");
@@ -83,12 +83,80 @@ final class MessageLog {
             }
         }
         Process started = logger;
-        return () -> {
-            to.close();
-            if (started != null) {
-                started.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);   // it exits at the end of its input
+        AppendedFile appended = file;
+        return new Redirected() {
+            @Override
+            public boolean reopen() throws IOException {
+                if (appended == null) {
+                    return false;                                            // the system log: nothing to reopen
+                }
+                appended.reopen();
+                return true;
+            }
+
+            @Override
+            public void close() throws Exception {
+                to.close();
+                if (started != null) {
+                    started.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);   // it exits at the end of its input
+                }
             }
         };
+    }
+
+    /** Where the messages went: closed at exit; a file can be opened anew (after log rotation moved it). */
+    interface Redirected extends AutoCloseable {
+        /**
+         * Opens the log file anew at its path, as {@code logrotate} expects of a server it signals after moving the
+         * file; the lines written so far stay in the old file.
+         *
+         * @return whether there was a file to reopen (not for the system log)
+         * @throws IOException if the file cannot be opened; the messages go on to the old one
+         */
+        boolean reopen() throws IOException;
+    }
+
+    /** A file appended to, not through a symbolic link put in its place (O_NOFOLLOW), which can be opened anew. */
+    private static final class AppendedFile extends OutputStream {
+        private final Path path;
+        private OutputStream out;
+
+        AppendedFile(Path path) throws IOException {
+            this.path = path;
+            this.out = open(path);
+        }
+
+        private static OutputStream open(Path path) throws IOException {
+            return java.nio.file.Files.newOutputStream(path, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        }
+
+        synchronized void reopen() throws IOException {
+            OutputStream fresh = open(path);
+            OutputStream old = out;
+            out = fresh;
+            old.close();
+        }
+
+        @Override
+        public synchronized void write(int b) throws IOException {
+            out.write(b);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public synchronized void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            out.close();
+        }
     }
 
     /**

@@ -317,8 +317,9 @@ final class MountRunner {
         out.flush();
         onReady.accept(s.mountpoint());
         // the log starts with what it is the log of
-        AutoCloseable log = settings.log() == null ? null
+        MessageLog.Redirected log = settings.log() == null ? null
                 : MessageLog.redirect(settings.log(), ready + " (pid " + ProcessHandle.current().pid() + ")");
+        messages = log;
         Thread periodic = null;
         Path statsFile = settings.stats();
         if (statsFile != null && settings.statsInterval() > 0) {
@@ -344,6 +345,7 @@ final class MountRunner {
         }
         if (log != null) {
             System.err.println("depotfs: " + mountpoint + " unmounted");
+            messages = null;
             try {
                 log.close();
             } catch (Exception e) {
@@ -420,14 +422,33 @@ final class MountRunner {
         }
     }
 
-    /** SIGUSR1: writes the {@code --stats} file now (the mount goes on); says what it did. */
+    /** The {@code --log} the messages went to, once the mount is ready; null before, or without {@code --log}. */
+    private volatile MessageLog.@Nullable Redirected messages;
+
+    /**
+     * SIGUSR1: opens the {@code --log} file anew (after log rotation moved it) and writes the {@code --stats} file now;
+     * the mount goes on. Says what it did.
+     */
     private void statsNow() {
         FuseSession s = session;
         Path file = settings.stats();
+        MessageLog.Redirected log = messages;
+        if (log != null) {
+            try {
+                if (log.reopen()) {
+                    System.err.println("depotfs: SIGUSR1: --log " + settings.log() + " opened anew");
+                }
+            } catch (IOException e) {
+                System.err.println("depotfs: SIGUSR1: cannot open --log " + settings.log() + " anew (" + why(e)
+                        + "); messages go on to the file as it was");
+            }
+        }
         if (s == null || finished.get()) {
             System.err.println("depotfs: SIGUSR1: the mount is not serving" + (s == null ? " yet" : " any more") + "; ignored");
         } else if (file == null) {
-            System.err.println("depotfs: SIGUSR1: no --stats FILE to write the statistics to; the mount goes on");
+            if (log == null) {
+                System.err.println("depotfs: SIGUSR1: no --stats FILE to write the statistics to; the mount goes on");
+            }
         } else {
             try {
                 writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);

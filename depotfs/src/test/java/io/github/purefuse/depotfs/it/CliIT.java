@@ -308,6 +308,29 @@ class CliIT {
         assertFalse(TestMount.isMounted(mp));
     }
 
+    /** SIGUSR1 after log rotation moved the {@code --log} file: the server opens it anew, as logrotate expects. */
+    @Test
+    void sigusr1OpensTheLogAnewAfterRotation() throws Exception {
+        Path mp = newMountpoint("usr1-log");
+        Path log = work.resolve("usr1.log");
+        Path rotated = work.resolve("usr1.log.1");
+        Process p = startMount(mp, "--root", "main", "--log", log.toString());
+        assertEquals("hello from the depot\n", Files.readString(mp.resolve("hello.txt")));
+        Files.move(log, rotated);
+        Tools.ok(work, "kill", "-USR1", Long.toString(p.pid()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(Files.exists(log) && Files.readString(log).contains("opened anew")) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(Files.exists(log) && Files.readString(log).contains("depotfs: SIGUSR1: --log " + log + " opened anew"),
+                Files.exists(log) ? Files.readString(log) : "no new " + log);
+        Tools.ok(work, "kill", "-TERM", Long.toString(p.pid()));
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertTrue(Files.readString(rotated).contains("depotfs: mounted "), "the lines before stay in the rotated file");
+        assertTrue(Files.readString(log).contains("depotfs: " + mp + " unmounted"), Files.readString(log));
+    }
+
     /**
      * Ctrl-C with a file open: the mount is detached at once and serves the open file for up to 10 s; a second
      * Ctrl-C ends that wait, as a user who presses it again wants: the connection is aborted, the open file fails
