@@ -668,7 +668,8 @@ public final class FuseSession implements AutoCloseable {
     public SessionStats stats() {
         Counters c = engine.counters();
         return new SessionStats(c.requestsByOpcode(), c.readBytes(), c.repliesWritten(), c.notificationsWritten(),
-                c.writeErrors(), transport(), transportDetail(), c.ringRequests(), c.errorRepliesByOpcode());
+                c.writeErrors(), transport(), transportDetail(), c.ringRequests(), c.errorRepliesByOpcode(),
+                engine.callsInFlight());
     }
 
     /** {@return the transport serving this session: {@link Transport#IO_URING} or {@link Transport#DEV_FUSE}} */

@@ -31,10 +31,15 @@ import java.util.TreeMap;
  *                             answers and the session's own (EIO for a reply it could not encode or send); both
  *                             sorted, zero counts left out. A LOOKUP's ENOENT is a normal answer (a name that is not
  *                             there), an EIO rarely is.
+ * @param callsInFlight        the filesystem's calls handed to its worker threads and not answered yet, waiting for
+ *                             a worker included (those run on a transport's thread, which never block, are not
+ *                             counted): a number that stays up while nothing is answered is a filesystem stuck in
+ *                             its calls (a store that stopped answering), not a slow one
  */
 public record SessionStats(Map<String, Long> requests, long readBytes, long repliesWritten,
                            long notificationsWritten, long writeErrors, Transport transport,
-                           String transportDetail, long ringRequests, Map<String, Map<String, Long>> errorReplies) {
+                           String transportDetail, long ringRequests, Map<String, Map<String, Long>> errorReplies,
+                           int callsInFlight) {
     /** Copies the maps. */
     public SessionStats {
         requests = Collections.unmodifiableMap(new TreeMap<>(requests));
@@ -44,7 +49,7 @@ public record SessionStats(Map<String, Long> requests, long readBytes, long repl
     }
 
     /**
-     * Counters without error replies, as before they were counted.
+     * Counters without error replies and calls in flight, as before they were counted.
      *
      * @param requests             see the record
      * @param readBytes            see the record
@@ -58,7 +63,7 @@ public record SessionStats(Map<String, Long> requests, long readBytes, long repl
     public SessionStats(Map<String, Long> requests, long readBytes, long repliesWritten, long notificationsWritten,
                         long writeErrors, Transport transport, String transportDetail, long ringRequests) {
         this(requests, readBytes, repliesWritten, notificationsWritten, writeErrors, transport, transportDetail,
-                ringRequests, Map.of());
+                ringRequests, Map.of(), 0);
     }
 
     /**

@@ -541,6 +541,7 @@ final class MountRunner {
             }
         }
         root.put("readErrors", adapter == null ? 0 : adapter.readErrors());
+        root.put("callsInFlight", stats.callsInFlight());
         // Every error answer by opcode and errno: an open or lookup that failed (EIO) counts here too
         ObjectNode errors = root.putObject("errorReplies");
         stats.errorReplies().forEach((op, byErrno) -> {

@@ -606,9 +606,15 @@ class SessionIT {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         try {
             assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
+            assertEquals(1, mount.session().stats().callsInFlight(), "the slow READ is in flight");
             run("kill", "-" + signal, Long.toString(cat.pid())).ok();
             assertTrue(cat.waitFor(T.toSeconds(), TimeUnit.SECONDS), "cat ended after SIG" + signal);
             assertEquals(1, fs.interrupted.get(), "FUSE_INTERRUPT interrupted the handler");
+            long deadline = System.nanoTime() + T.toNanos();
+            while (mount.session().stats().callsInFlight() != 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(0, mount.session().stats().callsInFlight(), "and answered");
             run("stat", mp.resolve("hello").toString()).ok();
             assertEquals("hello from purefuse\n", run("cat", mp.resolve("hello").toString()).ok().out());
         } finally {

@@ -413,6 +413,12 @@ public final class Engine {
         return d != null ? d.runningCalls() : "";
     }
 
+    /** {@return the filesystem's calls handed to workers and not answered yet (queued ones included)} */
+    public int callsInFlight() {
+        Dispatcher d = dispatcher;
+        return d != null ? d.inFlight() : 0;
+    }
+
     /** {@return the first fatal error of a reader, if any} */
     public @Nullable Throwable failure() {
         return failure;
