@@ -183,8 +183,10 @@ public final class DepotTree {
             chain.add(depot.bundle(parentHash.get()));
         }
         Bundle target = chain.get(chain.size() - 1);
-        if (target.entry(newPath.lastName()).isPresent()) {
-            throw new DepotException(DepotException.Reason.INVALID, newPath + " exists already");
+        Optional<BundleEntry> there = entry(target, newPath.lastName());
+        if (there.isPresent()) {   // its real name, or the short form a mount lists it under: that name is taken there
+            throw new DepotException(DepotException.Reason.INVALID, newPath + " exists already"
+                    + (there.get().name().equals(newPath.lastName()) ? "" : " (the short form of " + there.get().name() + ")"));
         }
         List<BundleEntry> entries = new ArrayList<>(target.entries());
         entries.add(linked.withName(newPath.lastName()));

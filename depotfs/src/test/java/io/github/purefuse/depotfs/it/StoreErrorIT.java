@@ -1,6 +1,7 @@
 package io.github.purefuse.depotfs.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.fs.DepotFileSystem;
@@ -57,6 +58,40 @@ class StoreErrorIT {
 
                 assertEquals("still fine\n", Tools.ok(tmp, "cat", m.path().resolve("good.txt").toString()));
                 assertTrue(TestMount.isMounted(m.path()));
+            }
+        }
+    }
+
+    /**
+     * An object cut short while a file of it is open: the transport answers the READ past its end EIO instead of the
+     * file's bytes, and that answer is counted in the session's error replies as any other (it was counted on io_uring
+     * only: on /dev/fuse, {@code --stats}'s {@code errorReplies} had no trace of it).
+     */
+    @Test
+    void anObjectCutShortWhileOpenIsCountedAsAnErrorReply() throws Exception {
+        Files.createDirectories(tmp.resolve("src"));
+        byte[] bytes = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(bytes);
+        Files.write(tmp.resolve("src/big.bin"), bytes);
+        BundleEntry big;
+        try (LocalDepot depot = LocalDepot.openOrCreate(tmp.resolve("depot"))) {
+            ImportResult r = new Importer(depot, 1, Progress.NONE, Set.of()).importPath(tmp.resolve("src"));
+            depot.setRoot("r", depot.root("r").orElse(null), r.bundle());
+            big = depot.stat(r.bundle(), "big.bin").orElseThrow();
+        }
+        try (LocalDepot depot = LocalDepot.open(tmp.resolve("depot"))) {
+            PathAdapter handler = DepotFileSystem.open(depot, "r", 0, 0).handler(BufferLeases.pooled(), false);
+            try (TestMount m = TestMount.mount(handler, TestMount.options().build());
+                 java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(m.path().resolve("big.bin"))) {
+                assertEquals(4096, ch.read(java.nio.ByteBuffer.allocate(4096), 0));
+                Path object = depot.pathOf(big.requireHash());
+                object.toFile().setWritable(true);
+                try (var w = java.nio.channels.FileChannel.open(object, java.nio.file.StandardOpenOption.WRITE)) {
+                    w.truncate(100);
+                }
+                assertThrows(java.io.IOException.class, () -> ch.read(java.nio.ByteBuffer.allocate(4096), 700_000));
+                var stats = m.session().stats();
+                assertTrue(stats.errorReplies("FUSE_READ", "EIO") >= 1, "counted: " + stats.errorReplies());
             }
         }
     }

@@ -160,4 +160,24 @@ class DepotTreeTest {
         }
         assertEquals(before, depot.root("long").orElseThrow(), "nothing changed");
     }
+    /**
+     * A new path whose last name is the short form a mount lists an existing long-named entry under names that entry:
+     * link refuses it as existing, as it does its real name. Stored beside it, a real entry of that name took the
+     * short form over on every mount, and the long-named entry was listed under another one.
+     */
+    @Test
+    void aNewPathNamedByAnExistingEntrysShortFormExistsAlready() throws Exception {
+        String longName = "L".repeat(300) + ".d";
+        String shortForm = io.github.purefuse.kit.names.NameShortener.standard().shorten(longName);
+        WritableDepot.Stored inner = depot.putBundle(List.of());
+        WritableDepot.Stored outer = depot.putBundle(List.of(BundleEntry.bundle(longName, inner.hash(), inner.size(), 4)));
+        depot.setRoot("long", null, outer.hash());
+        Hash before = depot.root("long").orElseThrow();
+        for (String name : List.of(longName, shortForm)) {
+            DepotException e = assertThrows(DepotException.class,
+                    () -> DepotTree.link(depot, DepotPath.parse("share/doc"), DepotPath.parse("long/" + name)));
+            assertTrue(e.getMessage().contains("exists already"), e.getMessage());
+        }
+        assertEquals(before, depot.root("long").orElseThrow(), "nothing changed");
+    }
 }

@@ -210,7 +210,7 @@ public final class DiskCache implements AutoCloseable {
         long bound = Math.max(PART, Math.min(maxBytes, room));
         limit.set(bound);
         if (bound < maxBytes && limitLogged.compareAndSet(false, true)) {
-            LOG.log(Level.WARNING, "cache: the file system of " + dir + " has room for " + (room >> 20) + " MiB of cache ("
+            LOG.log(Level.WARNING, "cache: the file system of " + dir + " has room for " + (Math.max(0, room) >> 20) + " MiB of cache ("
                     + (usable >> 20) + " MiB free), less than --cache-size " + (maxBytes >> 20) + " MiB: the cache keeps"
                     + " to what it has room for (90 % of its files and the free space, less two parts of 4 MiB)");
         }
@@ -490,7 +490,17 @@ public final class DiskCache implements AutoCloseable {
 
     /** {@return whether an object of this size is cached at all} */
     boolean fits(long size) {
-        return size > 0 && size <= limit.get() / 2;
+        if (size <= 0 || size > maxBytes / 2) {
+            return false;
+        }
+        if (size <= limit.get() / 2) {
+            return true;
+        }
+        // Bound below --cache-size by a disk that was full: an object the bound in force leaves out is never filled,
+        // so no count of the directory would come to see the disk's room again (a disk full at the open, or a
+        // shrink to one part, kept the cache from every larger object for the rest of the mount); look at it now
+        boundToDisk(used.get());
+        return size <= limit.get() / 2;
     }
 
     /**

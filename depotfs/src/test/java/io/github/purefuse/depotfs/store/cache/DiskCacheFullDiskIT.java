@@ -102,4 +102,19 @@ class DiskCacheFullDiskIT {
             Tools.run(work, "umount", disk.toString());
         }
     }
+    @Test
+    void aDiskFullAtOpenThatOtherFilesThenLeaveGrowsTheCacheBack() throws Exception {
+        Path disk = tmpfs("40m");
+        Path filler = disk.resolve("filler");
+        Files.write(filler, new byte[36 << 20]);             // someone else's files: 4 MiB left at the open
+        try (DiskCache cache = DiskCache.open(disk.resolve("cache"), 1L << 30)) {
+            assertEquals(4L << 20, cache.stats().maxBytes(), "one part, the least: " + cache.stats());
+            Files.delete(filler);                            // the disk has room again
+            // 6 MiB objects, more than half of the bound in force: only a new look at the disk caches them
+            readEachTwice(cache, 30, 0);
+            assertTrue(cache.stats().maxBytes() > 24L << 20, "grown back to what the disk has room for: " + cache.stats());
+        } finally {
+            Tools.run(work, "umount", disk.toString());
+        }
+    }
 }

@@ -427,6 +427,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
 
     /** Rewrites the header as an error reply and writes it; returns the verdict. */
     private int errorReply(Exchange exchange, ByteBuffer header, int errno) {
+        counters.errorReply(exchange.opcode(), errno > 0 && errno < 512 ? errno : EIO);   // as the ring's answerEio does
         int h = header.position();
         header.limit(h + OUT_HEADER);
         header.putInt(h, OUT_HEADER);
