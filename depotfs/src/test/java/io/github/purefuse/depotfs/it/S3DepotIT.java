@@ -326,6 +326,104 @@ class S3DepotIT {
      * every attempt said only "socket is closed" (CRT) or five sentences of generic advice (Netty); the message
      * now names the likely cause.
      */
+    /**
+     * A host that reaches its store only through an HTTP proxy: the requests go through it (tinyproxy, whose log
+     * names each request), named by {@code HTTPS_PROXY} in the environment as curl reads it (the other variables and
+     * the JVM's properties: {@code ProxySettingTest}).
+     */
+    @Test
+    void theRequestsGoThroughTheHttpProxyGiven(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        int port;
+        try (var probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        java.nio.file.Path log = dir.resolve("tinyproxy.log");
+        java.nio.file.Path conf = java.nio.file.Files.writeString(dir.resolve("tinyproxy.conf"), "Port " + port
+                + "\nListen 127.0.0.1\nAllow 127.0.0.1\nLogFile \"" + log + "\"\nLogLevel Connect\nMaxClients 50\nTimeout 60\n");
+        Process proxy = new ProcessBuilder("tinyproxy", "-d", "-c", conf.toString()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("tinyproxy.out").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (true) {
+                try (var s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+                    break;
+                } catch (java.io.IOException notYet) {
+                    assertTrue(proxy.isAlive() && System.nanoTime() < deadline,
+                            "tinyproxy: " + java.nio.file.Files.readString(dir.resolve("tinyproxy.out")));
+                    Thread.sleep(50);
+                }
+            }
+            // An https endpoint through a plain-HTTP proxy (the usual HTTPS_PROXY=http://proxy:3128): the client must
+            // ask the proxy for a tunnel (CONNECT) in plain HTTP; the SDK's own lookup spoke TLS to the proxy, which
+            // saw no request at all. The endpoint here answers no TLS, so the command fails after the tunnel.
+            ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    io.github.purefuse.depotfs.cli.DepotfsCli.class.getName(), "ls", "--depot", "s3://depot-unit/p",
+                    "--endpoint", "https://127.0.0.1:" + server.endpoint().getPort(), "--s3-timeout", "5")
+                    .redirectErrorStream(true);
+            pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+            pb.environment().put("HTTPS_PROXY", "http://127.0.0.1:" + port);
+            pb.environment().put("NO_PROXY", "example.invalid");
+            Process ls = pb.start();
+            String said = new String(ls.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            ls.waitFor();
+            String seen = java.nio.file.Files.readString(log);
+            assertTrue(seen.contains("CONNECT 127.0.0.1:" + server.endpoint().getPort()), said + "\n" + seen);
+        } finally {
+            proxy.destroy();
+            proxy.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void anUntrustedCertificateSaysHowToTrustTheCa(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path ks = dir.resolve("server.p12");
+        String keytool = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        Process p = new ProcessBuilder(keytool, "-genkeypair", "-keyalg", "RSA", "-alias", "s", "-dname", "CN=localhost",
+                "-ext", "SAN=IP:127.0.0.1", "-keystore", ks.toString(), "-storetype", "PKCS12", "-storepass", "changeit",
+                "-validity", "2").redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertEquals(0, p.waitFor());
+        var store = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(ks)) {
+            store.load(in, "changeit".toCharArray());
+        }
+        var kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(store, "changeit".toCharArray());
+        var ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(kmf.getKeyManagers(), null, null);
+        try (var tls = ctx.getServerSocketFactory().createServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread answering = Thread.ofVirtual().start(() -> {
+                while (!tls.isClosed()) {
+                    try {
+                        java.net.Socket c = tls.accept();
+                        Thread.ofVirtual().start(() -> {
+                            try (c) {
+                                c.setSoTimeout(2000);
+                                ((javax.net.ssl.SSLSocket) c).startHandshake();   // the client refuses the certificate
+                            } catch (java.io.IOException refused) {
+                                // the client went
+                            }
+                        });
+                    } catch (java.io.IOException closed) {
+                        // the test ended
+                    }
+                }
+            });
+            java.net.URI endpoint = java.net.URI.create("https://127.0.0.1:" + tls.getLocalPort());
+            for (var client : io.github.purefuse.depotfs.store.s3.S3Options.HttpClientKind.values()) {
+                var options = io.github.purefuse.depotfs.store.s3.S3Options.defaults(endpoint).withRegion("us-east-1")
+                        .withAnonymous(true).withHttpClient(client)
+                        .withTimeouts(java.time.Duration.ofSeconds(3), java.time.Duration.ofSeconds(8), 2);
+                java.io.IOException e = assertThrows(java.io.IOException.class,
+                        () -> S3Depot.open(S3Location.parse("s3://bkt/p"), options));
+                assertTrue(e.getMessage().contains("to trust your own CA's certificate: SSL_CERT_FILE="), client + ": " + e.getMessage());
+            }
+            tls.close();
+            answering.join(java.time.Duration.ofSeconds(10));
+        }
+    }
+
     @Test
     void anHttpsEndpointThatSpeaksPlainHttpIsNamed() throws Exception {
         try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {

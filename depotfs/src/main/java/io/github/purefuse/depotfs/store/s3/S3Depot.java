@@ -191,15 +191,45 @@ public final class S3Depot implements WritableDepot {
         return new S3Depot(newClient(options, counts), location, options, counts);
     }
 
+    /** How to trust a private CA's certificate, for each HTTP client. */
+    static final String TRUST_HINT = "to trust your own CA's certificate: SSL_CERT_FILE=CA.pem or the system's store"
+            + " (update-ca-certificates) for the default CRT client, DEPOTFS_JAVA_OPTS=-Djavax.net.ssl.trustStore=FILE"
+            + " for --s3-http-client NETTY";
+
+    /** {@return whether the TLS handshake failed on the server's certificate (untrusted, expired, another host's)} */
+    private static boolean certificateRefused(@Nullable Throwable t) {
+        for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
+            if (t instanceof java.security.cert.CertificateException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static S3AsyncClient newClient(S3Options o, RequestCounts counts) {
+        ProxySetting proxy = ProxySetting.resolve(o.endpoint(), System.getenv(), System.getProperties());
         SdkAsyncHttpClient http = switch (o.httpClient()) {
             case NETTY -> NettyNioAsyncHttpClient.builder()
+                    .proxyConfiguration(proxy == null
+                            ? software.amazon.awssdk.http.nio.netty.ProxyConfiguration.builder()
+                                    .useSystemPropertyValues(false).useEnvironmentVariableValues(false).build()
+                            : software.amazon.awssdk.http.nio.netty.ProxyConfiguration.builder()
+                                    .scheme(proxy.scheme()).host(proxy.host()).port(proxy.port())
+                                    .username(proxy.user()).password(proxy.password())
+                                    .nonProxyHosts(proxy.noProxy())
+                                    .useSystemPropertyValues(false).useEnvironmentVariableValues(false).build())
                     .maxConcurrency(o.maxConnections())
                     .connectionTimeout(min(o.attemptTimeout(), java.time.Duration.ofSeconds(5)))
                     .connectionAcquisitionTimeout(o.callTimeout())
                     .readTimeout(o.attemptTimeout())
                     .build();
             case CRT -> AwsCrtAsyncHttpClient.builder()
+                    .proxyConfiguration(proxy == null ? null
+                            : software.amazon.awssdk.http.crt.ProxyConfiguration.builder()
+                                    .scheme(proxy.scheme()).host(proxy.host()).port(proxy.port())
+                                    .username(proxy.user()).password(proxy.password())
+                                    .nonProxyHosts(proxy.noProxy())
+                                    .useSystemPropertyValues(false).useEnvironmentVariableValues(false).build())
                     .maxConcurrency(o.maxConnections())
                     .connectionTimeout(min(o.attemptTimeout(), java.time.Duration.ofSeconds(5)))
                     .build();
@@ -386,8 +416,15 @@ public final class S3Depot implements WritableDepot {
                     + " AWS_PROFILE, or use --anonymous for a public bucket" + where, c);
         }
         if (t instanceof TimeoutException || (t != null && t.getClass().getSimpleName().contains("Timeout"))) {
+            java.net.URI ep = options.endpoint();
+            // The CRT client reports a TLS handshake it refused (a certificate of a private CA, of another host
+            // name, expired) only as a connection it could not get, retried until this timeout
+            String tls = ep != null && "https".equalsIgnoreCase(ep.getScheme())
+                    && options.httpClient() == S3Options.HttpClientKind.CRT
+                    ? "; an https server whose certificate is not trusted ends so too: --s3-http-client NETTY names"
+                            + " the TLS error, and " + TRUST_HINT : "";
             return new IOException(what + ": no answer within " + options.callTimeout().toSeconds()
-                    + " s (the request's timeout, retries included: --s3-timeout)" + where, t);
+                    + " s (the request's timeout, retries included: --s3-timeout)" + tls + where, t);
         }
         String m = t == null ? "unknown error" : t.getMessage() == null ? t.toString() : t.getMessage().lines().findFirst().orElse("");
         // The SDK nests the HTTP client's exception by class name ("...: software.amazon.awssdk.crt.http
@@ -396,6 +433,9 @@ public final class S3Depot implements WritableDepot {
         // Netty's closed connection comes with five sentences of generic advice: keep the fact and the count
         m = NETTY_CLOSED_ADVICE.matcher(m).replaceFirst("$1 $2");
         java.net.URI endpoint = options.endpoint();
+        if (certificateRefused(t)) {
+            m += "; " + TRUST_HINT;
+        }
         if (endpoint != null && "https".equalsIgnoreCase(endpoint.getScheme()) && m.contains("closed")) {
             // A plain HTTP server answers a TLS hello with an error and closes: each of the 8 attempts says only that
             m += "; if the server speaks plain HTTP, give --endpoint as http://";
