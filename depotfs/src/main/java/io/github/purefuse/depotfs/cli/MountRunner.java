@@ -450,11 +450,8 @@ final class MountRunner {
                 System.err.println("depotfs: SIGUSR1: no --stats FILE to write the statistics to; the mount goes on");
             }
         } else {
-            try {
-                writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);
+            if (writeStatsNow(file, s)) {
                 System.err.println("depotfs: SIGUSR1: statistics written to " + file);
-            } catch (IOException | RuntimeException e) {
-                System.err.println("depotfs: cannot write statistics to " + file + ": " + why(e));
             }
         }
     }
@@ -467,11 +464,18 @@ final class MountRunner {
             } catch (InterruptedException e) {
                 return;
             }
-            try {
-                writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);
-            } catch (IOException | RuntimeException e) {
-                System.err.println("depotfs: cannot write statistics to " + file + ": " + why(e));
-            }
+            writeStatsNow(file, s);
+        }
+    }
+
+    /** Writes the statistics of a serving mount (since it was ready); {@return whether it could} (else a line says why) */
+    private boolean writeStatsNow(Path file, FuseSession s) {
+        try {
+            writeStats(file, s, allocatedBytes() - allocatedAtReady, (System.nanoTime() - readyNanos) / 1e9);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            System.err.println("depotfs: cannot write statistics to " + file + ": " + why(e));
+            return false;
         }
     }
 

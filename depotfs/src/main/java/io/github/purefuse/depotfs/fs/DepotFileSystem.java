@@ -14,6 +14,7 @@ import io.github.purefuse.depotfs.store.VerifyingDepot;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.BufferLease;
 import io.github.purefuse.kit.buffer.BufferLeases;
+import io.github.purefuse.kit.inode.InodeTable;
 import io.github.purefuse.kit.path.ErrnoException;
 import io.github.purefuse.kit.path.FsPath;
 import io.github.purefuse.kit.path.OpenFile;
@@ -451,12 +452,13 @@ public final class DepotFileSystem implements PathFileSystem {
         List<PathEntry> out = new ArrayList<>(b.entries().size());
         for (BundleEntry e : b.entries()) {
             Node n = Node.of(e);
+            FsPath child = dir.resolve(e.name());
             if (n.kind() == EntryKind.BUNDLE) {
                 // Directories only: a file is found again from its parent's bundle (one map lookup there),
                 // and remembering all of them cost a map insert per listed entry (100,000 for one find).
-                remember(snap, dir.resolve(e.name()), n);
+                remember(snap, child, n);
             }
-            out.add(new PathEntry(e.name(), attr(snap, dir.resolve(e.name()), n)));
+            out.add(new PathEntry(e.name(), attr(snap, child, n)));
         }
         return out;
     }
@@ -479,16 +481,14 @@ public final class DepotFileSystem implements PathFileSystem {
         if (path.isRoot()) {
             return 1;
         }
-        java.security.MessageDigest md = io.github.purefuse.depotfs.store.Hash.newDigest();
-        md.update(path.encoded());
-        md.update((byte) 0);
-        md.update((byte) n.kind().ordinal());
-        if (n.hash() != null) {
-            md.update(n.hash().toBytes());
-        } else if (n.target() != null) {
-            md.update(n.target().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
-        long ino = java.nio.ByteBuffer.wrap(md.digest()).getLong() & Long.MAX_VALUE;
+        byte[] encoded = path.encoded();
+        byte[] content = n.hash() != null ? n.hash().toBytes()
+                : n.target() != null ? n.target().getBytes(java.nio.charset.StandardCharsets.UTF_8) : new byte[0];
+        byte[] key = java.util.Arrays.copyOf(encoded, encoded.length + 2 + content.length);
+        key[encoded.length] = 0;
+        key[encoded.length + 1] = (byte) n.kind().ordinal();
+        System.arraycopy(content, 0, key, encoded.length + 2, content.length);
+        long ino = InodeTable.hashIno(key, 0);   // the kit's SHA-256 ino, with its digest kept per thread
         return ino <= 1 ? ino + 2 : ino;
     }
 

@@ -75,7 +75,9 @@ public final class ReplyContext {
 
     /**
      * Encodes an error reply ({@code fuse_out_header} only, {@code error = -errno}) into {@code scratch} and counts it
-     * ({@link Counters#errorReply}): every error reply of the session is made here.
+     * ({@link Counters#errorReply}): the session's own error replies are made here. A handler's {@code Failure} is
+     * counted where {@link Exchange#reply} encodes it, and the two {@code /dev/fuse} file-reply fallbacks, which
+     * write their EIO header themselves, count theirs.
      *
      * @param opcode the request's opcode
      * @param unique the request's unique
