@@ -483,7 +483,8 @@ class SpliceIT {
     /**
      * A file opened with its expected size and cut short under the mount: every READ that reaches past the
      * cut fails with EIO, copied (4 KiB, below the splice threshold) or spliced, on both transports, and the
-     * bytes before it still arrive; without an expected size the same file gives a short read (its end).
+     * bytes before it still arrive, and each EIO is counted once in the session's error replies; without an expected
+     * size the same file gives a short read (its end).
      */
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"DEV_FUSE", "IO_URING"})
@@ -517,6 +518,9 @@ class SpliceIT {
                     }
                 }
                 assertTrue(TestMount.isMounted(mount.path()), "the server goes on");
+                assertEquals(expected ? 3 : 0, mount.session().stats().errorReplies("FUSE_READ", "EIO"),
+                        transport + ": the file replies answered EIO are counted once each: "
+                                + mount.session().stats().errorReplies());
             } finally {
                 mount.close();
                 mount = null;

@@ -290,11 +290,11 @@ final class DeviceQueue implements Runnable, ReplyPort {
                     return;
                 } catch (SplicePipe.FileEndsEarly e) {
                     exchange.fileEndedEarly(nf, offset, e.got());
-                    exchange.sentFile(errorReply(exchange, header, EIO), 0);
+                    exchange.sentFile(eioReply(exchange, header), 0);
                     return;
                 } catch (SplicePipe.FileReadFailed e) {
                     exchange.fileReadFailed(nf, e.getMessage());   // logs the splice's errno; the reader gets EIO
-                    exchange.sentFile(errorReply(exchange, header, EIO), 0);
+                    exchange.sentFile(eioReply(exchange, header), 0);
                     return;
                 } catch (ErrnoException e) {
                     exchange.sentFile(e.errno(), 0);
@@ -327,7 +327,7 @@ final class DeviceQueue implements Runnable, ReplyPort {
                 total = exchange.readFile(file, offset, b);
             }
             if (total < 0) {
-                exchange.sentFile(errorReply(exchange, header, EIO), 0);
+                exchange.sentFile(eioReply(exchange, header), 0);
                 return;
             }
             b.flip();
@@ -425,13 +425,11 @@ final class DeviceQueue implements Runnable, ReplyPort {
         return exchange.checkedFileBytes(file, offset, got);
     }
 
-    /** Rewrites the header as an error reply and writes it; returns the verdict. */
-    private int errorReply(Exchange exchange, ByteBuffer header, int errno) {
-        counters.errorReply(exchange.opcode(), errno > 0 && errno < 512 ? errno : EIO);   // as the ring's answerEio does
+    /** Rewrites the header as the EIO reply ({@link Exchange#eioHeader}) and writes it; returns the verdict. */
+    private int eioReply(Exchange exchange, ByteBuffer header) {
         int h = header.position();
+        exchange.eioHeader(header, h);
         header.limit(h + OUT_HEADER);
-        header.putInt(h, OUT_HEADER);
-        header.putInt(h + 4, -(errno > 0 && errno < 512 ? errno : EIO));
         return write(exchange.opcode(), new ByteBuffer[] {header}, 1);
     }
 

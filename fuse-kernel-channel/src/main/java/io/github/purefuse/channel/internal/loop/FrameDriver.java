@@ -262,10 +262,8 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         ByteBuffer data = ByteBuffer.allocateDirect(Math.max(length, 1)).limit(length);
         int got = exchange.readFile(file, offset, data);
         if (got < 0) {
-            counters.errorReply(exchange.opcode(), Errno.EIO.code());
             byte[] err = new byte[ReplyEncoder.OUT_HEADER];
-            ByteBuffer.wrap(err).order(ByteOrder.LITTLE_ENDIAN).putInt(0, err.length)
-                    .putInt(4, -Errno.EIO.code()).putLong(8, exchange.unique());
+            exchange.eioHeader(ByteBuffer.wrap(err), 0);
             exchange.sentFile(take(exchange, err), 0);
             return;
         }

@@ -457,6 +457,21 @@ public final class Exchange {
     }
 
     /**
+     * Writes this request's EIO error reply ({@code fuse_out_header} only: {@code len} 16, {@code error} -EIO) at
+     * {@code at} in {@code header}, encoded and counted where every error reply of the session's own is
+     * ({@link ReplyContext#error}): for a port whose file read failed ({@link #readFile} gave -1) after it made the
+     * file reply's header. The port then writes those 16 bytes and nothing of the file. Position and limit stay.
+     *
+     * @param header where the 16 bytes go
+     * @param at     their index in it
+     */
+    public void eioHeader(ByteBuffer header, int at) {
+        ReplyContext.Scratch s = context.scratch();
+        context.error(opcode, unique, Errno.EIO, s.scratch);
+        header.put(at, s.scratch, 0, ReplyEncoder.OUT_HEADER);
+    }
+
+    /**
      * Reads this file reply's bytes for a port that copies them ({@code pread} into {@code into}, from its
      * position to its limit, until it is full or the file ends), with the checks every such port makes: a
      * failed read, or a file that ends before its {@link LocalFile#expectedSize()}, is logged here and

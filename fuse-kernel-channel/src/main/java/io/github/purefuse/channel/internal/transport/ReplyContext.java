@@ -76,8 +76,8 @@ public final class ReplyContext {
     /**
      * Encodes an error reply ({@code fuse_out_header} only, {@code error = -errno}) into {@code scratch} and counts it
      * ({@link Counters#errorReply}): the session's own error replies are made here. A handler's {@code Failure} is
-     * counted where {@link Exchange#reply} encodes it, and the two {@code /dev/fuse} file-reply fallbacks, which
-     * write their EIO header themselves, count theirs.
+     * counted where {@link Exchange#reply} encodes it; a port's file reply whose read failed comes here too
+     * ({@link Exchange#eioHeader}).
      *
      * @param opcode the request's opcode
      * @param unique the request's unique

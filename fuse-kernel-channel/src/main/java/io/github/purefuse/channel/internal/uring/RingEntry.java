@@ -266,8 +266,7 @@ final class RingEntry implements ReplyPort {
 
     /** Answers a file reply EIO instead (nothing of the file is sent). */
     private void answerEio(Exchange exchange) {
-        owner.context().error(opcode, unique, Errno.EIO, scratch);
-        header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
+        exchange.eioHeader(header, 0);
         exchange.sentFile(commit(0) ? 0 : EBADF, 0);
     }
 
