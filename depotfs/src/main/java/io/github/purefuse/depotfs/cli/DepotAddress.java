@@ -3,6 +3,7 @@ package io.github.purefuse.depotfs.cli;
 import io.github.purefuse.depotfs.store.DepotException;
 import io.github.purefuse.depotfs.store.LocalDepot;
 import io.github.purefuse.depotfs.store.WritableDepot;
+import io.github.purefuse.depotfs.store.s3.CaBundle;
 import io.github.purefuse.depotfs.store.s3.S3Depot;
 import io.github.purefuse.depotfs.store.s3.S3Location;
 import io.github.purefuse.depotfs.store.s3.S3Options;
@@ -45,8 +46,9 @@ final class DepotAddress {
     @Nullable Integer timeoutSeconds;
 
     @Option(names = "--s3-http-client", paramLabel = "KIND",
-            description = "the AWS SDK's HTTP client: CRT (default: less CPU per byte and per request here) or NETTY")
-    S3Options.HttpClientKind httpClient = S3Options.HttpClientKind.CRT;
+            description = "the AWS SDK's HTTP client: CRT (default: less CPU per byte and per request here) or NETTY"
+                    + " (default when AWS_CA_BUNDLE or the profile's ca_bundle names CA certificates: CRT cannot use them)")
+    S3Options.@Nullable HttpClientKind httpClient;
 
     /** {@return whether the depot is in S3} */
     boolean isS3() {
@@ -89,7 +91,8 @@ final class DepotAddress {
                 throw new DepotfsCli.UsageException("--depot " + depot + ": an S3 depot is s3://BUCKET/PREFIX (lower case,"
                         + " two slashes); for a local directory of that name, write ./" + depot);
             }
-            if (endpoint != null || region != null || anonymous || timeoutSeconds != null || prefetchMib != null) {
+            if (endpoint != null || region != null || anonymous || timeoutSeconds != null || prefetchMib != null
+                    || httpClient != null) {
                 throw new DepotfsCli.UsageException("--endpoint, --region, --anonymous and --s3-* apply to s3:// depots only");
             }
             return create ? LocalDepot.openOrCreate(Path.of(depot)) : LocalDepot.open(Path.of(depot));
@@ -181,7 +184,16 @@ final class DepotAddress {
         if (region != null && region.isBlank()) {
             throw new DepotfsCli.UsageException("--region must not be empty");
         }
-        S3Options o = S3Options.defaults(uri).withRegion(region).withAnonymous(anonymous).withHttpClient(httpClient);
+        CaBundle bundle = CaBundle.find(System.getenv());
+        S3Options.HttpClientKind client = httpClient != null ? httpClient
+                : bundle != null ? S3Options.HttpClientKind.NETTY : S3Options.HttpClientKind.CRT;
+        if (bundle != null && client == S3Options.HttpClientKind.CRT) {
+            System.getLogger(DepotAddress.class.getName()).log(System.Logger.Level.WARNING, "the CRT client cannot use"
+                    + " the CA certificates of " + bundle.source() + " (" + bundle.file() + "): it trusts the system's"
+                    + " store and SSL_CERT_FILE only; leave out --s3-http-client CRT to use them");
+        }
+        S3Options o = S3Options.defaults(uri).withRegion(region).withAnonymous(anonymous).withHttpClient(client)
+                .withCaBundle(bundle);
         if (prefetchMib != null) {
             o = o.withPrefetchBytes((long) prefetchMib << 20);
         }

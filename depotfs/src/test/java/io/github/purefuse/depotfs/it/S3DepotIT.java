@@ -417,11 +417,79 @@ class S3DepotIT {
                         .withTimeouts(java.time.Duration.ofSeconds(3), java.time.Duration.ofSeconds(8), 2);
                 java.io.IOException e = assertThrows(java.io.IOException.class,
                         () -> S3Depot.open(S3Location.parse("s3://bkt/p"), options));
-                assertTrue(e.getMessage().contains("to trust your own CA's certificate: SSL_CERT_FILE="), client + ": " + e.getMessage());
+                assertTrue(e.getMessage().contains("to trust your own CA's certificate: AWS_CA_BUNDLE=CA.pem"), client + ": " + e.getMessage());
             }
             tls.close();
             answering.join(java.time.Duration.ofSeconds(10));
         }
+    }
+
+    /**
+     * An https S3 server whose certificate a private CA signed (here: self-signed), trusted as the AWS CLI trusts it:
+     * through {@code AWS_CA_BUNDLE}, or {@code ca_bundle} in the profile of {@code AWS_CONFIG_FILE}. Both work with
+     * the default client (NETTY then, as CRT cannot take them); without either the certificate is refused and the
+     * message says how to trust it; a bundle that is not there is named.
+     */
+    @Test
+    void aPrivateCaIsTrustedThroughAwsCaBundleOrTheProfilesCaBundle(@TempDir Path dir) throws Exception {
+        Path ks = dir.resolve("server.p12");
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        for (String[] cmd : new String[][] {
+                {keytool, "-genkeypair", "-keyalg", "RSA", "-alias", "s", "-dname", "CN=localhost", "-ext",
+                        "SAN=IP:127.0.0.1", "-keystore", ks.toString(), "-storetype", "PKCS12", "-storepass", "changeit",
+                        "-validity", "2"},
+                {keytool, "-exportcert", "-rfc", "-alias", "s", "-keystore", ks.toString(), "-storepass", "changeit",
+                        "-file", dir.resolve("ca.pem").toString()}}) {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), said);
+        }
+        Path src = java.nio.file.Files.createDirectories(dir.resolve("src"));
+        java.nio.file.Files.writeString(src.resolve("hello.txt"), "over TLS\n");
+        Path noConfig = dir.resolve("no-aws-config");
+        Path config = java.nio.file.Files.writeString(dir.resolve("aws-config"),
+                "[default]\nca_bundle = " + dir.resolve("ca.pem") + "\n");
+        try (S3ProxyServer tls = S3ProxyServer.signedTls(dir.resolve("s3"), "tls-bkt", ks)) {
+            String[] address = {"--depot", "s3://tls-bkt/p", "--endpoint", tls.httpsEndpoint().toString(), "--s3-timeout", "20"};
+            String[] imported = cli(java.util.Map.of("AWS_CA_BUNDLE", dir.resolve("ca.pem").toString(),
+                    "AWS_CONFIG_FILE", noConfig.toString()), concat(new String[] {"import", src.toString(), "--root", "r",
+                    "--quiet"}, address));
+            assertEquals("0", imported[0], imported[1]);
+            String[] listed = cli(java.util.Map.of("AWS_CONFIG_FILE", config.toString()),
+                    concat(new String[] {"ls", "r"}, address));
+            assertEquals("0", listed[0], listed[1]);
+            assertTrue(listed[1].contains("hello.txt"), listed[1]);
+            String[] refused = cli(java.util.Map.of("AWS_CONFIG_FILE", noConfig.toString()),
+                    concat(new String[] {"ls", "r", "--s3-http-client", "NETTY"}, address));
+            assertEquals("1", refused[0], refused[1]);
+            assertTrue(refused[1].contains("to trust your own CA's certificate: AWS_CA_BUNDLE=CA.pem"), refused[1]);
+            String[] missing = cli(java.util.Map.of("AWS_CA_BUNDLE", dir.resolve("nope.pem").toString(),
+                    "AWS_CONFIG_FILE", noConfig.toString()), concat(new String[] {"ls", "r"}, address));
+            assertTrue(missing[1].contains("AWS_CA_BUNDLE " + dir.resolve("nope.pem") + ": cannot read it"), missing[1]);
+            assertTrue(!"0".equals(missing[0]), missing[1]);
+        }
+    }
+
+    /** Runs the depotfs CLI in a child JVM with the test credentials and {@code env}; {@return its exit code and output} */
+    private static String[] cli(java.util.Map<String, String> env, String... args) throws Exception {
+        java.util.List<String> cmd = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                io.github.purefuse.depotfs.cli.DepotfsCli.class.getName()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().remove("AWS_CA_BUNDLE");
+        pb.environment().putAll(S3ProxyServer.credentialsEnvironment());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), said);
+        return new String[] {Integer.toString(p.exitValue()), said};
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     @Test

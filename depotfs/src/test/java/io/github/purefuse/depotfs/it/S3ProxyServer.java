@@ -31,6 +31,9 @@ public final class S3ProxyServer implements AutoCloseable {
     private final int port;
     private final String authorization;
     private Process process;
+    /** A PKCS12 key store (password {@code changeit}) for an https port beside the http one, or null. */
+    private Path keyStore;
+    private int tlsPort;
 
     private S3ProxyServer(Path dir, int port, String authorization) {
         this.dir = dir;
@@ -71,6 +74,37 @@ public final class S3ProxyServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Starts a signed server ({@link #signed}) that also answers https on {@link #httpsEndpoint()}, with the key and
+     * certificate of {@code keyStore} (PKCS12, password {@code changeit}).
+     *
+     * @param dir      a fresh directory for the server's data
+     * @param bucket   the bucket to create
+     * @param keyStore the server's key store
+     */
+    public static S3ProxyServer signedTls(Path dir, String bucket, Path keyStore) throws IOException, InterruptedException {
+        int port;
+        int tls;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+             ServerSocket t = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+            tls = t.getLocalPort();
+        }
+        S3ProxyServer server = new S3ProxyServer(dir, port, "aws-v2-or-v4");
+        server.keyStore = keyStore;
+        server.tlsPort = tls;
+        server.restart();
+        server.createBucket(bucket);
+        System.setProperty("aws.accessKeyId", IDENTITY);
+        System.setProperty("aws.secretAccessKey", CREDENTIAL);
+        return server;
+    }
+
+    /** {@return the https endpoint of a {@link #signedTls} server} */
+    public URI httpsEndpoint() {
+        return URI.create("https://127.0.0.1:" + tlsPort);
+    }
+
     /** Starts the server process (again), on the same port and data. */
     void restart() throws IOException, InterruptedException {
         Path data = Files.createDirectories(dir.resolve("data"));
@@ -82,6 +116,8 @@ public final class S3ProxyServer implements AutoCloseable {
                 "s3proxy.credential=" + CREDENTIAL,
                 "jclouds.provider=filesystem",
                 "jclouds.filesystem.basedir=" + data,
+                keyStore == null ? "" : "s3proxy.secure-endpoint=https://127.0.0.1:" + tlsPort
+                        + "\ns3proxy.keystore-path=" + keyStore + "\ns3proxy.keystore-password=changeit",
                 "") , StandardCharsets.UTF_8);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-XX:TieredStopAtLevel=1",

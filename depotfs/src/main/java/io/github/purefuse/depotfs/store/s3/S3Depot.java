@@ -186,15 +186,15 @@ public final class S3Depot implements WritableDepot {
     }
 
     /** A depot over a new client whose requests it counts; nothing sent yet. */
-    private static S3Depot connect(S3Location location, S3Options options) {
+    private static S3Depot connect(S3Location location, S3Options options) throws DepotException {
         RequestCounts counts = new RequestCounts();
         return new S3Depot(newClient(options, counts), location, options, counts);
     }
 
     /** How to trust a private CA's certificate, for each HTTP client. */
-    static final String TRUST_HINT = "to trust your own CA's certificate: SSL_CERT_FILE=CA.pem or the system's store"
-            + " (update-ca-certificates) for the default CRT client, DEPOTFS_JAVA_OPTS=-Djavax.net.ssl.trustStore=FILE"
-            + " for --s3-http-client NETTY";
+    static final String TRUST_HINT = "to trust your own CA's certificate: AWS_CA_BUNDLE=CA.pem (or ca_bundle in the"
+            + " AWS profile; the NETTY client then carries the requests), SSL_CERT_FILE=CA.pem or the system's store"
+            + " (update-ca-certificates) for the CRT client";
 
     /** {@return whether the TLS handshake failed on the server's certificate (untrusted, expired, another host's)} */
     private static boolean certificateRefused(@Nullable Throwable t) {
@@ -206,10 +206,13 @@ public final class S3Depot implements WritableDepot {
         return false;
     }
 
-    private static S3AsyncClient newClient(S3Options o, RequestCounts counts) {
+    private static S3AsyncClient newClient(S3Options o, RequestCounts counts) throws DepotException {
         ProxySetting proxy = ProxySetting.resolve(o.endpoint(), System.getenv(), System.getProperties());
+        javax.net.ssl.TrustManager[] trust = o.caBundle() != null && o.httpClient() == S3Options.HttpClientKind.NETTY
+                ? o.caBundle().trustManagers() : null;
         SdkAsyncHttpClient http = switch (o.httpClient()) {
             case NETTY -> NettyNioAsyncHttpClient.builder()
+                    .tlsTrustManagersProvider(trust == null ? null : () -> trust)
                     .proxyConfiguration(proxy == null
                             ? software.amazon.awssdk.http.nio.netty.ProxyConfiguration.builder()
                                     .useSystemPropertyValues(false).useEnvironmentVariableValues(false).build()
@@ -434,7 +437,10 @@ public final class S3Depot implements WritableDepot {
         m = NETTY_CLOSED_ADVICE.matcher(m).replaceFirst("$1 $2");
         java.net.URI endpoint = options.endpoint();
         if (certificateRefused(t)) {
-            m += "; " + TRUST_HINT;
+            CaBundle bundle = options.caBundle();
+            m += "; " + (bundle != null && options.httpClient() == S3Options.HttpClientKind.NETTY
+                    ? "the server's certificate is not signed by a CA in " + bundle.file() + " (" + bundle.source() + ")"
+                    : TRUST_HINT);
         }
         if (endpoint != null && "https".equalsIgnoreCase(endpoint.getScheme()) && m.contains("closed")) {
             // A plain HTTP server answers a TLS hello with an error and closes: each of the 8 attempts says only that

@@ -24,10 +24,13 @@ import org.jspecify.annotations.Nullable;
  * @param maxConnections connections kept to the server at most
  * @param prefetchBytes  the memory cap of all prefetch buffers of the depot together (see {@link PrefetchBudget}),
  *                       bytes; 0 turns prefetching off (every read is an exact ranged GET)
+ * @param caBundle       the CA certificates an {@code https} endpoint is checked against instead of the JDK's
+ *                       ({@link CaBundle}: {@code AWS_CA_BUNDLE}, a profile's {@code ca_bundle}), for the NETTY
+ *                       client; {@code null}: the client's own trust (the JDK's for NETTY, the system's for CRT)
  */
 public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean anonymous, HttpClientKind httpClient,
                         Duration attemptTimeout, Duration callTimeout, int maxAttempts, int maxConnections,
-                        long prefetchBytes) {
+                        long prefetchBytes, @Nullable CaBundle caBundle) {
 
     /** The HTTP clients of the AWS SDK that the depot can use. */
     public enum HttpClientKind {
@@ -66,7 +69,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      */
     public static S3Options defaults(@Nullable URI endpoint) {
         return new S3Options(endpoint, null, false, HttpClientKind.CRT, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CALL_TIMEOUT,
-                DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_CONNECTIONS, PrefetchBudget.DEFAULT_BYTES);
+                DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_CONNECTIONS, PrefetchBudget.DEFAULT_BYTES, null);
     }
 
     /**
@@ -75,7 +78,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param r the region, or {@code null}
      */
     public S3Options withRegion(@Nullable String r) {
-        return new S3Options(endpoint, r, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes);
+        return new S3Options(endpoint, r, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes, caBundle);
     }
 
     /**
@@ -84,7 +87,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param a true for unsigned requests
      */
     public S3Options withAnonymous(boolean a) {
-        return new S3Options(endpoint, region, a, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes);
+        return new S3Options(endpoint, region, a, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes, caBundle);
     }
 
     /**
@@ -93,7 +96,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param kind the client
      */
     public S3Options withHttpClient(HttpClientKind kind) {
-        return new S3Options(endpoint, region, anonymous, kind, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes);
+        return new S3Options(endpoint, region, anonymous, kind, attemptTimeout, callTimeout, maxAttempts, maxConnections, prefetchBytes, caBundle);
     }
 
     /**
@@ -102,7 +105,7 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param bytes the cap, 0 for no prefetching
      */
     public S3Options withPrefetchBytes(long bytes) {
-        return new S3Options(endpoint, region, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, bytes);
+        return new S3Options(endpoint, region, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections, bytes, caBundle);
     }
 
     /**
@@ -113,6 +116,16 @@ public record S3Options(@Nullable URI endpoint, @Nullable String region, boolean
      * @param attempts attempts per request
      */
     public S3Options withTimeouts(Duration attempt, Duration call, int attempts) {
-        return new S3Options(endpoint, region, anonymous, httpClient, attempt, call, attempts, maxConnections, prefetchBytes);
+        return new S3Options(endpoint, region, anonymous, httpClient, attempt, call, attempts, maxConnections, prefetchBytes, caBundle);
+    }
+
+    /**
+     * {@return a copy with another CA bundle}
+     *
+     * @param bundle the bundle, or {@code null} for the client's own trust
+     */
+    public S3Options withCaBundle(@Nullable CaBundle bundle) {
+        return new S3Options(endpoint, region, anonymous, httpClient, attemptTimeout, callTimeout, maxAttempts, maxConnections,
+                prefetchBytes, bundle);
     }
 }
