@@ -968,6 +968,14 @@ public final class PathAdapter implements ReadOnlyFileSystem {
         List<PathEntry> kept = null;
         for (int i = 0; i < entries.size(); i++) {
             PathEntry e = entries.get(i);
+            if ((e.name().equals(".") || e.name().equals("..")) && e.attr().type() == FileType.DIRECTORY) {
+                // the adapter lists . and .. itself: these are taken for real names of that spelling (a JSON member
+                // ".") and listed under a short form, which is also what a port of a libfuse or jnr-fuse readdir
+                // that hands . and .. to its filler gets: two odd directories, and no other sign of it
+                failures.once("dot names", () -> "list of " + dir + " gave an entry named \"" + e.name() + "\": the"
+                        + " adapter lists . and .. itself, so it is listed as a real name of that spelling, under a short"
+                        + " form (" + e.name() + NameShortener.SEPARATOR + "...); leave . and .. out of list() (logged once)");
+            }
             if (seen.add(e.name())) {
                 if (kept != null) {
                     kept.add(e);

@@ -90,7 +90,9 @@ public interface PathFileSystem {
      * that timeout ends (1 s by default; a day with {@link PathAdapter.Builder#immutable()}).
      *
      * @param dir the directory
-     * @return its entries in a stable order, without {@code .} and {@code ..} (the adapter adds them), each
+     * @return its entries in a stable order, without {@code .} and {@code ..} (the adapter adds them; unlike a
+     *     libfuse or jnr-fuse {@code readdir} filler, an entry named {@code .} or {@code ..} here is taken for a
+     *     real name of that spelling and listed under a short form; a directory so named also gets a log line), each
      *     with the same attributes as {@link #stat} of its path
      * @throws IOException ENOENT if {@code dir} does not exist, ENOTDIR if it is not a directory, or any
      *     other error (see the class description)

@@ -941,6 +941,54 @@ class PathAdapterTest {
                 records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).map(r -> r.getMessage()).toList());
     }
 
+    /**
+     * A port of a libfuse or jnr-fuse readdir hands {@code .} and {@code ..} to list() as its filler took them: they
+     * are listed as real names under short forms (the adapter adds the real . and ..), and one log line says why.
+     */
+    @Test
+    void dotAndDotDotFromListAreLoggedOnce() {
+        PathFileSystem dots = new Over(fs) {
+            @Override
+            public List<PathEntry> list(FsPath dir) {
+                Attr d = Attr.builder(FileType.DIRECTORY).permissions(0555).build();
+                Attr file = Attr.builder(FileType.REGULAR).permissions(0444).build();
+                return List.of(new PathEntry(".", d), new PathEntry("..", d), new PathEntry("hello.txt", file));
+            }
+        };
+        PathAdapter a = PathAdapter.builder(dots).build();
+        List<java.util.logging.LogRecord> records = captureLogs(() -> {
+            for (int round = 0; round < 2; round++) {
+                FileHandle fh = assertInstanceOf(Opened.class, a.opendir(Requests.opendir(NodeId.ROOT))).fh();
+                FakeDirectoryPage page = new FakeDirectoryPage(false, 4096);
+                a.readdir(Requests.readdir(NodeId.ROOT, fh, 0, 4096), page);
+                List<String> names = page.entries().stream().map(DirEntry::name).toList();
+                assertEquals(5, names.size(), names.toString());
+                assertEquals(List.of(".", ".."), names.subList(0, 2));
+                assertTrue(names.get(2).startsWith(".~") && names.get(3).startsWith("..~"), names.toString());
+                a.releasedir(Requests.releasedir(NodeId.ROOT, fh));
+            }
+        });
+        List<String> warnings = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING)
+                .map(r -> r.getMessage()).toList();
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).startsWith("list of / gave an entry named \".\": the adapter lists . and .. itself"),
+                warnings.get(0));
+
+        // a file named "." (a JSON member, an object key) is a real name: listed under its short form, no warning
+        PathAdapter files = PathAdapter.builder(new Over(fs) {
+            @Override
+            public List<PathEntry> list(FsPath dir) {
+                Attr file = Attr.builder(FileType.REGULAR).permissions(0444).build();
+                return List.of(new PathEntry(".", file), new PathEntry("..", file));
+            }
+        }).build();
+        List<java.util.logging.LogRecord> none = captureLogs(() -> {
+            FileHandle fh = assertInstanceOf(Opened.class, files.opendir(Requests.opendir(NodeId.ROOT))).fh();
+            files.releasedir(Requests.releasedir(NodeId.ROOT, fh));
+        });
+        assertEquals(List.of(), none.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING).toList());
+    }
+
     /** A root that is missing or not a directory fails the mount at INIT, named, instead of a silent dead mount. */
     @Test
     void aMissingOrNonDirectoryRootFailsInit() {
