@@ -144,12 +144,13 @@ wanted() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 # ---------------------------------------------------------------------------------------
 echo "building libfuse examples in $WORK/bin"
 mkdir -p "$WORK/bin"
-for ex in passthrough_ll hello_ll; do
+for ex in passthrough_ll hello_ll passthrough; do
     gcc -Wall $(pkg-config fuse3 --cflags) "$EXAMPLES/$ex.c" -o "$WORK/bin/$ex" \
         $(pkg-config fuse3 --libs)
 done
 PT="$WORK/bin/passthrough_ll"
 HELLO="$WORK/bin/hello_ll"
+PTHL="$WORK/bin/passthrough"
 
 make_tree() { # dir
     local s=$1
@@ -282,6 +283,31 @@ capture_direct_io() {
     finish_capture "$name"
 }
 
+# ---------------------------------------------------------------------------------------
+# 5. passthrough_hl: libfuse's high-level (path-based) passthrough example: what the common
+#    libfuse high-level API puts on the wire (zero entry/attr timeouts, use_ino, readdirplus
+#    where the library asks for it) for ls -l, stat, cat, readlink of a small tree.
+capture_passthrough_hl() {
+    local name=passthrough_hl S="$WORK/hl-src$1" M="$WORK/hl-mnt$1"
+    STEPS_FILE="$STEPS_DIR/$name.md"; : >"$STEPS_FILE"
+    mkdir -p "$S/sub"
+    printf 'high level\n' >"$S/hello.txt"
+    printf 'nested\n' >"$S/sub/nested.txt"
+    ln -s hello.txt "$S/link"
+    find "$S" -exec touch -h -d @1700000000 {} +
+    printf -- '- server: `passthrough -d -s -f -o modules=subdir,subdir=$T/hl-src%s $T/hl-mnt%s` (under strace)\n' "$1" "$1" >>"$STEPS_FILE"
+    start_traced "$name" "$M" "$PTHL" -d -s -f -o modules=subdir -o "subdir=$S" "$M"
+    step "long listing" -- ls -l "$M"
+    step "long listing of a subdirectory" -- ls -l "$M/sub"
+    step "stat a file" -- stat "$M/hello.txt"
+    step "cat" -- cat "$M/hello.txt" "$M/sub/nested.txt"
+    step "readlink" -- readlink "$M/link"
+    step "negative lookup" -- stat "$M/nope"
+    step "unmount" -- umount "$M"
+    wait_exit "$TRACED_PID"
+    finish_capture "$name"
+}
+
 # capture_with_retry NAME REQUIRED_OPCODE...
 # The machine is shared: other processes (e.g. a benchmark dropping caches) can make the
 # kernel evict inodes at any time, so FORGETs may arrive merged into one BATCH_FORGET.
@@ -304,6 +330,7 @@ wanted passthrough_ll && capture_with_retry passthrough_ll FORGET BATCH_FORGET L
 wanted hello_ll && capture_with_retry hello_ll INIT
 wanted interrupt && capture_with_retry interrupt INTERRUPT
 wanted direct_io && capture_with_retry direct_io READ
+wanted passthrough_hl && capture_with_retry passthrough_hl READDIRPLUS READLINK
 
 echo "workload log:"; sed 's/^/  /' "$WORK/workload.log"
 

@@ -26,6 +26,9 @@ CAPTURES = [
     ("direct_io",
      "libfuse `passthrough_ll`, single-threaded, `-o cache=never`: FOPEN_DIRECT_IO opens, "
      "1 MiB READ frames from `dd bs=1M`, a short READ at EOF, zero entry/attr timeouts."),
+    ("passthrough_hl",
+     "libfuse's high-level `passthrough` example (path-based API), single-threaded: `ls -l`, "
+     "stat, cat, readlink; READDIRPLUS entries with nodeid 0, STATX and FLUSH answered ENOSYS."),
 ]
 
 
