@@ -340,4 +340,7 @@ if [ -z "$ONLY" ]; then
     python3 "$HERE/make_readme.py" --captures "$OUT" --steps "$STEPS_DIR" \
         --workload-log "$WORK/workload.log" >"$OUT/README.md"
     echo "wrote $OUT/README.md"
+else
+    echo "README.md not rewritten (--only): it describes every capture, so run without --only to regenerate it;" \
+        "a new capture also goes into make_readme.py's CAPTURES and GoldenCaptureTest.CAPTURES" >&2
 fi

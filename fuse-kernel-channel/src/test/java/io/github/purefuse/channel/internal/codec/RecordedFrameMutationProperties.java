@@ -63,7 +63,7 @@ public class RecordedFrameMutationProperties {
 
     public static List<Recorded> load() {
         List<Recorded> all = new ArrayList<>();
-        for (String name : List.of("hello_ll", "interrupt", "passthrough_ll", "direct_io")) {
+        for (String name : GoldenCaptureTest.CAPTURES) {
             List<FuseCapture.Frame> frames;
             try (InputStream in = RecordedFrameMutationProperties.class.getResourceAsStream("/captures/" + name + ".fusecap")) {
                 frames = FuseCapture.parse(in.readAllBytes(), name);

@@ -58,7 +58,7 @@ class RecordedReplyMutationProperties {
 
     static List<Pair> load() {
         List<Pair> all = new ArrayList<>();
-        for (String name : List.of("hello_ll", "interrupt", "passthrough_ll", "direct_io")) {
+        for (String name : GoldenCaptureTest.CAPTURES) {
             List<FuseCapture.Frame> frames;
             try (InputStream in = RecordedReplyMutationProperties.class.getResourceAsStream("/captures/" + name + ".fusecap")) {
                 frames = FuseCapture.parse(in.readAllBytes(), name);
