@@ -61,6 +61,26 @@ public interface Notifier {
     boolean invalEntry(NodeId parent, String name) throws IOException;
 
     /**
+     * {@code FUSE_NOTIFY_INVAL_ENTRY} with {@code FUSE_EXPIRE_ONLY} (protocol 7.38, Linux 6.6): marks a cached name
+     * as expired instead of dropping it. The kernel keeps the name, what is mounted on it and the names cached
+     * below it, and asks again ({@code LOOKUP}) at its next use; a LOOKUP that answers the same node keeps them
+     * all. {@link #invalEntry} drops the name at once, and with it every cached name below it (a submount on it
+     * is detached).
+     *
+     * @param parent the directory
+     * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string
+     * @return whether the kernel knew the name
+     * @throws IOException on any other error (ENAMETOOLONG for a name above the kernel's limit)
+     * @throws IllegalStateException from a call serving a LOOKUP, READDIR, READDIRPLUS or FSYNCDIR of {@code parent}
+     * @throws UnsupportedOperationException when the kernel did not offer {@code FUSE_HAS_EXPIRE_ONLY} (older than
+     *                                       Linux 6.6, which would drop the name instead), and from a
+     *                                       {@code Notifier} that cannot send it (this default)
+     */
+    default boolean expireEntry(NodeId parent, String name) throws IOException {
+        throw new UnsupportedOperationException("FUSE_EXPIRE_ONLY is not supported by " + getClass().getName());
+    }
+
+    /**
      * {@code FUSE_NOTIFY_DELETE}: like {@link #invalEntry}, and tells watchers the name was deleted if
      * it pointed at {@code child}.
      *

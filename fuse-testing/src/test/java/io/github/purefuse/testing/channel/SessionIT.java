@@ -793,6 +793,64 @@ class SessionIT {
     }
 
     @Test
+    void anExpiredNameIsLookedUpAgainAtItsNextUse() throws Exception {
+        // FUSE_EXPIRE_ONLY (Linux 6.6): the kernel keeps the name but asks again at its next use; stat(1) sees it.
+        AtomicInteger lookups = new AtomicInteger();
+        TestFs fs = new TestFs() {
+            @Override
+            public LookupReply lookup(Lookup request) {
+                if (request.name().equals("hello")) {
+                    lookups.incrementAndGet();
+                }
+                return super.lookup(request);
+            }
+        };
+        mount = mountTest(fs);
+        String hello = mount.path().resolve("hello").toString();
+        run("stat", hello).ok();
+        run("stat", hello).ok();
+        assertEquals(1, lookups.get(), "the name is cached for a minute");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                fs.connection.negotiated().offered(io.github.purefuse.api.types.InitFlag.HAS_EXPIRE_ONLY),
+                "the kernel offers FUSE_HAS_EXPIRE_ONLY (Linux 6.6+)");
+        assertTrue(fs.connection.notifier().expireEntry(NodeId.ROOT, "hello"), "a cached name");
+        run("stat", hello).ok();
+        assertEquals(2, lookups.get(), "an expired name is looked up again");
+        run("stat", hello).ok();
+        assertEquals(2, lookups.get(), "and cached again by that LOOKUP");
+        assertFalse(fs.connection.notifier().expireEntry(NodeId.ROOT, "never-looked-up"), "an unknown name: ENOENT");
+        assertEquals(1, mount.session().stats().notificationsWritten(), "ENOENT is an answer, not a notification written");
+        assertEquals(0, mount.session().stats().writeErrors());
+    }
+
+    @Test
+    void anExpiredNameKeepsWhatIsMountedOnItADroppedOneDoesNot() throws Exception {
+        // The difference between expireEntry and invalEntry that a user sees: a bind mount on the name survives
+        // the first (and the LOOKUP that revalidates the name), the kernel detaches it at the second.
+        TestFs fs = new TestFs();
+        mount = mountTest(fs);
+        Path hello = mount.path().resolve("hello");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                fs.connection.negotiated().offered(io.github.purefuse.api.types.InitFlag.HAS_EXPIRE_ONLY),
+                "the kernel offers FUSE_HAS_EXPIRE_ONLY (Linux 6.6+)");
+        Path over = Files.createTempFile("purefuse-expire", ".txt");
+        try {
+            Files.writeString(over, "bound over\n");
+            run("mount", "--bind", over.toString(), hello.toString()).ok();
+            assertEquals("bound over\n", run("cat", hello.toString()).ok().out());
+            assertTrue(fs.connection.notifier().expireEntry(NodeId.ROOT, "hello"));
+            assertEquals("bound over\n", run("cat", hello.toString()).ok().out(), "still mounted after the revalidation");
+            assertTrue(run("findmnt", "--mountpoint", hello.toString()).exit() == 0, "the bind mount is kept");
+            assertTrue(fs.connection.notifier().invalEntry(NodeId.ROOT, "hello"));
+            assertFalse(run("findmnt", "--mountpoint", hello.toString()).exit() == 0, "the bind mount is detached");
+            assertEquals(new String(HELLO, StandardCharsets.UTF_8), run("cat", hello.toString()).ok().out());
+        } finally {
+            run("umount", "-l", hello.toString()); // fails when already detached, as expected
+            Files.deleteIfExists(over);
+        }
+    }
+
+    @Test
     void aNotificationThatWouldWaitForItsOwnCallIsRefused() throws Exception {
         // INVAL_ENTRY from a LOOKUP in that directory, INVAL_INODE of data from a READ of that file: the kernel
         // holds the directory's lock or the pages until the call replies, so each would deadlock; they throw.

@@ -24,6 +24,12 @@ public final class NotifyCode {
     /** {@code FUSE_NOTIFY_PRUNE}: drop unused cached nodes (7.45). */
     public static final int PRUNE = 9;
 
+    /**
+     * {@code FUSE_EXPIRE_ONLY}: the flag of {@code fuse_notify_inval_entry_out.flags} (7.38) that expires the name
+     * instead of dropping it; a kernel that offers {@code FUSE_HAS_EXPIRE_ONLY} honours it.
+     */
+    public static final int INVAL_ENTRY_EXPIRE_ONLY = 1 << 0;
+
     private NotifyCode() {
     }
 

@@ -333,7 +333,8 @@ public final class ReplyEncoder {
      * @param scratch receives the frame, flipped
      * @param parent  the directory's nodeid
      * @param name    the name's bytes, without NUL
-     * @param flags   {@code FUSE_EXPIRE_ONLY} (1) to only expire the name, else 0
+     * @param flags   {@link io.github.purefuse.channel.internal.abi.NotifyCode#INVAL_ENTRY_EXPIRE_ONLY} to only expire
+     *                the name, else 0
      */
     public void notifyInvalEntry(ByteBuffer scratch, long parent, byte[] name, int flags) {
         int at = OUT_HEADER + FuseStructs.FuseNotifyInvalEntryOut.BYTES;

@@ -5,10 +5,12 @@ import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.api.Notifier;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.FileNames;
+import io.github.purefuse.api.types.InitFlag;
 import io.github.purefuse.api.types.LocalFile;
 import io.github.purefuse.api.types.NodeId;
 import io.github.purefuse.api.types.Opcode;
 import io.github.purefuse.channel.internal.abi.InitFlags;
+import io.github.purefuse.channel.internal.abi.NotifyCode;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
 import io.github.purefuse.channel.internal.linux.Native;
@@ -186,10 +188,25 @@ final class Connection implements FuseConnection {
 
         @Override
         public boolean invalEntry(NodeId parent, String name) throws IOException {
+            return invalEntry(parent, name, 0);
+        }
+
+        @Override
+        public boolean expireEntry(NodeId parent, String name) throws IOException {
+            if (!negotiated.offered(InitFlag.HAS_EXPIRE_ONLY)) {
+                // A kernel before 6.6 reads the flags as padding: it would drop the name, not expire it.
+                throw new UnsupportedOperationException("FUSE_EXPIRE_ONLY needs a kernel that offers"
+                        + " FUSE_HAS_EXPIRE_ONLY (Linux 6.6, protocol 7.38); this one speaks 7." + negotiated.kernelMinor());
+            }
+            return invalEntry(parent, name, NotifyCode.INVAL_ENTRY_EXPIRE_ONLY);
+        }
+
+        /** {@code FUSE_NOTIFY_INVAL_ENTRY} with {@code fuse_notify_inval_entry_out.flags}. */
+        private boolean invalEntry(NodeId parent, String name, int flags) throws IOException {
             refuseFromOwnCall("FUSE_NOTIFY_INVAL_ENTRY", parent.value(), DIRECTORY_LOCKED);
             byte[] n = FileNames.encode(name);
             ByteBuffer s = scratch(64 + n.length);
-            encoder.notifyInvalEntry(s, parent.value(), n, 0);
+            encoder.notifyInvalEntry(s, parent.value(), n, flags);
             return notification(new ByteBuffer[] {s}, 1);
         }
 

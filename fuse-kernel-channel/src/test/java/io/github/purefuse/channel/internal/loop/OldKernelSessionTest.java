@@ -122,6 +122,43 @@ class OldKernelSessionTest {
         assertEquals(List.of(), problems, k + " (FUSE 7." + k.minor + ")");
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Kernel.class, names = {"LINUX_6_1", "LINUX_6_6"})
+    void expireEntrySendsFuseExpireOnlyOnlyToAKernelThatOffersIt(Kernel k) throws Exception {
+        // Before 6.6 the kernel reads fuse_notify_inval_entry_out.flags as padding and would drop the name:
+        // expireEntry refuses there instead of doing something else than it says.
+        BlockingQueue<byte[]> frames = new LinkedBlockingQueue<>();
+        FakeDevice mount = new FakeDevice(frames);
+        frames.add(init(k));
+        TinyFs fs = new TinyFs();
+        Engine engine = Engine.start(mount, null, fs,
+                new Engine.Config(1, 16, new InitNegotiation.Settings(0, 64, 48, 256, 256, false, false)));
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (fs.connection == null && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            io.github.purefuse.api.Notifier notifier = fs.connection.notifier();
+            io.github.purefuse.api.types.NodeId root = io.github.purefuse.api.types.NodeId.ROOT;
+            if (k == Kernel.LINUX_6_1) {
+                org.junit.jupiter.api.Assertions.assertThrows(UnsupportedOperationException.class,
+                        () -> notifier.expireEntry(root, "a"));
+                assertEquals(0, mount.repliesNow().stream().filter(r -> Frames.unique(r) == 0).count(), "nothing written");
+            } else {
+                assertTrue(notifier.expireEntry(root, "a"));
+                byte[] n = mount.repliesNow().stream().filter(r -> Frames.unique(r) == 0).findFirst().orElseThrow();
+                ByteBuffer b = ByteBuffer.wrap(n).order(ByteOrder.LITTLE_ENDIAN);
+                assertEquals(3, b.getInt(4), "FUSE_NOTIFY_INVAL_ENTRY in out_header.error");
+                assertEquals(1L, b.getLong(16), "parent");
+                assertEquals(1, b.getInt(16 + 8), "namelen");
+                assertEquals(1, b.getInt(16 + 12), "flags: FUSE_EXPIRE_ONLY");
+            }
+        } finally {
+            frames.add(FakeDevice.END);
+            assertTrue(engine.awaitTermination(Duration.ofSeconds(20)));
+        }
+    }
+
     private static void check(List<String> problems, String what, Object expected, Object actual) {
         if (!expected.equals(actual)) {
             problems.add(what + ": expected " + expected + ", got " + actual);
