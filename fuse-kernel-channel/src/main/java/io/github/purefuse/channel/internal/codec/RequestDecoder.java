@@ -318,12 +318,12 @@ public final class RequestDecoder {
                 b.requireNodeid();
                 return new Readlink(h);
             }
-            case 14 -> {
+            case 14 -> { // FUSE_OPEN
                 b.requireNodeid();
                 b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
                 return new Open(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
             }
-            case 27 -> {
+            case 27 -> { // FUSE_OPENDIR
                 b.requireNodeid();
                 b.need(FuseStructs.FuseOpenIn.BYTES, "fuse_open_in");
                 return new Opendir(h, b.i32(FuseStructs.FuseOpenIn.FLAGS), b.i32(FuseStructs.FuseOpenIn.OPEN_FLAGS));
@@ -338,7 +338,7 @@ public final class RequestDecoder {
                 int flags = compat ? 0 : b.i32(FuseStructs.FuseReadIn.FLAGS);
                 return opcode == 28 ? new Readdir(h, fh, offset, size, flags) : new Readdirplus(h, fh, offset, size, flags);
             }
-            case 17 -> {
+            case 17 -> { // FUSE_STATFS
                 b.requireNodeid();
                 return new Statfs(h);
             }
@@ -364,7 +364,7 @@ public final class RequestDecoder {
                 b.need(FuseStructs.FuseGetxattrIn.BYTES, "fuse_getxattr_in");
                 return new Getxattr(h, b.name(FuseStructs.FuseGetxattrIn.BYTES), b.i32(FuseStructs.FuseGetxattrIn.SIZE));
             }
-            case 23 -> {
+            case 23 -> { // FUSE_LISTXATTR
                 b.requireNodeid();
                 b.need(FuseStructs.FuseGetxattrIn.BYTES, "fuse_getxattr_in");
                 return new Listxattr(h, b.i32(FuseStructs.FuseGetxattrIn.SIZE));
@@ -374,18 +374,18 @@ public final class RequestDecoder {
                 b.need(FuseStructs.FuseFlushIn.BYTES, "fuse_flush_in");
                 return new Flush(h, b.fh(FuseStructs.FuseFlushIn.FH), b.i64(FuseStructs.FuseFlushIn.LOCK_OWNER));
             }
-            case 34 -> {
+            case 34 -> { // FUSE_ACCESS
                 b.requireNodeid();
                 b.need(FuseStructs.FuseAccessIn.BYTES, "fuse_access_in");
                 return new Access(h, b.i32(FuseStructs.FuseAccessIn.MASK));
             }
-            case 40 -> {
+            case 40 -> { // FUSE_POLL
                 b.requireNodeid();
                 b.need(FuseStructs.FusePollIn.BYTES, "fuse_poll_in");
                 return new Poll(h, b.fh(FuseStructs.FusePollIn.FH), b.i64(FuseStructs.FusePollIn.KH),
                         b.i32(FuseStructs.FusePollIn.FLAGS), b.i32(FuseStructs.FusePollIn.EVENTS));
             }
-            case 46 -> {
+            case 46 -> { // FUSE_LSEEK
                 b.requireNodeid();
                 b.need(FuseStructs.FuseLseekIn.BYTES, "fuse_lseek_in");
                 return new Lseek(h, b.fh(FuseStructs.FuseLseekIn.FH), b.i64(FuseStructs.FuseLseekIn.OFFSET),
@@ -443,11 +443,11 @@ public final class RequestDecoder {
                 return new Mkdir(h, b.name(FuseStructs.FuseMkdirIn.BYTES), b.i32(FuseStructs.FuseMkdirIn.MODE),
                         b.i32(FuseStructs.FuseMkdirIn.UMASK));
             }
-            case 10 -> {
+            case 10 -> { // FUSE_UNLINK
                 b.requireNodeid();
                 return new Unlink(h, b.name(0));
             }
-            case 11 -> {
+            case 11 -> { // FUSE_RMDIR
                 b.requireNodeid();
                 return new Rmdir(h, b.name(0));
             }
@@ -484,15 +484,15 @@ public final class RequestDecoder {
                         b.i32(FuseStructs.FuseWriteIn.WRITE_FLAGS), compat ? 0 : b.i64(FuseStructs.FuseWriteIn.LOCK_OWNER),
                         compat ? 0 : b.i32(FuseStructs.FuseWriteIn.FLAGS));
             }
-            case 21 -> {
+            case 21 -> { // FUSE_SETXATTR
                 b.requireNodeid();
                 return setxattr(b, m);
             }
-            case 24 -> {
+            case 24 -> { // FUSE_REMOVEXATTR
                 b.requireNodeid();
                 return new Removexattr(h, b.name(0));
             }
-            case 26 -> {
+            case 26 -> { // FUSE_INIT
                 return init(b);
             }
             case 31, 32, 33 -> { // FUSE_GETLK, FUSE_SETLK, FUSE_SETLKW: fuse_lk_in
@@ -522,12 +522,12 @@ public final class RequestDecoder {
                 b.need(FuseStructs.FuseInterruptIn.BYTES, "fuse_interrupt_in");
                 return new Interrupt(h, b.i64(FuseStructs.FuseInterruptIn.UNIQUE));
             }
-            case 37 -> {
+            case 37 -> { // FUSE_BMAP
                 b.requireNodeid();
                 b.need(FuseStructs.FuseBmapIn.BYTES, "fuse_bmap_in");
                 return new Bmap(h, b.i64(FuseStructs.FuseBmapIn.BLOCK), b.i32(FuseStructs.FuseBmapIn.BLOCKSIZE));
             }
-            case 38 -> {
+            case 38 -> { // FUSE_DESTROY
                 return new Destroy(h);
             }
             case 39 -> { // FUSE_IOCTL: fuse_ioctl_in, in_size bytes of input
@@ -547,10 +547,10 @@ public final class RequestDecoder {
                 return new NotifyReply(h, b.i64(FuseStructs.FuseNotifyRetrieveIn.OFFSET),
                         b.bytes(FuseStructs.FuseNotifyRetrieveIn.BYTES, size));
             }
-            case 42 -> {
+            case 42 -> { // FUSE_BATCH_FORGET
                 return batchForget(b);
             }
-            case 43 -> {
+            case 43 -> { // FUSE_FALLOCATE
                 b.requireNodeid();
                 b.need(FuseStructs.FuseFallocateIn.BYTES, "fuse_fallocate_in");
                 return new Fallocate(h, b.fh(FuseStructs.FuseFallocateIn.FH),
