@@ -192,6 +192,19 @@ public final class VerifyingDepot extends ForwardingDepot {
         }
     }
 
+    /** A lease on part of a lent range: the reply's own bytes out of the whole chunks that were checked. */
+    private record Narrowed(BufferLease whole, ByteBuffer bytes) implements BufferLease {
+        @Override
+        public BufferLease retain() {
+            return new Narrowed(whole.retain(), bytes);
+        }
+
+        @Override
+        public void close() {
+            whole.close();
+        }
+    }
+
     /** An object whose reads are checked. */
     private final class VerifiedObject implements DepotObject {
         private final Hash hash;
@@ -297,8 +310,12 @@ public final class VerifyingDepot extends ForwardingDepot {
         }
 
         /**
-         * {@inheritDoc} A range of whole chunks is lent as the store lends it, each chunk checked on the
-         * lent bytes first; a range that cuts a chunk is not lent ({@link #read} widens it to whole chunks).
+         * {@inheritDoc} The whole chunks around the range are lent as the store lends them, each chunk checked on
+         * the lent bytes first, and the reply borrows just the range's bytes out of them. A range that cuts a chunk
+         * is lent too: on {@code /dev/fuse} the kernel's READs are 255 pages (1,044,480 bytes, then 4 KiB), which
+         * end and start inside a 64 KiB chunk, and refusing them copied every READ of an S3 mount into a reply
+         * buffer (its prefetch part never lent) and read the chunk they share twice through scratch. Null when the
+         * store does not lend those chunks whole ({@link #read} copies them then).
          */
         @Override
         public @Nullable BufferLease lend(long offset, int length) throws IOException {
@@ -309,22 +326,25 @@ public final class VerifyingDepot extends ForwardingDepot {
             long end = Math.min(size, offset + length);
             int first = sums.chunkOf(offset);
             int last = sums.chunkOf(end - 1);
-            if (sums.start(first) != offset || sums.start(last) + sums.length(last) != end) {
+            long from = sums.start(first);
+            long to = sums.start(last) + sums.length(last);
+            if (to - from > Integer.MAX_VALUE) {
                 return null;
             }
-            BufferLease lease = delegate.lend(offset, (int) (end - offset));
+            BufferLease lease = delegate.lend(from, (int) (to - from));
             if (lease == null) {
                 return null;
             }
             try {
                 ByteBuffer b = lease.bytes();
-                if (b.remaining() != end - offset) {
-                    throw new IllegalStateException("lent " + b.remaining() + " bytes for " + (end - offset));
+                if (b.remaining() != to - from) {
+                    throw new IllegalStateException("lent " + b.remaining() + " bytes for " + (to - from));
                 }
                 for (int c = first; c <= last; c++) {
-                    check(c, b.slice(b.position() + (int) (sums.start(c) - offset), sums.length(c)));
+                    check(c, b.slice(b.position() + (int) (sums.start(c) - from), sums.length(c)));
                 }
-                return lease;
+                return from == offset && to == end ? lease
+                        : new Narrowed(lease, b.slice(b.position() + (int) (offset - from), (int) (end - offset)));
             } catch (Mismatch m) {
                 lease.close();
                 if (!fetchAgain(m)) {

@@ -234,6 +234,98 @@ class VerifyingDepotTest {
     }
 
     /**
+     * A store that lends its bytes (S3's prefetch parts) is lent through the check for the kernel's READs on
+     * {@code /dev/fuse} too: 255 pages (1,044,480 bytes) and then 4 KiB, which end and start inside a chunk. Each
+     * lends the whole chunks around it, checked, and the reply gets just its own bytes (before: no lease, so every
+     * such READ of an S3 mount was copied into a reply buffer); a damaged chunk is still not lent.
+     */
+    @Test
+    void readsThatCutAChunkAreLentOutOfTheWholeChunks() throws Exception {
+        MemoryDepot mem = new MemoryDepot();
+        byte[] data = random(32 * CHUNK, 7);
+        Hash h = mem.putObject(data).hash();
+        java.util.List<long[]> asked = new java.util.ArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+        int[] flip = {-1};
+        Depot lending = new ForwardingDepot(mem) {
+            @Override
+            public DepotObject open(Hash hash, long size) throws IOException {
+                DepotObject o = delegate.open(hash, size);
+                return new DepotObject() {
+                    @Override
+                    public long size() {
+                        return o.size();
+                    }
+
+                    @Override
+                    public int read(ByteBuffer dst, long offset) throws IOException {
+                        return o.read(dst, offset);
+                    }
+
+                    @Override
+                    public io.github.purefuse.api.types.BufferLease lend(long offset, int length) throws IOException {
+                        asked.add(new long[] {offset, length});
+                        ByteBuffer b = ByteBuffer.allocateDirect(length);
+                        o.read(b, offset);
+                        if (flip[0] >= offset && flip[0] < offset + length) {
+                            int i = (int) (flip[0] - offset);
+                            b.put(i, (byte) (b.get(i) ^ 1));
+                        }
+                        open.incrementAndGet();
+                        return new io.github.purefuse.api.types.BufferLease() {
+                            @Override
+                            public ByteBuffer bytes() {
+                                return b.clear();
+                            }
+
+                            @Override
+                            public io.github.purefuse.api.types.BufferLease retain() {
+                                open.incrementAndGet();
+                                return this;
+                            }
+
+                            @Override
+                            public void close() {
+                                open.decrementAndGet();
+                            }
+                        };
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        o.close();
+                    }
+                };
+            }
+        };
+        VerifyingDepot depot = new VerifyingDepot(lending);
+        int big = 255 * 4096;
+        try (DepotObject o = depot.open(h, data.length)) {
+            for (long[] r : new long[][] {{0, big}, {big, 4096}, {1 << 20, big}, {(1 << 20) + big, 4096}, {CHUNK + 5, 10},
+                    {data.length - 4096, 4096 * 3}}) {
+                asked.clear();
+                int n = (int) Math.min(r[1], data.length - r[0]);
+                io.github.purefuse.api.types.BufferLease lease = o.lend(r[0], (int) r[1]);
+                assertTrue(lease != null, "lent: " + r[0] + "+" + r[1]);
+                ByteBuffer b = lease.bytes();
+                assertEquals(n, b.remaining(), "bytes " + r[0] + "+" + r[1]);
+                byte[] got = new byte[n];
+                b.get(b.position(), got);
+                assertArrayEquals(Arrays.copyOfRange(data, (int) r[0], (int) r[0] + n), got, "bytes " + r[0] + "+" + r[1]);
+                long from = r[0] / CHUNK * CHUNK;
+                assertEquals(from, asked.get(0)[0], "the whole chunks are asked for");
+                assertEquals(0, asked.get(0)[1] % CHUNK == 0 || from + asked.get(0)[1] == data.length ? 0 : 1);
+                lease.retain().close();
+                lease.close();
+                assertEquals(0, open.get(), "the store's lease is closed with the reply's");
+            }
+            flip[0] = CHUNK * 3 + 9;
+            assertThrows(DepotException.class, () -> o.lend(CHUNK * 3, big), "a damaged chunk is not lent");
+            assertEquals(0, open.get());
+        }
+    }
+
+    /**
      * Damaged chunk checksums of an intact object: the object is checked whole against its name at its first open
      * and served (a tester's intact object gave EIO on every read); with its bytes damaged as well, EIO.
      */
