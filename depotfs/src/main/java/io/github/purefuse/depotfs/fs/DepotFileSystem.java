@@ -482,12 +482,17 @@ public final class DepotFileSystem implements PathFileSystem {
             return 1;
         }
         byte[] encoded = path.encoded();
-        byte[] content = n.hash() != null ? n.hash().toBytes()
+        Hash hash = n.hash();
+        byte[] content = hash != null ? null
                 : n.target() != null ? n.target().getBytes(java.nio.charset.StandardCharsets.UTF_8) : new byte[0];
-        byte[] key = java.util.Arrays.copyOf(encoded, encoded.length + 2 + content.length);
+        byte[] key = java.util.Arrays.copyOf(encoded, encoded.length + 2 + (content == null ? Hash.BYTES : content.length));
         key[encoded.length] = 0;
         key[encoded.length + 1] = (byte) n.kind().ordinal();
-        System.arraycopy(content, 0, key, encoded.length + 2, content.length);
+        if (content == null) {
+            hash.writeTo(key, encoded.length + 2);   // its bytes go straight into the key (no array of their own)
+        } else {
+            System.arraycopy(content, 0, key, encoded.length + 2, content.length);
+        }
         long ino = InodeTable.hashIno(key, 0);   // the kit's SHA-256 ino, with its digest kept per thread
         return ino <= 1 ? ino + 2 : ino;
     }

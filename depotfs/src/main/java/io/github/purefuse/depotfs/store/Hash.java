@@ -127,6 +127,23 @@ public final class Hash implements Comparable<Hash> {
         return ByteBuffer.allocate(BYTES).putLong(w0).putLong(w1).putLong(w2).putLong(w3).array();
     }
 
+    /**
+     * Writes the 32 bytes ({@link #toBytes}) into {@code dst} at {@code offset}, for a caller that builds a larger
+     * array anyway (an inode number's key) and need not allocate them first.
+     *
+     * @param dst    the array
+     * @param offset where the bytes go
+     */
+    public void writeTo(byte[] dst, int offset) {
+        LONGS.set(dst, offset, w0);
+        LONGS.set(dst, offset + 8, w1);
+        LONGS.set(dst, offset + 16, w2);
+        LONGS.set(dst, offset + 24, w3);
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
     /** {@return the 64 lower-case hexadecimal digits} */
     public String toHex() {
         return HEX.formatHex(toBytes());

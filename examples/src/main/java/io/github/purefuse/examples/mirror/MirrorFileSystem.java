@@ -338,11 +338,15 @@ public final class MirrorFileSystem implements ReadOnlyFileSystem {
     @Override
     public GetxattrReply getxattr(Getxattr request) {
         String key = inodes.key(request.header().nodeId());
+        String name = request.name().startsWith(USER) ? request.name().substring(USER.length()) : null;
+        if (key == null || name == null) {
+            // security.* and system.* (ls -l asks for two per file): answered before any lstat or view of the file
+            return Failure.of(key == null ? Errno.ENOENT : Errno.ENODATA);
+        }
         try {
-            UserDefinedFileAttributeView view = key == null ? null : xattrView(key);
-            String name = request.name().startsWith(USER) ? request.name().substring(USER.length()) : null;
-            if (view == null || name == null || !view.list().contains(name)) {
-                return Failure.of(key == null ? Errno.ENOENT : Errno.ENODATA);
+            UserDefinedFileAttributeView view = xattrView(key);
+            if (view == null || !view.list().contains(name)) {
+                return Failure.of(Errno.ENODATA);
             }
             ByteBuffer value = ByteBuffer.allocate(view.size(name));
             view.read(name, value);

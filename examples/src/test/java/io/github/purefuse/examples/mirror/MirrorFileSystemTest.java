@@ -108,6 +108,32 @@ class MirrorFileSystemTest {
      * read the request: nothing in the handler does I/O, so an interrupt cannot break the file; RELEASE
      * closes it.
      */
+    /**
+     * {@code ls -l} asks for {@code security.selinux} and {@code system.posix_acl_access} of every file: names the
+     * mirror never has, answered ENODATA without an {@code lstat} of the source (its attribute map cost ~2 KB a
+     * call, the largest part of what a listing allocated). Counted with the JVM's per-thread allocation counter.
+     */
+    @Test
+    void otherXattrNamespacesAreAnsweredWithoutTouchingTheFile() throws Exception {
+        Files.writeString(src.resolve("f.txt"), "x");
+        MirrorFileSystem fs = new MirrorFileSystem(src, false);
+        Entry entry = assertInstanceOf(Entry.class, fs.lookup(new Lookup(header(1, NodeId.ROOT), "f.txt")));
+        io.github.purefuse.api.request.Getxattr ask =
+                new io.github.purefuse.api.request.Getxattr(header(22, entry.nodeId()), "security.selinux", 0);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().threadId();
+        for (int i = 0; i < 20_000; i++) {
+            assertEquals(Failure.of(Errno.ENODATA), fs.getxattr(ask));   // let the JIT settle
+        }
+        long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 1000; i++) {
+            fs.getxattr(ask);
+        }
+        long perCall = (threads.getThreadAllocatedBytes(id) - before) / 1000;
+        assertTrue(perCall < 256, perCall + " bytes allocated per GETXATTR of security.selinux");
+    }
+
     @Test
     void aReadIsAFileRangeOfTheOpenLocalFileClosedAtRelease() throws Exception {
         Files.writeString(src.resolve("f.txt"), "some text\n");

@@ -558,19 +558,35 @@ public final class InodeTable<K> {
      * @return a value in {@code [0, 2^63)}
      */
     public static long hashIno(byte[] keyBytes, int probe) {
-        MessageDigest md = SHA256.get(); // digest() below resets it for the thread's next call
+        Sha256 t = SHA256.get(); // digest() below resets it for the thread's next call
+        MessageDigest md = t.md;
         md.update(keyBytes);
         if (probe > 0) {
             md.update(ByteBuffer.allocate(4).putInt(probe).array());
         }
-        return ByteBuffer.wrap(md.digest()).getLong() & Long.MAX_VALUE;
+        try {
+            md.digest(t.out, 0, t.out.length);   // into the thread's array: no 32-byte array per attribute
+        } catch (java.security.DigestException e) {
+            throw new IllegalStateException("SHA-256 gives 32 bytes", e);
+        }
+        return (long) BIG_ENDIAN_LONG.get(t.out, 0) & Long.MAX_VALUE;
+    }
+
+    private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
+    /** A thread's digest and the array its digests are written into. */
+    private record Sha256(MessageDigest md, byte[] out) {
+        Sha256() {
+            this(sha256(), new byte[32]);
+        }
     }
 
     /**
      * One digest per thread: {@code MessageDigest.getInstance} costs a provider look-up and ~0.5 µs per
      * call (bench/RESULTS.md), and handler threads are long-lived workers.
      */
-    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(InodeTable::sha256);
+    private static final ThreadLocal<Sha256> SHA256 = ThreadLocal.withInitial(Sha256::new);
 
     private static MessageDigest sha256() {
         try {
