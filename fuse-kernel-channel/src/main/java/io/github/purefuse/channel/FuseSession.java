@@ -467,7 +467,11 @@ public final class FuseSession implements AutoCloseable {
             throw new MountException(Reason.OTHER, mountpoint,
                     "Cannot mount on " + real + ": cannot read /proc/self/mountinfo: " + e.getMessage(), e);
         }
-        if (existing.isPresent()) {
+        // A FUSE mount there (live, or left by a dead server) is refused: stacking on it would hide it. An empty
+        // directory that another filesystem is mounted on is taken, as libfuse takes it: a container's volume
+        // (docker -v /host/dir:/mnt/data:rshared) is always a bind mount, and mounting there hides nothing. A
+        // mount point that holds files (a disk's root, /) stays refused, nonempty or not.
+        if (existing.isPresent() && (existing.get().fsType().startsWith("fuse") || !isEmptyDirectory(real))) {
             // A FUSE mount left there is what one unmounts; a disk's or the root's is not: choose another directory
             String advice = existing.get().fsType().startsWith("fuse")
                     ? "unmount it first: umount " + real
@@ -478,19 +482,21 @@ public final class FuseSession implements AutoCloseable {
                     null);
         }
         if (!nonempty) {
-            boolean empty;
-            try (var entries = Files.newDirectoryStream(real)) {
-                empty = !entries.iterator().hasNext();
-            } catch (IOException e) {
-                // Unreadable to us: let mount(2) or the helper decide.
-                empty = true;
-            }
-            if (!empty) {
+            if (!isEmptyDirectory(real)) {
                 throw new MountException(Reason.NOT_EMPTY, mountpoint, "Cannot mount on " + real
                         + ": not empty (the nonempty option mounts over what it holds)", null);
             }
         }
         return real;
+    }
+
+    /** Whether a directory has no entries; one unreadable to us counts as empty (mount(2) or the helper decides). */
+    private static boolean isEmptyDirectory(Path dir) {
+        try (var entries = Files.newDirectoryStream(dir)) {
+            return !entries.iterator().hasNext();
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     private static int mountDirect(Path mp, MountOptions options) throws MountException {

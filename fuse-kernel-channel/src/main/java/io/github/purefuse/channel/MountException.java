@@ -20,8 +20,10 @@ public final class MountException extends IOException {
         /** The mount point is not a directory ({@code ENOTDIR}). */
         NOT_A_DIRECTORY,
         /**
-         * The mount point is already a mount point (it appears in {@code /proc/self/mountinfo}), or
-         * {@code mount(2)} answered {@code EBUSY}.
+         * A FUSE mount (live, or left by a dead server) is already there, or the mount point is another
+         * filesystem's mount point that holds files (a disk's root, {@code /}; it appears in
+         * {@code /proc/self/mountinfo}), or {@code mount(2)} answered {@code EBUSY}. An empty directory that
+         * another filesystem is mounted on (a container's bind-mounted volume) is mounted on, as libfuse does.
          */
         ALREADY_MOUNTED,
         /**

@@ -389,6 +389,41 @@ class SessionIT {
         }
     }
 
+    /**
+     * An empty directory that another filesystem is mounted on (a container's volume: always a bind mount) is
+     * mounted on, as libfuse does, and a shared bind shows the FUSE mount through its other name; one that holds
+     * files is refused, nonempty or not, as a FUSE mount already there is (the first test).
+     */
+    @Test
+    void anEmptyBindMountPointIsMountedOnOneWithFilesIsNot() throws Exception {
+        Path volume = TestMount.newMountpoint();
+        Path host = TestMount.newMountpoint();
+        try {
+            run("mount", "--bind", volume.toString(), volume.toString()).ok();
+            run("mount", "--make-shared", volume.toString()).ok();
+            run("mount", "--bind", volume.toString(), host.toString()).ok();   // the host's name of the same volume
+            try (FuseSession s = FuseSession.mount(volume, new TestFs(), MountOptions.builder().installShutdownHook(false).build())) {
+                assertEquals("hello from purefuse\n", run("cat", volume.resolve("hello").toString()).ok().out());
+                assertEquals("hello from purefuse\n", run("cat", host.resolve("hello").toString()).ok().out(),
+                        "seen through the shared bind");
+            }
+            assertFalse(Files.exists(volume.resolve("hello")), "unmounted");
+            Files.writeString(volume.resolve("data.txt"), "the volume's own file\n");
+            MountException e = assertThrows(MountException.class, () -> FuseSession.mount(volume, new TestFs(),
+                    MountOptions.builder().nonempty(true).installShutdownHook(false).build()));
+            assertEquals(MountException.Reason.ALREADY_MOUNTED, e.reason());
+            assertTrue(e.getMessage().contains("already a mount point") && e.getMessage().endsWith(
+                    "; mount on an empty directory of your own instead)"), e.getMessage());
+        } finally {
+            TestMount.forceUnmount(volume);   // a FUSE mount left by a failure, then the binds
+            run("umount", host.toString());
+            run("umount", volume.toString());
+            Files.deleteIfExists(volume.resolve("data.txt"));
+            Files.deleteIfExists(host);
+            Files.deleteIfExists(volume);
+        }
+    }
+
     /** An Error (not an Exception) from a filesystem's init: a static initializer that failed, an assert. */
     static final class InitError extends Error {
         private static final long serialVersionUID = 1L;
