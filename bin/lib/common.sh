@@ -193,10 +193,19 @@ purefuse_classpath() {
 # rebuilds first), and a server still running from them failed with NoClassDefFoundError at its next class to load,
 # its mount gone. Released jars are never rewritten. Copies go to $PUREFUSE_JAR_CACHE, else
 # ${XDG_CACHE_HOME:-$HOME/.cache}/purefuse/jars; those unused for 30 days are removed. Prints the jar itself if no
-# copy can be made.
+# copy can be made. Without HOME (a systemd service without User=, mount(8) at boot) the home is the user's entry in
+# the password database, as for the JVM's user.home: a made-up one such as /nonexistent was created by root, and
+# its copies' names differed from those the AOT cache was recorded with (errors at every start).
 _purefuse_stable_copy() {
-  local jar="$1" dir sum copy
-  dir="${PUREFUSE_JAR_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/purefuse/jars}"
+  local jar="$1" dir sum copy home="${HOME:-}"
+  if [[ -z "$home" ]]; then
+    home="$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)" || home=""
+  fi
+  if [[ -z "${PUREFUSE_JAR_CACHE:-}${XDG_CACHE_HOME:-}" && ( -z "$home" || ! -d "$home" ) ]]; then
+    echo "$jar"   # no home to keep copies in
+    return 0
+  fi
+  dir="${PUREFUSE_JAR_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/purefuse/jars}"
   sum="$(sha256sum < "$jar" 2>/dev/null)" && sum="${sum:0:16}" || { echo "$jar"; return 0; }
   copy="$dir/$sum/${jar##*/}"
   if [[ ! -f "$copy" ]]; then

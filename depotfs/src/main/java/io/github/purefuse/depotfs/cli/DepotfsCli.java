@@ -28,12 +28,15 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -87,6 +90,9 @@ public final class DepotfsCli implements Callable<Integer> {
         System.exit(status[0]);
     }
 
+    /** jffi's words when it cannot write its native stub, with the directory it tried. */
+    private static final Pattern UNWRITABLE_STUB = Pattern.compile("Unable to write jffi binary stub to `([^`]*)`");
+
     /**
      * The one line for a {@link LinkageError} that ended a command. jffi unpacks its native stub into
      * {@code java.io.tmpdir}, else the working directory: both unusable (a noexec {@code /tmp}, a directory the user
@@ -100,6 +106,17 @@ public final class DepotfsCli implements Callable<Integer> {
                 return "depotfs: cannot load native code (" + oneLine(e) + "): the process has reached its limit of"
                         + " open files; raise it (ulimit -n)";
             }
+            // jffi could not write its stub (a read-only /tmp: a container's read-only root, ProtectSystem=strict); its
+            // own advice, TMPDIR, does not move java.io.tmpdir, and the top of the chain says only "could not load"
+            Matcher unwritable = UNWRITABLE_STUB.matcher(m);
+            if (unwritable.find()) {
+                return "depotfs: cannot load native code: jffi cannot write its stub to " + unwritable.group(1)
+                        + " (read-only, full, or not writable by this user); give a writable directory that allows"
+                        + " exec: DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR";
+            }
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
             if (t instanceof UnsatisfiedLinkError || m.contains("jffi") || m.contains("com/kenai") || m.contains("com.kenai")) {
                 return "depotfs: cannot load native code (" + oneLine(e) + "); if java.io.tmpdir is on a noexec mount,"
                         + " give a directory that allows it: DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR";
@@ -1209,6 +1226,13 @@ public final class DepotfsCli implements Callable<Integer> {
                         + " its server ends when the last file or directory open in it is closed");
             } else {
                 spec.commandLine().getOut().println("unmounted " + Mounts.canonical(mountpoint));
+            }
+            // A bind mount of it, or a copy in another mount namespace, keeps the connection and its server: say where
+            List<String> elsewhere = m.get().isFuse() ? Mounts.elsewhere(m.get().device()) : List.of();
+            if (!elsewhere.isEmpty()) {
+                spec.commandLine().getOut().println("its server serves on: the same mount is still at "
+                        + String.join(", ", elsewhere) + "; unmount " + (elsewhere.size() == 1 ? "it" : "them")
+                        + " too to end it");
             }
             return 0;
         }

@@ -112,6 +112,60 @@ final class Mounts {
     }
 
     /**
+     * Where else the mount of a FUSE connection still is, after one of its mount points was unmounted: a bind mount of
+     * it in this mount namespace, a copy in another (a container, {@code unshare -m}, a service's private namespace,
+     * made while it was mounted). Its server serves on until the last of them is gone. Other namespaces are seen
+     * through {@code /proc/PID/mountinfo}, those this user may read; one process named per namespace.
+     *
+     * @param device the connection's {@code MAJOR:MINOR}, from the mount table
+     * @return one phrase per place, e.g. {@code /mnt/other} or
+     *     {@code /mnt/x in the mount namespace of process 1234 (nsenter -t 1234 -m umount /mnt/x)}; empty if none
+     */
+    static List<String> elsewhere(String device) {
+        List<String> out = new ArrayList<>();
+        try {
+            for (MountInfo m : MountInfo.read()) {
+                if (m.device().equals(device) && m.isFuse()) {
+                    out.add(m.mountPoint());
+                }
+            }
+        } catch (IOException e) {
+            return out;
+        }
+        String self;
+        try {
+            self = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt")).toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            return out;
+        }
+        Set<String> seen = new HashSet<>(Set.of(self));
+        try (var procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("[0-9]+"))) {
+            for (Path proc : procs) {
+                try {
+                    String ns = Files.readSymbolicLink(proc.resolve("ns/mnt")).toString();
+                    if (!seen.add(ns)) {
+                        continue;
+                    }
+                    String table = new String(Files.readAllBytes(proc.resolve("mountinfo")), StandardCharsets.UTF_8);
+                    for (String line : table.split("\n")) {
+                        MountInfo m = MountInfo.parse(line);
+                        if (m != null && m.device().equals(device) && m.isFuse()) {
+                            String pid = proc.getFileName().toString();
+                            out.add(m.mountPoint() + " in the mount namespace of process " + pid + " (nsenter -t " + pid
+                                    + " -m umount " + m.mountPoint() + ")");
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // gone meanwhile, or not ours to read
+                }
+            }
+        } catch (IOException e) {
+            return out;
+        }
+        return out;
+    }
+
+    /**
      * What {@link #unmount} did.
      *
      * @param done   whether the mount is gone from the mount table

@@ -50,6 +50,15 @@ class DepotfsCliTest {
                 + " /usr/lib/jvm/jdk/lib/libmanagement.so: cannot open shared object file: Too many open files"));
         assertTrue(emfile.endsWith("the process has reached its limit of open files; raise it (ulimit -n)"), emfile);
         assertFalse(emfile.contains("noexec"), emfile);
+        // a read-only /tmp (a container's read-only root): jffi's cause, under "could not load FFI provider"
+        UnsatisfiedLinkError provider = new UnsatisfiedLinkError("could not load FFI provider jnr.ffi.provider.jffi.Provider");
+        provider.initCause(new UnsatisfiedLinkError("could not get native definition for type `POINTER`, original error"
+                + " message follows: java.io.IOException: Unable to write jffi binary stub to `/tmp`. Set `TMPDIR` or Java"
+                + " property `java.io.tmpdir` to a read/write path that is not mounted \"noexec\"."));
+        String readOnly = DepotfsCli.linkageMessage(provider);
+        assertTrue(readOnly.startsWith("depotfs: cannot load native code: jffi cannot write its stub to /tmp (read-only,"),
+                readOnly);
+        assertTrue(readOnly.endsWith("DEPOTFS_JAVA_OPTS=-Djffi.extract.dir=DIR"), readOnly);
     }
 
     @Test

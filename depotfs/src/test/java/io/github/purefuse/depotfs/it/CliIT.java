@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -594,6 +595,39 @@ class CliIT {
         Process q = startMount(idle, "--root", "main");
         assertEquals("unmounted " + idle.toRealPath() + "\n", cli("unmount", idle.toString()).out());
         assertTrue(q.waitFor(60, TimeUnit.SECONDS));
+    }
+
+    /**
+     * A bind mount of a mount, or a copy of it in another mount namespace (a container, {@code unshare -m}), keeps its
+     * connection and its server after {@code unmount} of the mount point: it said "unmounted" alone, and a
+     * supervisor waiting for the server to end waited for as long as the copy lived. It names where the mount still is.
+     */
+    @Test
+    void unmountNamesTheBindMountsAndNamespaceCopiesThatKeepTheServerServing() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "bind mounts and namespaces need root");
+        Path mp = newMountpoint("bound");
+        Path other = newMountpoint("bound-other");
+        Process p = startMount(mp, "--root", "main");
+        Tools.run(work, "mount", "--bind", mp.toString(), other.toString()).ok();
+        Run r = cli("unmount", mp.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("its server serves on: the same mount is still at " + other.toRealPath()), r.out());
+        assertEquals("hello from the depot\n", Files.readString(other.resolve("hello.txt")), "the bind mount serves on");
+        assertFalse(p.waitFor(1, TimeUnit.SECONDS), "its server serves the bind mount");
+
+        Process copy = new ProcessBuilder("unshare", "-m", "--propagation", "private", "sleep", "120").start();
+        processes.add(copy);
+        Path table = Path.of("/proc/" + copy.pid() + "/mountinfo");
+        for (int i = 0; i < 100 && !(Files.exists(table) && Files.readString(table).contains(" " + other.toRealPath() + " ")); i++) {
+            Thread.sleep(50);
+        }
+        r = cli("unmount", other.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains(other.toRealPath() + " in the mount namespace of process " + copy.pid()), r.out());
+        assertFalse(p.waitFor(1, TimeUnit.SECONDS), "its server serves the copy");
+        copy.destroy();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the server ends with the last copy");
+        assertEquals(0, p.exitValue());
     }
 
     @Test

@@ -336,6 +336,23 @@ class LauncherAotIT {
         assertFalse(m.stderr().contains("NoClassDefFoundError"), m.stderr());
     }
 
+    /**
+     * Without HOME (a systemd service without User=, mount(8) at boot) the jar copies went to /nonexistent/.cache,
+     * which root created, and their names differed from those the AOT cache was recorded with: four [aot] error lines
+     * at every start. They go where the password database puts the home, as the JVM's user.home does.
+     */
+    @Test
+    void withoutHomeTheJarCopiesGoToThePasswordDatabasesHome() throws Exception {
+        Tools.Result r = Tools.run(work, "env", "-u", "HOME", "-u", "XDG_CACHE_HOME", "-u", "PUREFUSE_JAR_CACHE", "bash", "-c",
+                "source \"$1\" && _purefuse_stable_copy \"$2\"", "sh", root.resolve("bin/lib/common.sh").toString(),
+                dependency.toString());
+        assertEquals(0, r.exit(), r.stderr());
+        String copy = new String(r.stdout(), StandardCharsets.UTF_8).strip();
+        String home = System.getProperty("user.home");
+        assertTrue(copy.equals(dependency.toString()) || copy.startsWith(home + "/.cache/purefuse/jars/"),
+                "copied to " + copy + ", not below " + home);
+    }
+
     @Test
     void aWorkingDirectoryThatIsGoneIsOneLineNotTheJvmsStartUpError() throws Exception {
         // as a shell left in a directory of a root that has moved on meets it (ESTALE); a removed one is the same to getcwd
