@@ -254,13 +254,18 @@ purefuse_aot_flags() {
   if [[ "$mode" == train ]]; then
     # _purefuse_aot_train has it written aside (PUREFUSE_AOT_OUTPUT) and moves it in place once complete
     if [[ -z "${PUREFUSE_AOT_OUTPUT:-}" ]]; then
-      _purefuse_aot_stamp "$java" "$cache" 2>/dev/null || true
+      _purefuse_aot_stamp "$module" "$java" "$cache" 2>/dev/null || true
     fi
     echo "-XX:AOTCacheOutput=${PUREFUSE_AOT_OUTPUT:-$cache}"
     return 0
   fi
-  # A fresh cache is checked once (every jar of the class path: at every start); only a training checks again
-  if ! _purefuse_aot_fresh "$module" "$java" "$cache"; then
+  # A fresh cache is checked once (every jar of the class path: at every start); only a training checks again.
+  # One recorded with another class path (another user's jar copies of a shared install, another HOME) is left to
+  # its own: the JVM would refuse it with four errors at every start, and recording ours over it would take it away.
+  local fresh=0
+  _purefuse_aot_fresh "$module" "$java" "$cache" || fresh=$?
+  (( fresh != 2 )) || return 0
+  if (( fresh != 0 )); then
     [[ "$mode" == auto ]] || return 0
     _purefuse_aot_train "$module" "$java" "$cache"
     _purefuse_aot_fresh "$module" "$java" "$cache" || return 0
@@ -269,25 +274,30 @@ purefuse_aot_flags() {
 }
 
 # CACHE.java, the stamp of a recorded cache: the java it belongs to, then the flags to start it with:
-# -XX:+AOTCompileEagerly where that java has it (probed here, once per recording, not at every start).
+# -XX:+AOTCompileEagerly where that java has it (probed here, once per recording, not at every start), then the
+# class path it was recorded with (the JVM takes a cache only with that class path).
 _purefuse_aot_stamp() {
-  local java="$1" cache="$2" eager=""
+  local module="$1" java="$2" cache="$3" eager=""
   if "$java" -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -version >/dev/null 2>&1; then
     eager="-XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly"
   fi
-  printf '%s\n%s\n' "$(readlink -f "$java")" "$eager" > "$cache.java"
+  printf '%s\n%s\n%s\n' "$(readlink -f "$java")" "$eager" "$(purefuse_classpath "$module")" > "$cache.java"
 }
 
-# A cache is fresh when it is not empty, was recorded by this java (CACHE.java's first line), and is newer than the module's
-# jar, every jar of its class path and the JDK's modules file: the JVM rejects a cache when a jar it was
-# recorded with changed since (even its time), with an error on standard output at every start.
+# A cache is fresh when it is not empty, was recorded by this java (CACHE.java's first line) with this class path
+# (its third line; else 2: another's cache), and is newer than the module's jar, every jar of its class path and
+# the JDK's modules file: the JVM rejects a cache when a jar it was recorded with changed since (even its time),
+# or when its class path differs, with errors on standard output at every start.
 _purefuse_aot_fresh() {
-  local module="$1" java="$2" cache="$3" jar entry
+  local module="$1" java="$2" cache="$3" jar entry cp recorded
   jar="$(_purefuse_jar "$module")"
   [[ -s "$cache" && -n "$jar" && -f "$cache.java" ]] || return 1
   [[ -r "$cache" && "$(head -n1 "$cache.java" 2>/dev/null)" == "$(readlink -f "$java")" ]] || return 1
+  cp="$(purefuse_classpath "$module")"
+  recorded="$(sed -n 3p "$cache.java" 2>/dev/null)"
+  [[ -z "$recorded" || "$recorded" == "$cp" ]] || return 2
   local IFS=:
-  for entry in $(purefuse_classpath "$module") "$PUREFUSE_ROOT/$module/target/runtime.classpath" \
+  for entry in $cp "$PUREFUSE_ROOT/$module/target/runtime.classpath" \
                "$(dirname "$(dirname "$(readlink -f "$java")")")/lib/modules"; do
     [[ -z "$entry" || ! -e "$entry" || "$cache" -nt "$entry" ]] || return 1
   done
@@ -311,7 +321,9 @@ _purefuse_aot_train() {
         flock 8
       fi
     fi
-    _purefuse_aot_fresh "$module" "$java" "$cache" && exit 0   # another launcher recorded it meanwhile
+    local rc=0
+    _purefuse_aot_fresh "$module" "$java" "$cache" || rc=$?
+    (( rc == 1 )) || exit 0   # another launcher recorded it meanwhile (for this class path or another)
     [[ -f "$log" && "$log" -nt "$jar" ]] && exit 0
     rm -f "$cache" "$cache.java" "$cache.new" "$cache.new.config" "$cache.config"   # .config: the JVM's own
     # Other options' caches: those of an earlier build are stale for good, and of this build's the newest three
@@ -330,7 +342,7 @@ _purefuse_aot_train() {
          "PUREFUSE_AOT=0 skips it) ..." >&2
     # The log becomes the mark of a failed training only once it failed: one stopped by Ctrl-C runs again
     if PUREFUSE_AOT_OUTPUT="$cache.new" "purefuse_aot_train_$module" >"$log.partial" 2>&1 && [[ -s "$cache.new" ]]; then
-      _purefuse_aot_stamp "$java" "$cache" && mv -f "$cache.new" "$cache"
+      _purefuse_aot_stamp "$module" "$java" "$cache" && mv -f "$cache.new" "$cache"
       chmod a+r "$cache" "$cache.java" 2>/dev/null || true   # a shared install: every user starts with it, whatever the umask
       rm -f "$log"
     else

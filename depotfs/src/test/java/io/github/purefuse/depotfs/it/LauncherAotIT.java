@@ -112,6 +112,17 @@ class LauncherAotIT {
         assertFalse(second.output().contains("[warning]"), "the JVM took the cache without a word: " + second.output());
         second.stop();
 
+        // Another user of a shared install (or another HOME) has jar copies of its own, so another class path: the
+        // JVM refused the cache with four [aot] errors at every start. It starts without it, quietly, and leaves it.
+        Mounted other = mount(Map.of("PUREFUSE_JAR_CACHE", work.resolve("other-user-jars").toString()));
+        assertFalse(other.flags().contains("-XX:AOTCache="), other.flags());
+        assertFalse(other.stderr().contains("recording"), other.stderr());
+        assertFalse(other.output().contains("[error") || other.output().contains("[aot"), other.output());
+        other.stop();
+        Mounted again = mount(Map.of());
+        assertTrue(again.flags().contains("-XX:AOTCache=" + cache), "the recorder's cache is still there: " + again.flags());
+        again.stop();
+
         Mounted off = mount(Map.of("PUREFUSE_AOT", "0"));
         assertFalse(off.flags().contains("AOT"), off.flags());
         off.stop();
