@@ -290,6 +290,32 @@ class S3MountIT {
         }
     }
 
+    /**
+     * A file read again (each epoch of a training job re-opens every sample) comes from the page cache, and its open
+     * sends no GET once its size was checked: it cost one GET per open, billed, and failed with EIO after the call
+     * timeout while the store was away, its bytes all in memory (ML pipeline trial).
+     */
+    @Test
+    void aFileOpenedAgainSendsNoGetAndOpensWhileTheStoreIsAway() throws Exception {
+        try (S3Depot s3 = S3Depot.open(location, server.options()); TestMount m = mount(s3)) {
+            Path readme = m.path().resolve(DemoBuilder.ROOT).resolve("README.txt");
+            String first = Files.readString(readme);
+            long gets = s3.requests().getOrDefault("GetObject", 0L);
+            for (int epoch = 0; epoch < 3; epoch++) {
+                assertEquals(first, Files.readString(readme));
+            }
+            assertEquals(gets, s3.requests().getOrDefault("GetObject", 0L), "opens of a checked object send no GET");
+            server.freeze();
+            try {
+                Tools.Result r = Tools.run(work, "timeout", "10", "cat", readme.toString());
+                assertEquals(0, r.exit(), "opened and read from memory while the store is frozen: " + r.stderr());
+                assertEquals(first, r.out());
+            } finally {
+                server.thaw();
+            }
+        }
+    }
+
     @Test
     void aSignalEndsAnOpenOrAReadWaitingForAFrozenServerAtOnce() throws Exception {
         // Long timeouts: what ends the waits below is the signal `timeout` sends (FUSE_INTERRUPT), not them.

@@ -128,6 +128,20 @@ public final class S3Depot implements WritableDepot {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable Boolean conditionalWrites;
     private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
+    /**
+     * Objects whose stored size this process checked at an open (the last {@link #SIZE_CHECKED_LIMIT}, least
+     * recently opened first; guarded by itself): objects are immutable, so a later open of one sends no GET, and
+     * its first READ that reaches the server starts the prefetch. A file read again from the page cache costs no
+     * request (each epoch of a training job re-opens every sample), and opens it while the store is away.
+     */
+    private final java.util.LinkedHashMap<Hash, Boolean> sizeChecked = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Hash, Boolean> eldest) {
+            return size() > SIZE_CHECKED_LIMIT;
+        }
+    };
+    /** Bound of {@link #sizeChecked}: about 6 MiB of heap. */
+    static final int SIZE_CHECKED_LIMIT = 65_536;
     private final PrefetchBudget budget;
     private final LinkRate link;
     private final Prefetcher.Settings prefetch = Prefetcher.Settings.fromSystemProperties();
@@ -784,7 +798,8 @@ public final class S3Depot implements WritableDepot {
      * <p>The first open of an object GETs its first {@link Prefetcher.Settings#initialWindow()} bytes
      * (an empty object: a HEAD) and checks the total length in {@code Content-Range} against
      * {@code size}: the size check of the integrity policy and the first read in one round trip. Further
-     * opens of the object while it is open share it, and its prefetcher.
+     * opens of the object while it is open share it, and its prefetcher; a later open of an object checked so
+     * before sends nothing (objects are immutable): its first READ that reaches the server fetches.
      */
     @Override
     public DepotObject open(Hash hash, long size) throws IOException {
@@ -812,7 +827,16 @@ public final class S3Depot implements WritableDepot {
         });
         if (created[0] != null) {
             try {
-                s.prefetcher = firstPart(s);
+                boolean checked;
+                synchronized (sizeChecked) {
+                    checked = sizeChecked.get(hash) != null;
+                }
+                s.prefetcher = checked ? newPrefetcher(s) : firstPart(s);
+                if (!checked) {
+                    synchronized (sizeChecked) {
+                        sizeChecked.put(hash, Boolean.TRUE);
+                    }
+                }
                 s.ready.complete(null);
             } catch (IOException | RuntimeException | Error e) {   // an Error too (no memory for the first part): the
                 // other openers wait for this one; whoever opens it next makes a new one (the waiters' release is then a no-op)
@@ -867,8 +891,12 @@ public final class S3Depot implements WritableDepot {
         });
     }
 
+    private Prefetcher newPrefetcher(SharedObject s) {
+        return new Prefetcher(s.size, (dst, offset) -> startGet(s.key, dst, offset), budget, link, prefetch);
+    }
+
     private Prefetcher firstPart(SharedObject s) throws IOException {
-        Prefetcher p = new Prefetcher(s.size, (dst, offset) -> startGet(s.key, dst, offset), budget, link, prefetch);
+        Prefetcher p = newPrefetcher(s);
         if (s.size == 0) {
             HeadObjectResponse head;
             try {
