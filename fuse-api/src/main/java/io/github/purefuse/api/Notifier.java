@@ -64,8 +64,8 @@ public interface Notifier {
      * {@code FUSE_NOTIFY_INVAL_ENTRY} with {@code FUSE_EXPIRE_ONLY} (protocol 7.38, Linux 6.6): marks a cached name
      * as expired instead of dropping it. The kernel keeps the name, what is mounted on it and the names cached
      * below it, and asks again ({@code LOOKUP}) at its next use; a LOOKUP that answers the same node keeps them
-     * all. {@link #invalEntry} drops the name at once, and with it every cached name below it (a submount on it
-     * is detached).
+     * all, one that answers another node (or none) drops the name then, as {@link #invalEntry} does at once: with
+     * every cached name below it, and a submount on it is detached.
      *
      * @param parent the directory
      * @param name   the name, as a {@link io.github.purefuse.api.types.FileNames} string

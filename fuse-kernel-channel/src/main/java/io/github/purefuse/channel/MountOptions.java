@@ -129,7 +129,10 @@ import org.jspecify.annotations.Nullable;
  *                            whether the threads are bound
  * @param nonempty            mount over a directory that is not empty, hiding what it holds until the
  *                            unmount (libfuse 2's {@code nonempty}). Default {@code false}: such a mount
- *                            point is refused with {@link MountException.Reason#NOT_EMPTY}
+ *                            point is refused with {@link MountException.Reason#NOT_EMPTY}. Not for a
+ *                            directory that is another filesystem's mount point and holds files (a disk's
+ *                            root, a container volume with data): refused either way with
+ *                            {@link MountException.Reason#ALREADY_MOUNTED}; mount in an empty directory there
  * @param handleSignals       end the session on SIGTERM, SIGINT and SIGHUP instead of letting the JVM
  *                            exit: the handler unmounts, {@link FuseSession#awaitTermination()} returns,
  *                            and the program exits with the status it chooses, 0 after that clean unmount,

@@ -47,7 +47,8 @@ final class DepotAddress {
 
     @Option(names = "--s3-http-client", paramLabel = "KIND",
             description = "the AWS SDK's HTTP client: CRT (default: less CPU per byte and per request here) or NETTY"
-                    + " (default when AWS_CA_BUNDLE or the profile's ca_bundle names CA certificates: CRT cannot use them)")
+                    + " (default when AWS_CA_BUNDLE or the profile's ca_bundle names CA certificates other than the"
+                    + " system's store: CRT cannot use them)")
     S3Options.@Nullable HttpClientKind httpClient;
 
     /** {@return whether the depot is in S3} */
@@ -185,9 +186,10 @@ final class DepotAddress {
             throw new DepotfsCli.UsageException("--region must not be empty");
         }
         CaBundle bundle = CaBundle.find(System.getenv());
+        boolean own = bundle != null && !bundle.isSystemStore();   // the system's store: CRT trusts it as it is
         S3Options.HttpClientKind client = httpClient != null ? httpClient
-                : bundle != null ? S3Options.HttpClientKind.NETTY : S3Options.HttpClientKind.CRT;
-        if (bundle != null && client == S3Options.HttpClientKind.CRT) {
+                : own ? S3Options.HttpClientKind.NETTY : S3Options.HttpClientKind.CRT;
+        if (own && client == S3Options.HttpClientKind.CRT) {
             System.getLogger(DepotAddress.class.getName()).log(System.Logger.Level.WARNING, "the CRT client cannot use"
                     + " the CA certificates of " + bundle.source() + " (" + bundle.file() + "): it trusts the system's"
                     + " store and SSL_CERT_FILE only; leave out --s3-http-client CRT to use them");

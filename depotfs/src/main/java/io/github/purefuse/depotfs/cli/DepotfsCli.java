@@ -1136,24 +1136,47 @@ public final class DepotfsCli implements Callable<Integer> {
      * @return {@code e}, or a copy whose message ends with the hint
      */
     static MountException withUnmountHint(MountException e) {
+        String type;
+        try {
+            type = Mounts.at(e.mountpoint()).map(io.github.purefuse.channel.MountInfo::fsType).orElse(null);
+        } catch (IOException | RuntimeException unknown) {
+            type = null;
+        }
+        return withUnmountHint(e, type);
+    }
+
+    /**
+     * {@link #withUnmountHint(MountException)} for a mount of a known type: {@code unmount} refuses another
+     * server's FUSE mount without {@code --force}, so the hint for one carries it.
+     *
+     * @param e      the failure
+     * @param fsType the type of the mount at the mount point ({@code fuse.hello}), or null if unknown
+     * @return {@code e}, or a copy whose message ends with the hint
+     */
+    static MountException withUnmountHint(MountException e, @Nullable String fsType) {
         String m = String.valueOf(e.getMessage());
         int busy = m.lastIndexOf(SDK_BUSY_ADVICE);
         if (e.reason() == MountException.Reason.ALREADY_MOUNTED && busy >= 0 && m.endsWith(")")) {
             // a live FUSE mount is there: name our command (it also clears a mount whose server died)
             return new MountException(e.reason(), e.mountpoint(), m.substring(0, busy) + "; unmount it first: "
-                    + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + ")", e);
+                    + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + force(fsType) + ")", e);
         }
         // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).
         if (!m.contains("Transport endpoint is not connected") && !m.contains("Software caused connection abort")) {
             return e;
         }
-        String hint = MountRunner.unmountHint(Mounts.canonical(e.mountpoint()));
+        String hint = MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + force(fsType);
         // The channel's own advice names plain umount; ours replaces it, so that the line names one command.
         int sdk = m.lastIndexOf(SDK_UNMOUNT_ADVICE);
         if (sdk >= 0 && m.endsWith(")")) {
             return new MountException(e.reason(), e.mountpoint(), m.substring(0, sdk) + "clear it with " + hint, e);
         }
         return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with " + hint + ")", e);
+    }
+
+    /** {@return " --force" for a FUSE mount that {@code unmount} would refuse without it, else ""} */
+    private static String force(@Nullable String fsType) {
+        return fsType != null && fsType.startsWith("fuse") && !fsType.equals("fuse.depotfs") ? " --force" : "";
     }
 
     // ------------------------------------------------------------------ unmount

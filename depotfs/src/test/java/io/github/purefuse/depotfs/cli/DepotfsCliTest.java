@@ -3,6 +3,7 @@ package io.github.purefuse.depotfs.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.purefuse.depotfs.store.Hash;
@@ -713,6 +714,32 @@ class DepotfsCliTest {
         assertEquals(200, s.length());
         assertTrue(s.startsWith("a/a/") && s.endsWith("/end") && s.contains("\u2026"), s);
         assertEquals("short/path", DepotfsCli.shorten("short/path"));
+    }
+
+    /** Another server's FUSE mount, live or dead, is one that {@code unmount} clears only with --force. */
+    @Test
+    void theUnmountHintForAnotherServersFuseMountCarriesForce() {
+        String before = System.getProperty("depotfs.command");
+        try {
+            System.setProperty("depotfs.command", "bin/depotfs");
+            Path mp = tmp.resolve("mnt");
+            io.github.purefuse.channel.MountException dead = new io.github.purefuse.channel.MountException(
+                    io.github.purefuse.channel.MountException.Reason.ALREADY_MOUNTED, mp, "Cannot mount on " + mp
+                    + ": a dead FUSE mount is there (Transport endpoint is not connected): unmount it first (umount "
+                    + mp + ")", null);
+            assertTrue(DepotfsCli.withUnmountHint(dead, "fuse.hello").getMessage()
+                    .endsWith("clear it with bin/depotfs unmount " + mp + " --force"));
+            assertTrue(DepotfsCli.withUnmountHint(dead, "fuse.depotfs").getMessage()
+                    .endsWith("clear it with bin/depotfs unmount " + mp));
+            assertNull(DepotfsCli.unmountProblem(new io.github.purefuse.channel.MountInfo(1, "0:99", mp.toString(), "fuse.hello",
+                    "hello"), true), "what --force accepts");
+        } finally {
+            if (before != null) {
+                System.setProperty("depotfs.command", before);
+            } else {
+                System.clearProperty("depotfs.command");
+            }
+        }
     }
 
     @Test

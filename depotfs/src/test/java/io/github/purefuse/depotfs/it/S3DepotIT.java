@@ -435,7 +435,7 @@ class S3DepotIT {
         Path ks = dir.resolve("server.p12");
         String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
         for (String[] cmd : new String[][] {
-                {keytool, "-genkeypair", "-keyalg", "RSA", "-alias", "s", "-dname", "CN=localhost", "-ext",
+                {keytool, "-genkeypair", "-keyalg", "RSA", "-alias", "s", "-dname", "CN=s3-test", "-ext",
                         "SAN=IP:127.0.0.1", "-keystore", ks.toString(), "-storetype", "PKCS12", "-storepass", "changeit",
                         "-validity", "2"},
                 {keytool, "-exportcert", "-rfc", "-alias", "s", "-keystore", ks.toString(), "-storepass", "changeit",
@@ -463,6 +463,13 @@ class S3DepotIT {
                     concat(new String[] {"ls", "r", "--s3-http-client", "NETTY"}, address));
             assertEquals("1", refused[0], refused[1]);
             assertTrue(refused[1].contains("to trust your own CA's certificate: AWS_CA_BUNDLE=CA.pem"), refused[1]);
+            // The bundle's CA signed it, but for 127.0.0.1 only (its CN names no host): the name is the problem, not the CA
+            String[] otherName = cli(java.util.Map.of("AWS_CA_BUNDLE", dir.resolve("ca.pem").toString(),
+                    "AWS_CONFIG_FILE", noConfig.toString()), concat(new String[] {"ls", "r", "--depot", "s3://tls-bkt/p",
+                    "--endpoint", "https://localhost:" + tls.httpsEndpoint().getPort(), "--s3-timeout", "20"}));
+            assertEquals("1", otherName[0], otherName[1]);
+            assertTrue(otherName[1].contains("No name matching localhost") && !otherName[1].contains("not signed by a CA"),
+                    otherName[1]);
             String[] missing = cli(java.util.Map.of("AWS_CA_BUNDLE", dir.resolve("nope.pem").toString(),
                     "AWS_CONFIG_FILE", noConfig.toString()), concat(new String[] {"ls", "r"}, address));
             assertTrue(missing[1].contains("AWS_CA_BUNDLE " + dir.resolve("nope.pem") + ": cannot read it"), missing[1]);

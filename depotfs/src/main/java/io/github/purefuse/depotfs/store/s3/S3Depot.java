@@ -210,6 +210,27 @@ public final class S3Depot implements WritableDepot {
             + " AWS profile; the NETTY client then carries the requests), SSL_CERT_FILE=CA.pem or the system's store"
             + " (update-ca-certificates) for the CRT client";
 
+    /** {@return the message of the innermost certificate failure: "No name matching localhost found", an expiry} */
+    private static String certificateReason(@Nullable Throwable t) {
+        String reason = "see above";
+        for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
+            if (t instanceof java.security.cert.CertificateException && t.getMessage() != null) {
+                reason = t.getMessage();
+            }
+        }
+        return reason;
+    }
+
+    /** {@return whether the certificate was refused because no trusted CA signed it (not its name, not its dates)} */
+    static boolean untrustedIssuer(@Nullable Throwable t) {
+        for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
+            if (t instanceof java.security.cert.CertPathBuilderException) {   // "PKIX path building failed"
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@return whether the TLS handshake failed on the server's certificate (untrusted, expired, another host's)} */
     private static boolean certificateRefused(@Nullable Throwable t) {
         for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
@@ -439,7 +460,10 @@ public final class S3Depot implements WritableDepot {
             String tls = ep != null && "https".equalsIgnoreCase(ep.getScheme())
                     && options.httpClient() == S3Options.HttpClientKind.CRT
                     ? "; an https server whose certificate is not trusted ends so too: --s3-http-client NETTY names"
-                            + " the TLS error, and " + TRUST_HINT : "";
+                            + " the TLS error, and " + (options.caBundle() != null && !options.caBundle().isSystemStore()
+                                    ? "uses " + options.caBundle().file() + " (" + options.caBundle().source()
+                                            + "), which the CRT client cannot"
+                                    : TRUST_HINT) : "";
             return new IOException(what + ": no answer within " + options.callTimeout().toSeconds()
                     + " s (the request's timeout, retries included: --s3-timeout)" + tls + where, t);
         }
@@ -452,9 +476,14 @@ public final class S3Depot implements WritableDepot {
         java.net.URI endpoint = options.endpoint();
         if (certificateRefused(t)) {
             CaBundle bundle = options.caBundle();
-            m += "; " + (bundle != null && options.httpClient() == S3Options.HttpClientKind.NETTY
-                    ? "the server's certificate is not signed by a CA in " + bundle.file() + " (" + bundle.source() + ")"
-                    : TRUST_HINT);
+            boolean bundled = bundle != null && options.httpClient() == S3Options.HttpClientKind.NETTY;
+            m += "; " + (!bundled ? TRUST_HINT
+                    : untrustedIssuer(t) ? "the server's certificate is not signed by a CA in " + bundle.file() + " ("
+                            + bundle.source() + ")"
+                    // a host name the certificate does not cover, an expired one: its CA is not the question
+                    : "the server's certificate was refused" + (m.contains(certificateReason(t)) ? ""
+                            : " (" + certificateReason(t) + ")") + ", not for its CA: " + bundle.file() + " ("
+                            + bundle.source() + ") was used");
         }
         if (endpoint != null && "https".equalsIgnoreCase(endpoint.getScheme()) && m.contains("closed")) {
             // A plain HTTP server answers a TLS hello with an error and closes: each of the 8 attempts says only that
