@@ -641,7 +641,10 @@ class SessionIT {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         try {
             assertTrue(fs.slowReadStarted.await(T.toSeconds(), TimeUnit.SECONDS), "the slow READ reached the handler");
-            assertEquals(1, mount.session().stats().callsInFlight(), "the slow READ is in flight");
+            // at least the slow READ (another request of the kernel's may be in a handler at that moment: seen
+            // once in CI with 2)
+            long inFlight = mount.session().stats().callsInFlight();
+            assertTrue(inFlight >= 1, "the slow READ is in flight: " + inFlight);
             run("kill", "-" + signal, Long.toString(cat.pid())).ok();
             assertTrue(cat.waitFor(T.toSeconds(), TimeUnit.SECONDS), "cat ended after SIG" + signal);
             assertEquals(1, fs.interrupted.get(), "FUSE_INTERRUPT interrupted the handler");
