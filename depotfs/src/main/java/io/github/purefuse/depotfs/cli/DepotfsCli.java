@@ -1222,7 +1222,10 @@ public final class DepotfsCli implements Callable<Integer> {
         public Integer call() throws Exception {
             Optional<io.github.purefuse.channel.MountInfo> m = Mounts.at(mountpoint);
             if (m.isEmpty()) {
-                throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint) + " is not mounted");
+                // Made inside another mount namespace (unshare -m, a container): it is there, not here
+                String where = String.join("; ", Mounts.inOtherNamespaces(Mounts.canonical(mountpoint).toString()));
+                throw new DepotException(DepotException.Reason.INVALID, Mounts.canonical(mountpoint) + " is not mounted"
+                        + (where.isEmpty() ? "" : " in this mount namespace; it is in " + where));
             }
             String problem = unmountProblem(m.get(), force);
             if (problem != null) {

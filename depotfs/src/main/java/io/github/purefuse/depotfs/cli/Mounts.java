@@ -132,11 +132,40 @@ final class Mounts {
         } catch (IOException e) {
             return out;
         }
+        otherNamespaces((pid, m) -> {
+            if (m.device().equals(device) && m.isFuse()) {
+                out.add(m.mountPoint() + " in the mount namespace of process " + pid + " (nsenter -t " + pid
+                        + " -m umount " + m.mountPoint() + ")");
+            }
+        });
+        return out;
+    }
+
+    /**
+     * The FUSE mounts at {@code mountPoint} in other mount namespaces (a mount made inside {@code unshare -m}, a
+     * container, a service's private namespace), for a mount point that is not mounted in this one.
+     *
+     * @param mountPoint the canonical path
+     * @return one phrase per namespace, e.g. {@code the mount namespace of process 1234 (nsenter -t 1234 -m umount
+     *     /mnt/x)}; empty if none
+     */
+    static List<String> inOtherNamespaces(String mountPoint) {
+        List<String> out = new ArrayList<>();
+        otherNamespaces((pid, m) -> {
+            if (m.mountPoint().equals(mountPoint) && m.isFuse()) {
+                out.add("the mount namespace of process " + pid + " (nsenter -t " + pid + " -m umount " + mountPoint + ")");
+            }
+        });
+        return out;
+    }
+
+    /** Calls {@code each} with every mount of every other mount namespace, once per namespace, that this user may read. */
+    private static void otherNamespaces(java.util.function.BiConsumer<String, MountInfo> each) {
         String self;
         try {
             self = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt")).toString();
         } catch (IOException | UnsupportedOperationException e) {
-            return out;
+            return;
         }
         Set<String> seen = new HashSet<>(Set.of(self));
         try (var procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("[0-9]+"))) {
@@ -149,10 +178,8 @@ final class Mounts {
                     String table = new String(Files.readAllBytes(proc.resolve("mountinfo")), StandardCharsets.UTF_8);
                     for (String line : table.split("\n")) {
                         MountInfo m = MountInfo.parse(line);
-                        if (m != null && m.device().equals(device) && m.isFuse()) {
-                            String pid = proc.getFileName().toString();
-                            out.add(m.mountPoint() + " in the mount namespace of process " + pid + " (nsenter -t " + pid
-                                    + " -m umount " + m.mountPoint() + ")");
+                        if (m != null) {
+                            each.accept(proc.getFileName().toString(), m);
                         }
                     }
                 } catch (IOException | RuntimeException e) {
@@ -160,9 +187,8 @@ final class Mounts {
                 }
             }
         } catch (IOException e) {
-            return out;
+            // no /proc to read: nothing known elsewhere
         }
-        return out;
     }
 
     /**

@@ -625,6 +625,12 @@ class CliIT {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains(other.toRealPath() + " in the mount namespace of process " + copy.pid()), r.out());
         assertFalse(p.waitFor(1, TimeUnit.SECONDS), "its server serves the copy");
+        // Unmounted here, still mounted there: "not mounted" alone sent the user looking (namespaces trial)
+        r = cli("unmount", other.toString());
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().contains(other.toRealPath() + " is not mounted in this mount namespace; it is in the mount"
+                + " namespace of process " + copy.pid() + " (nsenter -t " + copy.pid() + " -m umount " + other.toRealPath()
+                + ")"), r.err());
         copy.destroy();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the server ends with the last copy");
         assertEquals(0, p.exitValue());
