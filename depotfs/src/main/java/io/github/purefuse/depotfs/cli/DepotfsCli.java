@@ -1136,47 +1136,44 @@ public final class DepotfsCli implements Callable<Integer> {
      * @return {@code e}, or a copy whose message ends with the hint
      */
     static MountException withUnmountHint(MountException e) {
-        String type;
+        io.github.purefuse.channel.MountInfo mount;
         try {
-            type = Mounts.at(e.mountpoint()).map(io.github.purefuse.channel.MountInfo::fsType).orElse(null);
+            mount = Mounts.at(e.mountpoint()).orElse(null);
         } catch (IOException | RuntimeException unknown) {
-            type = null;
+            mount = null;
         }
-        return withUnmountHint(e, type);
+        return withUnmountHint(e, mount);
     }
 
     /**
-     * {@link #withUnmountHint(MountException)} for a mount of a known type: {@code unmount} refuses another
-     * server's FUSE mount without {@code --force}, so the hint for one carries it.
+     * {@link #withUnmountHint(MountException)} for the mount found at the mount point: the hint carries
+     * {@code --force} where {@code unmount} would refuse the mount without it ({@link #unmountProblem}).
      *
-     * @param e      the failure
-     * @param fsType the type of the mount at the mount point ({@code fuse.hello}), or null if unknown
+     * @param e     the failure
+     * @param mount the mount at the mount point, or null if unknown
      * @return {@code e}, or a copy whose message ends with the hint
      */
-    static MountException withUnmountHint(MountException e, @Nullable String fsType) {
+    static MountException withUnmountHint(MountException e, io.github.purefuse.channel.@Nullable MountInfo mount) {
+        String force = mount != null && unmountProblem(mount, false) != null && unmountProblem(mount, true) == null
+                ? " --force" : "";
         String m = String.valueOf(e.getMessage());
         int busy = m.lastIndexOf(SDK_BUSY_ADVICE);
         if (e.reason() == MountException.Reason.ALREADY_MOUNTED && busy >= 0 && m.endsWith(")")) {
             // a live FUSE mount is there: name our command (it also clears a mount whose server died)
             return new MountException(e.reason(), e.mountpoint(), m.substring(0, busy) + "; unmount it first: "
-                    + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + force(fsType) + ")", e);
+                    + MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + force + ")", e);
         }
         // ENOTCONN; ECONNABORTED when the connection was aborted with FUSE_ABORT_ERROR (an io_uring server killed).
         if (!m.contains("Transport endpoint is not connected") && !m.contains("Software caused connection abort")) {
             return e;
         }
-        String hint = MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + force(fsType);
+        String hint = MountRunner.unmountHint(Mounts.canonical(e.mountpoint())) + force;
         // The channel's own advice names plain umount; ours replaces it, so that the line names one command.
         int sdk = m.lastIndexOf(SDK_UNMOUNT_ADVICE);
         if (sdk >= 0 && m.endsWith(")")) {
             return new MountException(e.reason(), e.mountpoint(), m.substring(0, sdk) + "clear it with " + hint, e);
         }
         return new MountException(e.reason(), e.mountpoint(), m + " (a server died there; clear it with " + hint + ")", e);
-    }
-
-    /** {@return " --force" for a FUSE mount that {@code unmount} would refuse without it, else ""} */
-    private static String force(@Nullable String fsType) {
-        return fsType != null && fsType.startsWith("fuse") && !fsType.equals("fuse.depotfs") ? " --force" : "";
     }
 
     // ------------------------------------------------------------------ unmount

@@ -134,8 +134,7 @@ final class Mounts {
         }
         otherNamespaces((pid, m) -> {
             if (m.device().equals(device) && m.isFuse()) {
-                out.add(m.mountPoint() + " in the mount namespace of process " + pid + " (nsenter -t " + pid
-                        + " -m umount " + m.mountPoint() + ")");
+                out.add(m.mountPoint() + " in " + namespaceOf(pid, m.mountPoint()));
             }
         });
         return out;
@@ -153,10 +152,15 @@ final class Mounts {
         List<String> out = new ArrayList<>();
         otherNamespaces((pid, m) -> {
             if (m.mountPoint().equals(mountPoint) && m.isFuse()) {
-                out.add("the mount namespace of process " + pid + " (nsenter -t " + pid + " -m umount " + mountPoint + ")");
+                out.add(namespaceOf(pid, mountPoint));
             }
         });
         return out;
+    }
+
+    /** {@return "the mount namespace of process PID (nsenter -t PID -m umount MOUNTPOINT)": where, and how to unmount it there} */
+    private static String namespaceOf(String pid, String mountPoint) {
+        return "the mount namespace of process " + pid + " (nsenter -t " + pid + " -m umount " + mountPoint + ")";
     }
 
     /** Calls {@code each} with every mount of every other mount namespace, once per namespace, that this user may read. */

@@ -727,10 +727,10 @@ class DepotfsCliTest {
                     io.github.purefuse.channel.MountException.Reason.ALREADY_MOUNTED, mp, "Cannot mount on " + mp
                     + ": a dead FUSE mount is there (Transport endpoint is not connected): unmount it first (umount "
                     + mp + ")", null);
-            assertTrue(DepotfsCli.withUnmountHint(dead, "fuse.hello").getMessage()
-                    .endsWith("clear it with bin/depotfs unmount " + mp + " --force"));
-            assertTrue(DepotfsCli.withUnmountHint(dead, "fuse.depotfs").getMessage()
-                    .endsWith("clear it with bin/depotfs unmount " + mp));
+            assertTrue(DepotfsCli.withUnmountHint(dead, new io.github.purefuse.channel.MountInfo(1, "0:99", mp.toString(),
+                    "fuse.hello", "hello")).getMessage().endsWith("clear it with bin/depotfs unmount " + mp + " --force"));
+            assertTrue(DepotfsCli.withUnmountHint(dead, new io.github.purefuse.channel.MountInfo(1, "0:99", mp.toString(),
+                    "fuse.depotfs", "depot")).getMessage().endsWith("clear it with bin/depotfs unmount " + mp));
             assertNull(DepotfsCli.unmountProblem(new io.github.purefuse.channel.MountInfo(1, "0:99", mp.toString(), "fuse.hello",
                     "hello"), true), "what --force accepts");
         } finally {
