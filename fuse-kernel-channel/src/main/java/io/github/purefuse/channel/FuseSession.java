@@ -347,7 +347,7 @@ public final class FuseSession implements AutoCloseable {
             int limit = MountOptions.kernelMaxPagesLimit();
             // A recording copies every READ (it keeps the bytes), and io_uring never splices: no cap then.
             int splicePages = recorder == null && options.transport() != Transport.IO_URING
-                    ? SplicePipe.replyPages(Math.min(options.maxPages(), limit) * 4096) : 0;
+                    ? SplicePipe.replyPages(Math.min(options.maxPages(), limit) * Native.PAGE_SIZE) : 0;
             InitNegotiation.Settings settings = new InitNegotiation.Settings(options.maxReadahead(),
                     options.maxBackground(), options.congestionThreshold(), options.maxPages(),
                     limit, overridesReaddirplus(fs), options.passthrough() && root, splicePages);

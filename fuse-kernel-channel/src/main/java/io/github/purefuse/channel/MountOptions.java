@@ -68,9 +68,10 @@ import org.jspecify.annotations.Nullable;
  *                            {@code maxBackground} (at least 1), the kernel's own ratio of its defaults
  *                            ({@code FUSE_DEFAULT_CONGESTION_THRESHOLD}), so 48 with the default 64, and 0
  *                            (the kernel's 9) when {@code maxBackground} is 0
- * @param maxPages            INIT {@code max_pages}: pages (4096 bytes) per READ and READDIR, capped by
+ * @param maxPages            INIT {@code max_pages}: pages (the kernel's page size: 4096 bytes on x86-64,
+ *                            up to 64 KiB on arm64) per READ and READDIR, capped by
  *                            the kernel at {@code /proc/sys/fs/fuse/max_pages_limit}. Default: that
- *                            limit (256 if the file is missing), i.e. 1 MiB requests. On
+ *                            limit (256 if the file is missing), i.e. 1 MiB requests with 4 KiB pages. On
  *                            {@code /dev/fuse} (not over io_uring, not recording) the session asks for
  *                            at most what one splice pipe carries with the reply's header, so that a
  *                            READ of a local file's whole pages is spliced, not copied: 255 pages where

@@ -39,6 +39,7 @@ import io.github.purefuse.channel.internal.codec.DirentPage;
 import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.ReplyEncoder;
+import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.request.BatchForget;
 import io.github.purefuse.channel.internal.request.Bmap;
 import io.github.purefuse.channel.internal.request.ChannelRequest;
@@ -158,7 +159,7 @@ public final class Dispatcher implements RequestSink {
                       int maxInFlight) {
         this.fs = fs;
         this.minor = encoder.minor();
-        int maxPageSize = negotiated.maxPages() * 4096;
+        int maxPageSize = negotiated.maxPages() * Native.PAGE_SIZE;
         this.kernelSkipsOpen = negotiated.offered(InitFlag.NO_OPEN_SUPPORT);
         this.kernelSkipsOpendir = negotiated.offered(InitFlag.NO_OPENDIR_SUPPORT);
         this.permits = new Semaphore(maxInFlight);
@@ -304,7 +305,7 @@ public final class Dispatcher implements RequestSink {
     }
 
     /**
-     * Whether a READ or READDIR asks for more than {@code max_pages * 4096} bytes, which the kernel never
+     * Whether a READ or READDIR asks for more than {@code max_pages * PAGE_SIZE} bytes, which the kernel never
      * does (it sizes them from the negotiated {@code max_pages}): such a frame is malformed, and answering
      * it would let one frame make the server allocate up to 4 GiB.
      */
@@ -314,7 +315,7 @@ public final class Dispatcher implements RequestSink {
 
     private void tooLarge(int opcode, int size, Exchange x) {
         context.logFailure(opcode, "a request for " + Integer.toUnsignedString(size)
-                + " bytes exceeds max_pages * 4096 = " + maxPageSize + "; answered EIO");
+                + " bytes exceeds max_pages * PAGE_SIZE = " + maxPageSize + "; answered EIO");
         x.error(Errno.EIO);
     }
 

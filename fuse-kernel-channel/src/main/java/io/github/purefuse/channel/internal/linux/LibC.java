@@ -92,6 +92,9 @@ public interface LibC {
     /** {@code uid_t geteuid(void)}. */
     int geteuid();
 
+    /** {@code int getpagesize(void)}. */
+    int getpagesize();
+
     /** {@code int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)}. */
     int posix_spawn_file_actions_init(Pointer fileActions);
 

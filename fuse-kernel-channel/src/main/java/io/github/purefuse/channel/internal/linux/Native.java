@@ -84,6 +84,13 @@ public final class Native {
     private static final LibC C = loadLibC();
 
     /**
+     * The kernel's page size in bytes: 4096 on x86-64, 4096, 16384 or 65536 on arm64 (RHEL's aarch64 kernels use
+     * 64 KiB). The unit of FUSE's {@code max_pages} (a READ or READDIR of up to {@code max_pages} pages, the ring's
+     * payload of at least as many bytes), of pipe slots and of the page cache.
+     */
+    public static final int PAGE_SIZE = C.getpagesize();
+
+    /**
      * libc through jnr-ffi, whose first use loads jffi's stub library. jffi 1.3.13 names that library with a
      * locale-dependent {@code String.format}: under a locale that writes digits in another script (fa_IR, ar_EG,
      * bn_BD, mr_IN, my_MM, ...) it looked for {@code libjffi-١.٢.so} and every mount failed with an

@@ -347,10 +347,10 @@ public final class NativeFile implements LocalFile {
             return true; // closed: the read itself says EBADF
         }
         try {
-            long last = (position + length - 1) / 4096;
+            long last = (position + length - 1) / Native.PAGE_SIZE;
             if (cachestat) {
                 long cached = Native.cachestat(d, scratch, position, length);
-                if (cached >= 0 && cached < last - position / 4096 + 1) {
+                if (cached >= 0 && cached < last - position / Native.PAGE_SIZE + 1) {
                     return false;
                 } else if (cached == -ENOSYS) {
                     cachestat = false;
@@ -361,7 +361,7 @@ public final class NativeFile implements LocalFile {
             if (!cachestat && !pageUpToDate(d, scratch, position)) {
                 return false;
             }
-            return pageUpToDate(d, scratch, Math.max(position, last * 4096));
+            return pageUpToDate(d, scratch, Math.max(position, last * Native.PAGE_SIZE));
         } finally {
             release();
         }

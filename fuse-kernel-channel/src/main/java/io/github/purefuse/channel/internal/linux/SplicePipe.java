@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  * opens a new one ({@link #broken()}).
  */
 public final class SplicePipe implements AutoCloseable {
-    private static final int PAGE = 4096;
+    private static final int PAGE = Native.PAGE_SIZE;   // a pipe slot holds a page
     private static final int OUT_HEADER = 16;
     private static final int SPLICE_F_NONBLOCK = 2;
     private static final int EINTR = Errno.EINTR.code();

@@ -10,6 +10,7 @@ import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.request.Incoming;
 import io.github.purefuse.channel.internal.request.Init;
 import io.github.purefuse.channel.internal.transport.Counters;
@@ -274,7 +275,7 @@ public final class Engine {
             }
         }
         int bufferSize = Math.max(MIN_READ_BUFFER, 80 + n.maxWrite());
-        int maxData = n.maxPages() * 4096;
+        int maxData = n.maxPages() * Native.PAGE_SIZE;
         liveReaders.set(devices.size());
         DeviceQueue[] qs = new DeviceQueue[devices.size()];
         for (int i = 0; i < qs.length; i++) {
@@ -287,9 +288,9 @@ public final class Engine {
         }
     }
 
-    /** {@code max(8192, max_write, max_pages * 4096)}: the payload buffer the kernel requires per ring entry. */
+    /** {@code max(8192, max_write, max_pages * PAGE_SIZE)}: the payload buffer the kernel requires per ring entry. */
     private static int payloadBytes(Negotiated n) {
-        return Math.max(MIN_READ_BUFFER, Math.max(n.maxWrite(), n.maxPages() * 4096));
+        return Math.max(MIN_READ_BUFFER, Math.max(n.maxWrite(), n.maxPages() * Native.PAGE_SIZE));
     }
 
     /**

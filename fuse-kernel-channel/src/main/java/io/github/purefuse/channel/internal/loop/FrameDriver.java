@@ -14,6 +14,7 @@ import io.github.purefuse.channel.internal.codec.ReplyEncoder;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.dispatch.Dispatcher;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
+import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.transport.Counters;
 import io.github.purefuse.channel.internal.transport.Exchange;
 import io.github.purefuse.channel.internal.transport.InlineTarget;
@@ -62,7 +63,7 @@ public final class FrameDriver implements ReplyPort, AutoCloseable {
         InitNegotiation.Result r = InitNegotiation.negotiate(init, settings, overIoUring);
         this.initOut = r.out();
         this.negotiated = r.negotiated();
-        this.maxData = negotiated.maxPages() * 4096;
+        this.maxData = negotiated.maxPages() * Native.PAGE_SIZE;
         ReplyEncoder encoder = new ReplyEncoder(negotiated.minor());
         this.dispatcher = new Dispatcher(fs, encoder, negotiated, counters, 64);
         decoder.minor(negotiated.minor());

@@ -14,6 +14,7 @@ import static io.github.purefuse.channel.internal.abi.InitFlags.READDIRPLUS_AUTO
 
 import io.github.purefuse.api.Negotiated;
 import io.github.purefuse.channel.internal.codec.InitOut;
+import io.github.purefuse.channel.internal.linux.Native;
 import io.github.purefuse.channel.internal.request.Init;
 
 /**
@@ -62,7 +63,7 @@ import io.github.purefuse.channel.internal.request.Init;
  * read_ahead_kb 1024 the kernel then sends 255 + 1 pages per 1 MiB window (two READs), and depotfs reads
  * a local file that way at 1.2-1.5x the speed and about three quarters of the CPU of the copied 1 MiB READs
  * (bench/RESULTS.md, 2026-12-05 02:02). Over io_uring no reply is spliced, so the cap does not apply.
- * {@code max_write = max_pages * 4096}, which also bounds RETRIEVE answers; a read-only mount never
+ * {@code max_write = max_pages * PAGE_SIZE} (the kernel's page size), which also bounds RETRIEVE answers; a read-only mount never
  * receives WRITE data, so its only cost is the per-reader request buffer of
  * {@code max(8192, 80 + max_write)} bytes. {@code max_readahead} can only lower the kernel's offer
  * (raise readahead with {@code read_ahead_kb} instead). {@code time_gran = 1}: timestamps keep
@@ -75,7 +76,6 @@ public final class InitNegotiation {
     public static final int MAJOR = 7;
     /** {@code FUSE_DEFAULT_MAX_PAGES_PER_REQ}: the kernel's max_pages without {@code FUSE_MAX_PAGES}. */
     public static final int KERNEL_DEFAULT_MAX_PAGES = 32;
-    private static final int PAGE_SIZE = 4096;
 
     private InitNegotiation() {
     }
@@ -167,7 +167,7 @@ public final class InitNegotiation {
                 maxPages = splice;
             }
         }
-        int maxWrite = maxPages * PAGE_SIZE;
+        int maxWrite = maxPages * Native.PAGE_SIZE;
         int readahead = settings.maxReadahead() > 0 && Integer.compareUnsigned(settings.maxReadahead(), init.maxReadahead()) < 0
                 ? settings.maxReadahead()
                 : init.maxReadahead(); // u32 on the wire

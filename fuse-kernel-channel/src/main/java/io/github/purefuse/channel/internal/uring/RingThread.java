@@ -184,10 +184,11 @@ final class RingThread implements Runnable {
      * @param owned where the allocation itself goes, for {@link #freeBuffers}
      */
     static ByteBuffer pageAligned(int bytes, List<ByteBuffer> owned) {
-        int pages = (bytes + 4095) / 4096;
-        ByteBuffer b = ByteBuffer.allocateDirect((pages + 1) * 4096);
+        int page = Native.PAGE_SIZE;
+        int pages = (bytes + page - 1) / page;
+        ByteBuffer b = ByteBuffer.allocateDirect((pages + 1) * page);
         owned.add(b);
-        return b.alignedSlice(4096).limit(bytes).slice();
+        return b.alignedSlice(page).limit(bytes).slice();
     }
 
     /** Closes what a thread that was made but never started holds (its eventfd); the ring is the caller's. */
