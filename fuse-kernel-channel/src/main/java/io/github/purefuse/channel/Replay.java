@@ -285,7 +285,7 @@ public final class Replay {
                     if (target != null) {
                         interrupted.add(target);
                     }
-                } else if (expectsReply(opcode)) {
+                } else if (Opcodes.expectsReply(opcode)) {
                     pending.put(unique, f.index());
                 }
             } else if (unique != 0) {
@@ -351,7 +351,7 @@ public final class Replay {
                 }
                 int opcode = frame.getInt(4);
                 long unique = frame.getLong(8);
-                if (!expectsReply(opcode)) {
+                if (!Opcodes.expectsReply(opcode)) {
                     continue;
                 }
                 byte[] got = driver.awaitReply(unique, REPLY_TIMEOUT);
@@ -379,11 +379,6 @@ public final class Replay {
             }
         }
         return new Result(file, rule, requests, compared, identical, notRecorded, mismatches);
-    }
-
-    private static boolean expectsReply(int opcode) {
-        return opcode != Opcode.FUSE_FORGET.code() && opcode != Opcode.FUSE_BATCH_FORGET.code()
-                && opcode != Opcode.FUSE_INTERRUPT.code() && opcode != Opcode.FUSE_NOTIFY_REPLY.code();
     }
 
     private static int errno(byte[] reply) {

@@ -3,7 +3,8 @@ package io.github.purefuse.channel;
 /**
  * How requests travel between the kernel and the session ({@link MountOptions#transport()}). The
  * filesystem's handlers are the same on every transport. Whatever the transport, INIT, FORGET,
- * BATCH_FORGET, INTERRUPT and notifications travel over {@code /dev/fuse}.
+ * BATCH_FORGET, INTERRUPT and notifications travel over {@code /dev/fuse}; the one exception, the FORGET
+ * the kernel sends for a READDIRPLUS entry it could not link ({@code fuse_force_forget}), takes the ring.
  *
  * @fuse.kernel {@code fs/fuse/dev.c} ({@code /dev/fuse}), {@code fs/fuse/dev_uring.c} (io_uring, Linux 6.14+,
  *     protocol 7.42, {@code CONFIG_FUSE_IO_URING}, module parameter {@code enable_uring})

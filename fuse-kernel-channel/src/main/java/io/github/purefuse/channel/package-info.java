@@ -18,7 +18,8 @@
  * pages were spliced into. With {@link io.github.purefuse.channel.Transport#IO_URING} (FUSE over
  * io_uring, Linux 6.14+; what {@code AUTO} picks where the kernel offers it) requests arrive in ring
  * entries, one serving thread per CPU queue, and each reply is committed in the entry its request came in;
- * INIT, FORGET, INTERRUPT and notifications stay on {@code /dev/fuse}, which one reader keeps serving.
+ * INIT, FORGET, INTERRUPT and notifications stay on {@code /dev/fuse}, which one reader keeps serving
+ * (but for the FORGET of a READDIRPLUS entry the kernel could not link, which it sends through the ring).
  *
  * <h2>Device errors</h2>
  * <table>

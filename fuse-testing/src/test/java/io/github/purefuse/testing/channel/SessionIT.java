@@ -26,8 +26,10 @@ import io.github.purefuse.api.request.FuseRequest;
 import io.github.purefuse.api.request.Getattr;
 import io.github.purefuse.api.request.Lookup;
 import io.github.purefuse.api.request.Open;
+import io.github.purefuse.api.request.Opendir;
 import io.github.purefuse.api.request.Read;
 import io.github.purefuse.api.request.Readdir;
+import io.github.purefuse.api.request.Readdirplus;
 import io.github.purefuse.api.types.Attr;
 import io.github.purefuse.api.types.DirEntry;
 import io.github.purefuse.api.types.Errno;
@@ -608,6 +610,79 @@ class SessionIT {
         assertTrue(stats.errorReplies("FUSE_READ", "EIO") >= 1, stats.errorReplies().toString());
         assertTrue(stats.errorReplies("FUSE_LOOKUP", "ENOENT") >= 1, stats.errorReplies().toString());
         assertEquals(0, stats.errorReplies("FUSE_OPEN", "EIO"), stats.errorReplies().toString());
+    }
+
+    /** A root whose READDIRPLUS lists {@code loop}, an entry with the root's own nodeid, which the kernel refuses. */
+    static final class SelfListingFs implements ReadOnlyFileSystem {
+        final AtomicInteger rootForgets = new AtomicInteger();
+
+        static Attr dir() {
+            return Attr.builder(FileType.DIRECTORY).ino(1).permissions(0555).build();
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            return Failure.of(Errno.ENOENT);
+        }
+
+        @Override
+        public AttrReply getattr(Getattr request) {
+            return new Attributes(dir(), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public OpenReply opendir(Opendir request) {
+            return Opened.of(FileHandle.NONE);
+        }
+
+        @Override
+        public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+            return fill(request.offset(), page);
+        }
+
+        @Override
+        public ReaddirReply readdirplus(Readdirplus request, DirectoryPage page) {
+            return fill(request.offset(), page);
+        }
+
+        private static ReaddirReply fill(long offset, DirectoryPage page) {
+            if (offset == 0) {
+                page.add(new DirEntry("loop", 1, FileType.DIRECTORY, 1),
+                        new Entry(NodeId.ROOT, 0, dir(), Duration.ofMinutes(1), Duration.ofMinutes(1)));
+            }
+            return page.done();
+        }
+
+        @Override
+        public ReadReply read(Read request) {
+            return Failure.of(Errno.EISDIR);
+        }
+
+        @Override
+        public void forget(NodeId nodeId, long nlookup) {
+            if (nodeId.equals(NodeId.ROOT)) {
+                rootForgets.addAndGet((int) nlookup);
+            }
+        }
+    }
+
+    @Test
+    void aReaddirplusEntryTheKernelCannotLinkIsForgottenAndTheListingGoesOn() throws InterruptedException {
+        SelfListingFs fs = new SelfListingFs();
+        mount = TestMount.mount(fs, options().build());
+        assertEquals(transport(), mount.session().transport(), mount.session().transportDetail());
+        // The kernel cannot link "loop" (nodeid 1 is the root's) and sends FORGET(1, 1) as a request of its own
+        // (fuse_force_forget), waiting for it like for any other on io_uring: there ls hung until the unmount.
+        run("ls", mount.path().toString()).ok();
+        for (int i = 0; i < 40; i++) { // more listings than a ring has entries: each FORGET gave its entry back
+            run("ls", "-a", mount.path().toString()).ok();
+        }
+        // on /dev/fuse the FORGET is not waited for: it may reach the filesystem after ls ended
+        long deadline = System.nanoTime() + T.toNanos();
+        while (fs.rootForgets.get() < 41 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(41, fs.rootForgets.get(), "one FORGET per refused entry reached the filesystem");
     }
 
     @Test

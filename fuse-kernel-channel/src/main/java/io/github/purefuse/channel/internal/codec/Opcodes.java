@@ -25,6 +25,19 @@ public final class Opcodes {
     }
 
     /**
+     * Whether the kernel expects a reply to a request: every opcode but FORGET, BATCH_FORGET, INTERRUPT and
+     * NOTIFY_REPLY ({@code args->noreply} in the kernel). On {@code /dev/fuse} such a request gets no reply at
+     * all; on io_uring its ring entry is still committed, with an empty success, to give it back.
+     *
+     * @param opcode a {@code fuse_in_header.opcode} value
+     * @return {@code false} for the four opcodes above
+     */
+    public static boolean expectsReply(int opcode) {
+        return opcode != Opcode.FUSE_FORGET.code() && opcode != Opcode.FUSE_BATCH_FORGET.code()
+                && opcode != Opcode.FUSE_INTERRUPT.code() && opcode != Opcode.FUSE_NOTIFY_REPLY.code();
+    }
+
+    /**
      * Returns the short name of an opcode number, as tools print it.
      *
      * @param opcode a {@code fuse_in_header.opcode} value

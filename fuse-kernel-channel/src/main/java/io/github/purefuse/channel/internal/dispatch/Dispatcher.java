@@ -322,14 +322,9 @@ public final class Dispatcher implements RequestSink {
     @Override
     public void malformed(ProtocolException error, ReplyPort port) {
         LOG.log(Level.WARNING, "malformed request: {0}", error.getMessage());
-        if (error.headerComplete() && expectsReply(error.opcode())) {
+        if (error.headerComplete() && Opcodes.expectsReply(error.opcode())) {
             Exchange.ofFrame(error.unique(), error.opcode(), port, context).error(Errno.EIO);
         }
-    }
-
-    private static boolean expectsReply(int opcode) {
-        return opcode != Opcode.FUSE_FORGET.code() && opcode != Opcode.FUSE_BATCH_FORGET.code()
-                && opcode != Opcode.FUSE_NOTIFY_REPLY.code() && opcode != Opcode.FUSE_INTERRUPT.code();
     }
 
     private Exchange exchange(FuseRequest request, ReplyPort port) {

@@ -3,6 +3,7 @@ package io.github.purefuse.channel.internal.uring;
 import io.github.purefuse.api.types.Errno;
 import io.github.purefuse.api.types.Opcode;
 import io.github.purefuse.channel.internal.abi.FuseStructs;
+import io.github.purefuse.channel.internal.codec.Opcodes;
 import io.github.purefuse.channel.internal.codec.ProtocolException;
 import io.github.purefuse.channel.internal.codec.RequestDecoder;
 import io.github.purefuse.channel.internal.linux.ErrnoException;
@@ -738,6 +739,12 @@ final class RingThread implements Runnable {
             sink.malformed(ex, e);
         } catch (RuntimeException | Error ex) { // a bug of ours ends this request, not the ring
             transport.context().escaped(f, ex);
+        } finally {
+            if (!Opcodes.expectsReply(opcode)) {
+                // No reply on /dev/fuse, but on the ring the kernel waits for the entry all the same
+                // (fuse_force_forget: a READDIRPLUS entry the kernel could not link).
+                e.acknowledge();
+            }
         }
     }
 }

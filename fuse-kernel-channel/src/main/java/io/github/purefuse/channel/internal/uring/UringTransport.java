@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * {@code IORING_OP_URING_CMD} commands on the {@code /dev/fuse} descriptor, replies leave with the next
  * command ({@code COMMIT_AND_FETCH}), so one {@code io_uring_enter} answers a request and waits for the
  * next. {@code FORGET}, {@code BATCH_FORGET}, {@code INTERRUPT} and notifications stay on
- * {@code /dev/fuse}: the session keeps one device reader beside the ring.
+ * {@code /dev/fuse}: the session keeps one device reader beside the ring (the exception, a forced FORGET,
+ * is in the package documentation).
  *
  * <h2>Shape</h2>
  * The kernel has one queue per possible CPU ({@code /sys/devices/system/cpu/possible}) and routes a
