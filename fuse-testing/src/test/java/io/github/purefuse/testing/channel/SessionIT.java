@@ -963,6 +963,110 @@ class SessionIT {
         }
     }
 
+    /**
+     * Files {@code f0} to {@code fN}: a READ of {@code f0} waits for {@link #release}, holding its page locked in the
+     * kernel; a READ of any other drops {@code f0}'s pages (INVAL_INODE), which waits in the kernel for that lock.
+     */
+    static final class InvalidatingFs implements ReadOnlyFileSystem {
+        static final byte[] DATA = "invalidating\n".getBytes(StandardCharsets.US_ASCII);
+        final int files;
+        final CountDownLatch f0Read = new CountDownLatch(1);
+        final CountDownLatch notifying;
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile FuseConnection connection;
+
+        InvalidatingFs(int files) {
+            this.files = files;
+            this.notifying = new CountDownLatch(files - 1);
+        }
+
+        static Attr attr(long nodeid) {
+            return Attr.builder(nodeid == 1 ? FileType.DIRECTORY : FileType.REGULAR).ino(nodeid)
+                    .size(nodeid == 1 ? 0 : DATA.length).permissions(nodeid == 1 ? 0555 : 0444).build();
+        }
+
+        @Override
+        public void init(FuseConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public LookupReply lookup(Lookup request) {
+            String name = request.name();
+            if (!name.matches("f[0-9]+") || Integer.parseInt(name.substring(1)) >= files) {
+                return Failure.of(Errno.ENOENT);
+            }
+            long nodeid = Integer.parseInt(name.substring(1)) + 2;
+            return new Entry(NodeId.of(nodeid), 0, attr(nodeid), Duration.ofMinutes(1), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public AttrReply getattr(Getattr request) {
+            return new Attributes(attr(request.header().nodeid()), Duration.ofMinutes(1));
+        }
+
+        @Override
+        public ReadReply read(Read request) {
+            if (request.header().nodeid() == 2) {
+                f0Read.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    return Failure.of(Errno.EINTR);
+                }
+            } else {
+                notifying.countDown();
+                try {
+                    connection.notifier().invalInode(NodeId.of(2), 0, 0);
+                } catch (IOException e) {
+                    return Failure.of(Errno.EIO);
+                }
+            }
+            int from = (int) Math.min(request.offset(), DATA.length);
+            return Data.of(Arrays.copyOfRange(DATA, from, (int) Math.min(DATA.length, from + (long) request.size())));
+        }
+
+        @Override
+        public ReaddirReply readdir(Readdir request, DirectoryPage page) {
+            return page.done();
+        }
+    }
+
+    @Test
+    void notificationsThatWaitInTheKernelLeaveTheHandlersRunning() throws Exception {
+        // As many INVAL_INODEs waiting in the kernel for f0's page as the JVM has carrier threads for virtual ones
+        // (one per CPU), and one more: each writev, made on its handler's virtual thread, held that carrier, and the
+        // READ of f0 that would end their wait could not run when released. Every request of the mount hung.
+        int files = Runtime.getRuntime().availableProcessors() + 2;
+        InvalidatingFs fs = new InvalidatingFs(files);
+        List<Process> readers = new java.util.ArrayList<>();
+        try {
+            mount = TestMount.mount(fs, options().build());
+            Path mp = mount.path();
+            readers.add(new ProcessBuilder("cat", mp.resolve("f0").toString()).start());
+            assertTrue(fs.f0Read.await(20, TimeUnit.SECONDS), "the READ of f0 arrived");
+            for (int i = 1; i < files; i++) {
+                readers.add(new ProcessBuilder("cat", mp.resolve("f" + i).toString()).start());
+            }
+            assertTrue(fs.notifying.await(20, TimeUnit.SECONDS), "every other READ invalidates f0");
+            Thread.sleep(500); // the notifications are in the kernel, waiting for f0's page
+            fs.release.countDown();
+            for (int i = 0; i < files; i++) {
+                Process p = readers.get(i);
+                assertTrue(p.waitFor(20, TimeUnit.SECONDS), "cat f" + i + " ended");
+                assertEquals("invalidating\n", new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
+            }
+        } finally {
+            fs.release.countDown();
+            if (mount != null) {
+                mount.session().abort(); // what still waits for an answer ends with ENOTCONN
+            }
+            for (Process p : readers) {
+                p.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Test
     void aNotificationThatWouldWaitForItsOwnCallIsRefused() throws Exception {
         // INVAL_ENTRY from a LOOKUP in that directory, INVAL_INODE of data from a READ of that file: the kernel

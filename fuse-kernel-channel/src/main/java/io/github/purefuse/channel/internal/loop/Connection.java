@@ -25,6 +25,12 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongToIntFunction;
 import org.jspecify.annotations.Nullable;
@@ -71,7 +77,19 @@ final class Connection implements FuseConnection {
     }
 
     /**
-     * Writes one notification ({@code unique = 0}) with one {@code writev} on the mount's descriptor.
+     * Writes the notifications of virtual threads (the filesystem's handlers): such a {@code writev} can wait in
+     * the kernel as long as another request is unanswered (INVAL_INODE for a page a READ holds locked, INVAL_ENTRY
+     * for a directory a LOOKUP holds), and a virtual thread blocked in a native call keeps its carrier. With as
+     * many such waits as carriers (one per CPU), the handler whose answer would end them could not run: every
+     * request of the mount hung, readers in D state. A platform thread waits in the kernel instead, the
+     * virtual thread parks meanwhile. Threads are made as needed and end after 30 s idle.
+     */
+    private static final ExecutorService NOTIFY_WRITERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30,
+            TimeUnit.SECONDS, new SynchronousQueue<>(), Thread.ofPlatform().daemon().name("fuse-notify-", 0).factory());
+
+    /**
+     * Writes one notification ({@code unique = 0}) with one {@code writev} on the mount's descriptor; from a
+     * virtual thread, on a platform thread while it waits ({@link #NOTIFY_WRITERS}).
      *
      * @return {@code true} if the kernel acted on it, {@code false} if it did not know the node or name
      *     (ENOENT)
@@ -79,6 +97,39 @@ final class Connection implements FuseConnection {
      * @throws IOException "the session has ended" once its descriptor is closed or the connection gone
      */
     private boolean notification(ByteBuffer[] iov, int n) throws IOException {
+        if (!Thread.currentThread().isVirtual()) {
+            return write(iov, n);
+        }
+        Future<Boolean> written = NOTIFY_WRITERS.submit(() -> write(iov, n));
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return written.get(); // the buffers are the caller's: wait for the write whatever happens
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IOException(cause);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private boolean write(ByteBuffer[] iov, int n) throws IOException {
         Recorder rec = recorder;
         if (rec != null) {
             rec.reply(iov, n);
