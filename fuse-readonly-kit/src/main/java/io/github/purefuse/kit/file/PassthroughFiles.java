@@ -135,7 +135,7 @@ public final class PassthroughFiles<K> {
                     throw e;
                 }
                 passthrough = null;
-                LOG.log(Level.WARNING, "FUSE passthrough refused (" + e.getMessage() + "): reads go through this process");
+                LOG.log(Level.WARNING, refusal(e));
                 return OptionalInt.empty();
             }
             everRegistered = true;
@@ -143,6 +143,23 @@ public final class PassthroughFiles<K> {
         }
         b.opens++;
         return OptionalInt.of(b.file.id());
+    }
+
+    /**
+     * {@return the warning for the kernel's refusal of the first backing file} ELOOP is the one a user cannot read:
+     * the kernel refuses a backing file whose filesystem is stacked as deep as the connection's
+     * {@code max_stack_depth} allows ({@code fuse_backing_open}; the channel negotiates 1, so that the mount can
+     * itself be an overlayfs layer), i.e. any file on overlayfs, such as a container's root.
+     *
+     * @param e the refusal, its message ending in the errno's name
+     */
+    static String refusal(IOException e) {
+        String m = String.valueOf(e.getMessage());
+        return "FUSE passthrough refused (" + m + ")"
+                + (m.endsWith("(ELOOP)") ? ": the backing files are on a stacked filesystem such as overlayfs (a"
+                        + " container's root), which passthrough cannot stack on; put them on a plain filesystem (a"
+                        + " volume)" : "")
+                + ": reads go through this process";
     }
 
     /**

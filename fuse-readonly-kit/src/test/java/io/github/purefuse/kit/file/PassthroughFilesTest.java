@@ -104,6 +104,19 @@ class PassthroughFilesTest {
     }
 
     @Test
+    void aRefusalForAStackedFilesystemSaysSo() {
+        // fuse_backing_open refuses a file on overlayfs (a container's root) with ELOOP, "Too many levels of
+        // symbolic links", which named no cause a user could act on
+        String eloop = PassthroughFiles.refusal(new IOException(
+                "ioctl(FUSE_DEV_IOC_BACKING_OPEN): Too many levels of symbolic links (ELOOP)"));
+        assertTrue(eloop.contains("stacked filesystem such as overlayfs"), eloop);
+        assertTrue(eloop.endsWith(": reads go through this process"), eloop);
+        String eperm = PassthroughFiles.refusal(new IOException("ioctl(FUSE_DEV_IOC_BACKING_OPEN): Operation not permitted (EPERM)"));
+        assertEquals("FUSE passthrough refused (ioctl(FUSE_DEV_IOC_BACKING_OPEN): Operation not permitted (EPERM)): reads go"
+                + " through this process", eperm);
+    }
+
+    @Test
     void aRefusalAfterASuccessIsThrownAndAMissingFileIsNotARefusal() throws IOException {
         Path a = Files.writeString(dir.resolve("a"), "a");
         Path b = Files.writeString(dir.resolve("b"), "b");
