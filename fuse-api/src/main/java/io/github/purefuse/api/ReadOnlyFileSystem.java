@@ -382,14 +382,17 @@ public interface ReadOnlyFileSystem {
     }
 
     /**
-     * {@code FUSE_FLUSH}: a descriptor of an open file was closed. Nothing to flush when read-only.
+     * {@code FUSE_FLUSH}: a descriptor of an open file was closed. Nothing to flush when read-only: the
+     * default answers ENOSYS, after which the kernel lets every later {@code close(2)} on this mount return
+     * 0 without a request (one FLUSH per mount instead of one per close of a file opened without
+     * {@code FOPEN_NOFLUSH}). Override it only to learn of closes; answer {@code Ok} then.
      *
      * @param request the handle
      * @return the reply
      * @fuse.validReplies {@code Ok}, {@code Failure}
      */
     default StatusReply flush(Flush request) {
-        return Ok.INSTANCE;
+        return Failure.of(Errno.ENOSYS);
     }
 
     /**
