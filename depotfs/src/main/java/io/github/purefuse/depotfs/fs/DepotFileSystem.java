@@ -526,10 +526,11 @@ public final class DepotFileSystem implements PathFileSystem {
      * {@link #subdirectories} and the requests on that directory.
      */
     private void preloadSubdirectories(Bundle b) {
-        if (b.bundleCount() == 0) {
+        int subdirectories = b.bundleCount();   // once: it walks every entry, and the loop asked it for each subdirectory not in memory (n^2)
+        if (subdirectories == 0) {
             return;
         }
-        List<java.util.concurrent.Future<?>> loads = new ArrayList<>(b.bundleCount());
+        List<java.util.concurrent.Future<?>> loads = new ArrayList<>(subdirectories);
         try {
             for (BundleEntry e : b.entries()) {
                 Hash h = e.kind() == EntryKind.BUNDLE ? e.hash() : null;
@@ -542,7 +543,7 @@ public final class DepotFileSystem implements PathFileSystem {
                     continue;
                 }
                 long size = e.size();
-                if (b.bundleCount() == 1) {
+                if (subdirectories == 1) {
                     prefetchSubdirectories(depot.bundle(h, size));   // one: load it here, no hand-off
                     continue;
                 }

@@ -11,19 +11,25 @@ import org.jspecify.annotations.Nullable;
  * from holding every snapshot it ever read: a root replaced every few seconds brings new manifests each time,
  * and a local depot's cache was bounded by count alone (16,384 bundles: a soak trial saw 1.3 million entries,
  * 290 MB of heap, from 40 replacements of a root of 30,000 files, none of them in use any more). On the heap a
- * loaded manifest takes about twice its encoded size. Thread-safe.
+ * loaded manifest takes about twice its encoded size. A manifest larger than the bound (a directory of a million
+ * files: 175 MB of manifest) counts as just over half of it, so that it stays cached beside the small ones used with
+ * it (its parent's, a sibling's) instead of being evicted by the next one and loaded again whole at the next LOOKUP
+ * in it, while a second one still evicts the first: the cache holds at most the bound, or one manifest larger than
+ * it and less than half the bound besides. Thread-safe.
  */
 public final class BundleCache {
     private final long maxBytes;
     private final ReentrantLock lock = new ReentrantLock();
     private final LinkedHashMap<Hash, Bundle> bundles = new LinkedHashMap<>(1024, 0.75f, true);
     private long bytes;
+    /** What the bound is checked against: each manifest's {@link #charge}. */
+    private long charged;
 
     /**
      * An empty cache.
      *
-     * @param maxBytes the most manifest bytes kept ({@link Bundle#manifestSize()} summed); a larger manifest
-     *                 is kept alone until the next one comes
+     * @param maxBytes the most manifest bytes kept ({@link Bundle#manifestSize()} summed; one larger manifest
+     *                 counts as just over half of it, and is kept beside smaller ones)
      */
     public BundleCache(long maxBytes) {
         if (maxBytes <= 0) {
@@ -52,18 +58,25 @@ public final class BundleCache {
         try {
             Bundle old = bundles.put(b.hash(), b);
             bytes += b.manifestSize() - (old == null ? 0 : old.manifestSize());
+            charged += charge(b) - (old == null ? 0 : charge(old));
             Iterator<Bundle> it = bundles.values().iterator();
-            while (bytes > maxBytes && bundles.size() > 1 && it.hasNext()) {
+            while (charged > maxBytes && bundles.size() > 1 && it.hasNext()) {
                 Bundle gone = it.next();
                 if (gone == b) {
                     continue;
                 }
                 bytes -= gone.manifestSize();
+                charged -= charge(gone);
                 it.remove();
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A manifest's size, or just over half the bound for one larger than the bound: two of them never fit. */
+    private long charge(Bundle b) {
+        return b.manifestSize() > maxBytes ? maxBytes / 2 + 1 : b.manifestSize();
     }
 
     /** Drops a bundle (its manifest was removed from the store). */
@@ -73,6 +86,7 @@ public final class BundleCache {
             Bundle b = bundles.remove(hash);
             if (b != null) {
                 bytes -= b.manifestSize();
+                charged -= charge(b);
             }
         } finally {
             lock.unlock();
@@ -85,6 +99,7 @@ public final class BundleCache {
         try {
             bundles.clear();
             bytes = 0;
+            charged = 0;
         } finally {
             lock.unlock();
         }
