@@ -665,6 +665,86 @@ class DepotfsCliTest {
         }
     }
 
+    /**
+     * Temporary credentials (a session token) that expired: AWS S3 answers 400 ExpiredToken, which depotfs said as
+     * "HTTP 400 ExpiredToken" and nothing more. It now says the credentials are temporary and how to renew them.
+     */
+    @Test
+    void anExpiredSessionTokenSaysToRenewTheCredentials() throws Exception {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            byte[] answer = ("<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>")
+                    .getBytes(StandardCharsets.UTF_8);
+            boolean head = ex.getRequestMethod().equals("HEAD");
+            ex.getResponseHeaders().set("Content-Type", "application/xml");
+            ex.sendResponseHeaders(400, head ? -1 : answer.length);
+            if (!head) {
+                ex.getResponseBody().write(answer);
+            }
+            ex.close();
+        });
+        server.start();
+        java.util.Map<String, String> session = java.util.Map.of("aws.accessKeyId", "ASIAEXPIRED", "aws.secretAccessKey", "s",
+                "aws.sessionToken", "expired-token");
+        java.util.Map<String, String> before = new java.util.HashMap<>();
+        session.keySet().forEach(k -> before.put(k, System.getProperty(k)));
+        try {
+            session.forEach(System::setProperty);
+            String url = "http://127.0.0.1:" + server.getAddress().getPort();
+            Run r = cli("ls", "--depot", "s3://bucket/x", "--endpoint", url);
+            assertEquals(1, r.exit(), r.err());
+            assertEquals("depotfs: read x/depotfs-depot.json: the session token was refused (ExpiredToken): the temporary"
+                    + " credentials have expired or are not valid (s3://bucket/x at " + url + "); get new ones (AWS_SESSION_TOKEN"
+                    + " with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or aws_session_token in ~/.aws/credentials, which a"
+                    + " running mount reads again; a changed environment needs a new mount)\n", r.err());
+        } finally {
+            server.stop(0);
+            before.forEach((k, v) -> {
+                if (v == null) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+        }
+    }
+
+    /**
+     * A source that is set up but fails (here a profile's credential_process that exits 1) was told "no AWS
+     * credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE", which the user had done.
+     */
+    @Test
+    void aFailingCredentialProcessIsNamed() throws Exception {
+        Path config = Files.writeString(tmp.resolve("config"), "[default]\ncredential_process = /bin/false\n");
+        java.util.Map<String, String> props = java.util.Map.of("aws.sharedCredentialsFile", tmp.resolve("no-credentials").toString(),
+                "aws.configFile", config.toString(), "aws.accessKeyId", "", "aws.secretAccessKey", "", "aws.profile", "");
+        java.util.Map<String, String> before = new java.util.HashMap<>();
+        props.keySet().forEach(k -> before.put(k, System.getProperty(k)));
+        try {
+            props.forEach((k, v) -> {
+                if (v.isEmpty()) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+            Run r = cli("ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1");
+            assertEquals(1, r.exit(), r.err());
+            assertEquals("depotfs: no AWS credentials: profile 'default': Failed to refresh process-based credentials."
+                    + " (s3://nobucket/x at http://127.0.0.1:1)\n", r.err());
+        } finally {
+            before.forEach((k, v) -> {
+                if (v == null) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+        }
+    }
+
     @Test
     void theReadyLineSaysAskedForOnlyWhenTransportWasGiven() {
         String dev = "/dev/fuse: 2 readers (asked for)";

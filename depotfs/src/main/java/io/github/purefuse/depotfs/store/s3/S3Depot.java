@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
@@ -43,6 +44,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -109,6 +112,9 @@ public final class S3Depot implements WritableDepot {
     private static final System.Logger LOG = System.getLogger(S3Depot.class.getName());
     /** The start of the SDK's message when no provider of its credential chain has credentials. */
     private static final String NO_CREDENTIALS = "Unable to load credentials";
+    /** The error codes of a session token that the server refused: expired, malformed, or to be refreshed. */
+    private static final Set<String> SESSION_TOKEN_REFUSED =
+            Set.of("ExpiredToken", "InvalidToken", "TokenRefreshRequired");
     private static final String MARKER = "depotfs-depot.json";
     private static final String MARKER_CONTENT = "{\"format\":\"depotfs-depot\",\"version\":1,\"hash\":\"sha-256\"}\n";
     private static final long BUNDLE_CACHE_BYTES = 256L * 1024 * 1024;
@@ -124,7 +130,7 @@ public final class S3Depot implements WritableDepot {
     /** Objects known to be stored (written or seen by this process), with their sizes. */
     private final ConcurrentHashMap<Hash, Long> known = new ConcurrentHashMap<>();
     /** Objects whose chunk checksum key this process wrote or found stored ({@link #requireStored}). */
-    private final java.util.Set<Hash> chunkSumsWritten = ConcurrentHashMap.newKeySet();
+    private final Set<Hash> chunkSumsWritten = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile @Nullable Boolean conditionalWrites;
     private final ConcurrentHashMap<Hash, SharedObject> open = new ConcurrentHashMap<>();
@@ -409,10 +415,10 @@ public final class S3Depot implements WritableDepot {
         }
     }
 
-    private static final java.util.regex.Pattern NETTY_CLOSED_ADVICE = java.util.regex.Pattern.compile(
+    private static final Pattern NETTY_CLOSED_ADVICE = Pattern.compile(
             "(The connection was closed during the request\\.) The request will usually succeed.*?(\\(SDK Attempt Count: \\d+\\))");
-    private static final java.util.regex.Pattern QUALIFIED_EXCEPTION =
-            java.util.regex.Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9]*(?:Exception|Error): ");
+    private static final Pattern QUALIFIED_EXCEPTION =
+            Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9]*(?:Exception|Error): ");
 
     /** Turns an SDK failure into a one-line {@link IOException}. */
     IOException translate(@Nullable Throwable t, String what) {
@@ -435,6 +441,14 @@ public final class S3Depot implements WritableDepot {
             if (status == 412 || status == 409) {
                 return new DepotException(DepotException.Reason.CONFLICT, what + ": precondition failed" + where, s3);
             }
+            if (code != null && SESSION_TOKEN_REFUSED.contains(code)) {
+                // AWS answers 400: "HTTP 400 ExpiredToken" alone did not say that the credentials were temporary
+                // ones and must be renewed, nor where they come from
+                return new IOException(what + ": the session token was refused (" + code + "): the temporary credentials"
+                        + " have expired or are not valid" + where + "; get new ones (AWS_SESSION_TOKEN with"
+                        + " AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or aws_session_token in ~/.aws/credentials, which"
+                        + " a running mount reads again; a changed environment needs a new mount)", s3);
+            }
             if (status == 403) {
                 return new IOException(what + ": access denied (" + (code == null ? "403" : code) + ")" + where
                         + (options.anonymous() ? "" : "; check the credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE) or use --anonymous"), s3);
@@ -449,6 +463,10 @@ public final class S3Depot implements WritableDepot {
             if (profile != null && !profile.isEmpty() && !profileExists(profile)) {
                 return new IOException("no AWS credentials found: there is no profile '" + profile + "' (AWS_PROFILE)"
                         + " in ~/.aws/credentials or ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE)" + where, c);
+            }
+            String failed = configuredSourceFailure(c.getMessage());
+            if (failed != null) {
+                return new IOException("no AWS credentials: " + failed + where, c);
             }
             return new IOException("no AWS credentials found: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or"
                     + " AWS_PROFILE, or use --anonymous for a public bucket" + where, c);
@@ -1265,6 +1283,53 @@ public final class S3Depot implements WritableDepot {
     private void put(String key, ByteBuffer body, long length) throws IOException {
         await(client.putObject(r -> r.bucket(location.bucket()).key(key).contentLength(length),
                 AsyncRequestBody.fromByteBufferUnsafe(body.duplicate())), "upload " + key);
+    }
+
+    /** One provider's part of the SDK's chain message: {@code Name(...): reason}, up to the next one. */
+    private static final Pattern CHAIN_REASON = Pattern.compile(
+            "([A-Z][A-Za-z]*CredentialsProvider)\\((.*?)\\): (.*?)(?=, [A-Z][A-Za-z]*CredentialsProvider\\(|]$)");
+    /** The reasons the SDK gives for a source that is simply not set up: not worth naming. */
+    private static final List<String> NOT_SET_UP = List.of("Unable to load credentials from system settings",
+            "Either the environment variable AWS_WEB_IDENTITY_TOKEN_FILE", "Profile file contained no credentials",
+            "Cannot fetch credentials from container - neither", "Failed to load credentials from IMDS",
+            "IMDS credentials have been disabled");
+
+    /**
+     * {@return which configured source of the SDK's chain failed and why, from the chain's message, or null when
+     * none was set up} A failing {@code credential_process}, a container endpoint that refused, a web identity
+     * that STS refused (or could not be asked: no {@code sts} module) were all told "no AWS credentials found: set
+     * AWS_ACCESS_KEY_ID ...", the one cause left at DEBUG.
+     *
+     * @param chainMessage the SDK's message, "Unable to load credentials from any of the providers in the chain
+     *                     ...: [Provider(): reason, ...]"
+     */
+    static @Nullable String configuredSourceFailure(String chainMessage) {
+        int reasons = chainMessage.indexOf(") : [");
+        if (reasons < 0) {
+            return null;
+        }
+        Matcher m = CHAIN_REASON.matcher(chainMessage.substring(reasons + 4).strip());
+        List<String> failed = new ArrayList<>();
+        while (m.find()) {
+            String reason = m.group(3).strip();
+            if (NOT_SET_UP.stream().anyMatch(reason::startsWith)) {
+                continue;
+            }
+            String source = switch (m.group(1)) {
+                case "WebIdentityTokenFileCredentialsProvider" -> "web identity (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)";
+                case "ContainerCredentialsProvider" -> "the container credentials endpoint"
+                        + " (AWS_CONTAINER_CREDENTIALS_FULL_URI or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)";
+                case "ProfileCredentialsProvider" -> {
+                    Matcher name = Pattern.compile("profileName=([^,)]*)").matcher(m.group(2));
+                    yield "profile '" + (name.find() ? name.group(1) : "default") + "'";
+                }
+                case "SystemPropertyCredentialsProvider", "EnvironmentVariableCredentialsProvider" ->
+                        "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY";
+                default -> m.group(1);
+            };
+            failed.add(source + ": " + reason);
+        }
+        return failed.isEmpty() ? null : String.join("; ", failed);
     }
 
     /** Whether the SDK's profile files (as its credential chain reads them) have a profile of that name. */
