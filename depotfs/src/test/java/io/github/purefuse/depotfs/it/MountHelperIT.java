@@ -291,4 +291,88 @@ class MountHelperIT {
                 "rw,root=main,timeout=5,log=" + work.resolve("server.log"));
         assertEquals(0, helper.exit(), "the ready line came, split in two: " + helper.stderr());
     }
+
+    @Test
+    void relativePathsInOptionsAreTheCallersNotTheRootDirectorys() throws Exception {
+        // the helper runs the server in / (so that it holds no directory of the caller's) and made DEPOT and
+        // MOUNTPOINT absolute for it, but not log=, stats=, cache=, record=: `mount -t depotfs depot mnt -o
+        // log=mnt.log` wrote /mnt.log, and stats=s.json /s.json
+        Path mp = mountpoint("mnt");
+        String name = "helper-rel-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), "depot", "mnt", "-o",
+                "rw,root=main,log=" + name + ".log,stats=" + name + ".json");
+        try {
+            assertEquals(0, helper.exit(), helper.stderr());
+            long pid = serverPid(work.resolve(name + ".log"));
+            Tools.run(work, "umount", mp.toString());
+            ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+            assertTrue(Files.exists(work.resolve(name + ".json")), "stats= relative to where mount ran");
+        } finally {
+            Path stray = Path.of("/", name + ".log");   // where the old helper's server wrote them
+            if (Files.exists(stray)) {
+                long pid = serverPid(stray);
+                Tools.run(work, "umount", mp.toString());
+                ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+            }
+            Files.deleteIfExists(stray);
+            Files.deleteIfExists(Path.of("/", name + ".json"));
+        }
+    }
+
+    @Test
+    void aWarningTheServerGaveBeforeTheMountReachesTheOperatorWithoutVerbose() throws Exception {
+        // A broken root is named, with its cause, in a WARNING before the ready line; the log then only says
+        // "1 broken (EIO)". Without -v the helper kept that line to itself: neither the terminal nor the log had it.
+        Files.writeString(depot.resolve("refs/zbroken"), "0".repeat(64) + "\n");
+        Path mp = mountpoint("mnt");
+        Tools.Result helper = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "rw,log=" + work.resolve("server.log"));
+        assertEquals(0, helper.exit(), helper.stderr());
+        serverPid(work.resolve("server.log"));
+        assertTrue(helper.stderr().contains("root 'zbroken' is broken"), "stderr: " + helper.stderr());
+        assertFalse(helper.stderr().contains("further messages go to"), "only the warning: " + helper.stderr());
+    }
+
+    @Test
+    void defaultPermissionsIsTakenAndRemountIsRefusedInOneLine() throws Exception {
+        Path mp = mountpoint("mnt");
+        // the usual FUSE line "allow_other,default_permissions": depotfs always mounts with default_permissions
+        long pid = helperMount(mp, work.resolve("server.log"), "root=main,allow_other,default_permissions");
+        assertTrue(mountLine(mp).contains("default_permissions"), mountLine(mp));
+        // mount -o remount DIR runs the helper with remount among the options: it started a server that said
+        // "Unknown option: '--remount'" and "Try 'depotfs mount --help'"
+        Tools.Result remount = run(root.resolve("bin/mount.depotfs").toString(), depot.toString(), mp.toString(), "-o",
+                "remount,rw,root=main,allow_other,default_permissions");
+        assertEquals(32, remount.exit(), remount.stderr());
+        assertEquals(1, remount.stderr().lines().count(), remount.stderr());
+        assertTrue(remount.stderr().startsWith("mount.depotfs: remount is not supported"), remount.stderr());
+        assertTrue(ProcessHandle.of(pid).isPresent(), "the mount serves on");
+    }
+
+    @Test
+    void anS3LineNamesTheCredentialsProfileItMountsWith() throws Exception {
+        // Two fstab lines for two stores with different keys: at boot the environment is empty, and without a
+        // profile= option every S3 line got root's default profile ("Unknown option: '--profile=ops'")
+        try (S3ProxyServer s3 = S3ProxyServer.signed(Files.createDirectories(work.resolve("s3")), "helper")) {
+            String address = "s3://helper/team/depot";
+            Tools.Result imported = run("env", "AWS_ACCESS_KEY_ID=" + S3ProxyServer.IDENTITY,
+                    "AWS_SECRET_ACCESS_KEY=" + S3ProxyServer.CREDENTIAL, root.resolve("bin/depotfs").toString(), "import",
+                    "-q", "--depot", address, "--endpoint", s3.endpoint().toString(), "--region", "us-east-1", "--root",
+                    "main", work.resolve("src").toString());
+            assertEquals(0, imported.exit(), imported.stderr());
+            Path credentials = Files.writeString(work.resolve("credentials"), "[ops]\naws_access_key_id = "
+                    + S3ProxyServer.IDENTITY + "\naws_secret_access_key = " + S3ProxyServer.CREDENTIAL + "\n");
+            Path mp = mountpoint("mnt");
+            Path log = work.resolve("server.log");
+            Tools.Result helper = run("env", "-u", "AWS_ACCESS_KEY_ID", "-u", "AWS_SECRET_ACCESS_KEY", "-u", "AWS_PROFILE",
+                    "AWS_SHARED_CREDENTIALS_FILE=" + credentials, "AWS_CONFIG_FILE=" + work.resolve("no-config"),
+                    root.resolve("bin/mount.depotfs").toString(), address, mp.toString(), "-o", "rw,endpoint="
+                    + s3.endpoint() + ",region=us-east-1,root=main,profile=ops,_netdev,log=" + log);
+            assertEquals(0, helper.exit(), helper.stderr());
+            long pid = serverPid(log);
+            assertEquals("hello from the depot\n", Files.readString(mp.resolve("sub/hello.txt")));
+            Tools.run(work, "umount", mp.toString());
+            ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(30, TimeUnit.SECONDS).join());
+        }
+    }
 }
