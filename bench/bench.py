@@ -8,7 +8,7 @@ Measures, in ONE run so that ratios hold on a noisy machine, cold cache:
     CPU 0 (randpin) and with every CPU kept busy by spinning processes (randbusy), the two cases in which
     the scheduler leaves the reader on its CPU (it moves a woken reader to an idle CPU otherwise);
   * `find` and `ls -lR` over a tree of BENCH_TREE files in BENCH_TREE/100 directories;
-for: tmpfs directly, rawfuse (the C reference server of ../shared/bench, zero mode and -f over the
+for: tmpfs directly, rawfuse (the C reference server in bench/native, zero mode and -f over the
 same file), the hello example of the channel (large.bin), depotfs on a tmpfs depot, and depotfs with
 --passthrough; at the default read_ahead_kb (128) and raised (1024).  Each row carries the server's
 CPU seconds (utime+stime of the server process tree from /proc/<pid>/stat, before/after), JVM bytes
@@ -459,16 +459,31 @@ def java_env(name, extra=None):
 
 
 _HELP = {}
+HELP_TIMEOUT = env_int("BENCH_HELP_TIMEOUT", 900)   # a launcher's --help, a build of its module included
 
 
 def has_option(cmd, option):
     """True if `CMD --help` mentions OPTION (e.g. --transport: rows per transport appear once it exists)."""
     key = (tuple(cmd), option)
     if key not in _HELP:
+        # the launchers build their module first when a source is newer than its jar (an edit anywhere under
+        # */src/main, bench/ included: minutes, javadoc too): give that time, and on a timeout stop the whole
+        # process group (not only the launcher, which would leave its Maven running) and say why the rows go
         try:
-            r = subprocess.run(cmd + ["--help"], capture_output=True, text=True, timeout=120, env=java_env("help"))
-            _HELP[key] = option in (r.stdout + r.stderr)
-        except (OSError, subprocess.TimeoutExpired):
+            p = subprocess.Popen(cmd + ["--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 env=java_env("help"), start_new_session=True)
+        except OSError as e:
+            log("WARNING: %s --help: %s" % (" ".join(cmd), e))
+            _HELP[key] = False
+            return False
+        try:
+            text, _ = p.communicate(timeout=HELP_TIMEOUT)
+            _HELP[key] = option in text
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            log("WARNING: %s --help did not answer within %d s (a launcher build? see BENCH_HELP_TIMEOUT): "
+                "the rows that need %s are skipped" % (" ".join(cmd), HELP_TIMEOUT, option))
             _HELP[key] = False
     return _HELP[key]
 
@@ -999,8 +1014,18 @@ def machine():
         "kernel": out(["uname", "-r"]),
         "jdk": jdk,
         "fio": out(["fio", "--version"]) if shutil.which("fio") else "missing (python pread loop)",
-        "commit": out(["git", "-C", ROOT, "log", "-1", "--format=%h %s"]),
+        "commit": out(["git", "-C", ROOT, "log", "-1", "--format=%h %s"]) + dirty_note(),
     }
+
+
+def dirty_note():
+    """' (uncommitted changes: FILES)' when the tree measured is not the commit named (RESULTS.md itself aside)"""
+    st = out(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
+    if st.startswith("n/a"):
+        return ""
+    files = [f for f in (line.split(None, 1)[-1] for line in st.splitlines() if line.strip())
+             if not f.endswith("RESULTS.md")]
+    return " (uncommitted changes: %s)" % ", ".join(files[:8] + (["..."] if len(files) > 8 else [])) if files else ""
 
 
 def java_version():
@@ -1010,6 +1035,14 @@ def java_version():
             return int(m.group(1)) if m else 0
     except OSError:
         return 0
+
+
+def bench_env(environ=None):
+    """the BENCH_* settings of this run as a shell prefix, so that a section of RESULTS.md says how it was made
+    (BENCH_WORK is the run's temp dir and BENCH_NOTE is printed on its own)"""
+    import shlex
+    return " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in sorted((environ or os.environ).items())
+                    if k.startswith("BENCH_") and k not in ("BENCH_WORK", "BENCH_NOTE"))
 
 
 def loadavg():
@@ -1270,15 +1303,15 @@ def write_results(section):
 CTX = None
 
 
+# the C reference server and the prefault helper, shipped in bench/native (BENCH_RAWFUSE_DIR: another copy)
+NATIVE_DIR = os.environ.get("BENCH_RAWFUSE_DIR") or os.path.join(ROOT, "bench", "native")
+
+
 def build_natives(ctx):
-    cand = [os.environ.get("BENCH_RAWFUSE_DIR", ""), os.path.join(ROOT, "..", "shared", "bench"),
-            "/work/shared/bench"]
-    src = next((d for d in cand if d and os.path.exists(os.path.join(d, "rawfuse.c"))), None)
-    if src is None:
-        raise SystemExit("rawfuse.c not found (looked in %s); set BENCH_RAWFUSE_DIR" % ", ".join(c for c in cand if c))
-    run(["gcc", "-O2", "-Wall", "-pthread", "-o", os.path.join(ctx.bin, "rawfuse"), os.path.join(src, "rawfuse.c")])
-    run(["gcc", "-O2", "-o", os.path.join(ctx.bin, "prefault"), os.path.join(src, "prefault.c")])
-    return src
+    """compiles rawfuse and prefault into ctx.bin, as their sources say"""
+    run(["gcc", "-O2", "-Wall", "-pthread", "-o", os.path.join(ctx.bin, "rawfuse"), os.path.join(NATIVE_DIR, "rawfuse.c")])
+    run(["gcc", "-O2", "-o", os.path.join(ctx.bin, "prefault"), os.path.join(NATIVE_DIR, "prefault.c")])
+    return NATIVE_DIR
 
 
 URING_PARAM = "/sys/module/fuse/parameters/enable_uring"
@@ -1391,8 +1424,11 @@ def main():
                 log("%s settings %s" % (s.name, results[(s.name, ra)]["_settings"]))
             for rep in range(RUNS):
                 for s in ra_servers:
-                    if rep > 0 and s.fuse and "seq1first" in TESTS:
-                        s.stop()   # a fresh mount per round: seq1first is the first read after mount
+                    if s.fuse and "seq1first" in TESTS:
+                        # a fresh mount per round, round 1 included: seq1first is the first read of a mount made
+                        # just before it (the mounts of the settings read-back above waited through the tests
+                        # of every server before them, minutes for the last rows)
+                        s.stop()
                         s.start(ra, MAX_BG, CONG)
                     for test in TESTS:
                         if test in TREE_TESTS and (not s.has_tree or s.name == "depotfs-pt" and not TREE_PT):
@@ -1502,13 +1538,15 @@ def main():
         section.append("Machine: nproc %s, %s, %s RAM, kernel %s, %s, fio: %s. Commit: %s.  " % (
             mach["nproc"], mach["cpu"], mach["memory"], mach["kernel"], mach["jdk"], mach["fio"], mach["commit"]))
         section.append("Load average at start %s, at end %s; run took %.0f s. Object %d GiB, tree %d files in %d dirs "
-                       "(%s entries seen by find); medians of %d; random reads %d s each; rawfuse -t %d; "
+                       "(%s entries seen by find); 1 reader first/warm: medians of %d; 4 readers, random reads and "
+                       "tree tests: medians of %d (BENCH_RUNS_OTHER); random reads %d s each; rawfuse -t %d; "
                        "main table at max_background %d / congestion_threshold %d. Fixture %s.\n" % (
                            load0, loadavg(), elapsed, SIZE_GB, TREE, TREE_DIRS, getattr(fx, "tree_entries", "?"),
-                           RUNS, RAND_SECONDS, RAW_THREADS, MAX_BG, CONG,
+                           RUNS, min(RUNS, RUNS_OTHER), RAND_SECONDS, RAW_THREADS, MAX_BG, CONG,
                            "in %s (%s, on %s; every cold read reads the disk)" % (
                                fx.root, fx.fstype, out(["findmnt", "-n", "-o", "SOURCE", "-T", fx.root]).strip())
                            if FIXTURE_DIR else "on a private tmpfs"))
+        section.append("Command: `%s`.\n" % " ".join(x for x in (bench_env(), "bench/run.sh") if x))
         pinned = [s.name for s in servers if getattr(s, "transport", None) == "dev"]
         if pinned:
             section.append("Rows without a transport in their name (%s) pin the /dev/fuse transport "

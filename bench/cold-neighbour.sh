@@ -8,7 +8,9 @@
 # Knobs: BENCH_COLD_DIR (a directory on a disk filesystem, not tmpfs; default /var/tmp/purefuse-cold, kept
 # between runs), BENCH_COLD_IOPS and BENCH_COLD_MBPS (the servers' disk read limits, default 200 requests/s and
 # 50 MB/s: one limit alone lets large readahead requests or many small ones through), BENCH_RUNS (default 3),
-# BENCH_COLD_SERVERS (default "rawfuse-f depotfs depotfs@io-uring"), BENCH_RESULTS (default bench/RESULTS.md).
+# BENCH_COLD_SERVERS (default "rawfuse-f depotfs depotfs@io-uring"), BENCH_RESULTS (default bench/RESULTS.md),
+# BENCH_COLD_RA (read_ahead_kb of every server's mount, default 1024: depotfs's default; rawfuse gets it through
+# the mount's bdi, as in bench/run.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -26,6 +28,7 @@ LIMIT=${BENCH_COLD_IOPS:-200}
 MBPS=${BENCH_COLD_MBPS:-50}
 RUNS=${BENCH_RUNS:-3}
 SERVERS=${BENCH_COLD_SERVERS:-rawfuse-f depotfs depotfs@io-uring}
+RA=${BENCH_COLD_RA:-1024}
 RESULTS=${BENCH_RESULTS:-$ROOT/bench/RESULTS.md}
 mkdir -p "$DIR"
 fstype=$(findmnt -no FSTYPE -T "$DIR" | head -1)
@@ -43,8 +46,7 @@ fi
 [ -d "$DIR/depot" ] || "$ROOT/bin/depotfs" import -q --depot "$DIR/depot" "$DIR/src" >/dev/null
 obj=$(ls -S "$DIR"/depot/objects/*/* | head -1)
 mkdir -p "$BENCH_WORK/bin" "$BENCH_WORK/mnt"
-src=$(for d in "${BENCH_RAWFUSE_DIR:-}" "$ROOT/../shared/bench" /work/shared/bench; do [ -n "$d" ] && [ -f "$d/rawfuse.c" ] && echo "$d" && break; done)
-[ -n "$src" ] || { echo "bench/cold-neighbour.sh: rawfuse.c not found; set BENCH_RAWFUSE_DIR" >&2; exit 2; }
+src=${BENCH_RAWFUSE_DIR:-$ROOT/bench/native}
 gcc -O2 -Wall -pthread -o "$BENCH_WORK/bin/rawfuse" "$src/rawfuse.c"
 
 # The throttle: a cgroup whose tasks read at most LIMIT requests/s from the disk (v1 blkio, or v2 io.max).
@@ -83,11 +85,18 @@ one_run() {  # SERVER -> "iops_alone p50 p99 iops_beside p50 p99 A_MBps"
   case $s in
     rawfuse-f) "$BENCH_WORK/bin/rawfuse" -F -t 2 -b 64 -p 256 -f "$obj" "$mnt" & pid=$!; file=$(basename "$obj");;
     depotfs*) local tr=dev; [ "$s" = depotfs@io-uring ] && tr=io-uring
-       "$ROOT/bin/depotfs" mount --depot "$DIR/depot" "$mnt" --transport "$tr" >"$BENCH_WORK/$s.log" 2>&1 & pid=$!; file=src/data.bin;;
+       "$ROOT/bin/depotfs" mount --depot "$DIR/depot" "$mnt" --transport "$tr" --readahead-kb "$RA" \
+         >"$BENCH_WORK/$s.log" 2>&1 & pid=$!; file=src/data.bin;;
   esac
   echo "$pid" >> "$BENCH_WORK/pids"
   for _ in $(seq 600); do mountpoint -q "$mnt" && break; sleep 0.05; done
   mountpoint -q "$mnt" || { echo "bench/cold-neighbour.sh: $s did not mount" >&2; kill "$pid"; return 1; }
+  # the same read_ahead_kb for every server (depotfs sets its own after INIT; rawfuse keeps the kernel's 128 unless
+  # told): wait until the mount's bdi shows it
+  local bdi; bdi="/sys/class/bdi/$(mountpoint -d "$mnt")/read_ahead_kb"
+  [ "$s" = rawfuse-f ] && echo "$RA" > "$bdi"
+  for _ in $(seq 100); do [ "$(cat "$bdi")" = "$RA" ] && break; sleep 0.05; done
+  [ "$(cat "$bdi")" = "$RA" ] || echo "bench/cold-neighbour.sh: $s: read_ahead_kb is $(cat "$bdi"), not $RA" >&2
   for p in $pid $(pgrep -P "$pid" || true); do echo "$p" > "$CG/cgroup.procs"; done
   f="$mnt/$file"
   sync; echo 3 > /proc/sys/vm/drop_caches
@@ -111,7 +120,7 @@ for r in $(seq "$RUNS"); do
   done
 done
 
-section=$(SERVERS="$SERVERS" THROTTLE="$throttle" FSTYPE="$fstype" DIR="$DIR" RUNS="$RUNS" python3 - "$(for s in $SERVERS; do echo "$s=${ROWS[$s]}"; done)" <<'EOF'
+section=$(SERVERS="$SERVERS" RA="$RA" THROTTLE="$throttle" FSTYPE="$fstype" DIR="$DIR" RUNS="$RUNS" python3 - "$(for s in $SERVERS; do echo "$s=${ROWS[$s]}"; done)" <<'EOF'
 import os, statistics, subprocess, sys, datetime
 rows = dict(line.split("=", 1) for line in sys.argv[1].splitlines() if "=" in line)
 names = {"rawfuse-f": "rawfuse -f (C, pread+writev, 2 threads)", "depotfs": "depotfs /dev/fuse",
@@ -124,8 +133,9 @@ now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"
 lines = ["## Cold-neighbour run %s" % now, "",
          "`bench/cold-neighbour.sh`: process A streams a cold 2 GiB file (`dd bs=1M`, its pages dropped), process B reads"
          " 4 KiB at random from the first 64 MiB of the same file, cached, with O_DIRECT (fio psync), both bound to CPU 0;"
-         " B alone for 4 s, then beside A. The servers' disk reads are throttled (%s), a slow device. Medians of %s."
-         % (os.environ["THROTTLE"], os.environ["RUNS"]), "",
+         " B alone for 4 s, then beside A. The servers' disk reads are throttled (%s), a slow device. read_ahead_kb %s"
+         " on every mount. Medians of %s."
+         % (os.environ["THROTTLE"], os.environ["RA"], os.environ["RUNS"]), "",
          "Machine: nproc %s, %s, kernel %s; data on %s (%s). Commit: %s." % (
              out("nproc"), out("lscpu | sed -n 's/^Model name: *//p'"), out("uname -r"), os.environ["DIR"],
              os.environ["FSTYPE"], out("git log -1 --format='%h %s'")), "",

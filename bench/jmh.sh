@@ -25,9 +25,11 @@ if [ -f bench/target/benchmarks.jar ] && [ bench/target/benchmarks.jar -nt bench
 else
   CP=bench/target/classes:$(cat bench/target/cp.txt)
 fi
+# -jvmArgsPrepend, not -jvmArgsAppend: JMH's command line replaces a benchmark's @Fork(jvmArgsAppend = ...) (e.g.
+# InodeTableBench's -Xms1g -Xmx1g) instead of adding to it; no benchmark sets jvmArgsPrepend
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -cp "$CP" \
   org.openjdk.jmh.Main "$FILTER" -prof gc -rf json -rff "$JSON" \
-  -jvmArgsAppend "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow" "$@" >&2
+  -jvmArgsPrepend "--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow" "$@" >&2
 
 python3 - "$JSON" "$OUT" <<'PY'
 import json, sys

@@ -35,6 +35,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+USER_ENV = dict(os.environ)   # the settings as given, for the report's command line (not the two derived below)
 os.environ.setdefault("BENCH_TREE", os.environ.get("BENCH_S3_TREE", "100000"))
 os.environ.setdefault("BENCH_SIZE_GB", os.environ.get("BENCH_S3_SIZE_GB", "1"))
 import bench  # noqa: E402
@@ -46,6 +47,9 @@ NET = os.environ.get("BENCH_S3_NET", "10.231.77")                         # /30:
 PORT = bench.env_int("BENCH_S3_PORT", 7480)
 PART_MIB = bench.env_int("BENCH_S3_PART_MIB", 8)
 PARALLEL = bench.env_int("BENCH_S3_PARALLEL", 8)
+# runs of S3RangedGet in one JVM before the measured one: without, every raw run is a fresh JVM whose SDK, Netty
+# and JIT are cold, while the FUSE clients serve run 2 and 3 from a warm mount (so they came out "above the limit")
+RAW_WARMUP = bench.env_int("BENCH_S3_RAW_WARMUP", 1)
 ROWS = bench.env_list("BENCH_S3_ROWS", ["raw", "depotfs-s3", "depotfs-s3+cache", "s3fs", "rclone"])
 # A/B rows of depotfs-s3 in the same run: "NAME=MOUNT ARGS|JVM OPTIONS;..." -> rows depotfs-s3~NAME
 VARIANTS = [v.split("=", 1) for v in os.environ.get("BENCH_S3_VARIANTS", "").split(";") if "=" in v]
@@ -344,11 +348,11 @@ class Raw(Row):
         r = subprocess.run(ns_cmd(client_ns(self.rtt), [JAVA, "-cp", bench.PEERS_JAR,
                                                         "io.github.purefuse.bench.peers.S3RangedGet",
                                                         endpoint(self.rtt), BUCKET, KEY_OBJ, str(PART_MIB),
-                                                        str(PARALLEL)]),
+                                                        str(PARALLEL), str(1 + RAW_WARMUP)]),
                            env=aws_env(self.ceph), capture_output=True, text=True, timeout=TIMEOUT * 3)
         if r.returncode != 0:
             raise RuntimeError("S3RangedGet: %s" % r.stderr[-1500:])
-        line = [x for x in r.stdout.splitlines() if x.startswith("{")][-1]
+        line = [x for x in r.stdout.splitlines() if x.startswith("{")][-1]   # the last run: after the warm-up
         j = json.loads(line)
         return {"value": j["gbs"], "seconds": j["seconds"], "bytes": j["bytes"]}
 
@@ -566,7 +570,13 @@ def seq_fuse(row):
     if r.returncode != 0 or got != bench.SIZE_GB * bench.GiB:
         raise RuntimeError("dd read %d bytes: %s" % (got, r.stderr.strip()[-300:]))
     cpu1 = row.cpu()
-    return {"value": got / dt / 1e9, "seconds": dt, "bytes": got, "cpu": None if cpu0 is None else cpu1 - cpu0}
+    # the kernel settings this client read with, read back while its mount is up (depotfs sets read_ahead_kb and
+    # max_background itself; s3fs and rclone leave the kernel's defaults): the table shows them per row
+    mj, mn = bench.dev_of(row.mnt)
+    ra = bench.read_sys("/sys/class/bdi/%d:%d/read_ahead_kb" % (mj, mn))
+    bg = bench.read_sys("/sys/fs/fuse/connections/%d/max_background" % mn)
+    return {"value": got / dt / 1e9, "seconds": dt, "bytes": got, "cpu": None if cpu0 is None else cpu1 - cpu0,
+            "ra_kb": ra, "max_bg": bg}
 
 
 def find_fuse(row):
@@ -613,6 +623,7 @@ def main():
     results = {}
     try:
         bench.build_natives(ctx)
+        bench.ensure_fusectl(ctx)   # max_background read back per row
         fx = bench.Fixture(ctx)
         ctx.fx = fx
         fx.make()
@@ -672,13 +683,15 @@ def main():
                      "run took %.0f s. Server: %s in a network namespace of its own; clients at loopback (inside "
                      "that namespace) and in a second namespace joined by a veth pair: %s. Object %d GiB; tree "
                      "%d files. Cold reads (drop_caches + prefault), median of %d; raw SDK = %d MiB ranged GETs, %d "
-                     "in flight (bench/peers S3RangedGet). GB/s = 10^9 B/s; a cell slower than %d s is a timeout.\n" % (
+                     "in flight (bench/peers S3RangedGet, %d warm-up run(s) in the same JVM before the measured one). "
+                     "GB/s = 10^9 B/s; a cell slower than %d s is a timeout.\n" % (
                          mach["nproc"], mach["cpu"], mach["kernel"], mach["jdk"], mach["commit"], load0,
                          bench.loadavg(), time.time() - t_start, ceph.describe(), net.how, bench.SIZE_GB, bench.TREE, RUNS, PART_MIB,
-                         PARALLEL, TIMEOUT))
+                         PARALLEL, RAW_WARMUP, TIMEOUT))
+        lines.append("Command: `%s`.\n" % " ".join(x for x in (bench.bench_env(USER_ENV), "bench/s3.sh") if x))
         hdr = ["client"] + ["seq 1 GiB GB/s @ %s" % ("loopback" if r == 0 else "%d ms RTT" % r) for r in RTT_MS]
         hdr += ["x raw @ %s" % ("loopback" if r == 0 else "%d ms" % r) for r in RTT_MS]
-        hdr += ["find %d entries s @ %d ms" % (bench.TREE, max(RTT_MS))]
+        hdr += ["find %d entries s @ %d ms" % (bench.TREE, max(RTT_MS)), "read_ahead_kb / max_background"]
         lines += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
         labels = {"raw": "raw limit: AWS SDK v2 parallel ranged GETs into memory (no FUSE)",
                   "depotfs-s3": "depotfs-s3", "s3fs": "s3fs-fuse 1.90 (Debian)", "rclone": "rclone mount 1.60 (Debian)"}
@@ -693,6 +706,9 @@ def main():
                 a, b = med(results.get((n, r, "seq"), [])), med(results.get(("raw", r, "seq"), []))
                 cells.append("%.2fx" % (a / b) if a and b else "n/a")
             cells.append(cell(results.get((n, max(RTT_MS), "find"), []), "s") if n != "raw" else "")
+            kset = sorted({"%s / %s" % (r.get("ra_kb"), r.get("max_bg")) for rtt in RTT_MS
+                           for r in results.get((n, rtt, "seq"), []) if r and r.get("ra_kb")})
+            cells.append(", ".join(kset) if kset else ("(no FUSE)" if n == "raw" else "n/a"))
             lines.append("| %s | %s |" % (labels.get(n, n), " | ".join(cells)))
         rss = (results.get(("depotfs-s3", 0, "rss")) or [None])[0]
         if rss:
