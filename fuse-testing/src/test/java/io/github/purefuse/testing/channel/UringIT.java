@@ -79,7 +79,7 @@ class UringIT {
                     s.toString());
             assertEquals(1 + forgets(s), s.deviceRequests(), "only INIT and FORGETs were read from /dev/fuse: " + s);
             assertEquals(s.totalRequests() - s.deviceRequests(), s.ringRequests(), s.toString());
-            assertTrue(s.ringRequests() >= 20 * 3, "20 x (OPEN, FLUSH, RELEASE) at least: " + s);
+            assertTrue(s.ringRequests() >= 20 * 2, "20 x (OPEN, RELEASE) at least (FLUSH: one ENOSYS, then none): " + s);
 
             // A delete notification drops the kernel's dentry and clears the inode's nlink, so the inode is
             // evicted at once and its FORGET comes by read(2).
