@@ -156,20 +156,27 @@ final class DepotAddress {
     S3Options s3Options(@Nullable Integer prefetchMib, boolean mount) throws DepotException {
         URI uri = null;
         if (endpoint != null) {
+            // what a refusal shows: never a key or secret written into the URL (KEY:SECRET@HOST), which a mount's
+            // log or the journal would keep
+            String shown = endpoint.replaceFirst("(?<=//)[^/?#]*@", "***@");
             try {
                 uri = new URI(endpoint);
             } catch (URISyntaxException e) {
-                throw new DepotfsCli.UsageException("--endpoint " + endpoint + ": not a URL");
+                throw new DepotfsCli.UsageException("--endpoint " + shown + ": not a URL");
             }
             if (uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
-                throw new DepotfsCli.UsageException("--endpoint " + endpoint
+                throw new DepotfsCli.UsageException("--endpoint " + shown
                         + ": expected http://HOST[:PORT] or https://HOST[:PORT]");
+            }
+            if (uri.getRawUserInfo() != null) {
+                throw new DepotfsCli.UsageException("--endpoint " + shown + ": credentials in the URL are not used;"
+                        + " give them as AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile");
             }
             String path = uri.getRawPath();
             if (path != null && !path.isEmpty() && !"/".equals(path) || uri.getRawQuery() != null
-                    || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+                    || uri.getRawFragment() != null) {
                 // a path went before every key (the server answered "no bucket"): the bucket and prefix are --depot's
-                throw new DepotfsCli.UsageException("--endpoint " + endpoint
+                throw new DepotfsCli.UsageException("--endpoint " + shown
                         + ": expected http://HOST[:PORT] or https://HOST[:PORT], nothing after it (the bucket and"
                         + " prefix go in --depot s3://BUCKET/PREFIX)");
             }
