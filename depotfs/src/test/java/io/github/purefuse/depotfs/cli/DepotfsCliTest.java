@@ -625,6 +625,38 @@ class DepotfsCliTest {
         }
     }
 
+    /** A piece of a test run with these system properties ("" clears one), which are put back afterwards. */
+    interface WithProperties {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with {@code props} set ({@code ""} clears one: the SDK reads {@code aws.*} properties
+     * before the environment), then puts back what was there.
+     */
+    static void withProperties(java.util.Map<String, String> props, WithProperties body) throws Exception {
+        java.util.Map<String, String> before = new java.util.HashMap<>();
+        props.keySet().forEach(k -> before.put(k, System.getProperty(k)));
+        try {
+            props.forEach((k, v) -> {
+                if (v.isEmpty()) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+            body.run();
+        } finally {
+            before.forEach((k, v) -> {
+                if (v == null) {
+                    System.clearProperty(k);
+                } else {
+                    System.setProperty(k, v);
+                }
+            });
+        }
+    }
+
     /**
      * Without credentials the SDK's chain fails with one line of some 1,500 characters listing its providers;
      * depotfs says what to do instead (the SDK's text stays at DEBUG). The build hides the machine's AWS
@@ -632,22 +664,13 @@ class DepotfsCliTest {
      * profile files and the system-property credentials are pointed away here, for this test only.
      */
     @Test
-    void anS3DepotWithoutCredentialsSaysWhatToSetInOneLine() {
+    void anS3DepotWithoutCredentialsSaysWhatToSetInOneLine() throws Exception {
         assertEquals(null, System.getenv("AWS_ACCESS_KEY_ID"), "the build hides the machine's AWS credentials");
         assertEquals("true", System.getProperty("aws.disableEc2Metadata"), "the build turns off the metadata service");
         java.util.Map<String, String> none = java.util.Map.of("aws.sharedCredentialsFile", tmp.resolve("no-credentials").toString(),
                 "aws.configFile", tmp.resolve("no-config").toString(), "aws.accessKeyId", "", "aws.secretAccessKey", "",
                 "aws.profile", "");
-        java.util.Map<String, String> before = new java.util.HashMap<>();
-        none.keySet().forEach(k -> before.put(k, System.getProperty(k)));
-        try {
-            none.forEach((k, v) -> {
-                if (v.isEmpty()) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
+        withProperties(none, () -> {
             for (String[] args : new String[][] {{"ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1"},
                     {"mount", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1", tmp.toString()}}) {
                 Run r = cli(args);
@@ -662,15 +685,7 @@ class DepotfsCliTest {
             assertEquals("depotfs: no AWS credentials found: there is no profile 'nosuch' (AWS_PROFILE) in ~/.aws/credentials"
                     + " or ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE) (s3://nobucket/x at http://127.0.0.1:1)\n",
                     named.err());
-        } finally {
-            before.forEach((k, v) -> {
-                if (v == null) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
-        }
+        });
     }
 
     /**
@@ -696,26 +711,18 @@ class DepotfsCliTest {
         server.start();
         java.util.Map<String, String> session = java.util.Map.of("aws.accessKeyId", "ASIAEXPIRED", "aws.secretAccessKey", "s",
                 "aws.sessionToken", "expired-token");
-        java.util.Map<String, String> before = new java.util.HashMap<>();
-        session.keySet().forEach(k -> before.put(k, System.getProperty(k)));
         try {
-            session.forEach(System::setProperty);
-            String url = "http://127.0.0.1:" + server.getAddress().getPort();
-            Run r = cli("ls", "--depot", "s3://bucket/x", "--endpoint", url);
-            assertEquals(1, r.exit(), r.err());
-            assertEquals("depotfs: read x/depotfs-depot.json: the session token was refused (ExpiredToken): the temporary"
-                    + " credentials have expired or are not valid (s3://bucket/x at " + url + "); get new ones (AWS_SESSION_TOKEN"
-                    + " with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or aws_session_token in ~/.aws/credentials, which a"
-                    + " running mount reads again; a changed environment needs a new mount)\n", r.err());
+            withProperties(session, () -> {
+                String url = "http://127.0.0.1:" + server.getAddress().getPort();
+                Run r = cli("ls", "--depot", "s3://bucket/x", "--endpoint", url);
+                assertEquals(1, r.exit(), r.err());
+                assertEquals("depotfs: read x/depotfs-depot.json: the session token was refused (ExpiredToken): the temporary"
+                        + " credentials have expired or are not valid (s3://bucket/x at " + url + "); get new ones (AWS_SESSION_TOKEN"
+                        + " with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or aws_session_token in ~/.aws/credentials, which a"
+                        + " running mount reads again; a changed environment needs a new mount)\n", r.err());
+            });
         } finally {
             server.stop(0);
-            before.forEach((k, v) -> {
-                if (v == null) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
         }
     }
 
@@ -728,29 +735,12 @@ class DepotfsCliTest {
         Path config = Files.writeString(tmp.resolve("config"), "[default]\ncredential_process = /bin/false\n");
         java.util.Map<String, String> props = java.util.Map.of("aws.sharedCredentialsFile", tmp.resolve("no-credentials").toString(),
                 "aws.configFile", config.toString(), "aws.accessKeyId", "", "aws.secretAccessKey", "", "aws.profile", "");
-        java.util.Map<String, String> before = new java.util.HashMap<>();
-        props.keySet().forEach(k -> before.put(k, System.getProperty(k)));
-        try {
-            props.forEach((k, v) -> {
-                if (v.isEmpty()) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
+        withProperties(props, () -> {
             Run r = cli("ls", "--depot", "s3://nobucket/x", "--endpoint", "http://127.0.0.1:1");
             assertEquals(1, r.exit(), r.err());
             assertEquals("depotfs: no AWS credentials: profile 'default': Failed to refresh process-based credentials."
                     + " (s3://nobucket/x at http://127.0.0.1:1)\n", r.err());
-        } finally {
-            before.forEach((k, v) -> {
-                if (v == null) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
-        }
+        });
     }
 
     @Test
