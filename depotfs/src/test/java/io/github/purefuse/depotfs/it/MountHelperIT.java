@@ -148,6 +148,12 @@ class MountHelperIT {
         assertEquals(0, fake.exit(), fake.stderr());
         assertTrue(fake.stderr().contains("mount --depot=" + depot + " --log=" + log + " --root=main -- " + mp),
                 "-v prints the command, -f does not run it: " + fake.stderr());
+        // a key and secret written into an endpoint URL: -v printed them whole, into a terminal or a boot log
+        Tools.Result secret = run(helper, "s3://bucket/p", mp.toString(), "-fv", "-o",
+                "endpoint=http://AKIDKEY:s3cr3t@127.0.0.1:1,log=" + log);
+        assertEquals(0, secret.exit(), secret.stderr());
+        assertTrue(secret.stderr().contains("--endpoint=http://***@127.0.0.1:1") && !secret.stderr().contains("s3cr3t")
+                && !secret.stderr().contains("AKIDKEY"), secret.stderr());
 
         assertFalse(TestMount.isMounted(mp));
         Tools.Result left = Tools.run(work, "pgrep", "-af", "--", "--depot=" + depot);
