@@ -1288,6 +1288,8 @@ public final class S3Depot implements WritableDepot {
     /** One provider's part of the SDK's chain message: {@code Name(...): reason}, up to the next one. */
     private static final Pattern CHAIN_REASON = Pattern.compile(
             "([A-Z][A-Za-z]*CredentialsProvider)\\((.*?)\\): (.*?)(?=, [A-Z][A-Za-z]*CredentialsProvider\\(|]$)");
+    /** The profile in a {@code ProfileCredentialsProvider(profileName=NAME, ...)} of that message. */
+    private static final Pattern PROFILE_NAME = Pattern.compile("profileName=([^,)]*)");
     /** The reasons the SDK gives for a source that is simply not set up: not worth naming. */
     private static final List<String> NOT_SET_UP = List.of("Unable to load credentials from system settings",
             "Either the environment variable AWS_WEB_IDENTITY_TOKEN_FILE", "Profile file contained no credentials",
@@ -1320,7 +1322,7 @@ public final class S3Depot implements WritableDepot {
                 case "ContainerCredentialsProvider" -> "the container credentials endpoint"
                         + " (AWS_CONTAINER_CREDENTIALS_FULL_URI or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)";
                 case "ProfileCredentialsProvider" -> {
-                    Matcher name = Pattern.compile("profileName=([^,)]*)").matcher(m.group(2));
+                    Matcher name = PROFILE_NAME.matcher(m.group(2));
                     yield "profile '" + (name.find() ? name.group(1) : "default") + "'";
                 }
                 case "SystemPropertyCredentialsProvider", "EnvironmentVariableCredentialsProvider" ->

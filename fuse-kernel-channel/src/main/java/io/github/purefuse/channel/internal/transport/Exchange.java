@@ -410,7 +410,8 @@ public final class Exchange {
     }
 
     /**
-     * Sends an empty success reply ({@code fuse_out_header} only, {@code error = 0}: DESTROY).
+     * Sends an empty success reply ({@code fuse_out_header} only, {@code error = 0}: DESTROY, and on io_uring the
+     * requests that take no reply, whose ring entry must still be committed).
      *
      * @throws IllegalStateException if this request was answered already
      */

@@ -306,20 +306,6 @@ final class RingEntry implements ReplyPort {
         }
     }
 
-    /**
-     * Gives the entry back after a request the kernel expects no answer to (FORGET, BATCH_FORGET, NOTIFY_REPLY):
-     * an empty success ({@code fuse_out_header} alone). The kernel sends such a request through the ring when it
-     * sends it as an ordinary request ({@code fuse_force_forget}, for a READDIRPLUS entry it cannot link), and
-     * its caller waits until the entry is committed; without the commit the entry would also be lost to its queue.
-     *
-     * @return {@code false} once the ring has stopped
-     */
-    boolean acknowledge() {
-        owner.context().encoder().ok(unique, scratch);
-        header.put(0, scratch, 0, ReplyEncoder.OUT_HEADER);
-        return commit(0);
-    }
-
     /** Sets {@code payload_sz} and hands the entry to its ring thread; {@code false} once it stopped. */
     boolean commit(int payloadBytes) {
         header.putInt(PAYLOAD_SZ, payloadBytes);

@@ -742,8 +742,9 @@ final class RingThread implements Runnable {
         } finally {
             if (!Opcodes.expectsReply(opcode)) {
                 // No reply on /dev/fuse, but on the ring the kernel waits for the entry all the same
-                // (fuse_force_forget: a READDIRPLUS entry the kernel could not link).
-                e.acknowledge();
+                // (fuse_force_forget: a READDIRPLUS entry the kernel could not link): an empty success gives
+                // the entry back, or its caller waits and the queue loses it.
+                Exchange.ofFrame(e.unique, opcode, e, transport.context()).ok();
             }
         }
     }

@@ -81,7 +81,7 @@
  * the ring): the session keeps one device reader. The exception is a FORGET the kernel sends as a request of
  * its own ({@code fuse_force_forget}, for a READDIRPLUS entry it could not link): that one comes through the
  * ring, and its caller waits until the entry is committed, so the ring thread commits an empty success for
- * every FORGET, BATCH_FORGET and NOTIFY_REPLY it receives ({@code RingEntry.acknowledge}). The session ends as
+ * every FORGET, BATCH_FORGET and NOTIFY_REPLY it receives. The session ends as
  * on {@code /dev/fuse}, when that
  * reader sees ENODEV or ECONNABORTED; the ring threads then stop, and closing their rings cancels the
  * parked commands ({@code -ENOTCONN} is what the kernel answers them at unmount).
